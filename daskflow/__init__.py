@@ -1,0 +1,172 @@
+"""daskflow: TensorFlow 1.x's programming model — build a graph, then
+``Session.run`` it — with Dask as the execution engine.
+
+``import daskflow as tf`` gives the TF1 names. Building graphs imports no
+dask; the Session (and with it dask) is loaded on first use.
+"""
+
+from . import datasets, errors, nn, train
+from .dtypes import (
+    DType,
+    as_dtype,
+    bool,  # noqa: A004 - TF1's public name
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from .framework.constant import constant, convert_to_tensor
+from .framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    device,
+    get_default_graph,
+    get_default_session,
+    name_scope,
+    reset_default_graph,
+)
+from .framework.tensor_shape import TensorShape
+from .gradients import gradients
+from .ops import operators as _operators
+from .ops.array_ops import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    fill,
+    gather,
+    identity,
+    matrix_transpose,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    placeholder,
+    placeholder_with_default,
+    rank,
+    reshape,
+    shape,
+    size,
+    slice,  # noqa: A004 - TF1's public name
+    split,
+    squeeze,
+    stack,
+    stop_gradient,
+    tile,
+    transpose,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.math_ops import (
+    abs,  # noqa: A004
+    add,
+    add_n,
+    argmax,
+    argmin,
+    cast,
+    ceil,
+    clip_by_value,
+    div,
+    divide,
+    equal,
+    exp,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,  # noqa: A004
+    realdiv,
+    reciprocal,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    round,  # noqa: A004
+    rsqrt,
+    sigmoid,
+    sign,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    to_float,
+    truediv,
+    where,
+)
+from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .variables import (
+    GraphKeys,
+    Variable,
+    all_variables,
+    assign,
+    assign_add,
+    assign_sub,
+    global_variables,
+    global_variables_initializer,
+    initialize_all_variables,
+    local_variables,
+    local_variables_initializer,
+    trainable_variables,
+    variables_initializer,
+)
+
+_operators.install(Tensor, Variable)
+
+__version__ = "0.1.0"
+
+
+def get_collection(key, scope=None):
+    """Items of a collection of the default graph."""
+    return get_default_graph().get_collection(key, scope)
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+_LAZY = {"Session", "InteractiveSession", "ConfigProto"}
+
+
+def __getattr__(name):
+    # The runtime imports dask; load it only when a session is asked for.
+    if name in _LAZY:
+        from .runtime import session
+
+        return getattr(session, name)
+    if name == "lower":
+        from .runtime.lower import lower
+
+        return lower
+    raise AttributeError(f"module 'daskflow' has no attribute {name!r}")

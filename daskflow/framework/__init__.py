@@ -1,0 +1,1 @@
+"""The graph layer: tensors, operations, scopes, shapes and devices. Imports no dask."""

@@ -1,0 +1,435 @@
+"""Graphs, operations and tensors — the dataflow graph a Session runs.
+
+A :class:`Graph` owns its operations and the scope stacks that decorate new
+ops (name scopes, device scopes, control dependencies, colocation). An
+:class:`Operation` is one application of a primitive; its outputs are
+:class:`Tensor` objects, symbolic handles that carry a static shape and dtype.
+This module imports no dask: running a graph is the runtime's business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+
+from .device_spec import merge_device
+from .tensor_shape import TensorShape
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Tensor:
+    """A symbolic handle to one output of an :class:`Operation`.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [None, 3], name="x")
+    >>> x.name, x.shape.as_list()
+    ('x:0', [None, 3])
+    """
+
+    __slots__ = ("op", "value_index", "dtype", "_dims", "__weakref__")
+
+    def __init__(self, op, value_index, dims, dtype):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._dims = dims
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._dims)
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def set_shape(self, shape):
+        """Refine the static shape; raises if it contradicts what is known."""
+        self._dims = self.shape.merge_with(shape).dims
+
+    def consumers(self) -> list:
+        return [op for op in self.graph._ops if self in op.inputs]
+
+    def eval(self, feed_dict=None, session=None):
+        """Run the default (or given) session to compute this tensor."""
+        return _session_for(session, self.graph).run(self, feed_dict)
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        # Tensors are graph nodes: equality is identity, as in TF1.
+        return self is other
+
+    def __bool__(self):
+        raise TypeError(
+            f"using a tf.Tensor ({self.name}) as a Python bool is not allowed; "
+            "run it in a Session, or use tf.where / tf.cond-like ops"
+        )
+
+    def __iter__(self):
+        dims = self._dims
+        if dims is None or not dims or dims[0] is None:
+            raise TypeError(f"cannot iterate over {self.name}: its first dimension is unknown")
+        return iter(self[i] for i in range(dims[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"{self.name} is symbolic: run it in a Session to get a numpy array")
+
+
+class Operation:
+    """A node of the graph: a primitive applied to input tensors.
+
+    Attributes
+    ----------
+    name, type, inputs, outputs, control_inputs, device, graph
+        As in TF1; ``type`` is the primitive's name.
+    """
+
+    def __init__(self, graph, prim, name, inputs, attrs, specs):
+        self.graph = graph
+        self.primitive = prim
+        self.name = name
+        self.inputs = tuple(inputs)
+        self.attrs = attrs
+        self._single_output = not isinstance(specs, list)
+        specs = [specs] if self._single_output else specs
+        self.outputs = tuple(Tensor(self, i, d, dt) for i, (d, dt) in enumerate(specs))
+        self.control_inputs: list[Operation] = []
+        self.device = ""
+        self.colocation: Operation = self
+        self._id = len(graph._ops)
+
+    @property
+    def type(self) -> str:
+        return self.primitive.name
+
+    @property
+    def node_def(self):
+        return {"name": self.name, "op": self.type, "device": self.device, "attr": self.attrs}
+
+    def values(self):
+        return self.outputs
+
+    def get_attr(self, name):
+        return self.attrs[name]
+
+    def _add_control_input(self, op):
+        self.control_inputs.append(_as_op(op))
+        self.graph._mutations += 1  # existing ops changed: cached plans are stale
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
+
+    def run(self, feed_dict=None, session=None):
+        """Run this op in the default (or given) session; returns None."""
+        _session_for(session, self.graph).run(self, feed_dict)
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A TF1 dataflow graph and its scopes.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> g = tf.Graph()
+    >>> with g.as_default():
+    ...     c = tf.constant(1.0, name="c")
+    >>> c.graph is g
+    True
+    """
+
+    def __init__(self):
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._used_names: dict[str, int] = {}
+        self._name_scope = ""
+        self._devices: list = []
+        self._control_deps: list[list[Operation]] = []
+        self._colocate: list[Operation | None] = []
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self.seed = None
+        self.version = 0
+        self._mutations = 0
+
+    # -- building -----------------------------------------------------------
+    def create_op(self, prim, inputs, attrs, name=None):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified")
+        for t in inputs:
+            if t.graph is not self:
+                raise ValueError(f"tensor {t.name} is from another graph than the op being built")
+        if name and name.endswith("/"):
+            name = name[:-1]  # a scope name, taken exactly (how TF names a variable's op)
+        else:
+            name = self.unique_name(name or prim.name)
+        try:
+            specs = prim.infer(inputs, **attrs)
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"{name} ({prim.name}): {e}") from None
+        op = Operation(self, prim, name, inputs, attrs, specs)
+        self._apply_scopes(op)
+        self._ops.append(op)
+        self._by_name[name] = op
+        self.version += 1
+        return op
+
+    def _apply_scopes(self, op):
+        for deps in self._control_deps:
+            op.control_inputs.extend(d for d in deps if d not in op.control_inputs)
+        target = self._colocate[-1] if self._colocate else None
+        if target is not None:
+            op.colocation = target.colocation
+            op.device = target.colocation.device
+            return
+        device = ""
+        for entry in self._devices:
+            if entry is None:
+                device = ""
+            else:
+                spec = entry(op) if callable(entry) else entry
+                device = merge_device(device, spec)
+        op.device = device
+
+    def unique_name(self, name, mark_as_used=True):
+        """TF1's rule: the first ``a`` is ``a``, then ``a_1``, ``a_2``..."""
+        if not _VALID_NAME.match(name):
+            raise ValueError(f"{name!r} is not a valid op name")
+        name = f"{self._name_scope}/{name}" if self._name_scope else name
+        used = self._used_names
+        key = name.lower()
+        i = used.get(key, 0)
+        if mark_as_used:
+            used[key] = i + 1
+        if i == 0:
+            return name
+        while f"{key}_{i}" in used:
+            i += 1
+        if mark_as_used:
+            used[f"{key}_{i}"] = 1
+        return f"{name}_{i}"
+
+    # -- scopes -------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        _stack().append(self)
+        try:
+            yield self
+        finally:
+            _stack().pop()
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        old = self._name_scope
+        if name is None or name == "":
+            scope = ""
+        elif name.endswith("/"):
+            scope = name[:-1]  # re-entering an existing scope exactly
+        else:
+            saved, self._name_scope = self._name_scope, old
+            scope = self.unique_name(name)
+            self._name_scope = saved
+        self._name_scope = scope
+        try:
+            yield (scope + "/") if scope else ""
+        finally:
+            self._name_scope = old
+
+    @contextlib.contextmanager
+    def device(self, spec):
+        if spec is not None and not callable(spec):
+            merge_device("", spec)  # validate now, naming the bad string
+        self._devices.append(spec)
+        try:
+            yield
+        finally:
+            self._devices.pop()
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        if control_inputs is None:
+            saved, self._control_deps = self._control_deps, []
+            try:
+                yield
+            finally:
+                self._control_deps = saved
+            return
+        ops = [_as_op(c) for c in control_inputs]
+        self._control_deps.append(ops)
+        try:
+            yield
+        finally:
+            self._control_deps.pop()
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        target = None if op is None else _as_op(op)
+        saved = self._colocate
+        if ignore_existing:
+            self._colocate = []
+        self._colocate.append(target)
+        try:
+            yield
+        finally:
+            self._colocate = saved if ignore_existing else self._colocate[:-1]
+
+    # -- lookup ---------------------------------------------------------------
+    def get_operations(self) -> list[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name) -> Operation:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"the graph has no operation named {name!r}") from None
+
+    def get_tensor_by_name(self, name) -> Tensor:
+        op_name, sep, index = name.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ValueError(f"{name!r} is not a tensor name (expected 'op_name:index')")
+        op = self.get_operation_by_name(op_name)
+        if int(index) >= len(op.outputs):
+            raise KeyError(f"operation {op_name!r} has only {len(op.outputs)} output(s)")
+        return op.outputs[int(index)]
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            return self.get_operation_by_name(obj)
+        element = getattr(obj, "_as_graph_element", lambda: obj)()
+        if not isinstance(element, (Tensor, Operation)):
+            raise TypeError(f"cannot interpret {obj!r} as a graph element")
+        if element.graph is not self:
+            raise ValueError(f"{element.name} is not an element of this graph")
+        return element
+
+    # -- collections ----------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        for name in [names] if isinstance(names, str) else names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name, scope=None):
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        pattern = re.compile(scope)
+        return [i for i in items if pattern.match(getattr(i, "name", ""))]
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def finalize(self):
+        self._finalized = True
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+
+def _as_op(x) -> Operation:
+    x = getattr(x, "_as_graph_element", lambda: x)()
+    if isinstance(x, Operation):
+        return x
+    if isinstance(x, Tensor):
+        return x.op
+    raise TypeError(f"expected an Operation or Tensor, got {x!r}")
+
+
+# -- the default graph and default session stacks (thread-local, as in TF1) --
+_local = threading.local()
+_global_default_graph = None
+
+
+def _stack() -> list:
+    if not hasattr(_local, "graphs"):
+        _local.graphs = []
+    return _local.graphs
+
+
+def get_default_graph() -> Graph:
+    """The innermost graph of ``as_default`` scopes, else the global graph."""
+    stack = _stack()
+    if stack:
+        return stack[-1]
+    global _global_default_graph
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph():
+    """Replace the global default graph with a new, empty one."""
+    if _stack():
+        raise AssertionError("do not reset the default graph inside a Graph.as_default() block")
+    global _global_default_graph
+    _global_default_graph = Graph()
+
+
+def session_stack() -> list:
+    if not hasattr(_local, "sessions"):
+        _local.sessions = []
+    return _local.sessions
+
+
+def get_default_session():
+    stack = session_stack()
+    return stack[-1] if stack else None
+
+
+def _session_for(session, graph):
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError(
+            "no default session is registered: use `with sess.as_default():` "
+            "or pass session= to eval()/run()"
+        )
+    if session.graph is not graph:
+        raise ValueError("the session's graph is not the graph of this tensor or operation")
+    return session
+
+
+def name_scope(name, default_name=None, values=None):
+    """Open a name scope in the default graph (TF1 ``tf.name_scope``)."""
+    return get_default_graph().name_scope(name if name is not None else default_name)
+
+
+def device(spec):
+    """Set the device (string, DeviceSpec or function of the op) for new ops."""
+    return get_default_graph().device(spec)
+
+
+def control_dependencies(control_inputs):
+    """New ops in this scope run only after ``control_inputs``."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def colocate_with(op, ignore_existing=False):
+    """New ops in this scope are placed with ``op``."""
+    return get_default_graph().colocate_with(op, ignore_existing)
+

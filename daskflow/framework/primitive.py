@@ -1,0 +1,80 @@
+"""Primitives: the one declaration of each op.
+
+A :class:`Primitive` holds everything about an op kind in one place, next to
+each other in the op's module: shape/dtype inference over the input tensors,
+a kernel written against an array namespace ``xp`` (numpy or cupy), and a
+symbolic gradient rule that builds graph ops. Ops are registered by object;
+``PRIMITIVES`` (name -> primitive) exists only so tests can walk the table.
+
+Flags tell the compiler how to treat an op without it knowing the op:
+``stateful`` ops are never folded at plan time; ``random`` kernels receive a
+numpy generator seeded from the op's ``seed`` attribute (a new one per
+session, so a session replays its sequence as TF1 does);
+``updates_variable`` kernels get the variable's current value as their first
+input (None when ``ignores_old_value`` and it has none yet) and return its new
+value; ``broadcasting`` marks ops whose input gradients are reduced back to
+the input's shape centrally (in ``gradients``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+@dataclass(eq=False)
+class Primitive:
+    """The declaration of one op kind.
+
+    Parameters
+    ----------
+    name : str
+        The op type, as TF names it (``"MatMul"``).
+    infer : callable
+        ``infer(inputs, **attrs)`` returns ``(dims, dtype)`` for one output or
+        a list of them; ``inputs`` are :class:`Tensor` objects.
+    kernel : callable or None
+        ``kernel(xp, *arrays, **attrs)`` (``kernel(xp, rng, ...)`` when
+        ``random``) returning an array, or a tuple for several outputs.
+    grad : callable or None
+        ``grad(op, *output_grads)`` returns one symbolic gradient (or None)
+        per input. None marks the op as not differentiable.
+    """
+
+    name: str
+    infer: Callable
+    kernel: Callable | None
+    grad: Callable | None = None
+    broadcasting: bool = False
+    stateful: bool = False
+    random: bool = False
+    updates_variable: bool = False
+    ignores_old_value: bool = False
+    is_variable: bool = False
+    is_placeholder: bool = False
+
+    def __post_init__(self):
+        if self.name in PRIMITIVES:
+            raise ValueError(f"primitive {self.name!r} is declared twice")
+        PRIMITIVES[self.name] = self
+
+    def __repr__(self):
+        return f"<Primitive {self.name}>"
+
+
+def apply(prim: Primitive, *inputs, name=None, **attrs):
+    """Add an op of kind ``prim`` to the default graph; return its output(s).
+
+    Inputs are converted to tensors (Python and numpy values become
+    constants). Returns a Tensor, or a tuple of them for multi-output ops.
+    """
+    from .constant import convert_to_tensor
+    from .graph import get_default_graph
+
+    graph = get_default_graph()
+    tensors = [convert_to_tensor(x, graph=graph) for x in inputs]
+    op = graph.create_op(prim, tensors, attrs, name=name)
+    return op.outputs[0] if op._single_output else tuple(op.outputs)
+

@@ -1,0 +1,143 @@
+"""Static shapes with unknown (``None``) dimensions.
+
+A shape is stored as a tuple of ints and ``None`` (``dims``), or ``None`` when
+even the rank is unknown. :class:`TensorShape` is the user-facing wrapper with
+TF1's methods; inference rules work on the plain tuples.
+"""
+
+from __future__ import annotations
+
+
+class TensorShape:
+    """The static shape of a tensor; dimensions may be ``None`` (unknown).
+
+    Examples
+    --------
+    >>> TensorShape([None, 784]).as_list()
+    [None, 784]
+    """
+
+    __slots__ = ("dims",)
+
+    def __init__(self, dims):
+        if isinstance(dims, TensorShape):
+            dims = dims.dims
+        self.dims = None if dims is None else tuple(_dim(d) for d in dims)
+
+    @property
+    def ndims(self):
+        return None if self.dims is None else len(self.dims)
+
+    rank = ndims
+
+    def as_list(self) -> list:
+        if self.dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape")
+        return list(self.dims)
+
+    def is_fully_defined(self) -> bool:
+        return self.dims is not None and None not in self.dims
+
+    def num_elements(self):
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    def is_compatible_with(self, other) -> bool:
+        return compatible(self.dims, TensorShape(other).dims)
+
+    def merge_with(self, other) -> TensorShape:
+        return TensorShape(merge(self.dims, TensorShape(other).dims))
+
+    def __len__(self):
+        if self.dims is None:
+            raise ValueError("len() of an unknown TensorShape")
+        return len(self.dims)
+
+    def __iter__(self):
+        if self.dims is None:
+            raise ValueError("cannot iterate over an unknown TensorShape")
+        return iter(self.dims)
+
+    def __getitem__(self, index):
+        if self.dims is None:
+            return None if isinstance(index, int) else TensorShape(None)
+        if isinstance(index, slice):
+            return TensorShape(self.dims[index])
+        return self.dims[index]
+
+    def __eq__(self, other):
+        try:
+            return self.dims == TensorShape(other).dims
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(self.dims)
+
+    def __repr__(self):
+        return "TensorShape(None)" if self.dims is None else f"TensorShape({list(self.dims)})"
+
+    def __str__(self):
+        if self.dims is None:
+            return "<unknown>"
+        return "(" + ", ".join("?" if d is None else str(d) for d in self.dims) + ")"
+
+
+def _dim(d):
+    if d is None:
+        return None
+    if hasattr(d, "value"):  # TF1 Dimension-like objects
+        d = d.value
+    d = int(d)
+    if d < 0:
+        return None  # TF uses -1 for unknown in some APIs
+    return d
+
+
+def as_dims(shape):
+    """Normalise anything shape-like (list, tuple, TensorShape, None) to dims."""
+    return TensorShape(shape).dims
+
+
+def compatible(a, b) -> bool:
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def merge(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if not compatible(a, b):
+        raise ValueError(f"shapes {fmt(a)} and {fmt(b)} are incompatible")
+    return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+def fmt(dims) -> str:
+    return str(TensorShape(dims))
+
+
+def broadcast(a, b):
+    """Numpy broadcasting of two static shapes; ``None`` where it is unknown."""
+    if a is None or b is None:
+        return None
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)
+        else:
+            raise ValueError(f"shapes {fmt(a)} and {fmt(b)} cannot be broadcast")
+    return tuple(out)

@@ -1,0 +1,270 @@
+"""NHWC 2-D convolution and pooling kernels with TensorFlow 1.x semantics.
+
+Every function takes the array namespace ``xp`` (``numpy`` or ``cupy``) as its
+first argument and uses only functions both libraries provide, so the same
+code runs on CPU and GPU. Images are NHWC ``[batch, height, width, channels]``
+and filters are HWIO ``[kh, kw, in_ch, out_ch]``. Python loops only ever run
+over the ``kh * kw`` kernel offsets, never over batch or pixels.
+
+This module is a leaf: it imports nothing from ``daskflow``.
+"""
+
+import itertools
+
+__all__ = [
+    "avg_pool",
+    "avg_pool_grad",
+    "conv2d",
+    "conv2d_backprop_filter",
+    "conv2d_backprop_input",
+    "max_pool",
+    "max_pool_grad",
+    "output_size",
+]
+
+
+def output_size(in_size, k, stride, padding):
+    """Return ``(out, pad_before, pad_after)`` for one spatial axis.
+
+    Follows TensorFlow's rules: ``"VALID"`` gives ``ceil((in - k + 1) / stride)``
+    outputs and no padding; ``"SAME"`` gives ``ceil(in / stride)`` outputs and
+    pads ``max((out - 1) * stride + k - in, 0)`` elements in total, putting the
+    odd one after. Raises ``ValueError`` for an unknown padding, a non-positive
+    kernel size or stride, or a ``"VALID"`` window larger than the input.
+    """
+    if k < 1 or stride < 1:
+        raise ValueError(
+            f"kernel size and stride must be >= 1, got k={k}, stride={stride}"
+        )
+    if padding == "VALID":
+        out = -(-(in_size - k + 1) // stride)  # integer ceil division
+        if out <= 0:
+            raise ValueError(
+                f"VALID padding needs kernel size ({k}) <= input size ({in_size})"
+            )
+        return out, 0, 0
+    if padding == "SAME":
+        out = -(-in_size // stride)
+        pad_total = max((out - 1) * stride + k - in_size, 0)
+        return out, pad_total // 2, pad_total - pad_total // 2
+    raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+
+
+def _geometry(in_hw, ksize, strides, padding):
+    """Return the ``(out, pad_before, pad_after)`` triples for height and width."""
+    return (
+        output_size(in_hw[0], ksize[0], strides[0], padding),
+        output_size(in_hw[1], ksize[1], strides[1], padding),
+    )
+
+
+def _windows(xp, x, ksize, strides, padding, fill):
+    """Return the pooling/convolution windows of ``x`` as a strided view.
+
+    Pads height and width with ``fill`` as TensorFlow's padding rules require,
+    then views the result as ``[n, out_h, out_w, c, kh, kw]`` without copying.
+    """
+    (oh, pt, pb), (ow, pl, pr) = _geometry(x.shape[1:3], ksize, strides, padding)
+    if pt or pb or pl or pr:
+        pads = ((0, 0), (pt, pb), (pl, pr), (0, 0))
+        x = xp.pad(x, pads, mode="constant", constant_values=fill)
+    win = xp.lib.stride_tricks.sliding_window_view(x, tuple(ksize), axis=(1, 2))
+    # Stepping the window origins gives the strided output; the trailing crop
+    # is a no-op under TF's rules but keeps the shape exact by construction.
+    return win[:, :: strides[0], :: strides[1]][:, :oh, :ow]
+
+
+def _im2col(xp, x, ksize, strides, padding):
+    """Return ``(cols, out_shape)`` with ``cols`` of shape ``[n*oh*ow, kh*kw*c]``.
+
+    The columns are ordered ``(kh, kw, c)`` so that an HWIO filter reshaped to
+    ``[kh*kw*in_ch, out_ch]`` lines up with them without a transpose, and the
+    channel axis stays innermost so the gathering copy reads contiguous memory.
+    """
+    win = _windows(xp, x, ksize, strides, padding, 0).transpose(0, 1, 2, 4, 5, 3)
+    n, oh, ow = win.shape[:3]
+    return win.reshape(n * oh * ow, -1), (n, oh, ow)
+
+
+def _offsets(ksize):
+    """Return the kernel offsets ``(i, j)`` in row-major order."""
+    return list(itertools.product(range(ksize[0]), range(ksize[1])))
+
+
+def _col2im(xp, parts, input_shape, ksize, strides, padding, dtype):
+    """Sum per-window contributions back into an image of ``input_shape``.
+
+    ``parts`` yields one ``[n, oh, ow, c]`` array per kernel offset, in
+    row-major offset order. Each lands on a strided slice of a zero, padded
+    buffer; within one offset the slice positions are distinct, so plain
+    ``+=`` is exact. The padding border is cropped off at the end because it
+    is not part of the input.
+    """
+    n, h, w, c = input_shape
+    sh, sw = strides
+    (oh, pt, pb), (ow, pl, pr) = _geometry((h, w), ksize, strides, padding)
+    buf = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=dtype)
+    for (i, j), part in zip(_offsets(ksize), parts):
+        buf[:, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw] += part
+    return buf[:, pt : pt + h, pl : pl + w]
+
+
+def _pool(win, ksize, op):
+    """Fold the windows over their kernel offsets with the binary ufunc ``op``.
+
+    Looping over the few offsets and combining whole ``[n, oh, ow, c]`` slices
+    is several times faster than reducing over the small trailing window axes.
+    """
+    out = win[..., 0, 0].copy()  # a copy, so the result never aliases x
+    for i, j in _offsets(ksize)[1:]:
+        op(out, win[..., i, j], out=out)
+    return out
+
+
+def _valid_mask(xp, in_hw, ksize, strides, padding):
+    """Return a bool array ``[oh, ow, kh, kw]``: True where a window reads input.
+
+    The mask is separable, so it is built from one small ``[out, k]`` mask per
+    axis; it marks which window positions fall inside the image rather than
+    in the padding border.
+    """
+    axes = []
+    for size, k, s, (out, before, _) in zip(
+        in_hw, ksize, strides, _geometry(in_hw, ksize, strides, padding)
+    ):
+        pos = xp.arange(out)[:, None] * s + xp.arange(k)[None, :] - before
+        axes.append((pos >= 0) & (pos < size))
+    rows, cols = axes
+    return rows[:, None, :, None] & cols[None, :, None, :]
+
+
+def _check_channels(x_ch, w_ch):
+    """Raise ``ValueError`` when input channels and filter in-channels differ."""
+    if x_ch != w_ch:
+        raise ValueError(f"input has {x_ch} channels but filter expects {w_ch}")
+
+
+def conv2d(xp, x, w, strides, padding):
+    """Return the 2-D convolution (cross-correlation) of NHWC ``x`` with HWIO ``w``.
+
+    Matches ``tf.nn.conv2d`` with ``strides=[1, sh, sw, 1]``: the image is
+    unfolded into columns (im2col) and multiplied by the reshaped filter in a
+    single matrix product. The result has shape ``[n, oh, ow, out_ch]`` and the
+    dtype of ``x``.
+    """
+    kh, kw, in_ch, out_ch = w.shape
+    _check_channels(x.shape[3], in_ch)
+    cols, (n, oh, ow) = _im2col(xp, x, (kh, kw), strides, padding)
+    y = cols @ w.reshape(kh * kw * in_ch, out_ch)
+    return y.reshape(n, oh, ow, out_ch).astype(x.dtype, copy=False)
+
+
+def conv2d_backprop_input(xp, input_shape, w, g, strides, padding):
+    """Return the gradient of ``conv2d`` with respect to its input.
+
+    ``input_shape`` is the NHWC shape of the forward input and ``g`` the
+    upstream gradient ``[n, oh, ow, out_ch]``. One matrix product gives every
+    window's contribution, which ``_col2im`` sums back into the image. The
+    result has the dtype of ``g``.
+    """
+    kh, kw, in_ch, out_ch = w.shape
+    input_shape = tuple(int(d) for d in input_shape)
+    _check_channels(input_shape[3], in_ch)
+    n, oh, ow = g.shape[:3]
+    cols = g.reshape(-1, out_ch) @ w.reshape(kh * kw * in_ch, out_ch).T
+    cols = cols.reshape(n, oh, ow, kh, kw, in_ch)
+    parts = (cols[:, :, :, i, j] for i, j in _offsets((kh, kw)))
+    return _col2im(xp, parts, input_shape, (kh, kw), strides, padding, g.dtype)
+
+
+def conv2d_backprop_filter(xp, x, filter_shape, g, strides, padding):
+    """Return the gradient of ``conv2d`` with respect to its filter.
+
+    ``filter_shape`` is the HWIO filter shape and ``g`` the upstream gradient
+    ``[n, oh, ow, out_ch]``. The gradient is the im2col matrix of ``x``
+    transposed times ``g``, which comes out directly in HWIO order. The result
+    has the dtype of ``x``.
+    """
+    kh, kw, in_ch, out_ch = (int(d) for d in filter_shape)
+    _check_channels(x.shape[3], in_ch)
+    cols, _ = _im2col(xp, x, (kh, kw), strides, padding)
+    dw = cols.T @ g.reshape(-1, out_ch)
+    return dw.reshape(kh, kw, in_ch, out_ch).astype(x.dtype, copy=False)
+
+
+def max_pool(xp, x, ksize, strides, padding):
+    """Return the max pooling of NHWC ``x`` over ``ksize`` windows.
+
+    Matches ``tf.nn.max_pool`` with ``ksize=[1, kh, kw, 1]``. ``"SAME"``
+    padding uses ``-inf`` so a padded position never wins over real data.
+    """
+    win = _windows(xp, x, ksize, strides, padding, -xp.inf)
+    return _pool(win, ksize, xp.maximum)
+
+
+def _first_max_parts(xp, win, peak, valid, g, ksize):
+    """Yield, per kernel offset, ``g`` where that offset is its window's argmax.
+
+    Offsets are visited in row-major order and a window stops taking part once
+    it has been routed, so ties go to the first maximum as in TensorFlow.
+    Padding positions are excluded: they only tie when the maximum is -inf.
+    """
+    unrouted = xp.ones(peak.shape, dtype=bool)
+    for i, j in _offsets(ksize):
+        hit = unrouted & (win[..., i, j] == peak) & valid[:, :, i, j, None]
+        unrouted &= ~hit
+        # Multiplying by the mask is several times faster than xp.where on
+        # CPU and exact for finite g; a non-finite g (whose loss is already
+        # NaN/inf) would also smear NaN over its window.
+        yield g * hit
+
+
+def max_pool_grad(xp, x, y, g, ksize, strides, padding):
+    """Return the gradient of ``max_pool`` with respect to its input ``x``.
+
+    Each upstream gradient in ``g`` goes to the position of its window's
+    maximum; on ties it goes to the first maximum in row-major window order,
+    as TensorFlow's CPU kernel does. Like that kernel the maximum is
+    recomputed from ``x``; ``y`` (the forward output) is accepted for
+    signature parity with ``MaxPoolGrad`` but not read.
+    """
+    del y  # recomputing from x keeps the routing exact even for a stale y
+    win = _windows(xp, x, ksize, strides, padding, -xp.inf)
+    peak = _pool(win, ksize, xp.maximum)
+    valid = _valid_mask(xp, x.shape[1:3], ksize, strides, padding)
+    parts = _first_max_parts(xp, win, peak, valid, g, ksize)
+    return _col2im(xp, parts, x.shape, ksize, strides, padding, x.dtype)
+
+
+def _window_counts(xp, in_hw, ksize, strides, padding, dtype):
+    """Return ``[oh, ow, 1]`` counts of non-padding elements in each window."""
+    counts = _valid_mask(xp, in_hw, ksize, strides, padding).sum(axis=(2, 3))
+    return counts.astype(dtype)[:, :, None]
+
+
+def avg_pool(xp, x, ksize, strides, padding):
+    """Return the average pooling of NHWC ``x`` over ``ksize`` windows.
+
+    Matches ``tf.nn.avg_pool``: with ``"SAME"`` padding each window's sum is
+    divided by the number of real (non-padding) elements it covers, not by
+    ``kh * kw``.
+    """
+    win = _windows(xp, x, ksize, strides, padding, 0)
+    counts = _window_counts(xp, x.shape[1:3], ksize, strides, padding, x.dtype)
+    return (_pool(win, ksize, xp.add) / counts).astype(x.dtype, copy=False)
+
+
+def avg_pool_grad(xp, input_shape, g, ksize, strides, padding):
+    """Return the gradient of ``avg_pool`` with respect to its input.
+
+    ``input_shape`` is the NHWC shape of the forward input. Each upstream
+    gradient is divided by its window's real-element count and spread evenly
+    over the window; what lands on padding is cropped off. The result has the
+    dtype of ``g``.
+    """
+    input_shape = tuple(int(d) for d in input_shape)
+    counts = _window_counts(xp, input_shape[1:3], ksize, strides, padding, g.dtype)
+    share = (g / counts).astype(g.dtype, copy=False)
+    # Every offset of a window receives the same share.
+    parts = itertools.repeat(share, ksize[0] * ksize[1])
+    return _col2im(xp, parts, input_shape, ksize, strides, padding, g.dtype)

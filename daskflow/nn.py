@@ -1,0 +1,46 @@
+"""``tf.nn``: activations, losses, convolution and pooling."""
+
+from .ops.conv_ops import avg_pool, conv2d, max_pool
+from .ops.math_ops import relu, sigmoid, softplus, tanh
+from .ops.nn_ops import (
+    bias_add,
+    dropout,
+    elu,
+    in_top_k,
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    moments,
+    relu6,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2,
+    sparse_softmax_cross_entropy_with_logits,
+    xw_plus_b,
+)
+
+__all__ = [
+    "avg_pool",
+    "bias_add",
+    "conv2d",
+    "dropout",
+    "elu",
+    "in_top_k",
+    "l2_loss",
+    "leaky_relu",
+    "log_softmax",
+    "max_pool",
+    "moments",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "tanh",
+    "xw_plus_b",
+]

@@ -1,0 +1,1 @@
+"""The op library: one module per family, each op declared once."""

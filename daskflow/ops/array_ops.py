@@ -1,0 +1,744 @@
+"""Placeholders, shapes, reshaping, slicing, joining and filling.
+
+Also the two internal primitives that undo broadcasting in gradients,
+``BroadcastTo`` and ``ReduceTo``: each is the other's gradient, so gradients of
+gradients work through broadcasts too.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import dtypes
+from ..framework.constant import constant, convert_to_tensor
+from ..framework.graph import Tensor
+from ..framework.primitive import Primitive, apply
+from ..framework.tensor_shape import as_dims, fmt
+from . import math_ops
+from .infer import normalize_axes, same, static_shape_value
+
+_py_slice = builtins.slice  # this module's `slice` is TF's
+
+# -- placeholders, identity ---------------------------------------------------------
+
+Placeholder = Primitive(
+    "Placeholder",
+    lambda inputs, *, dims, dtype: (dims, dtype),
+    None,
+    is_placeholder=True,
+)
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor whose value must be fed to ``Session.run``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [None, 784])
+    """
+    return apply(Placeholder, dims=as_dims(shape), dtype=dtypes.as_dtype(dtype), name=name)
+
+
+def _pwd_infer(inputs, *, dims):
+    return dims, inputs[0].dtype
+
+
+PlaceholderWithDefault = Primitive(
+    "PlaceholderWithDefault", _pwd_infer, lambda xp, x, *, dims: x, lambda op, g: [g]
+)
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002
+    """``input`` unless a value is fed for the result."""
+    x = convert_to_tensor(input)
+    dims = as_dims(shape)
+    x.shape.merge_with(dims)
+    return apply(PlaceholderWithDefault, x, dims=dims, name=name)
+
+
+Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g])
+StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None])
+
+
+def identity(input, name=None):  # noqa: A002
+    """The same value, as a new tensor (useful with control dependencies)."""
+    return apply(Identity, input, name=name)
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """The same value; ``gradients`` treats it as a constant."""
+    return apply(StopGradient, input, name=name)
+
+
+# -- shapes ---------------------------------------------------------------------------
+
+
+def _int_out(inputs, *, out_type):
+    dims = inputs[0]._dims
+    return (None if dims is None else len(dims),), out_type
+
+
+Shape = Primitive(
+    "Shape", _int_out, lambda xp, x, *, out_type: np.asarray(np.shape(x), dtype=out_type.np)
+)
+Size = Primitive(
+    "Size",
+    lambda inputs, *, out_type: ((), out_type),
+    lambda xp, x, *, out_type: np.asarray(np.size(x), dtype=out_type.np),
+)
+Rank = Primitive(
+    "Rank",
+    lambda inputs: ((), dtypes.int32),
+    lambda xp, x: np.asarray(np.ndim(x), dtype=np.int32),
+)
+
+
+def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    """The dynamic shape of ``input`` as a 1-D integer tensor."""
+    return apply(Shape, input, out_type=dtypes.as_dtype(out_type), name=name)
+
+
+def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    """The number of elements; a constant when the static shape is known."""
+    x = convert_to_tensor(input)
+    n = x.shape.num_elements()
+    if n is not None:
+        return constant(n, dtype=out_type, name=name or "Size")
+    return apply(Size, x, out_type=dtypes.as_dtype(out_type), name=name)
+
+
+def rank(input, name=None):  # noqa: A002
+    """The number of dimensions."""
+    x = convert_to_tensor(input)
+    if x.shape.ndims is not None:
+        return constant(x.shape.ndims, dtype=dtypes.int32, name=name or "Rank")
+    return apply(Rank, x, name=name)
+
+
+def shape_of(x) -> Tensor:
+    """``shape(x)``, folded to a constant when the static shape is fully known."""
+    if x.shape.is_fully_defined():
+        return constant(list(x._dims), dtype=dtypes.int32, name="Shape")
+    return shape(x)
+
+
+# -- reshaping ----------------------------------------------------------------------------
+
+
+def _reshape_infer(inputs):
+    x, target = inputs
+    dims = static_shape_value(target)
+    if dims is None:
+        return None, x.dtype
+    n = x.shape.num_elements()
+    if -1 in [d if d is not None else 0 for d in dims] or None in dims:
+        return _resolve_minus_one(dims, n, x), x.dtype
+    if n is not None and int(np.prod(dims)) != n:
+        raise ValueError(f"cannot reshape {x.name} of shape {x.shape} ({n} elements) to {list(dims)}")
+    return tuple(dims), x.dtype
+
+
+def _resolve_minus_one(dims, n, x):
+    dims = [None if d == -1 else d for d in dims]
+    unknown = [i for i, d in enumerate(dims) if d is None]
+    if n is not None and len(unknown) == 1:
+        known = int(np.prod([d for d in dims if d is not None]))
+        if known == 0 or n % known:
+            raise ValueError(f"cannot reshape {x.name} of shape {x.shape} to {dims}")
+        dims[unknown[0]] = n // known
+    return tuple(dims)
+
+
+Reshape = Primitive(
+    "Reshape",
+    _reshape_infer,
+    lambda xp, x, s: x.reshape(tuple(int(d) for d in s)),
+    lambda op, g: [reshape(g, shape_of(op.inputs[0])), None],
+)
+
+
+def _as_shape_tensor(shape):
+    if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
+        return convert_to_tensor(shape)
+    parts = list(shape)
+    if any(isinstance(p, Tensor) for p in parts):
+        return stack([cast_int32(p) for p in parts])
+    return constant([int(-1 if p is None else p) for p in parts], dtype=dtypes.int32)
+
+
+def cast_int32(p):
+    return math_ops.cast(p, dtypes.int32) if isinstance(p, Tensor) else constant(int(p), dtype=dtypes.int32)
+
+
+def reshape(tensor, shape, name=None):
+    """Same values, new shape; one dimension may be -1.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.reshape(tf.zeros([4, 6]), [-1, 3]).shape.as_list()
+    [8, 3]
+    """
+    return apply(Reshape, tensor, _as_shape_tensor(shape), name=name)
+
+
+def _transpose_infer(inputs, *, perm):
+    dims = inputs[0]._dims
+    if dims is not None and sorted(perm) != list(range(len(dims))):
+        raise ValueError(f"perm {list(perm)} is not a permutation of the {len(dims)} axes of {inputs[0].name}")
+    return (None if dims is None else tuple(dims[p] for p in perm)), inputs[0].dtype
+
+
+Transpose = Primitive(
+    "Transpose",
+    _transpose_infer,
+    lambda xp, x, *, perm: xp.transpose(x, perm),
+    lambda op, g: [transpose(g, tuple(np.argsort(op.attrs["perm"])))],
+)
+
+
+def transpose(a, perm=None, name=None):
+    """Permute the axes (reverse them when ``perm`` is None)."""
+    a = convert_to_tensor(a)
+    if perm is None:
+        perm = tuple(reversed(range(_known_rank(a, "transpose"))))
+    return apply(Transpose, a, perm=tuple(int(p) for p in perm), name=name)
+
+
+def matrix_transpose(a, name=None):
+    """Swap the last two axes."""
+    a = convert_to_tensor(a)
+    r = _known_rank(a, "matrix_transpose")
+    return transpose(a, tuple(range(r - 2)) + (r - 1, r - 2), name=name)
+
+
+def _known_rank(t, what):
+    if t.shape.ndims is None:
+        raise ValueError(f"{what} needs a tensor of known rank; {t.name} has unknown rank")
+    return t.shape.ndims
+
+
+def _expand_infer(inputs, *, axis):
+    dims = inputs[0]._dims
+    return (None if dims is None else dims[:axis] + (1,) + dims[axis:]), inputs[0].dtype
+
+
+ExpandDims = Primitive(
+    "ExpandDims",
+    _expand_infer,
+    lambda xp, x, *, axis: xp.expand_dims(x, axis),
+    lambda op, g: [reshape(g, shape_of(op.inputs[0]))],
+)
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    """Insert a dimension of size 1 at ``axis``."""
+    x = convert_to_tensor(input)
+    axis = dim if axis is None else axis
+    r = _known_rank(x, "expand_dims")
+    (axis,) = normalize_axes(axis, r + 1)
+    return apply(ExpandDims, x, axis=axis, name=name)
+
+
+def _squeeze_infer(inputs, *, axis):
+    dims = inputs[0]._dims
+    if dims is None:
+        return None, inputs[0].dtype
+    if axis is None:
+        if None in dims:
+            return None, inputs[0].dtype
+        return tuple(d for d in dims if d != 1), inputs[0].dtype
+    for a in axis:
+        if dims[a] not in (1, None):
+            raise ValueError(f"cannot squeeze axis {a} of {inputs[0].name}: its size is {dims[a]}")
+    return tuple(d for i, d in enumerate(dims) if i not in axis), inputs[0].dtype
+
+
+Squeeze = Primitive(
+    "Squeeze",
+    _squeeze_infer,
+    lambda xp, x, *, axis: xp.squeeze(x, axis),
+    lambda op, g: [reshape(g, shape_of(op.inputs[0]))],
+)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    """Remove dimensions of size 1 (those in ``axis``, or all)."""
+    x = convert_to_tensor(input)
+    axis = squeeze_dims if axis is None else axis
+    if axis is not None:
+        axis = normalize_axes(axis, _known_rank(x, "squeeze"))
+    return apply(Squeeze, x, axis=axis, name=name)
+
+
+# -- broadcasting and its gradient ------------------------------------------------------
+
+
+def _to_shape_infer(inputs, *, axes):
+    return static_shape_value(inputs[1]), inputs[0].dtype
+
+
+def _broadcast_to_kernel(xp, g, s, *, axes):
+    if axes:
+        g = xp.expand_dims(g, axes)
+    return xp.broadcast_to(g, tuple(int(d) for d in s))
+
+
+def _reduce_to_kernel(xp, y, s, *, axes):
+    if axes:
+        y = y.sum(axis=axes)
+    target = tuple(int(d) for d in s)
+    if y.shape == target:
+        return y
+    lead = y.ndim - len(target)
+    summed = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(target) if d == 1 and y.shape[lead + i] != 1
+    )
+    return y.sum(axis=summed).reshape(target)
+
+
+BroadcastTo = Primitive(
+    "BroadcastTo",
+    _to_shape_infer,
+    _broadcast_to_kernel,
+    lambda op, g: [reduce_to(g, op.inputs[0], op.attrs["axes"]), None],
+)
+ReduceTo = Primitive(
+    "ReduceTo",
+    _to_shape_infer,
+    _reduce_to_kernel,
+    lambda op, g: [BroadcastTo_(g, op.inputs[0], op.attrs["axes"]), None],
+)
+
+
+def BroadcastTo_(g, like, axes=()):  # noqa: N802 - mirrors the primitive it applies
+    return apply(BroadcastTo, g, shape_of(like), axes=tuple(axes))
+
+
+def reduce_to(g, like, axes=()):
+    """Sum ``g`` down to ``like``'s shape: the gradient of a broadcast."""
+    if not axes and g._dims == like._dims and like.shape.is_fully_defined():
+        return g
+    return apply(ReduceTo, g, shape_of(like), axes=tuple(axes))
+
+
+def broadcast_back(g, x, axis, keepdims):
+    """Broadcast a reduction's gradient ``g`` back to the reduced input ``x``."""
+    if keepdims:
+        return BroadcastTo_(g, x)
+    axes = axis if axis is not None else tuple(range(_known_rank(x, "reduction gradient")))
+    return BroadcastTo_(g, x, axes)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """Broadcast ``input`` to ``shape`` with numpy's rules."""
+    return apply(BroadcastTo, input, _as_shape_tensor(shape), axes=(), name=name)
+
+
+# -- joining and splitting -----------------------------------------------------------------
+
+
+def _concat_infer(inputs, *, axis):
+    first = inputs[0]
+    dt = first.dtype
+    dims = first._dims
+    for t in inputs[1:]:
+        if t.dtype is not dt:
+            raise TypeError(f"concat inputs differ in dtype: {dt.name} and {t.dtype.name} ({t.name})")
+        if dims is None or t._dims is None:
+            dims = None
+            continue
+        if len(dims) != len(t._dims):
+            raise ValueError(f"concat inputs differ in rank: {fmt(dims)} and {t.shape} ({t.name})")
+        dims = tuple(_concat_dim(a, b, i == axis, t) for i, (a, b) in enumerate(zip(dims, t._dims)))
+    return dims, dt
+
+
+def _concat_dim(a, b, along, t):
+    if along:
+        return None if a is None or b is None else a + b
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"concat inputs differ in a non-concatenated dimension: {a} vs {b} ({t.name})")
+    return a if a is not None else b
+
+
+def _concat_grad(op, g):
+    axis = op.attrs["axis"]
+    sizes = stack([_dim_size(x, axis) for x in op.inputs])
+    return list(split(g, sizes, axis=axis, num=len(op.inputs)))
+
+
+def _dim_size(x, axis):
+    d = x._dims[axis] if x._dims is not None else None
+    return constant(d, dtype=dtypes.int32) if d is not None else shape(x)[axis]
+
+
+ConcatV2 = Primitive(
+    "ConcatV2",
+    _concat_infer,
+    lambda xp, *xs, axis: xp.concatenate(xs, axis=axis),
+    _concat_grad,
+)
+
+
+def concat(values, axis, name="concat"):
+    """Join tensors along an existing axis."""
+    values = [convert_to_tensor(v) for v in values]
+    if len(values) == 1:
+        return identity(values[0], name=name)
+    rank_ = values[0].shape.ndims
+    (axis,) = normalize_axes(axis, rank_)
+    return apply(ConcatV2, *values, axis=axis, name=name)
+
+
+def stack(values, axis=0, name="stack"):
+    """Join tensors along a new axis."""
+    values = [convert_to_tensor(v) for v in values]
+    r = _known_rank(values[0], "stack")
+    (axis,) = normalize_axes(axis, r + 1)
+    return concat([expand_dims(v, axis) for v in values], axis, name=name)
+
+
+def _split_infer(inputs, *, axis, num):
+    x, sizes = inputs
+    static = static_shape_value(sizes)
+    dims = x._dims
+    out = []
+    for i in range(num):
+        size_ = static[i] if static is not None else None
+        if dims is not None and size_ == -1:
+            size_ = None
+        out.append(((None if dims is None else dims[:axis] + (size_,) + dims[axis + 1 :]), x.dtype))
+    return out
+
+
+def _split_kernel(xp, x, sizes, *, axis, num):
+    sizes = [int(s) for s in sizes]
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"split sizes {sizes} do not add up to dimension {axis} of size {x.shape[axis]}")
+    return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+def _split_grad(op, *grads):
+    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]
+    return [concat(grads, op.attrs["axis"]), None]
+
+
+SplitV = Primitive("SplitV", _split_infer, _split_kernel, _split_grad)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Split into ``num_or_size_splits`` equal parts, or parts of given sizes."""
+    x = convert_to_tensor(value)
+    (axis,) = normalize_axes(axis, x.shape.ndims)
+    if isinstance(num_or_size_splits, int):
+        n = num_or_size_splits
+        d = x._dims[axis] if x._dims is not None else None
+        if d is None:
+            return _split_even_dynamic(x, n, axis, name)
+        if d % n:
+            raise ValueError(f"dimension {axis} of {x.name} (size {d}) does not split into {n} equal parts")
+        sizes = constant([d // n] * n, dtype=dtypes.int32)
+    else:
+        sizes = convert_to_tensor(num_or_size_splits, dtype=dtypes.int32)
+        n = num if num is not None else sizes.shape[0]
+        if n is None:
+            raise ValueError("split with a dynamic size_splits needs num=")
+    return list(apply(SplitV, x, sizes, axis=axis, num=n, name=name))
+
+
+def _split_even_dynamic(x, n, axis, name):
+    part = math_ops.floordiv(shape(x)[axis], n)
+    return list(apply(SplitV, x, stack([part] * n), axis=axis, num=n, name=name))
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Split along ``axis`` into tensors of one rank less."""
+    x = convert_to_tensor(value)
+    (axis,) = normalize_axes(axis, _known_rank(x, "unstack"))
+    num = num if num is not None else x._dims[axis]
+    if num is None:
+        raise ValueError(f"unstack of {x.name} needs num=: dimension {axis} is unknown")
+    return [squeeze(p, [axis]) for p in split(x, num, axis=axis, name=name)]
+
+
+# -- slicing and gathering ---------------------------------------------------------------
+
+
+def _slice_infer(inputs, *, spec):
+    x = inputs[0]
+    return _sliced_dims(x, spec), x.dtype
+
+
+def _sliced_dims(x, spec):
+    dims = x._dims
+    if dims is None:
+        return None
+    out, i = [], 0
+    n_real = sum(1 for s in spec if s is not None and s is not Ellipsis)
+    for s in spec:
+        if s is Ellipsis:
+            out.extend(dims[i : i + len(dims) - n_real])
+            i += len(dims) - n_real
+        elif s is None:
+            out.append(1)
+        elif isinstance(s, _py_slice):
+            out.append(None if dims[i] is None else len(range(*s.indices(dims[i]))))
+            i += 1
+        else:
+            if dims[i] is not None and not -dims[i] <= s < dims[i]:
+                raise ValueError(f"index {s} is out of bounds for dimension {i} of {x.name} (size {dims[i]})")
+            i += 1
+    if i > len(dims):
+        raise ValueError(f"too many indices for {x.name} of rank {len(dims)}")
+    return tuple(out) + tuple(dims[i:])
+
+
+StridedSlice = Primitive(
+    "StridedSlice",
+    _slice_infer,
+    lambda xp, x, *, spec: x[spec],
+    lambda op, g: [apply(StridedSliceGrad, g, shape_of(op.inputs[0]), spec=op.attrs["spec"])],
+)
+
+
+def _slice_grad_kernel(xp, g, s, *, spec):
+    out = xp.zeros(tuple(int(d) for d in s), dtype=g.dtype)
+    out[spec] = g
+    return out
+
+
+StridedSliceGrad = Primitive(
+    "StridedSliceGrad",
+    lambda inputs, *, spec: (static_shape_value(inputs[1]), inputs[0].dtype),
+    _slice_grad_kernel,
+    lambda op, g: [strided_slice_spec(g, op.attrs["spec"]), None],
+)
+
+
+def strided_slice_spec(x, spec, name=None):
+    """``x[spec]`` for a static index (ints, slices, None, Ellipsis)."""
+    return apply(StridedSlice, x, spec=spec, name=name)
+
+
+def _normalize_index(index):
+    index = index if isinstance(index, tuple) else (index,)
+    out = []
+    for s in index:
+        if isinstance(s, _py_slice):
+            out.append(slice(*(None if v is None else _static_int(v) for v in (s.start, s.stop, s.step))))
+        elif s is None or s is Ellipsis:
+            out.append(s)
+        else:
+            out.append(_static_int(s))
+    return tuple(out)
+
+
+def _static_int(v):
+    if isinstance(v, Tensor):
+        raise TypeError(f"indexing with a tensor ({v.name}) is not supported; use tf.gather")
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"indices must be integers, slices, None or Ellipsis, got {v!r}")
+    return int(v)
+
+
+def getitem(tensor, index):
+    """``tensor[index]`` (``Tensor.__getitem__``): static integer/slice indexing."""
+    return strided_slice_spec(tensor, _normalize_index(index))
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's public name
+    """``input_[begin : begin + size]`` per axis; a size of -1 takes the rest."""
+    spec = tuple(
+        _py_slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size)
+    )
+    return strided_slice_spec(input_, spec, name=name)
+
+
+def _gather_infer(inputs, *, axis):
+    params, indices = inputs
+    if not indices.dtype.is_integer:
+        raise TypeError(f"gather indices {indices.name} must be integers, got {indices.dtype.name}")
+    p, i = params._dims, indices._dims
+    if p is None or i is None:
+        return None, params.dtype
+    return p[:axis] + i + p[axis + 1 :], params.dtype
+
+
+def _gather_grad(op, g):
+    params, indices = op.inputs
+    return [apply(ScatterAddTo, g, indices, shape_of(params), axis=op.attrs["axis"]), None]
+
+
+Gather = Primitive(
+    "GatherV2", _gather_infer, lambda xp, p, i, *, axis: xp.take(p, i, axis=axis), _gather_grad
+)
+
+
+def _scatter_add_kernel(xp, g, indices, s, *, axis):
+    out = xp.zeros(tuple(int(d) for d in s), dtype=g.dtype)
+    moved = xp.moveaxis(out, axis, 0)
+    g = xp.moveaxis(g, list(range(axis, axis + indices.ndim)), list(range(indices.ndim)))
+    xp.add.at(moved, indices, g)  # repeated indices accumulate, as the gradient needs
+    return out
+
+
+ScatterAddTo = Primitive(
+    "ScatterAddTo",
+    lambda inputs, *, axis: (static_shape_value(inputs[2]), inputs[0].dtype),
+    _scatter_add_kernel,
+    lambda op, g: [gather(g, op.inputs[1], axis=op.attrs["axis"]), None, None],
+)
+
+
+def gather(params, indices, axis=0, name=None, validate_indices=None):
+    """Entries of ``params`` at ``indices`` along ``axis``."""
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices)
+    (axis,) = normalize_axes(axis, params.shape.ndims)
+    return apply(Gather, params, indices, axis=axis, name=name)
+
+
+# -- filling -------------------------------------------------------------------------------
+
+
+def _fill_infer(inputs):
+    dims, value = inputs
+    return static_shape_value(dims), value.dtype
+
+
+Fill = Primitive(
+    "Fill",
+    _fill_infer,
+    lambda xp, s, v: xp.full(tuple(int(d) for d in s), v, dtype=v.dtype),
+    lambda op, g: [None, math_ops.reduce_sum(g)],
+)
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with ``value``."""
+    return apply(Fill, _as_shape_tensor(dims), value, name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros."""
+    return fill(shape, constant(0, dtype=dtype), name=name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones."""
+    return fill(shape, constant(1, dtype=dtype), name=name or "ones")
+
+
+def _like(value, x, dtype, name):
+    x = convert_to_tensor(x)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if x.shape.is_fully_defined():
+        return fill(list(x._dims), constant(value, dtype=dtype), name=name)
+    return fill(shape(x), constant(value, dtype=dtype), name=name)
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros with the shape of ``tensor``."""
+    return _like(0, tensor, dtype, name or "zeros_like")
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones with the shape of ``tensor``."""
+    return _like(1, tensor, dtype, name or "ones_like")
+
+
+# -- one_hot, tile, pad ---------------------------------------------------------------------
+
+
+def _one_hot_infer(inputs, *, depth, dtype):
+    dims = inputs[0]._dims
+    if not inputs[0].dtype.is_integer:
+        raise TypeError(f"one_hot indices {inputs[0].name} must be integers, got {inputs[0].dtype.name}")
+    return (None if dims is None else dims + (depth,)), dtype
+
+
+def _one_hot_kernel(xp, i, on, off, *, depth, dtype):
+    hit = i[..., None] == xp.arange(depth)
+    return xp.where(hit, on, off).astype(dtype.np)
+
+
+OneHot = Primitive("OneHot", _one_hot_infer, _one_hot_kernel)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot vectors of length ``depth`` along a new last axis."""
+    if axis not in (None, -1):
+        raise NotImplementedError("one_hot supports only axis=-1")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    on = constant(1 if on_value is None else on_value, dtype=dtype)
+    off = constant(0 if off_value is None else off_value, dtype=dtype)
+    return apply(OneHot, indices, on, off, depth=int(depth), dtype=dtype, name=name)
+
+
+def _tile_infer(inputs, *, multiples):
+    dims = inputs[0]._dims
+    if dims is not None and len(dims) != len(multiples):
+        raise ValueError(f"tile multiples {list(multiples)} do not match the rank of {inputs[0].name}")
+    return (None if dims is None else tuple(None if d is None else d * m for d, m in zip(dims, multiples))), inputs[
+        0
+    ].dtype
+
+
+def _tile_grad_kernel(xp, g, s, *, multiples):
+    interleaved = [v for m, d in zip(multiples, s) for v in (m, int(d))]
+    return g.reshape(interleaved).sum(axis=tuple(range(0, len(interleaved), 2)))
+
+
+Tile = Primitive(
+    "Tile",
+    _tile_infer,
+    lambda xp, x, *, multiples: xp.tile(x, multiples),
+    lambda op, g: [apply(TileGrad, g, shape_of(op.inputs[0]), multiples=op.attrs["multiples"])],
+)
+TileGrad = Primitive(
+    "TileGrad",
+    lambda inputs, *, multiples: (static_shape_value(inputs[1]), inputs[0].dtype),
+    _tile_grad_kernel,
+    lambda op, g: [tile(g, op.attrs["multiples"]), None],
+)
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    """Repeat ``input`` ``multiples[i]`` times along axis i."""
+    return apply(Tile, input, multiples=tuple(int(m) for m in multiples), name=name)
+
+
+def _pad_infer(inputs, *, paddings, constant_values):
+    dims = inputs[0]._dims
+    if dims is not None and len(dims) != len(paddings):
+        raise ValueError(f"paddings {list(paddings)} do not match the rank of {inputs[0].name}")
+    return (None if dims is None else tuple(None if d is None else d + a + b for d, (a, b) in zip(dims, paddings))), inputs[
+        0
+    ].dtype
+
+
+def _pad_grad(op, g):
+    spec = tuple(_py_slice(a, -b if b else None) for a, b in op.attrs["paddings"])
+    return [strided_slice_spec(g, spec)]
+
+
+Pad = Primitive(
+    "Pad",
+    _pad_infer,
+    lambda xp, x, *, paddings, constant_values: xp.pad(x, paddings, constant_values=constant_values),
+    _pad_grad,
+)
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pad with ``constant_values``: ``paddings[i] = [before, after]``."""
+    if str(mode).upper() != "CONSTANT":
+        raise NotImplementedError(f"pad mode {mode!r} is not supported (only CONSTANT)")
+    paddings = tuple((int(a), int(b)) for a, b in paddings)
+    return apply(Pad, tensor, paddings=paddings, constant_values=constant_values, name=name)

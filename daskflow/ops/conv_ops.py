@@ -1,0 +1,180 @@
+"""2-D convolution and pooling (NHWC, SAME/VALID, strides).
+
+The array work lives in :mod:`daskflow.kernels.conv`; this module declares the
+primitives: inference (with the same output-size rule the kernels use),
+kernels, and gradient rules built from the backprop primitives.
+"""
+
+from __future__ import annotations
+
+from ..framework.constant import convert_to_tensor
+from ..framework.primitive import Primitive, apply
+from ..kernels import conv as K
+from . import array_ops
+from .infer import static_shape_value
+
+
+def _spatial(dims, ksize, strides, padding):
+    def one(size, k, s):
+        return None if size is None or k is None else K.output_size(size, k, s, padding)[0]
+
+    return one(dims[1], ksize[0], strides[0]), one(dims[2], ksize[1], strides[1])
+
+
+def _conv_infer(inputs, *, strides, padding):
+    x, w = inputs
+    if x.dtype is not w.dtype or not x.dtype.is_floating:
+        raise TypeError(f"conv2d input ({x.dtype.name}) and filter ({w.dtype.name}) must share a float dtype")
+    if x._dims is None or w._dims is None:
+        return None, x.dtype
+    if len(x._dims) != 4 or len(w._dims) != 4:
+        raise ValueError(f"conv2d needs a 4-D NHWC input and a 4-D HWIO filter, got {x.shape} and {w.shape}")
+    cin, fin = x._dims[3], w._dims[2]
+    if cin is not None and fin is not None and cin != fin:
+        raise ValueError(f"input channels {cin} ({x.name}) differ from the filter's {fin} ({w.name})")
+    oh, ow = _spatial(x._dims, w._dims[:2], strides, padding)
+    return (x._dims[0], oh, ow, w._dims[3]), x.dtype
+
+
+def _conv_grad(op, g):
+    x, w = op.inputs
+    attrs = op.attrs
+    dx = apply(Conv2DBackpropInput, array_ops.shape_of(x), w, g, **attrs)
+    dw = apply(Conv2DBackpropFilter, x, array_ops.shape_of(w), g, **attrs)
+    return [dx, dw]
+
+
+def _shape_out(index):
+    def infer(inputs, **_):
+        return static_shape_value(inputs[index]), inputs[2].dtype
+
+    return infer
+
+
+def _ints(s):
+    return tuple(int(d) for d in s)
+
+
+Conv2D = Primitive(
+    "Conv2D",
+    _conv_infer,
+    lambda xp, x, w, *, strides, padding: K.conv2d(xp, x, w, strides, padding),
+    _conv_grad,
+)
+Conv2DBackpropInput = Primitive(
+    "Conv2DBackpropInput",
+    _shape_out(0),
+    lambda xp, s, w, g, *, strides, padding: K.conv2d_backprop_input(xp, _ints(s), w, g, strides, padding),
+)
+Conv2DBackpropFilter = Primitive(
+    "Conv2DBackpropFilter",
+    _shape_out(1),
+    lambda xp, x, s, g, *, strides, padding: K.conv2d_backprop_filter(xp, x, _ints(s), g, strides, padding),
+)
+
+
+def _pool_infer(inputs, *, ksize, strides, padding):
+    x = inputs[0]
+    if x._dims is None:
+        return None, x.dtype
+    if len(x._dims) != 4:
+        raise ValueError(f"pooling needs a 4-D NHWC input, got {x.shape}")
+    oh, ow = _spatial(x._dims, ksize, strides, padding)
+    return (x._dims[0], oh, ow, x._dims[3]), x.dtype
+
+
+def _max_pool_grad(op, g):
+    return [apply(MaxPoolGrad, op.inputs[0], op.outputs[0], g, **op.attrs)]
+
+
+def _avg_pool_grad(op, g):
+    return [apply(AvgPoolGrad, array_ops.shape_of(op.inputs[0]), g, **op.attrs)]
+
+
+MaxPool = Primitive(
+    "MaxPool",
+    _pool_infer,
+    lambda xp, x, *, ksize, strides, padding: K.max_pool(xp, x, ksize, strides, padding),
+    _max_pool_grad,
+)
+MaxPoolGrad = Primitive(
+    "MaxPoolGrad",
+    lambda inputs, **_: (inputs[0]._dims, inputs[0].dtype),
+    lambda xp, x, y, g, *, ksize, strides, padding: K.max_pool_grad(xp, x, y, g, ksize, strides, padding),
+)
+AvgPool = Primitive(
+    "AvgPool",
+    _pool_infer,
+    lambda xp, x, *, ksize, strides, padding: K.avg_pool(xp, x, ksize, strides, padding),
+    _avg_pool_grad,
+)
+AvgPoolGrad = Primitive(
+    "AvgPoolGrad",
+    lambda inputs, **_: (static_shape_value(inputs[0]), inputs[1].dtype),
+    lambda xp, s, g, *, ksize, strides, padding: K.avg_pool_grad(xp, _ints(s), g, ksize, strides, padding),
+)
+
+
+def _hw(values, what):
+    """TF passes NHWC 4-vectors ``[1, h, w, 1]``; accept those or a pair/int."""
+    if isinstance(values, int):
+        return (values, values)
+    values = [int(v) for v in values]
+    if len(values) == 4:
+        if values[0] != 1 or values[3] != 1:
+            raise ValueError(f"{what} must be 1 on the batch and channel axes, got {values}")
+        return (values[1], values[2])
+    if len(values) == 2:
+        return tuple(values)
+    raise ValueError(f"{what} must have 2 or 4 entries, got {values}")
+
+
+def _check(padding, data_format):
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    if data_format not in (None, "NHWC"):
+        raise NotImplementedError(f"only NHWC data is supported, not {data_format}")
+
+
+def conv2d(
+    input=None,  # noqa: A002
+    filter=None,  # noqa: A002
+    strides=None,
+    padding=None,
+    use_cudnn_on_gpu=True,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+    filters=None,
+):
+    """2-D convolution of an NHWC ``input`` with an HWIO ``filter``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    >>> w = tf.zeros([3, 3, 1, 4])
+    >>> tf.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME").shape.as_list()
+    [None, 8, 8, 4]
+    """
+    _check(padding, data_format)
+    if dilations is not None and any(int(d) != 1 for d in dilations):
+        raise NotImplementedError("dilated convolution is not supported")
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype)
+    return apply(Conv2D, x, w, strides=_hw(strides, "strides"), padding=padding, name=name)
+
+
+def _pool(prim, value, ksize, strides, padding, data_format, name):
+    _check(padding, data_format)
+    return apply(prim, value, ksize=_hw(ksize, "ksize"), strides=_hw(strides, "strides"), padding=padding, name=name)
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
+    """Max pooling over ``ksize`` windows (NHWC)."""
+    return _pool(MaxPool, value if value is not None else input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
+    """Average pooling over ``ksize`` windows; SAME windows average real pixels only."""
+    return _pool(AvgPool, value if value is not None else input, ksize, strides, padding, data_format, name)

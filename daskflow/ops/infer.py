@@ -1,0 +1,97 @@
+"""Shared shape/dtype inference rules used by the op declarations."""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..framework.tensor_shape import broadcast, fmt
+
+
+def same(inputs, **_):
+    """Output like the first input (elementwise unary ops)."""
+    return inputs[0]._dims, inputs[0].dtype
+
+
+def same_float(inputs, **_):
+    x = inputs[0]
+    if not x.dtype.is_floating:
+        raise TypeError(f"expects a floating-point input, got {x.dtype.name} ({x.name})")
+    return x._dims, x.dtype
+
+
+def check_same_dtype(inputs):
+    first = inputs[0].dtype
+    for t in inputs[1:]:
+        if t.dtype is not first:
+            raise TypeError(
+                f"inputs must share a dtype: {inputs[0].name} is {first.name}, {t.name} is {t.dtype.name}"
+            )
+    return first
+
+
+def broadcast_dims(inputs):
+    dims = inputs[0]._dims
+    for t in inputs[1:]:
+        try:
+            dims = broadcast(dims, t._dims)
+        except ValueError:
+            raise ValueError(
+                f"incompatible shapes {fmt(inputs[0]._dims)} ({inputs[0].name}) and "
+                f"{fmt(t._dims)} ({t.name})"
+            ) from None
+    return dims
+
+
+def binary(inputs, **_):
+    """Broadcasting binary op: both dtypes equal, output of that dtype."""
+    return broadcast_dims(inputs), check_same_dtype(inputs)
+
+
+def comparison(inputs, **_):
+    return broadcast_dims(inputs), dtypes.bool
+
+
+def normalize_axes(axis, rank, what="axis"):
+    """Sorted non-negative axes, or None for all; needs a known rank for negatives."""
+    if axis is None:
+        return None
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if rank is not None:
+            if not -rank <= a < rank:
+                raise ValueError(f"{what} {a} is out of range for a tensor of rank {rank}")
+            a %= rank
+        elif a < 0:
+            raise ValueError(f"negative {what} {a} needs a tensor of known rank")
+        out.append(a)
+    return tuple(sorted(set(out)))
+
+
+def reduced_dims(dims, axes, keepdims):
+    if dims is None:
+        return None
+    if axes is None:
+        return (1,) * len(dims) if keepdims else ()
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(dims))
+    return tuple(d for i, d in enumerate(dims) if i not in axes)
+
+
+def static_shape_value(t):
+    """What is known statically of a 1-D shape tensor's *value*: dims or None."""
+    from ..framework.tensor_shape import as_dims
+
+    op = t.op
+    if op.type == "Const":
+        return tuple(int(v) for v in op.attrs["value"].reshape(-1))
+    if op.type == "Shape":
+        return op.inputs[0]._dims
+    if t._dims is not None and len(t._dims) == 1 and t._dims[0] is not None:
+        return as_dims([None] * t._dims[0])
+    return None
+
+
+def static_value(t):
+    """The value of a constant tensor, else None."""
+    return t.op.attrs["value"] if t.op.type == "Const" else None

@@ -1,0 +1,522 @@
+"""Elementwise math, matmul, reductions, comparisons and casts.
+
+Each primitive sits with its inference, ``xp`` kernel and gradient rule.
+Composite ops (``square``-free ``rsqrt``, ``clip_by_value``...) are plain
+functions of primitives and need no gradient of their own.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..framework.constant import convert_to_tensor
+from ..framework.graph import Tensor
+from ..framework.primitive import Primitive, apply
+from . import array_ops
+from .infer import (
+    binary,
+    broadcast_dims,
+    check_same_dtype,
+    comparison,
+    normalize_axes,
+    reduced_dims,
+    same,
+    same_float,
+)
+
+# -- elementwise binary -------------------------------------------------------
+
+
+def _binary_op(prim, x, y, name):
+    """Convert a non-tensor operand to the other operand's dtype, as TF1 does."""
+    if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y, dtype=x.dtype if not _is_tensor(y) else None)
+    elif _is_tensor(y):
+        y = convert_to_tensor(y)
+        x = convert_to_tensor(x, dtype=y.dtype)
+    return apply(prim, x, y, name=name)
+
+
+def _is_tensor(v):
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+
+
+def _bin(name, kernel, grad=None):
+    return Primitive(name, binary, kernel, grad, broadcasting=True)
+
+
+Add = _bin("Add", lambda xp, x, y: x + y, lambda op, g: [g, g])
+Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g])
+Mul = _bin(
+    "Mul",
+    lambda xp, x, y: x * y,
+    lambda op, g: [g * op.inputs[1], op.inputs[0] * g],
+)
+
+
+def _div_infer(inputs, **_):
+    dims, dt = binary(inputs)
+    return dims, (dt if dt.is_floating else dtypes.float64)
+
+
+def _div_kernel(xp, x, y):
+    return x / y
+
+
+def _div_grad(op, g):
+    x, y = op.inputs
+    return [g / y, -g * x / (y * y)]
+
+
+RealDiv = Primitive("RealDiv", _div_infer, _div_kernel, _div_grad, broadcasting=True)
+FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
+FloorMod = _bin("FloorMod", lambda xp, x, y: x % y)
+
+
+def _pow_grad(op, g):
+    x, y = op.inputs
+    z = op.outputs[0]
+    safe_log = where(x > 0, log(where(x > 0, x, array_ops.ones_like(x))), array_ops.zeros_like(x))
+    return [g * y * pow(x, y - 1), g * z * safe_log]
+
+
+Pow = _bin("Pow", lambda xp, x, y: x**y, _pow_grad)
+
+
+def _minmax_grad(op, g, x_wins):
+    mask = cast(x_wins, g.dtype)
+    return [g * mask, g * (1 - mask)]
+
+
+Maximum = _bin(
+    "Maximum",
+    lambda xp, x, y: xp.maximum(x, y),
+    lambda op, g: _minmax_grad(op, g, op.inputs[0] >= op.inputs[1]),
+)
+Minimum = _bin(
+    "Minimum",
+    lambda xp, x, y: xp.minimum(x, y),
+    lambda op, g: _minmax_grad(op, g, op.inputs[0] <= op.inputs[1]),
+)
+
+
+def add(x, y, name=None):
+    """``x + y`` with numpy broadcasting."""
+    return _binary_op(Add, x, y, name)
+
+
+def subtract(x, y, name=None):
+    """``x - y`` with numpy broadcasting."""
+    return _binary_op(Sub, x, y, name)
+
+
+def multiply(x, y, name=None):
+    """``x * y`` with numpy broadcasting."""
+    return _binary_op(Mul, x, y, name)
+
+
+def truediv(x, y, name=None):
+    """``x / y``; integer inputs give float64, as in TF1."""
+    return _binary_op(RealDiv, x, y, name)
+
+
+divide = div = realdiv = truediv
+
+
+def floordiv(x, y, name=None):
+    return _binary_op(FloorDiv, x, y, name)
+
+
+def floormod(x, y, name=None):
+    return _binary_op(FloorMod, x, y, name)
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 - TF1's public name
+    """``x ** y`` elementwise."""
+    return _binary_op(Pow, x, y, name)
+
+
+def maximum(x, y, name=None):
+    return _binary_op(Maximum, x, y, name)
+
+
+def minimum(x, y, name=None):
+    return _binary_op(Minimum, x, y, name)
+
+
+# -- elementwise unary --------------------------------------------------------
+
+
+def _unary(name, kernel, grad=None, infer=same_float):
+    prim = Primitive(name, infer, kernel, grad)
+
+    def op_fn(x, name=None):
+        return apply(prim, x, name=name)
+
+    return prim, op_fn
+
+
+Neg, negative = _unary("Neg", lambda xp, x: -x, lambda op, g: [-g], infer=same)
+Abs, abs = _unary("Abs", lambda xp, x: xp.abs(x), lambda op, g: [g * sign(op.inputs[0])], same)  # noqa: A001
+Sign, sign = _unary("Sign", lambda xp, x: xp.sign(x), lambda op, g: [None], same)
+Square, square = _unary(
+    "Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same
+)
+Exp, exp = _unary("Exp", lambda xp, x: xp.exp(x), lambda op, g: [g * op.outputs[0]])
+Log, log = _unary("Log", lambda xp, x: xp.log(x), lambda op, g: [g / op.inputs[0]])
+Sqrt, sqrt = _unary("Sqrt", lambda xp, x: xp.sqrt(x), lambda op, g: [g * 0.5 / op.outputs[0]])
+Tanh, tanh = _unary(
+    "Tanh", lambda xp, x: xp.tanh(x), lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])]
+)
+Floor, floor = _unary("Floor", lambda xp, x: xp.floor(x), lambda op, g: [None])
+Ceil, ceil = _unary("Ceil", lambda xp, x: xp.ceil(x), lambda op, g: [None])
+Round, round = _unary("Round", lambda xp, x: xp.round(x), lambda op, g: [None])  # noqa: A001
+
+
+def _sigmoid_kernel(xp, x):
+    # The tanh form never overflows, unlike 1 / (1 + exp(-x)) for large -x.
+    return 0.5 * (xp.tanh(0.5 * x) + 1)
+
+
+def _sigmoid_grad(op, g):
+    y = op.outputs[0]
+    return [g * y * (1 - y)]
+
+
+Sigmoid, sigmoid = _unary("Sigmoid", _sigmoid_kernel, _sigmoid_grad)
+
+
+def _relu_grad(op, g):
+    return [g * cast(op.inputs[0] > 0, g.dtype)]
+
+
+Relu, relu = _unary("Relu", lambda xp, x: xp.maximum(x, 0), _relu_grad, infer=same)
+
+
+def rsqrt(x, name=None):
+    """``1 / sqrt(x)``."""
+    return reciprocal(sqrt(x), name=name)
+
+
+def reciprocal(x, name=None):
+    x = convert_to_tensor(x)
+    return truediv(array_ops.ones_like(x), x, name=name)
+
+
+def log1p(x, name=None):
+    return log(add(1.0, x), name=name)
+
+
+def softplus(x, name=None):
+    """``log(1 + exp(x))``, computed stably."""
+    x = convert_to_tensor(x)
+    return add(relu(x), log1p(exp(-abs(x))), name=name)
+
+
+# -- comparisons and logic (not differentiable) --------------------------------
+
+
+def _cmp(name, kernel):
+    prim = Primitive(name, comparison, kernel)
+
+    def op_fn(x, y, name=None):
+        return _binary_op(prim, x, y, name)
+
+    return prim, op_fn
+
+
+Equal, equal = _cmp("Equal", lambda xp, x, y: x == y)
+NotEqual, not_equal = _cmp("NotEqual", lambda xp, x, y: x != y)
+Less, less = _cmp("Less", lambda xp, x, y: x < y)
+LessEqual, less_equal = _cmp("LessEqual", lambda xp, x, y: x <= y)
+Greater, greater = _cmp("Greater", lambda xp, x, y: x > y)
+GreaterEqual, greater_equal = _cmp("GreaterEqual", lambda xp, x, y: x >= y)
+LogicalAnd, logical_and = _cmp("LogicalAnd", lambda xp, x, y: x & y)
+LogicalOr, logical_or = _cmp("LogicalOr", lambda xp, x, y: x | y)
+LogicalNot, logical_not = _unary("LogicalNot", lambda xp, x: ~x, infer=same)
+
+
+# -- cast and select ----------------------------------------------------------
+
+
+def _cast_grad(op, g):
+    src = op.inputs[0].dtype
+    return [cast(g, src) if src.is_floating and g.dtype.is_floating else None]
+
+
+Cast = Primitive(
+    "Cast",
+    lambda inputs, *, dtype: (inputs[0]._dims, dtype),
+    lambda xp, x, *, dtype: x.astype(dtype.np),
+    _cast_grad,
+)
+
+
+def cast(x, dtype, name=None):
+    """Convert ``x`` to ``dtype`` (a no-op when it already has it)."""
+    x = convert_to_tensor(x)
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype is dtype:
+        return x
+    return apply(Cast, x, dtype=dtype, name=name)
+
+
+def to_float(x, name=None):
+    return cast(x, dtypes.float32, name=name)
+
+
+def _select_infer(inputs, **_):
+    cond, x, y = inputs
+    if not cond.dtype.is_bool:
+        raise TypeError(f"condition {cond.name} must be bool, got {cond.dtype.name}")
+    return broadcast_dims(inputs), check_same_dtype([x, y])
+
+
+def _select_grad(op, g):
+    cond = op.inputs[0]
+    zeros = array_ops.zeros_like(g)
+    return [None, where(cond, g, zeros), where(cond, zeros, g)]
+
+
+Select = Primitive(
+    "Select",
+    _select_infer,
+    lambda xp, c, x, y: xp.where(c, x, y),
+    _select_grad,
+    broadcasting=True,
+)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise ``x if condition else y`` (broadcasting, as TF2's ``where_v2``).
+
+    With only ``condition``, returns the int64 coordinates of its true entries.
+    """
+    if x is None and y is None:
+        return apply(WhereIndices, condition, name=name)
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither")
+    x, y = _coerce_pair(x, y)
+    return apply(Select, condition, x, y, name=name)
+
+
+def _coerce_pair(x, y):
+    if _is_tensor(x):
+        x = convert_to_tensor(x)
+        return x, convert_to_tensor(y, dtype=None if _is_tensor(y) else x.dtype)
+    y = convert_to_tensor(y)
+    return convert_to_tensor(x, dtype=y.dtype), y
+
+
+WhereIndices = Primitive(
+    "Where",
+    lambda inputs: ((None, len(inputs[0]._dims) if inputs[0]._dims is not None else None), dtypes.int64),
+    lambda xp, c: xp.argwhere(c).astype("int64"),
+)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clamp ``t`` into ``[clip_value_min, clip_value_max]``."""
+    return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
+
+
+# -- matmul ---------------------------------------------------------------------
+
+
+def _matmul_infer(inputs, **_):
+    a, b = inputs
+    dt = _check_matmul_dtype(a, b)
+    if a._dims is None or b._dims is None:
+        return None, dt
+    if len(a._dims) < 2 or len(b._dims) < 2:
+        raise ValueError(f"matmul needs rank >= 2 inputs, got shapes {a.shape} and {b.shape}")
+    k1, k2 = a._dims[-1], b._dims[-2]
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise ValueError(
+            f"inner dimensions differ: {a.name} has shape {a.shape}, {b.name} has shape {b.shape}"
+        )
+    return a._dims[:-1] + b._dims[-1:], dt
+
+
+def _check_matmul_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise TypeError(f"matmul inputs differ in dtype: {a.dtype.name} and {b.dtype.name}")
+    return a.dtype
+
+
+def _matmul_grad(op, g):
+    a, b = op.inputs
+    return [matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)]
+
+
+MatMul = Primitive("MatMul", _matmul_infer, lambda xp, a, b: a @ b, _matmul_grad)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None, **_):
+    """Matrix product of the last two dimensions; optional transposes.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.matmul(tf.ones([2, 3]), tf.ones([2, 4]), transpose_a=True).shape.as_list()
+    [3, 4]
+    """
+    a, b = _coerce_pair(a, b)
+    if transpose_a or adjoint_a:
+        a = array_ops.matrix_transpose(a)
+    if transpose_b or adjoint_b:
+        b = array_ops.matrix_transpose(b)
+    return apply(MatMul, a, b, name=name)
+
+
+# -- reductions -----------------------------------------------------------------
+
+
+def _reduce_infer(inputs, *, axis, keepdims):
+    return reduced_dims(inputs[0]._dims, axis, keepdims), inputs[0].dtype
+
+
+def _sum_grad(op, g):
+    x = op.inputs[0]
+    return [array_ops.broadcast_back(g, x, op.attrs["axis"], op.attrs["keepdims"])]
+
+
+def _mean_grad(op, g):
+    x, y = op.inputs[0], op.outputs[0]
+    count = cast(array_ops.size(x), g.dtype) / cast(array_ops.size(y), g.dtype)
+    return [array_ops.broadcast_back(g / count, x, op.attrs["axis"], op.attrs["keepdims"])]
+
+
+def _extremum_grad(op, g):
+    x, y = op.inputs[0], op.outputs[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    hits = cast(equal(x, array_ops.broadcast_back(y, x, axis, keepdims)), g.dtype)
+    ties = array_ops.broadcast_back(reduce_sum(hits, axis, keepdims=keepdims), x, axis, keepdims)
+    return [hits / ties * array_ops.broadcast_back(g, x, axis, keepdims)]
+
+
+def _prod_grad(op, g):
+    # Exact for nonzero inputs; TF's cumprod trick for zeros is not reproduced.
+    x, y = op.inputs[0], op.outputs[0]
+    axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+    return [array_ops.broadcast_back(g * y, x, axis, keepdims) / x]
+
+
+def _reduction(name, method, grad):
+    def kernel(xp, x, *, axis, keepdims):
+        return getattr(xp, method)(x, axis=axis, keepdims=keepdims)
+
+    return Primitive(name, _reduce_infer, kernel, grad)
+
+
+Sum = _reduction("Sum", "sum", _sum_grad)
+Mean = _reduction("Mean", "mean", _mean_grad)
+Max = _reduction("Max", "max", _extremum_grad)
+Min = _reduction("Min", "min", _extremum_grad)
+Prod = _reduction("Prod", "prod", _prod_grad)
+All = _reduction("All", "all", None)
+Any = _reduction("Any", "any", None)
+
+
+def _reduce(prim, x, axis, keepdims, name, reduction_indices, keep_dims):
+    x = convert_to_tensor(x)
+    if reduction_indices is not None:
+        axis = reduction_indices  # TF1's old name for axis
+    if keep_dims is not None:
+        keepdims = keep_dims
+    try:
+        axes = normalize_axes(axis, x.shape.ndims)
+    except ValueError as e:
+        raise ValueError(f"{prim.name} of {x.name} (shape {x.shape}): {e}") from None
+    return apply(prim, x, axis=axes, keepdims=bool(keepdims), name=name)
+
+
+def _public_reduction(prim, doc):
+    def fn(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+        return _reduce(prim, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+    fn.__doc__ = doc
+    return fn
+
+
+reduce_sum = _public_reduction(Sum, "Sum over ``axis`` (all axes when None).")
+reduce_mean = _public_reduction(Mean, "Mean over ``axis`` (all axes when None).")
+reduce_max = _public_reduction(Max, "Maximum over ``axis`` (all axes when None).")
+reduce_min = _public_reduction(Min, "Minimum over ``axis`` (all axes when None).")
+reduce_prod = _public_reduction(Prod, "Product over ``axis`` (all axes when None).")
+reduce_all = _public_reduction(All, "Logical and over ``axis``.")
+reduce_any = _public_reduction(Any, "Logical or over ``axis``.")
+
+
+def _argm_infer(inputs, *, axis, output_type):
+    dims = inputs[0]._dims
+    return (None if dims is None else dims[:axis] + dims[axis + 1 :]), output_type
+
+
+def _argm(name, method):
+    def kernel(xp, x, *, axis, output_type):
+        return getattr(xp, method)(x, axis=axis).astype(output_type.np)
+
+    return Primitive(name, _argm_infer, kernel)
+
+
+ArgMax = _argm("ArgMax", "argmax")
+ArgMin = _argm("ArgMin", "argmin")
+
+
+def _arg(prim, x, axis, name, dimension, output_type):
+    x = convert_to_tensor(x)
+    axis = dimension if dimension is not None else (0 if axis is None else axis)
+    (axis,) = normalize_axes(axis, x.shape.ndims)
+    return apply(prim, x, axis=axis, output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    """Index of the largest entry along ``axis`` (default 0)."""
+    return _arg(ArgMax, input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    """Index of the smallest entry along ``axis`` (default 0)."""
+    return _arg(ArgMin, input, axis, name, dimension, output_type)
+
+
+# -- add_n ------------------------------------------------------------------------
+
+
+def _add_n_infer(inputs):
+    from ..framework.tensor_shape import fmt, merge
+
+    dt = inputs[0].dtype
+    dims = inputs[0]._dims
+    for t in inputs[1:]:
+        if t.dtype is not dt:
+            raise TypeError(f"add_n inputs differ in dtype: {dt.name} and {t.dtype.name} ({t.name})")
+        try:
+            dims = merge(dims, t._dims)
+        except ValueError:
+            raise ValueError(f"add_n inputs differ in shape: {fmt(dims)} and {t.shape} ({t.name})") from None
+    return dims, dt
+
+
+def _add_n_kernel(xp, *xs):
+    total = xs[0] + xs[1] if len(xs) > 1 else xs[0]
+    for x in xs[2:]:
+        total += x  # total is a fresh array here, so adding in place is safe
+    return total
+
+
+AddN = Primitive("AddN", _add_n_infer, _add_n_kernel, lambda op, g: [g] * len(op.inputs))
+
+
+def add_n(inputs, name=None):
+    """Sum a list of tensors of the same shape and dtype."""
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not inputs:
+        raise ValueError("add_n needs at least one input")
+    if len(inputs) == 1:
+        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+    return apply(AddN, *inputs, name=name)

@@ -1,0 +1,213 @@
+"""Neural-network ops: activations, softmax, cross-entropies, dropout, losses.
+
+Softmax, log-softmax and the softmax cross-entropy are primitives (for
+numerical stability and speed); the rest is composed from other ops.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..framework.constant import convert_to_tensor
+from ..framework.primitive import Primitive, apply
+from ..framework.tensor_shape import compatible
+from . import array_ops, math_ops, random_ops
+from .infer import same_float
+from .math_ops import relu, sigmoid, softplus, tanh  # noqa: F401 - re-exported as tf.nn.*
+
+
+def _softmax_kernel(xp, x, *, axis):
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax_kernel(xp, x, *, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def _softmax_grad(op, g):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [y * (g - math_ops.reduce_sum(g * y, axis, keepdims=True))]
+
+
+def _log_softmax_grad(op, g):
+    y, axis = op.outputs[0], op.attrs["axis"]
+    return [g - math_ops.exp(y) * math_ops.reduce_sum(g, axis, keepdims=True)]
+
+
+Softmax = Primitive("Softmax", same_float, _softmax_kernel, _softmax_grad)
+LogSoftmax = Primitive("LogSoftmax", same_float, _log_softmax_kernel, _log_softmax_grad)
+
+
+def _last_axis(x, axis):
+    x = convert_to_tensor(x)
+    rank = x.shape.ndims
+    if axis in (-1, None):
+        if rank is None:
+            raise ValueError(f"softmax of {x.name} needs a known rank")
+        return x, rank - 1
+    return x, axis % rank
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    """``exp(logits) / sum(exp(logits))`` along ``axis`` (default last)."""
+    x, axis = _last_axis(logits, dim if axis is None else axis)
+    return apply(Softmax, x, axis=axis, name=name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (default last)."""
+    x, axis = _last_axis(logits, dim if axis is None else axis)
+    return apply(LogSoftmax, x, axis=axis, name=name)
+
+
+# -- cross-entropies -------------------------------------------------------------------
+
+
+def _xent_infer(inputs):
+    labels, logits = inputs
+    if not logits.dtype.is_floating or labels.dtype is not logits.dtype:
+        raise TypeError(f"labels ({labels.dtype.name}) and logits ({logits.dtype.name}) must share a float dtype")
+    if not compatible(labels._dims, logits._dims):
+        raise ValueError(f"labels shape {labels.shape} and logits shape {logits.shape} differ")
+    dims = logits._dims if logits._dims is not None else labels._dims
+    return (None if dims is None else dims[:-1]), logits.dtype
+
+
+def _xent_kernel(xp, labels, logits):
+    return -(labels * _log_softmax_kernel(xp, logits, axis=-1)).sum(axis=-1)
+
+
+def _xent_grad(op, g):
+    labels, logits = op.inputs
+    g = array_ops.expand_dims(g, -1)
+    return [-g * log_softmax(logits), g * (softmax(logits) - labels)]
+
+
+SoftmaxCrossEntropy = Primitive("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, _xent_grad)
+
+
+def _named_only(_sentinel, fn):
+    if _sentinel is not None:
+        raise ValueError(f"{fn} takes only named arguments (labels=..., logits=...)")
+
+
+def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+    """Cross-entropy between ``labels`` (distributions) and ``softmax(logits)``, per row.
+
+    Gradients flow into both labels and logits.
+    """
+    _named_only(_sentinel, "softmax_cross_entropy_with_logits_v2")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    if (axis if axis is not None else dim) not in (-1, (logits.shape.ndims or 0) - 1):
+        raise NotImplementedError("softmax cross-entropy supports only the last axis")
+    return apply(SoftmaxCrossEntropy, labels, logits, name=name)
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+    """TF1's version: like ``_v2`` but no gradient flows into ``labels``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> y = tf.placeholder(tf.float32, [None, 10])
+    >>> logits = tf.placeholder(tf.float32, [None, 10])
+    >>> loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    """
+    _named_only(_sentinel, "softmax_cross_entropy_with_logits")
+    logits = convert_to_tensor(logits)
+    labels = array_ops.stop_gradient(convert_to_tensor(labels, dtype=logits.dtype))
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, dim=dim, name=name, axis=axis)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Cross-entropy with integer class ``labels`` (one per row)."""
+    _named_only(_sentinel, "sparse_softmax_cross_entropy_with_logits")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    depth = logits._dims[-1] if logits._dims else None
+    if depth is None:
+        raise ValueError(f"sparse cross-entropy needs the class dimension of {logits.name} to be known")
+    one_hot = array_ops.one_hot(labels, depth, dtype=logits.dtype)
+    return softmax_cross_entropy_with_logits_v2(labels=one_hot, logits=logits, name=name)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Elementwise logistic loss, computed stably: ``max(x,0) - x*z + log(1+exp(-|x|))``."""
+    _named_only(_sentinel, "sigmoid_cross_entropy_with_logits")
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels, dtype=x.dtype)
+    return math_ops.add(
+        relu(x) - x * z, math_ops.log1p(math_ops.exp(-math_ops.abs(x))), name=name
+    )
+
+
+# -- layers' building blocks ----------------------------------------------------------------
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """Add a 1-D ``bias`` along the last (channel) axis (NHWC)."""
+    if data_format not in (None, "NHWC", "NC"):
+        raise NotImplementedError(f"bias_add supports NHWC data only, not {data_format}")
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias, dtype=value.dtype)
+    if bias.shape.ndims not in (None, 1):
+        raise ValueError(f"bias {bias.name} must be 1-D, got shape {bias.shape}")
+    return math_ops.add(value, bias, name=name)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """``matmul(x, weights) + biases``."""
+    return bias_add(math_ops.matmul(x, weights), biases, name=name)
+
+
+def relu6(features, name=None):
+    return math_ops.minimum(relu(features), 6.0, name=name)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    features = convert_to_tensor(features)
+    return math_ops.maximum(features * alpha, features, name=name)
+
+
+def elu(features, name=None):
+    x = convert_to_tensor(features)
+    return math_ops.where(x > 0, x, math_ops.exp(math_ops.minimum(x, 0.0)) - 1, name=name)
+
+
+def l2_loss(t, name=None):
+    """``sum(t ** 2) / 2``."""
+    t = convert_to_tensor(t)
+    return math_ops.multiply(math_ops.reduce_sum(t * t), 0.5, name=name)
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Zero each element with probability ``1 - keep_prob``; scale the rest up.
+
+    Give either ``keep_prob`` (TF1) or ``rate`` (TF2); either may be a tensor.
+    """
+    if (keep_prob is None) == (rate is None):
+        raise ValueError("dropout needs exactly one of keep_prob and rate")
+    x = convert_to_tensor(x)
+    keep = convert_to_tensor(keep_prob if rate is None else 1 - convert_to_tensor(rate, dtype=x.dtype), dtype=x.dtype)
+    shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
+    noise = random_ops.random_uniform(shape, dtype=x.dtype, seed=seed) + keep
+    mask = math_ops.floor(noise)  # 1 with probability keep, else 0
+    return math_ops.multiply(x / keep, mask, name=name)
+
+
+def moments(x, axes, keepdims=False, name=None):
+    """Mean and variance over ``axes``."""
+    mean = math_ops.reduce_mean(x, axes, keepdims=True)
+    var = math_ops.reduce_mean(math_ops.square(x - array_ops.stop_gradient(mean)), axes, keepdims=keepdims)
+    if not keepdims:
+        mean = array_ops.squeeze(mean, axes)
+    return mean, var
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each target is among the top ``k`` predictions (k=1 only)."""
+    if k != 1:
+        raise NotImplementedError("in_top_k supports k=1")
+    return math_ops.equal(math_ops.argmax(predictions, 1, output_type=dtypes.int64), math_ops.cast(targets, dtypes.int64), name=name)

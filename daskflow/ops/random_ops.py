@@ -1,0 +1,113 @@
+"""Random tensors, deterministic under ``set_random_seed`` and op seeds.
+
+TF1's seed rules: with a graph seed and no op seed, the op seed is derived
+from the graph's op count; with an op seed and no graph seed, the graph seed
+is a fixed default; with neither, numbers differ between sessions. Each
+session replays an op's sequence from the start, as TF1 sessions do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..framework.graph import get_default_graph
+from ..framework.primitive import Primitive, apply
+from .array_ops import _as_shape_tensor
+from .infer import static_shape_value
+
+DEFAULT_GRAPH_SEED = 87654321
+
+
+def set_random_seed(seed):
+    """Set the graph-level seed of the default graph."""
+    get_default_graph().seed = None if seed is None else int(seed)
+
+
+def get_seed(op_seed):
+    """The (graph seed, op seed) pair for a new random op, or None."""
+    graph = get_default_graph()
+    graph_seed = graph.seed
+    if graph_seed is None and op_seed is None:
+        return None
+    if graph_seed is None:
+        graph_seed = DEFAULT_GRAPH_SEED
+    if op_seed is None:
+        op_seed = len(graph._ops)
+    return (int(graph_seed), int(op_seed))
+
+
+def _random_infer(inputs, *, dtype, seed, **_):
+    return static_shape_value(inputs[0]), dtype
+
+
+def _shape(s):
+    return tuple(int(d) for d in s)
+
+
+def _normal(xp, rng, s, *, dtype, seed):
+    return xp.asarray(rng.standard_normal(_shape(s), dtype=np.float64).astype(dtype.np))
+
+
+def _truncated(xp, rng, s, *, dtype, seed):
+    # Redraw values beyond two standard deviations, as TF's TruncatedNormal does.
+    out = rng.standard_normal(_shape(s))
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2
+    return xp.asarray(out.astype(dtype.np))
+
+
+def _uniform(xp, rng, s, *, dtype, seed):
+    return xp.asarray(rng.random(_shape(s)).astype(dtype.np))
+
+
+def _uniform_int(xp, rng, s, lo, hi, *, dtype, seed):
+    return xp.asarray(rng.integers(int(lo), int(hi), _shape(s)).astype(dtype.np))
+
+
+def _rand(name, kernel):
+    return Primitive(name, _random_infer, kernel, stateful=True, random=True)
+
+
+RandomStandardNormal = _rand("RandomStandardNormal", _normal)
+TruncatedNormal = _rand("TruncatedNormal", _truncated)
+RandomUniform = _rand("RandomUniform", _uniform)
+RandomUniformInt = _rand("RandomUniformInt", _uniform_int)
+
+
+def _draw(prim, shape, dtype, seed, name, *extra):
+    dtype = dtypes.as_dtype(dtype)
+    return apply(prim, _as_shape_tensor(shape), *extra, dtype=dtype, seed=get_seed(seed), name=name)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normally distributed values.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.random_normal([2, 3], stddev=0.1, seed=1).shape.as_list()
+    [2, 3]
+    """
+    return _draw(RandomStandardNormal, shape, dtype, seed, name) * stddev + mean
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values, redrawn when more than two standard deviations out."""
+    return _draw(TruncatedNormal, shape, dtype, seed, name) * stddev + mean
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform values in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.is_integer:
+        if maxval is None:
+            raise ValueError("random_uniform with an integer dtype needs maxval")
+        from ..framework.constant import constant
+
+        lo, hi = constant(minval, dtype=dtype), constant(maxval, dtype=dtype)
+        return _draw(RandomUniformInt, shape, dtype, seed, name, lo, hi)
+    maxval = 1.0 if maxval is None else maxval
+    return _draw(RandomUniform, shape, dtype, seed, name) * (maxval - minval) + minval

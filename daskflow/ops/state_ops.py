@@ -1,0 +1,54 @@
+"""Variable ops: the variable node itself and the assignments that update it.
+
+A ``VariableV2`` node's output stands for the variable's current value; the
+runtime binds it from the session's variable store. The assign primitives
+return the variable's new value, which the runtime writes back.
+"""
+
+from __future__ import annotations
+
+from ..framework.primitive import Primitive
+from ..framework.tensor_shape import compatible, fmt
+
+VariableV2 = Primitive(
+    "VariableV2",
+    lambda inputs, *, dims, dtype, variable: (dims, dtype),
+    None,
+    stateful=True,
+    is_variable=True,
+)
+
+
+def _assign_infer(inputs, **_):
+    ref, value = inputs
+    if ref.op.primitive is not VariableV2:
+        raise TypeError(f"{ref.name} is not a variable; only variables can be assigned")
+    if value.dtype is not ref.dtype:
+        raise TypeError(f"cannot assign a {value.dtype.name} value to the {ref.dtype.name} variable {ref.op.name}")
+    if not compatible(ref._dims, value._dims):
+        raise ValueError(f"cannot assign a value of shape {value.shape} to variable {ref.op.name} of shape {ref.shape}")
+    return ref._dims, ref.dtype
+
+
+def _assign_kernel(xp, old, value, *, dims):
+    if len(value.shape) != len(dims) or any(d is not None and d != v for d, v in zip(dims, value.shape)):
+        raise ValueError(f"value of shape {tuple(value.shape)} does not fit the variable's shape {fmt(dims)}")
+    return xp.array(value, copy=True)  # the store must own its arrays
+
+
+def _update_kernel(sign):
+    def kernel(xp, old, delta, *, dims):
+        if old.shape != delta.shape:
+            raise ValueError(f"update of shape {tuple(delta.shape)} does not fit the variable's shape {old.shape}")
+        return old + delta if sign > 0 else old - delta
+
+    return kernel
+
+
+def _stateful(name, kernel, **flags):
+    return Primitive(name, _assign_infer, kernel, stateful=True, updates_variable=True, **flags)
+
+
+Assign = _stateful("Assign", _assign_kernel, ignores_old_value=True)
+AssignAdd = _stateful("AssignAdd", _update_kernel(+1))
+AssignSub = _stateful("AssignSub", _update_kernel(-1))

@@ -1,0 +1,2 @@
+"""Running graphs: planning (prune, order, partition), compiling partitions to
+straight-line callables, lowering to Dask graphs, and the Session."""

@@ -1,0 +1,165 @@
+"""The cached, ready-to-run form of one (fetches, feeds) signature.
+
+Built once by the session: plan, fold constants, compile each partition, and
+lower the partitions to Dask tasks — one ``dask.task_spec.Task`` per
+partition, whose arguments are ``TaskRef`` s to the feeds, the variables'
+values and the partitions it depends on. A step binds the feed and variable
+values and executes those tasks; nothing is walked or compiled again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dask.task_spec import DataNode, Task, TaskRef
+
+from ..errors import FailedPreconditionError, InvalidArgumentError, OpError
+from .compile import FILENAME_PREFIX, compile_partition
+from .fold import fold_constants
+from .plan import make_plan
+
+
+def feed_key(i):
+    return f"feed-{i}"
+
+
+def var_key(name):
+    return f"var-{name}"
+
+
+class Executable:
+    """Everything one signature needs per step, computed once."""
+
+    def __init__(self, fetch_tensors, fetch_ops, feeds, rng_for, xp=np):
+        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds)
+        self.feeds = list(feeds)
+        folded = fold_constants(plan.ops, set(feeds), xp)
+        exported = _exports(plan, folded)
+        where: dict = {}
+        self.programs = []
+        for part in plan.partitions:
+            program = compile_partition(
+                part, exported[part.key], self.feeds, folded, where.__getitem__, rng_for, xp
+            )
+            where.update({t: (part.key, i) for t, i in program.exports.items()})
+            self.programs.append(program)
+        self.tasks = [_task(p) for p in self.programs]
+        self.var_inputs = _var_inputs(self.programs)
+        self.fetch_sources = [_source(t, self.feeds, folded, where) for t in fetch_tensors]
+        self.updates = [(name, p.key, i) for p in self.programs for name, i in p.updates]
+        self.line_ops = {p.key: p.line_ops for p in self.programs}
+
+    # -- a step ----------------------------------------------------------------------
+    def bind(self, feed_values, store) -> dict:
+        """The data a step starts from: feed values and variable values."""
+        values = {feed_key(i): v for i, v in enumerate(feed_values)}
+        for var in self.var_inputs:
+            if var.required:
+                try:
+                    values[var_key(var.name)] = store[var.name]
+                except KeyError:
+                    raise _uninitialized(var.name) from None
+            else:
+                values[var_key(var.name)] = store.get(var.name)
+        return values
+
+    def execute(self, values: dict) -> dict:
+        """Run the tasks in process (the embedded executor), in their order."""
+        for task in self.tasks:
+            try:
+                values[task.key] = task(values)
+            except OpError:
+                raise
+            except Exception as e:  # noqa: BLE001 - re-raised with the op named
+                raise self.op_error(task.key, e) from e
+        return values
+
+    def results(self, values):
+        return [_fetch(values, src) for src in self.fetch_sources]
+
+    def new_variable_values(self, values):
+        return {name: values[key][i] for name, key, i in self.updates}
+
+    def graph(self, feed_values, store) -> dict:
+        """The Dask graph of one step, data included (``Session.lower``)."""
+        data = self.bind(feed_values, store)
+        graph = {k: DataNode(k, v) for k, v in data.items()}
+        graph.update({t.key: t for t in self.tasks})
+        return graph
+
+    def op_error(self, key, exc):
+        op = _failing_op(exc, self.line_ops.get(key, {}))
+        if op is None:
+            return InvalidArgumentError(None, None, f"step failed in partition {key}: {exc}")
+        return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
+
+
+def _exports(plan, folded):
+    """Per partition: the tensors other partitions consume, and the fetched ones."""
+    exported = {p.key: [] for p in plan.partitions}
+
+    def export(t):
+        if t in folded or t in plan.feeds:
+            return
+        part = plan.partition_of[t.op]
+        if t not in exported[part.key]:
+            exported[part.key].append(t)
+
+    for op in plan.ops:
+        for t in op.inputs:
+            if t.op in plan.partition_of and plan.partition_of[t.op] is not plan.partition_of[op]:
+                export(t)
+    for t in plan.fetches:
+        export(t)
+    return exported
+
+
+def _task(program):
+    args = []
+    for kind, what in program.args:
+        if kind == "feed":
+            args.append(TaskRef(feed_key(what)))
+        elif kind == "var":
+            args.append(TaskRef(var_key(what.name)))
+        else:
+            args.append(TaskRef(what))
+    return Task(program.key, program.fn, *args)
+
+
+def _var_inputs(programs):
+    return [what for p in programs for kind, what in p.args if kind == "var"]
+
+
+def _source(t, feeds, folded, where):
+    if t in feeds:
+        return ("feed", feed_key(feeds.index(t)))
+    if t in folded:
+        return ("const", folded[t])
+    return ("part", where[t])
+
+
+def _fetch(values, source):
+    kind, what = source
+    if kind == "part":
+        key, i = what
+        value = values[key][i]
+    elif kind == "feed":
+        value = values[what]
+    else:
+        value = what
+    if type(value) is np.ndarray and not value.flags.writeable:
+        return value.copy()  # a variable's or a constant's storage: hand out a copy
+    return value
+
+
+def _uninitialized(name):
+    return FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
+
+
+def _failing_op(exc, line_ops):
+    tb = exc.__traceback__
+    found = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith(FILENAME_PREFIX):
+            found = line_ops.get(tb.tb_lineno)
+        tb = tb.tb_next
+    return found

@@ -1,0 +1,50 @@
+"""Flattening nested fetches and rebuilding the results in the same shape."""
+
+from __future__ import annotations
+
+from ..framework.graph import Operation, Tensor
+
+
+class FetchMapper:
+    """Flattens ``fetches`` (a tensor, op, name, or nested list/tuple/dict/
+    namedtuple) into distinct tensors and ops, and rebuilds results."""
+
+    def __init__(self, graph, fetches):
+        self.tensors: list = []
+        self.ops: list = []
+        self._build = self._mapper(graph, fetches)
+
+    def build(self, values):
+        return self._build(values)
+
+    def _mapper(self, graph, fetch):
+        if isinstance(fetch, (list, tuple)):
+            parts = [self._mapper(graph, f) for f in fetch]
+            if hasattr(fetch, "_fields"):  # namedtuple
+                return lambda vs: type(fetch)(*(p(vs) for p in parts))
+            kind = type(fetch)
+            return lambda vs: kind(p(vs) for p in parts)
+        if isinstance(fetch, dict):
+            parts = {k: self._mapper(graph, v) for k, v in fetch.items()}
+            return lambda vs: {k: p(vs) for k, p in parts.items()}
+        element = self._element(graph, fetch)
+        if isinstance(element, Operation):
+            if element not in self.ops:
+                self.ops.append(element)
+            return lambda vs: None
+        if element not in self.tensors:
+            self.tensors.append(element)
+        index = self.tensors.index(element)
+        return lambda vs: vs[index]
+
+    @staticmethod
+    def _element(graph, fetch):
+        if fetch is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        try:
+            element = graph.as_graph_element(fetch)
+        except (KeyError, ValueError, TypeError) as e:
+            raise type(e)(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation: {e}") from None
+        if not isinstance(element, (Tensor, Operation)):
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+        return element

@@ -1,0 +1,141 @@
+"""Planning a run: prune to what the fetches need, order, and partition.
+
+Given the ops and tensors a ``Session.run`` fetches and the tensors it feeds,
+:func:`make_plan` returns the needed ops in an execution order and groups
+them into partitions: one per (device, stage). A stage grows by one each time
+a path crosses devices, which keeps the partition graph acyclic even when a
+parameter-server device both sends values to a worker and later applies that
+worker's gradients. This module knows neither ops nor Dask.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from ..errors import InvalidArgumentError
+
+
+@dataclass
+class Partition:
+    """Ops of one device and stage, in execution order."""
+
+    device: str
+    stage: int
+    ops: list = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{device_label(self.device)}-s{self.stage}"
+
+
+@dataclass
+class Plan:
+    """What one (fetches, feeds) signature runs."""
+
+    fetches: list  # distinct fetched tensors
+    targets: list  # distinct fetched operations
+    feeds: list  # fed tensors
+    ops: list  # needed ops, in execution order
+    partitions: list  # Partition objects, in a valid execution order
+    partition_of: dict  # op -> Partition
+
+
+def device_label(device: str) -> str:
+    """A key-friendly name: ``/job:ps/task:0`` -> ``ps-0``; no device -> ``local``."""
+    if not device:
+        return "local"
+    parts = dict(p.split(":", 1) for p in device.strip("/").split("/"))
+    label = "-".join(v for k, v in parts.items() if k in ("job", "task")) or "local"
+    kind = parts.get("device", "")
+    if kind.upper().startswith("GPU"):
+        label += "-gpu" + kind.partition(":")[2].replace("*", "")
+    return label
+
+
+def make_plan(fetch_tensors, fetch_ops, feeds) -> Plan:
+    needed = _prune(fetch_tensors, fetch_ops, set(feeds))
+    _check_fed(needed)
+    order = _schedule(needed, set(feeds))
+    partitions, partition_of = _partition(order, set(feeds))
+    return Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
+
+
+def _prune(fetch_tensors, fetch_ops, fed):
+    """Ops the fetches need; a fed tensor cuts the graph above it."""
+    needed, stack = set(), [t.op for t in fetch_tensors if t not in fed] + list(fetch_ops)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(t.op for t in op.inputs if t not in fed)
+        stack.extend(op.control_inputs)
+    return needed
+
+
+def _check_fed(needed):
+    missing = [op for op in needed if op.primitive.is_placeholder]
+    if missing:
+        op = min(missing, key=lambda o: o._id)
+        t = op.outputs[0]
+        raise InvalidArgumentError(
+            op.node_def,
+            op,
+            f"You must feed a value for placeholder tensor '{t.name}' with dtype {t.dtype.name} and shape {t.shape}",
+        )
+
+
+def _schedule(needed, fed):
+    """Topological order; among ready ops, reads before variable updates.
+
+    Preferring non-updating ops means a value read in the same step as an
+    update sees the old value unless a control dependency says otherwise.
+    """
+    preds = {op: _predecessors(op, needed, fed) for op in needed}
+    succs: dict = {op: [] for op in needed}
+    for op, ps in preds.items():
+        for p in ps:
+            succs[p].append(op)
+    waiting = {op: len(ps) for op, ps in preds.items()}
+    ready = [_rank(op) for op, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        op = heapq.heappop(ready)[2]
+        order.append(op)
+        for s in succs[op]:
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                heapq.heappush(ready, _rank(s))
+    if len(order) != len(needed):
+        stuck = sorted((op.name for op, n in waiting.items() if n > 0))
+        raise InvalidArgumentError(None, None, f"the graph has a cycle through: {', '.join(stuck)}")
+    return order
+
+
+def _rank(op):
+    return (op.primitive.updates_variable, op._id, op)
+
+
+def _predecessors(op, needed, fed):
+    ps = {t.op for t in op.inputs if t not in fed} | set(op.control_inputs)
+    return {p for p in ps if p in needed}
+
+
+def _partition(order, fed):
+    stage_of: dict = {}
+    partitions: dict = {}
+    partition_of = {}
+    for op in order:
+        stage = 0
+        for p in _predecessors(op, stage_of, fed):
+            stage = max(stage, stage_of[p] + (p.device != op.device))
+        stage_of[op] = stage
+        part = partitions.get((op.device, stage))
+        if part is None:
+            part = partitions[(op.device, stage)] = Partition(op.device, stage)
+        part.ops.append(op)
+        partition_of[op] = part
+    ordered = sorted(partitions.values(), key=lambda p: (p.stage, min(o._id for o in p.ops)))
+    return ordered, partition_of

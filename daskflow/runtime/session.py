@@ -1,0 +1,204 @@
+"""``Session``: run a graph, keep its variables.
+
+With no target, the session is embedded: every partition runs in the calling
+process and variables live in a dict on the session. The per-step path is
+short on purpose: look up the cached :class:`Executable` for the (fetches,
+feeds) signature, check and bind the feeds, execute the compiled partitions,
+commit variable updates, and shape the results like the fetches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
+from .executable import Executable
+from .fetches import FetchMapper
+from .feeds import check_feed
+
+
+class ConfigProto:
+    """Session options (TF1's ``ConfigProto``); the placement flags are honoured
+    by cluster sessions, others are accepted and kept."""
+
+    def __init__(self, allow_soft_placement=False, log_device_placement=False, **kwargs):
+        self.allow_soft_placement = allow_soft_placement
+        self.log_device_placement = log_device_placement
+        self.options = kwargs
+
+
+class Session:
+    """Runs graphs: ``run(fetches, feed_dict)``.
+
+    Parameters
+    ----------
+    target : str, optional
+        Empty or None runs embedded, in this process.
+    graph : Graph, optional
+        Defaults to the default graph.
+    config : ConfigProto, optional
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [None])
+    >>> with tf.Session() as sess:
+    ...     sess.run(x * 2, feed_dict={x: [1.0, 2.0]})
+    array([2., 4.], dtype=float32)
+    """
+
+    def __init__(self, target="", graph=None, config=None):
+        if target not in (None, ""):
+            raise NotImplementedError(
+                f"Session target {target!r}: cluster sessions are not built yet; "
+                "only the embedded default (no target) runs"
+            )
+        self.graph: Graph = graph if graph is not None else get_default_graph()
+        self.config = config or ConfigProto()
+        self._store: dict = {}
+        self._rngs: dict = {}
+        self._cache: dict = {}
+        self._closed = False
+        self._default_ctx = None
+
+    # -- the per-step path ---------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Compute ``fetches`` (a tensor, op, name, or nested list/tuple/dict of them).
+
+        Operations fetch as None. Any tensor may be fed in ``feed_dict``.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        feed_dict = feed_dict or {}
+        key = (_fetch_key(fetches), tuple(feed_dict), self.graph._mutations)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = self._prepare(fetches, feed_dict)
+        mapper, executable, feed_specs = entry
+        feed_values = [check_feed(spec, v) for spec, v in zip(feed_specs, feed_dict.values())]
+        values = executable.execute(executable.bind(feed_values, self._store))
+        self._commit(executable.new_variable_values(values))
+        return mapper.build(executable.results(values))
+
+    def _commit(self, updates):
+        for name, value in updates.items():
+            if type(value) is np.ndarray:
+                value.flags.writeable = False  # fetches copy it; nothing else may write
+            self._store[name] = value
+
+    # -- planning (once per signature) -------------------------------------------------
+    def _prepare(self, fetches, feed_dict):
+        mapper = FetchMapper(self.graph, fetches)
+        feeds = [self._feed_tensor(k) for k in feed_dict]
+        executable = Executable(mapper.tensors, mapper.ops, feeds, self._rng_for)
+        if self.config.log_device_placement:
+            _log_placement(executable)
+        return mapper, executable, feeds
+
+    def _feed_tensor(self, key):
+        try:
+            t = self.graph.as_graph_element(key, allow_operation=False)
+        except (KeyError, ValueError, TypeError) as e:
+            raise InvalidArgumentError(None, None, f"cannot feed {key!r}: {e}") from None
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cannot feed {key!r}: only tensors can be fed")
+        return t
+
+    def _rng_for(self, op):
+        if op not in self._rngs:
+            self._rngs[op] = np.random.default_rng(op.attrs.get("seed"))
+        return self._rngs[op]
+
+    # -- inspection --------------------------------------------------------------------------
+    def lower(self, fetches, feed_dict=None) -> dict:
+        """The Dask graph one ``run(fetches, feed_dict)`` executes.
+
+        One ``Task`` per device partition, plus a ``DataNode`` per feed and
+        variable value. ``dask.get(graph, keys)`` executes it.
+        """
+        feed_dict = feed_dict or {}
+        mapper, executable, feed_specs = self._prepare(fetches, feed_dict)
+        feed_values = [check_feed(spec, v) for spec, v in zip(feed_specs, feed_dict.values())]
+        return executable.graph(feed_values, self._store)
+
+    def placement(self, fetches, feed_dict=None) -> dict:
+        """``{op name: device}`` for the ops a run of ``fetches`` executes."""
+        _, executable, _ = self._prepare(fetches, feed_dict or {})
+        return {op.name: op.device for op in executable.plan.ops}
+
+    def load_variable(self, variable, value):
+        """Set a variable's value from numpy, checking shape and dtype."""
+        ref = variable._ref
+        array = check_feed(ref, value)
+        self._commit({ref.op.name: np.array(array, copy=True)})
+
+    def uninitialized_variables(self) -> list[str]:
+        names = [v.op.name for v in self.graph.get_collection("variables")]
+        return [n for n in names if n not in self._store]
+
+    # -- lifetime ------------------------------------------------------------------------------
+    def close(self):
+        """Free the session's variables and cached plans."""
+        self._closed = True
+        self._store.clear()
+        self._cache.clear()
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make this the default session for ``Tensor.eval`` / ``Operation.run``."""
+        stack = session_stack()
+        stack.append(self)
+        try:
+            with self.graph.as_default():
+                yield self
+        finally:
+            stack.remove(self)
+
+    def __enter__(self):
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        ctx, self._default_ctx = self._default_ctx, None
+        ctx.__exit__(*exc)
+        self.close()
+        return False
+
+    @property
+    def sess_str(self):
+        return ""
+
+
+class InteractiveSession(Session):
+    """A session that installs itself as the default on construction (for notebooks)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._interactive_ctx = self.as_default()
+        self._interactive_ctx.__enter__()
+
+    def close(self):
+        ctx, self._interactive_ctx = getattr(self, "_interactive_ctx", None), None
+        if ctx is not None:
+            ctx.__exit__(None, None, None)
+        super().close()
+
+
+def _fetch_key(fetches):
+    """A hashable key for the structure of ``fetches`` (cheap for the usual cases)."""
+    if isinstance(fetches, (Tensor, Operation, str)):
+        return fetches
+    if isinstance(fetches, (list, tuple)):
+        return (type(fetches), tuple(_fetch_key(f) for f in fetches))
+    if isinstance(fetches, dict):
+        return (dict, tuple((k, _fetch_key(v)) for k, v in fetches.items()))
+    return fetches
+
+
+def _log_placement(executable):
+    for op in executable.plan.ops:
+        print(f"{op.name}: ({op.type}): {op.device or '/job:localhost/replica:0/task:0/device:CPU:0'}")

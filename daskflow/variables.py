@@ -1,0 +1,231 @@
+"""``Variable``: state that persists across ``Session.run`` calls.
+
+A variable is a ``VariableV2`` node (its value lives in the session, not the
+graph), an initial-value subgraph, and an ``Assign`` initializer. Converting a
+variable to a tensor yields the node's output, so every reader and
+``gradients`` see the same tensor.
+"""
+
+from __future__ import annotations
+
+from . import dtypes
+from .framework.constant import convert_to_tensor
+from .framework.graph import control_dependencies, get_default_graph, name_scope
+from .framework.primitive import apply
+from .framework.tensor_shape import TensorShape, as_dims
+from .ops import state_ops
+from .ops.control_flow_ops import group
+
+
+class GraphKeys:
+    """Standard collection names (TF1)."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    GLOBAL_STEP = "global_step"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SUMMARIES = "summaries"
+    TRAIN_OP = "train_op"
+
+
+class Variable:
+    """A tensor whose value persists across ``Session.run`` calls.
+
+    Parameters
+    ----------
+    initial_value : array-like, Tensor or callable
+        The value the initializer assigns; a callable is called to build it.
+    trainable : bool
+        Whether the variable joins ``TRAINABLE_VARIABLES`` (what optimizers
+        update by default).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> w = tf.Variable(tf.zeros([3, 2]), name="w")
+    >>> with tf.Session() as sess:
+    ...     sess.run(w.initializer)
+    ...     sess.run(w.assign_add(tf.ones([3, 2]))).sum()
+    6.0
+    """
+
+    def __init__(
+        self,
+        initial_value=None,
+        trainable=True,
+        collections=None,
+        validate_shape=True,
+        caching_device=None,
+        name=None,
+        variable_def=None,
+        dtype=None,
+        expected_shape=None,
+        import_scope=None,
+        constraint=None,
+        use_resource=None,
+        shape=None,
+        **_,
+    ):
+        if initial_value is None:
+            raise ValueError("Variable needs an initial_value")
+        with name_scope(name or "Variable") as scope:
+            self._initial_value = _initial_tensor(initial_value, dtype)
+            dims = as_dims(shape) if shape is not None else self._initial_value._dims
+            if not validate_shape:
+                dims = None
+            self._ref = apply(
+                state_ops.VariableV2,
+                dims=dims,
+                dtype=self._initial_value.dtype,
+                variable=self,
+                name=scope,
+            )
+            with get_default_graph().colocate_with(self._ref.op):
+                self._initializer = _update(state_ops.Assign, self._ref, self._initial_value, "Assign")
+        self.trainable = trainable
+        graph = get_default_graph()
+        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        graph.add_to_collections(collections, self)
+
+    # -- TF1 attributes ---------------------------------------------------------------
+    @property
+    def name(self):
+        return self._ref.name
+
+    @property
+    def op(self):
+        return self._ref.op
+
+    @property
+    def graph(self):
+        return self._ref.graph
+
+    @property
+    def dtype(self):
+        return self._ref.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._ref.shape
+
+    @property
+    def device(self):
+        return self._ref.op.device
+
+    @property
+    def initializer(self):
+        return self._initializer.op
+
+    @property
+    def initial_value(self):
+        return self._initial_value
+
+    def get_shape(self):
+        return self.shape
+
+    def value(self):
+        return self._ref
+
+    def read_value(self):
+        from .ops.array_ops import identity
+
+        return identity(self._ref)
+
+    def _as_tensor(self):
+        return self._ref
+
+    def _as_graph_element(self):
+        return self._ref
+
+    def eval(self, session=None):
+        return self._ref.eval(session=session)
+
+    def load(self, value, session=None):
+        """Assign ``value`` (numpy) to this variable in the session."""
+        from .framework.graph import _session_for
+
+        _session_for(session, self.graph).load_variable(self, value)
+
+    # -- updates -------------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return assign(self, value, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return assign_add(self, delta, name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return assign_sub(self, delta, name=name)
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+
+def _initial_tensor(initial_value, dtype):
+    if callable(initial_value):
+        with name_scope("Initializer"), control_dependencies(None):
+            initial_value = initial_value()
+    return convert_to_tensor(initial_value, dtype=dtype and dtypes.as_dtype(dtype))
+
+
+def _update(prim, ref, value, name):
+    ref = convert_to_tensor(ref)
+    value = convert_to_tensor(value, dtype=ref.dtype) if not hasattr(value, "op") else convert_to_tensor(value)
+    with get_default_graph().colocate_with(ref.op):
+        return apply(prim, ref, value, dims=ref._dims, name=name)
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Set the variable ``ref`` to ``value``; returns the new value."""
+    return _update(state_ops.Assign, ref, value, name)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Add ``value`` to the variable ``ref``; returns the new value."""
+    return _update(state_ops.AssignAdd, ref, value, name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtract ``value`` from the variable ``ref``; returns the new value."""
+    return _update(state_ops.AssignSub, ref, value, name)
+
+
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    """An op that runs the initializers of ``var_list``."""
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer():
+    """An op that initialises every global variable."""
+    return variables_initializer(global_variables())
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init_local")
+
+
+def report_uninitialized_variables(var_list=None):
+    raise NotImplementedError("use Session.uninitialized_variables()")
