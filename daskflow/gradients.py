@@ -89,8 +89,8 @@ def _backprop(ys, xs, grad_ys, stops):
 
 
 def _input_grads(op, out_grads):
-    if len(out_grads) > 1:
-        out_grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(out_grads, op.outputs)]
+    # Unused outputs of a multi-output op get None, not zeros: rules skip the
+    # terms they would contribute (zeros would cost a full kernel per step).
     with name_scope(op.name.rpartition("/")[2] + "_grad"):
         in_grads = list(op.primitive.grad(op, *out_grads))
         if op.primitive.broadcasting:

@@ -229,7 +229,7 @@ def _expand_infer(inputs, *, axis):
 ExpandDims = Primitive(
     "ExpandDims",
     _expand_infer,
-    lambda xp, x, *, axis: xp.expand_dims(x, axis),
+    lambda xp, x, *, axis: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]),
     lambda op, g: [reshape(g, shape_of(op.inputs[0]))],
 )
 
@@ -277,65 +277,83 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 # -- broadcasting and its gradient ------------------------------------------------------
 
 
-def _to_shape_infer(inputs, *, axes):
+def _to_shape_infer(inputs, *, axes, mean=False):
     return static_shape_value(inputs[1]), inputs[0].dtype
 
 
-def _broadcast_to_kernel(xp, g, s, *, axes):
+def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
+    shape = tuple(s.tolist())
+    if mean:
+        n = 1
+        for d in shape:
+            n *= d
+        g = g / g.dtype.type(max(n // max(g.size, 1), 1))
     if axes:
-        g = xp.expand_dims(g, axes)
-    return xp.broadcast_to(g, tuple(int(d) for d in s))
+        g = g.reshape(_inserted_ones(g.shape, axes))
+    out = xp.empty(shape, dtype=g.dtype)
+    out[...] = g  # materialising beats numpy's broadcast_to view on small arrays
+    return out
 
 
-def _reduce_to_kernel(xp, y, s, *, axes):
+def _inserted_ones(shape, axes):
+    """``shape`` with size-1 dimensions at ``axes`` (positions in the result)."""
+    dims = iter(shape)
+    return tuple(1 if i in axes else next(dims) for i in range(len(shape) + len(axes)))
+
+
+def _reduce_to_kernel(xp, y, s, *, axes, mean=False):
+    size = y.size
     if axes:
         y = y.sum(axis=axes)
-    target = tuple(int(d) for d in s)
-    if y.shape == target:
-        return y
-    lead = y.ndim - len(target)
-    summed = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(target) if d == 1 and y.shape[lead + i] != 1
-    )
-    return y.sum(axis=summed).reshape(target)
+    target = tuple(s.tolist())
+    if y.shape != target:
+        lead = y.ndim - len(target)
+        summed = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(target) if d == 1 and y.shape[lead + i] != 1
+        )
+        y = y.sum(axis=summed).reshape(target)
+    if mean and y.size:
+        y = y / y.dtype.type(size // y.size)
+    return y
 
 
-BroadcastTo = Primitive(
-    "BroadcastTo",
-    _to_shape_infer,
-    _broadcast_to_kernel,
-    lambda op, g: [reduce_to(g, op.inputs[0], op.attrs["axes"]), None],
-)
-ReduceTo = Primitive(
-    "ReduceTo",
-    _to_shape_infer,
-    _reduce_to_kernel,
-    lambda op, g: [BroadcastTo_(g, op.inputs[0], op.attrs["axes"]), None],
-)
+def _broadcast_to_grad(op, g):
+    return [reduce_to(g, op.inputs[0], op.attrs["axes"], op.attrs.get("mean", False)), None]
 
 
-def BroadcastTo_(g, like, axes=()):  # noqa: N802 - mirrors the primitive it applies
-    return apply(BroadcastTo, g, shape_of(like), axes=tuple(axes))
+def _reduce_to_grad(op, g):
+    return [BroadcastTo_(g, op.inputs[0], op.attrs["axes"], op.attrs.get("mean", False)), None]
 
 
-def reduce_to(g, like, axes=()):
-    """Sum ``g`` down to ``like``'s shape: the gradient of a broadcast."""
-    if not axes and g._dims == like._dims and like.shape.is_fully_defined():
+# Each is the other's gradient; with `mean`, both divide by the broadcast
+# factor, which makes the pair the gradient of reduce_mean and its adjoint.
+BroadcastTo = Primitive("BroadcastTo", _to_shape_infer, _broadcast_to_kernel, _broadcast_to_grad)
+ReduceTo = Primitive("ReduceTo", _to_shape_infer, _reduce_to_kernel, _reduce_to_grad)
+
+
+def BroadcastTo_(g, like, axes=(), mean=False):  # noqa: N802 - mirrors the primitive it applies
+    return apply(BroadcastTo, g, shape_of(like), axes=tuple(axes), mean=mean)
+
+
+def reduce_to(g, like, axes=(), mean=False):
+    """Sum (or average) ``g`` down to ``like``'s shape: the gradient of a broadcast."""
+    if not axes and not mean and g._dims == like._dims and like.shape.is_fully_defined():
         return g
-    return apply(ReduceTo, g, shape_of(like), axes=tuple(axes))
+    return apply(ReduceTo, g, shape_of(like), axes=tuple(axes), mean=mean)
 
 
-def broadcast_back(g, x, axis, keepdims):
-    """Broadcast a reduction's gradient ``g`` back to the reduced input ``x``."""
+def broadcast_back(g, x, axis, keepdims, mean=False):
+    """Broadcast a reduction's gradient ``g`` back to the reduced input ``x``
+    (divided by the number of reduced elements when ``mean``)."""
     if keepdims:
-        return BroadcastTo_(g, x)
+        return BroadcastTo_(g, x, (), mean)
     axes = axis if axis is not None else tuple(range(_known_rank(x, "reduction gradient")))
-    return BroadcastTo_(g, x, axes)
+    return BroadcastTo_(g, x, axes, mean)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """Broadcast ``input`` to ``shape`` with numpy's rules."""
-    return apply(BroadcastTo, input, _as_shape_tensor(shape), axes=(), name=name)
+    return apply(BroadcastTo, input, _as_shape_tensor(shape), axes=(), mean=False, name=name)
 
 
 # -- joining and splitting -----------------------------------------------------------------
@@ -425,7 +443,7 @@ def _split_kernel(xp, x, sizes, *, axis, num):
 
 
 def _split_grad(op, *grads):
-    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]
+    grads = [g if g is not None else zeros_like(t) for g, t in zip(grads, op.outputs)]  # unused parts
     return [concat(grads, op.attrs["axis"]), None]
 
 

@@ -189,11 +189,21 @@ def _sigmoid_grad(op, g):
 Sigmoid, sigmoid = _unary("Sigmoid", _sigmoid_kernel, _sigmoid_grad)
 
 
-def _relu_grad(op, g):
-    return [g * cast(op.inputs[0] > 0, g.dtype)]
+def _relu_grad_kernel(xp, g, x):
+    return g * (x > 0)
 
 
-Relu, relu = _unary("Relu", lambda xp, x: xp.maximum(x, 0), _relu_grad, infer=same)
+# ReluGrad is linear in g, so its own gradient is itself; x gets none (zero
+# almost everywhere).
+ReluGrad = Primitive(
+    "ReluGrad",
+    lambda inputs: (inputs[0]._dims, inputs[0].dtype),
+    _relu_grad_kernel,
+    lambda op, g: [apply(ReluGrad, g, op.inputs[1]), None],
+)
+Relu, relu = _unary(
+    "Relu", lambda xp, x: xp.maximum(x, 0), lambda op, g: [apply(ReluGrad, g, op.inputs[0])], infer=same
+)
 
 
 def rsqrt(x, name=None):
@@ -385,9 +395,7 @@ def _sum_grad(op, g):
 
 
 def _mean_grad(op, g):
-    x, y = op.inputs[0], op.outputs[0]
-    count = cast(array_ops.size(x), g.dtype) / cast(array_ops.size(y), g.dtype)
-    return [array_ops.broadcast_back(g / count, x, op.attrs["axis"], op.attrs["keepdims"])]
+    return [array_ops.broadcast_back(g, op.inputs[0], op.attrs["axis"], op.attrs["keepdims"], mean=True)]
 
 
 def _extremum_grad(op, g):

@@ -71,19 +71,31 @@ def _xent_infer(inputs):
     if not compatible(labels._dims, logits._dims):
         raise ValueError(f"labels shape {labels.shape} and logits shape {logits.shape} differ")
     dims = logits._dims if logits._dims is not None else labels._dims
-    return (None if dims is None else dims[:-1]), logits.dtype
+    return [((None if dims is None else dims[:-1]), logits.dtype), (dims, logits.dtype)]
 
 
 def _xent_kernel(xp, labels, logits):
-    return -(labels * _log_softmax_kernel(xp, logits, axis=-1)).sum(axis=-1)
+    log_p = _log_softmax_kernel(xp, logits, axis=-1)
+    return -(labels * log_p).sum(axis=-1), xp.exp(log_p) - labels
 
 
-def _xent_grad(op, g):
+def _xent_grad(op, g_loss, g_backprop):
+    """Outputs: loss = -sum(labels * log_softmax(logits)), backprop = softmax - labels."""
     labels, logits = op.inputs
-    g = array_ops.expand_dims(g, -1)
-    return [-g * log_softmax(logits), g * (softmax(logits) - labels)]
+    d_labels, d_logits = [], []
+    if g_loss is not None:
+        g = array_ops.expand_dims(g_loss, -1)
+        d_labels.append(-g * log_softmax(logits))
+        d_logits.append(g * op.outputs[1])  # backprop is exactly d loss / d logits
+    if g_backprop is not None:  # only for second derivatives
+        p = softmax(logits)
+        d_labels.append(-g_backprop)
+        d_logits.append(p * (g_backprop - math_ops.reduce_sum(g_backprop * p, -1, keepdims=True)))
+    return [math_ops.add_n(d_labels), math_ops.add_n(d_logits)]
 
 
+# TF's fused op: computing the gradient's `softmax - labels` together with
+# the loss costs one log-softmax instead of two.
 SoftmaxCrossEntropy = Primitive("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, _xent_grad)
 
 
@@ -102,7 +114,7 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     if (axis if axis is not None else dim) not in (-1, (logits.shape.ndims or 0) - 1):
         raise NotImplementedError("softmax cross-entropy supports only the last axis")
-    return apply(SoftmaxCrossEntropy, labels, logits, name=name)
+    return apply(SoftmaxCrossEntropy, labels, logits, name=name)[0]
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):

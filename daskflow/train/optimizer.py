@@ -136,11 +136,11 @@ class MomentumOptimizer(Optimizer):
         self._lr, self._momentum, self._nesterov = learning_rate, momentum, use_nesterov
 
     def _create_slots(self, var):
-        self._slot(var, "", 0.0)
+        self._slot(var, "momentum", 0.0)
 
     def _apply(self, grad, var):
         lr, mu = self._hyper(self._lr, var), self._hyper(self._momentum, var)
-        accum = self._slot(var, "")
+        accum = self._slot(var, "momentum")
         new_accum = assign(accum, accum * mu + grad)
         step = grad * lr + new_accum * mu * lr if self._nesterov else new_accum * lr
         return assign_sub(var, step)
@@ -154,10 +154,10 @@ class AdagradOptimizer(Optimizer):
         self._lr, self._init = learning_rate, initial_accumulator_value
 
     def _create_slots(self, var):
-        self._slot(var, "", self._init)
+        self._slot(var, "accumulator", self._init)
 
     def _apply(self, grad, var):
-        accum = self._slot(var, "")
+        accum = self._slot(var, "accumulator")
         new_accum = assign_add(accum, grad * grad)
         return assign_sub(var, self._hyper(self._lr, var) * grad * math_ops.rsqrt(new_accum))
 
@@ -174,10 +174,11 @@ class RMSPropOptimizer(Optimizer):
         self._epsilon, self._centered = epsilon, centered
 
     def _create_slots(self, var):
+        # TF1's creation order, hence its names: rms, [mg,] momentum -> w/RMSProp, w/RMSProp_1, ...
         self._slot(var, "rms", 1.0)
-        self._slot(var, "momentum", 0.0)
         if self._centered:
             self._slot(var, "mg", 0.0)
+        self._slot(var, "momentum", 0.0)
 
     def _apply(self, grad, var):
         h = lambda v: self._hyper(v, var)  # noqa: E731

@@ -1,0 +1,536 @@
+"""Table-driven tests over the op registry: inference vs kernel, values vs numpy.
+
+Each :class:`Case` builds one op through the public API from placeholders fed
+with random numpy inputs, and names the primitive it is about. Every case is
+built twice in one graph — with fully known input shapes and with a ``None``
+leading (batch) dimension — and run once. For each output the dtype and the
+statically known dimensions must equal the kernel's result, and the values
+must equal the numpy reference. ``test_table_covers_every_primitive`` fails
+when a primitive with a kernel has neither a case nor a stated exemption.
+
+Random and variable ops have their own tests below the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+from daskflow.framework.primitive import PRIMITIVES
+
+rng = np.random.default_rng(0)
+F64, F32, I32, I64 = np.float64, np.float32, np.int32, np.int64
+
+
+def R(*shape, dtype=F64):
+    """Standard normal values."""
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def P(*shape, dtype=F64):
+    """Positive values away from zero, for log, sqrt, division."""
+    return rng.uniform(0.5, 2.0, shape).astype(dtype)
+
+
+def Int(*shape, lo=-5, hi=6, dtype=I32):
+    return rng.integers(lo, hi, shape).astype(dtype)
+
+
+def NZ(*shape, dtype=I32):
+    """Nonzero integers, for integer division."""
+    v = Int(*shape, lo=1, hi=5, dtype=dtype)
+    return v * np.where(rng.random(shape) < 0.5, -1, 1).astype(dtype)
+
+
+def Bool(*shape):
+    return rng.random(shape) < 0.5
+
+
+@dataclass
+class Case:
+    id: str
+    op: str | None  # the primitive this case is about (None: a composite op)
+    build: Callable  # (*input tensors) -> Tensor or list of Tensors
+    inputs: list  # numpy arrays, fed through placeholders of their dtype and shape
+    ref: Callable  # (*input arrays) -> array or list of arrays
+    batch: tuple | str | None = None  # inputs given a None leading dim (default: rank >= 1); "rank": unknown rank
+    static: bool = True  # whether inference knows the whole shape when the inputs' shapes are known
+
+
+# -- numpy references for convolution and pooling (NHWC, HWIO; TF's geometry) ----------------
+
+
+def _geometry(size, k, s, padding):
+    """(output size, padding before, padding after) for one spatial axis."""
+    if padding == "VALID":
+        return (size - k) // s + 1, 0, 0
+    out = -(-size // s)
+    total = max((out - 1) * s + k - size, 0)
+    return out, total // 2, total - total // 2
+
+
+def _windows(x, ksize, strides, padding, fill):
+    """Padded input and a function giving the window at output pixel (a, b)."""
+    (oh, t, bo), (ow, left, right) = (_geometry(x.shape[i + 1], ksize[i], strides[i], padding) for i in (0, 1))
+    xp = np.pad(x, [(0, 0), (t, bo), (left, right), (0, 0)], constant_values=fill)
+
+    def window(a, b):
+        return xp[:, a * strides[0] : a * strides[0] + ksize[0], b * strides[1] : b * strides[1] + ksize[1], :]
+
+    return oh, ow, window
+
+
+def np_conv2d(x, w, strides, padding):
+    oh, ow, window = _windows(x, w.shape[:2], strides, padding, 0.0)
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]), x.dtype)
+    for a in range(oh):
+        for b in range(ow):
+            out[:, a, b] = np.einsum("nijc,ijco->no", window(a, b), w)
+    return out
+
+
+def np_max_pool(x, ksize, strides, padding):
+    oh, ow, window = _windows(x, ksize, strides, padding, -np.inf)
+    return np.stack([np.stack([window(a, b).max(axis=(1, 2)) for b in range(ow)], 1) for a in range(oh)], 1)
+
+
+def np_avg_pool(x, ksize, strides, padding):
+    # SAME windows average the real pixels only, as TF does.
+    oh, ow, sums = _windows(x, ksize, strides, padding, 0.0)
+    _, _, counts = _windows(np.ones_like(x), ksize, strides, padding, 0.0)
+    return np.stack(
+        [np.stack([sums(a, b).sum(axis=(1, 2)) / counts(a, b).sum(axis=(1, 2)) for b in range(ow)], 1) for a in range(oh)],
+        1,
+    )
+
+
+def np_log_softmax(x, axis=-1):
+    s = x - x.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+def np_softmax(x, axis=-1):
+    return np.exp(np_log_softmax(x, axis))
+
+
+def _gather_index():
+    return np.array([2, 0, 2, 1], I32)  # a repeated index on purpose
+
+
+# -- the table -------------------------------------------------------------------------------
+
+CASES = [
+    # constants and pass-throughs
+    Case("const", "Const", lambda: tf.constant([[1.5, 2.0], [3.0, 4.0]], dtype=tf.float64), [], lambda: np.array([[1.5, 2], [3, 4]])),
+    Case("const_f32_default", "Const", lambda: tf.constant([1.0, 2.0]), [], lambda: np.array([1, 2], F32)),
+    Case("identity", "Identity", tf.identity, [R(3, 2)], lambda x: x),
+    Case("stop_gradient", "StopGradient", tf.stop_gradient, [R(3, 2)], lambda x: x),
+    Case(
+        "placeholder_with_default",
+        "PlaceholderWithDefault",
+        lambda x: tf.placeholder_with_default(x, [None, 2]),
+        [R(3, 2)],
+        lambda x: x,
+        static=False,
+    ),
+    # elementwise binary, with broadcasting
+    Case("add_bcast", "Add", tf.add, [R(3, 1), R(4)], np.add),
+    Case("add_int32", "Add", lambda x, y: x + y, [Int(2, 3), Int(2, 3)], np.add),
+    Case("add_python_scalar", "Add", lambda x: 2.0 + x, [R(2, 3, dtype=F32)], lambda x: 2 + x),
+    Case("sub_bcast", "Sub", lambda x, y: x - y, [R(2, 3), R(3)], np.subtract),
+    Case("mul_scalar_matrix", "Mul", tf.multiply, [R(), R(2, 3)], np.multiply),
+    Case("mul_rank3_bcast", "Mul", lambda x, y: x * y, [R(2, 1, 3), R(4, 1)], np.multiply),
+    Case("div", "RealDiv", lambda x, y: x / y, [R(2, 3), P(2, 3)], np.divide),
+    Case("div_f32_scalar", "RealDiv", lambda x: x / 4, [R(2, 3, dtype=F32)], lambda x: x / np.float32(4)),
+    Case("div_int32_gives_float64", "RealDiv", tf.truediv, [Int(2, 3), NZ(2, 3)], np.true_divide),
+    Case("floordiv_int", "FloorDiv", lambda x, y: x // y, [Int(2, 3), NZ(3)], np.floor_divide),
+    Case("floordiv_float", "FloorDiv", tf.floordiv, [R(2, 3), P(2, 3)], np.floor_divide),
+    Case("floormod_int", "FloorMod", lambda x, y: x % y, [Int(2, 3), NZ(2, 3)], np.mod),
+    Case("floormod_float", "FloorMod", tf.floormod, [R(2, 3), P(3)], np.mod),
+    Case("pow", "Pow", tf.pow, [P(2, 3), R(3)], np.power),
+    Case("pow_operator_int", "Pow", lambda x: x**2, [Int(2, 3)], lambda x: x**2),
+    Case("maximum", "Maximum", tf.maximum, [R(2, 3), R(3)], np.maximum),
+    Case("minimum", "Minimum", tf.minimum, [R(2, 3), R(2, 1)], np.minimum),
+    Case("maximum_int", "Maximum", tf.maximum, [Int(4), Int(4)], np.maximum),
+    # elementwise unary
+    Case("neg", "Neg", lambda x: -x, [R(2, 3)], np.negative),
+    Case("neg_int", "Neg", tf.negative, [Int(3)], np.negative),
+    Case("abs", "Abs", abs, [R(2, 3)], np.abs),
+    Case("abs_int", "Abs", tf.abs, [Int(5)], np.abs),
+    Case("sign", "Sign", tf.sign, [np.array([-2.0, 0.0, 3.0])], np.sign),
+    Case("square", "Square", tf.square, [R(2, 3)], np.square),
+    Case("square_int", "Square", tf.square, [Int(4)], np.square),
+    Case("exp", "Exp", tf.exp, [R(2, 3)], np.exp),
+    Case("exp_f32", "Exp", tf.exp, [R(2, 3, dtype=F32)], np.exp),
+    Case("log", "Log", tf.log, [P(2, 3)], np.log),
+    Case("sqrt", "Sqrt", tf.sqrt, [P(2, 3)], np.sqrt),
+    Case("tanh", "Tanh", tf.tanh, [R(2, 3)], np.tanh),
+    Case("floor", "Floor", tf.floor, [R(2, 3) * 3], np.floor),
+    Case("ceil", "Ceil", tf.ceil, [R(2, 3) * 3], np.ceil),
+    Case("round_half_to_even", "Round", tf.round, [np.array([-1.5, -0.5, 0.5, 1.5, 2.5, 0.2])], np.round),
+    Case("sigmoid", "Sigmoid", tf.sigmoid, [np.array([-800.0, -3.0, 0.0, 2.0, 800.0])], lambda x: 1 / (1 + np.exp(-x))),
+    Case("relu", "Relu", tf.nn.relu, [R(2, 3)], lambda x: np.maximum(x, 0)),
+    Case("relu_int", "Relu", tf.nn.relu, [Int(5)], lambda x: np.maximum(x, 0)),
+    # comparisons and logic
+    Case("equal", "Equal", tf.equal, [Int(2, 3, lo=0, hi=2), Int(3, lo=0, hi=2)], np.equal),
+    Case("not_equal", "NotEqual", tf.not_equal, [Int(2, 3, lo=0, hi=2), Int(2, 3, lo=0, hi=2)], np.not_equal),
+    Case("less", "Less", lambda x, y: x < y, [R(2, 3), R(3)], np.less),
+    Case("less_equal", "LessEqual", lambda x, y: x <= y, [Int(2, 3), Int(2, 1)], np.less_equal),
+    Case("greater", "Greater", lambda x: x > 0.0, [R(2, 3)], lambda x: x > 0),
+    Case("greater_equal", "GreaterEqual", tf.greater_equal, [Int(4), Int(4)], np.greater_equal),
+    Case("logical_and", "LogicalAnd", lambda a, b: a & b, [Bool(2, 3), Bool(3)], np.logical_and),
+    Case("logical_or", "LogicalOr", tf.logical_or, [Bool(2, 3), Bool(2, 3)], np.logical_or),
+    Case("logical_not", "LogicalNot", lambda a: ~a, [Bool(2, 3)], np.logical_not),
+    # cast and select
+    Case("cast_float_to_int_truncates", "Cast", lambda x: tf.cast(x, tf.int32), [R(2, 3) * 4], lambda x: x.astype(I32)),
+    Case("cast_int_to_f32", "Cast", lambda x: tf.cast(x, tf.float32), [Int(2, 3)], lambda x: x.astype(F32)),
+    Case("cast_bool_to_f64", "Cast", lambda x: tf.cast(x, tf.float64), [Bool(4)], lambda x: x.astype(F64)),
+    Case("where_select_bcast", "Select", tf.where, [Bool(3, 1), R(3, 4), R(4)], np.where),
+    Case("where_python_scalar", "Select", lambda c, x: tf.where(c, x, 0.0), [Bool(2, 3), R(2, 3)], lambda c, x: np.where(c, x, 0)),
+    Case("where_indices", "Where", tf.where, [Bool(3, 4)], np.argwhere, static=False),
+    # matmul
+    Case("matmul", "MatMul", tf.matmul, [R(2, 3), R(3, 4)], np.matmul),
+    Case("matmul_f32_operator", "MatMul", lambda a, b: a @ b, [R(2, 3, dtype=F32), R(3, 2, dtype=F32)], np.matmul),
+    Case("matmul_transpose_a", "MatMul", lambda a, b: tf.matmul(a, b, transpose_a=True), [R(3, 2), R(3, 4)], lambda a, b: a.T @ b, batch=(1,)),
+    Case("matmul_transpose_b", "MatMul", lambda a, b: tf.matmul(a, b, transpose_b=True), [R(2, 3), R(4, 3)], lambda a, b: a @ b.T),
+    Case(
+        "matmul_transpose_both",
+        "MatMul",
+        lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+        [R(3, 2), R(4, 3)],
+        lambda a, b: a.T @ b.T,
+    ),
+    Case("matmul_batched", "MatMul", tf.matmul, [R(2, 3, 4), R(2, 4, 5)], np.matmul),
+    # reductions
+    Case("reduce_sum_all", "Sum", tf.reduce_sum, [R(2, 3)], np.sum),
+    Case("reduce_sum_axis_keepdims", "Sum", lambda x: tf.reduce_sum(x, axis=1, keepdims=True), [R(2, 3)], lambda x: x.sum(1, keepdims=True)),
+    Case("reduce_sum_neg_axes", "Sum", lambda x: tf.reduce_sum(x, axis=[0, -1]), [R(2, 3, 4)], lambda x: x.sum((0, 2))),
+    Case("reduce_sum_reduction_indices", "Sum", lambda x: tf.reduce_sum(x, reduction_indices=[0], keep_dims=True), [R(2, 3)], lambda x: x.sum(0, keepdims=True)),
+    Case("reduce_sum_int", "Sum", lambda x: tf.reduce_sum(x, 0), [Int(3, 2)], lambda x: x.sum(0).astype(I32)),
+    Case("reduce_mean", "Mean", lambda x: tf.reduce_mean(x, 0), [R(3, 4)], lambda x: x.mean(0)),
+    Case("reduce_mean_f32_keepdims", "Mean", lambda x: tf.reduce_mean(x, keepdims=True), [R(3, 4, dtype=F32)], lambda x: x.mean(keepdims=True)),
+    Case("reduce_max", "Max", lambda x: tf.reduce_max(x, -1), [R(3, 4)], lambda x: x.max(-1)),
+    Case("reduce_min", "Min", lambda x: tf.reduce_min(x, [0, 1], keepdims=True), [R(3, 4, 2)], lambda x: x.min((0, 1), keepdims=True)),
+    Case("reduce_prod", "Prod", lambda x: tf.reduce_prod(x, 1), [R(3, 4)], lambda x: x.prod(1)),
+    Case("reduce_all", "All", lambda x: tf.reduce_all(x, 1), [Bool(3, 2)], lambda x: x.all(1)),
+    Case("reduce_any", "Any", tf.reduce_any, [Bool(3, 2)], np.any),
+    Case("argmax", "ArgMax", lambda x: tf.argmax(x, 1), [R(3, 4)], lambda x: x.argmax(1)),
+    Case("argmax_int32_out", "ArgMax", lambda x: tf.argmax(x, axis=0, output_type=tf.int32), [R(3, 4)], lambda x: x.argmax(0).astype(I32)),
+    Case("argmin", "ArgMin", lambda x: tf.argmin(x, -1), [R(3, 4)], lambda x: x.argmin(-1)),
+    Case("add_n", "AddN", lambda a, b, c: tf.add_n([a, b, c]), [R(2, 3), R(2, 3), R(2, 3)], lambda a, b, c: a + b + c),
+    # shapes
+    Case("shape", "Shape", tf.shape, [R(2, 3)], lambda x: np.array(x.shape, I32)),
+    Case("shape_int64", "Shape", lambda x: tf.shape(x, out_type=tf.int64), [R(2, 3)], lambda x: np.array(x.shape, I64)),
+    Case("size", "Size", tf.size, [R(2, 3)], lambda x: np.array(x.size, I32)),
+    Case("rank", "Rank", tf.rank, [R(2, 3)], lambda x: np.array(x.ndim, I32), batch="rank"),
+    # reshaping
+    Case("reshape_minus_one", "Reshape", lambda x: tf.reshape(x, [-1, 3]), [R(4, 6)], lambda x: x.reshape(-1, 3)),
+    Case("reshape_to_shape_of", "Reshape", lambda x, y: tf.reshape(x, tf.shape(y)), [R(2, 6), R(4, 3)], lambda x, y: x.reshape(y.shape), batch=(1,)),
+    Case("reshape_to_scalar", "Reshape", lambda x: tf.reshape(x, []), [R(1, 1)], lambda x: x.reshape(())),
+    Case("transpose_perm", "Transpose", lambda x: tf.transpose(x, [1, 0, 2]), [R(2, 3, 4)], lambda x: x.transpose(1, 0, 2)),
+    Case("transpose_default", "Transpose", tf.transpose, [R(2, 3, 4)], np.transpose),
+    Case("expand_dims_last", "ExpandDims", lambda x: tf.expand_dims(x, -1), [R(2, 3)], lambda x: x[..., None]),
+    Case("expand_dims_middle", "ExpandDims", lambda x: tf.expand_dims(x, 1), [R(2, 3)], lambda x: x[:, None]),
+    Case("squeeze_axis", "Squeeze", lambda x: tf.squeeze(x, [1]), [R(2, 1, 3, 1)], lambda x: x.squeeze(1)),
+    Case("squeeze_all", "Squeeze", tf.squeeze, [R(2, 1, 3, 1)], np.squeeze, batch=()),
+    Case("broadcast_to", "BroadcastTo", lambda x: tf.broadcast_to(x, [2, 3, 4]), [R(3, 1)], lambda x: np.broadcast_to(x, (2, 3, 4))),
+    # joining and splitting
+    Case("concat", "ConcatV2", lambda a, b: tf.concat([a, b], axis=1), [R(2, 3), R(2, 1)], lambda a, b: np.concatenate([a, b], 1)),
+    Case("concat_neg_axis", "ConcatV2", lambda a, b: tf.concat([a, b], -1), [R(2, 3), R(2, 2)], lambda a, b: np.concatenate([a, b], -1)),
+    Case("stack", "ConcatV2", lambda a, b: tf.stack([a, b], axis=1), [R(2, 3), R(2, 3)], lambda a, b: np.stack([a, b], 1)),
+    Case("split_even", "SplitV", lambda x: tf.split(x, 3, axis=1), [R(2, 6)], lambda x: np.split(x, 3, 1)),
+    Case("split_sizes", "SplitV", lambda x: tf.split(x, [1, 2, 3], axis=1), [R(2, 6)], lambda x: np.split(x, [1, 3], 1)),
+    Case("split_minus_one", "SplitV", lambda x: tf.split(x, [2, -1], axis=1), [R(2, 6)], lambda x: np.split(x, [2], 1)),
+    Case("split_dynamic_axis", "SplitV", lambda x: tf.split(x, 2, axis=0), [R(4, 3)], lambda x: np.split(x, 2, 0)),
+    Case("unstack", "SplitV", lambda x: tf.unstack(x, axis=1), [R(2, 3)], lambda x: list(np.moveaxis(x, 1, 0))),
+    # slicing and gathering
+    Case("getitem_slices", "StridedSlice", lambda x: x[1:, ::2], [R(3, 5)], lambda x: x[1:, ::2]),
+    Case("getitem_int_ellipsis", "StridedSlice", lambda x: x[..., 1], [R(2, 3, 4)], lambda x: x[..., 1]),
+    Case("getitem_newaxis_neg", "StridedSlice", lambda x: x[None, -1], [R(3, 4)], lambda x: x[None, -1]),
+    Case("getitem_reverse", "StridedSlice", lambda x: x[::-1, 2:0:-1], [R(3, 4)], lambda x: x[::-1, 2:0:-1]),
+    Case("slice", "StridedSlice", lambda x: tf.slice(x, [0, 1], [2, -1]), [R(3, 4)], lambda x: x[0:2, 1:]),
+    Case("gather_repeated", "GatherV2", lambda p, i: tf.gather(p, i), [R(3, 2), _gather_index()], lambda p, i: p[i]),
+    Case("gather_axis1_2d_idx", "GatherV2", lambda p, i: tf.gather(p, i, axis=1), [R(2, 3), np.array([[0, 2], [1, 1]], I64)], lambda p, i: np.take(p, i, 1)),
+    # filling
+    Case("fill", "Fill", lambda v: tf.fill([2, 3], v), [R()], lambda v: np.full((2, 3), v)),
+    Case("zeros", "Fill", lambda: tf.zeros([2, 3], tf.int32), [], lambda: np.zeros((2, 3), I32)),
+    Case("ones_like", "Fill", tf.ones_like, [R(2, 3)], np.ones_like),
+    Case("zeros_like_dtype", "Fill", lambda x: tf.zeros_like(x, dtype=tf.int64), [R(2, 3)], lambda x: np.zeros(x.shape, I64)),
+    Case("one_hot", "OneHot", lambda i: tf.one_hot(i, 4), [np.array([[0, 3], [1, 1]], I32)], lambda i: np.eye(4, dtype=F32)[i]),
+    Case("one_hot_on_off", "OneHot", lambda i: tf.one_hot(i, 3, 5.0, -1.0, dtype=tf.float64), [np.array([2, 0, 1], I64)], lambda i: np.eye(3)[i] * 6 - 1),
+    Case("tile", "Tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)], lambda x: np.tile(x, (2, 3))),
+    Case("pad", "Pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)], lambda x: np.pad(x, [(1, 0), (2, 1)])),
+    Case("pad_value", "Pad", lambda x: tf.pad(x, [[0, 1], [1, 1]], constant_values=7), [Int(2, 2)], lambda x: np.pad(x, [(0, 1), (1, 1)], constant_values=7)),
+    # convolution and pooling
+    *[
+        Case(
+            f"conv2d_{padding}_s{s}",
+            "Conv2D",
+            lambda x, w, s=s, padding=padding: tf.nn.conv2d(x, w, strides=[1, s, s, 1], padding=padding),
+            [R(2, 5, 6, 2), R(3, 2, 2, 3)],
+            lambda x, w, s=s, padding=padding: np_conv2d(x, w, (s, s), padding),
+            batch=(0,),
+        )
+        for padding in ("SAME", "VALID")
+        for s in (1, 2)
+    ],
+    *[
+        Case(
+            f"{name}_{padding}",
+            op,
+            lambda x, fn=fn, padding=padding: fn(x, ksize=[1, 3, 2, 1], strides=[1, 2, 2, 1], padding=padding),
+            [R(2, 5, 6, 3)],
+            lambda x, ref=ref, padding=padding: ref(x, (3, 2), (2, 2), padding),
+        )
+        for name, op, fn, ref in [
+            ("max_pool", "MaxPool", tf.nn.max_pool, np_max_pool),
+            ("avg_pool", "AvgPool", tf.nn.avg_pool, np_avg_pool),
+        ]
+        for padding in ("SAME", "VALID")
+    ],
+    Case("conv2d_f32", "Conv2D", lambda x, w: tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), [R(1, 4, 4, 1, dtype=F32), R(2, 2, 1, 2, dtype=F32)], lambda x, w: np_conv2d(x, w, (1, 1), "SAME"), batch=(0,)),
+    # softmax and cross-entropies
+    Case("softmax", "Softmax", tf.nn.softmax, [R(3, 4) * 5], np_softmax),
+    Case("softmax_axis0", "Softmax", lambda x: tf.nn.softmax(x, axis=0), [R(3, 4)], lambda x: np_softmax(x, 0)),
+    Case("softmax_large", "Softmax", tf.nn.softmax, [np.array([[1000.0, 0.0, -1000.0]])], np_softmax),
+    Case("log_softmax", "LogSoftmax", tf.nn.log_softmax, [R(3, 4) * 5], np_log_softmax),
+    Case(
+        "xent_v2",
+        "SoftmaxCrossEntropyWithLogits",
+        lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x),
+        [np_softmax(R(3, 4)), R(3, 4)],
+        lambda y, x: -(y * np_log_softmax(x)).sum(-1),
+    ),
+    Case(
+        "xent_v1",
+        "SoftmaxCrossEntropyWithLogits",
+        lambda y, x: tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=x),
+        [np_softmax(R(3, 4)), R(3, 4, dtype=F64)],
+        lambda y, x: -(y * np_log_softmax(x)).sum(-1),
+    ),
+    Case(
+        "sparse_xent",
+        "SoftmaxCrossEntropyWithLogits",
+        lambda i, x: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=i, logits=x),
+        [np.array([0, 3, 1], I32), R(3, 4, dtype=F32)],
+        lambda i, x: -np_log_softmax(x)[np.arange(3), i],
+    ),
+    # composites: no primitive of their own, but public API with numpy meaning
+    Case("rsqrt", None, tf.rsqrt, [P(2, 3)], lambda x: 1 / np.sqrt(x)),
+    Case("reciprocal", None, tf.reciprocal, [P(2, 3)], lambda x: 1 / x),
+    Case("log1p", None, tf.log1p, [P(2, 3)], np.log1p),
+    Case("clip_by_value", None, lambda x: tf.clip_by_value(x, -0.5, 0.5), [R(3, 4)], lambda x: np.clip(x, -0.5, 0.5)),
+    Case("softplus", None, tf.nn.softplus, [R(3, 4) * 30], lambda x: np.logaddexp(0, x)),
+    Case("relu6", None, tf.nn.relu6, [R(3, 4) * 5], lambda x: np.clip(x, 0, 6)),
+    Case("leaky_relu", None, tf.nn.leaky_relu, [R(3, 4)], lambda x: np.where(x > 0, x, 0.2 * x)),
+    Case("elu", None, tf.nn.elu, [R(3, 4)], lambda x: np.where(x > 0, x, np.expm1(x))),
+    Case("l2_loss", None, tf.nn.l2_loss, [R(3, 4)], lambda x: (x * x).sum() / 2),
+    Case("bias_add", None, tf.nn.bias_add, [R(2, 3, 4), R(4)], np.add, batch=(0,)),
+    Case("xw_plus_b", None, tf.nn.xw_plus_b, [R(2, 3), R(3, 4), R(4)], lambda x, w, b: x @ w + b, batch=(0,)),
+    Case(
+        "sigmoid_xent",
+        None,
+        lambda z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+        [rng.random((3, 4)), R(3, 4) * 40],
+        lambda z, x: np.logaddexp(0, x) - x * z,
+    ),
+    Case("moments", None, lambda x: list(tf.nn.moments(x, [0])), [R(5, 3)], lambda x: [x.mean(0), x.var(0)]),
+    Case("matrix_transpose", None, tf.matrix_transpose, [R(2, 3, 4)], lambda x: x.swapaxes(1, 2)),
+]
+
+# Primitives with a kernel but no case in the table, and why.
+EXEMPT = {
+    "Placeholder": "fed, never computed: every case feeds one",
+    "VariableV2": "bound from the session's store: test_variable_updates",
+    "Assign": "test_variable_updates",
+    "AssignAdd": "test_variable_updates",
+    "AssignSub": "test_variable_updates",
+    "NoOp": "no outputs: test_no_op_and_group",
+    "RandomStandardNormal": "random: test_random_ops",
+    "TruncatedNormal": "random: test_random_ops",
+    "RandomUniform": "random: test_random_ops",
+    "RandomUniformInt": "random: test_random_ops",
+    # Internal gradient primitives: no public builder; test_gradients checks them
+    # against finite differences (first and second order).
+    "ReduceTo": "gradient of broadcasting binary ops",
+    "StridedSliceGrad": "gradient of StridedSlice",
+    "ScatterAddTo": "gradient of GatherV2",
+    "TileGrad": "gradient of Tile",
+    "Conv2DBackpropInput": "gradient of Conv2D",
+    "Conv2DBackpropFilter": "gradient of Conv2D",
+    "MaxPoolGrad": "gradient of MaxPool",
+    "AvgPoolGrad": "gradient of AvgPool",
+}
+
+
+def _tol(dtype):
+    return {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-10, atol=1e-12)}.get(
+        np.dtype(dtype).name, dict(rtol=0, atol=0)
+    )
+
+
+def _placeholder_dims(case, i, a):
+    """The fed placeholder's shape in the batch variant: None leading dim (or unknown rank)."""
+    if case.batch == "rank":
+        return None
+    batched = case.batch if case.batch is not None else range(len(case.inputs))
+    return [None, *a.shape[1:]] if i in batched and a.ndim >= 1 else list(a.shape)
+
+
+def _as_list(v):
+    return list(v) if isinstance(v, (list, tuple)) else [v]
+
+
+def assert_agrees(t, value, expected, fully_known):
+    """Static dtype and shape of ``t`` match the run ``value``; ``value`` matches ``expected``."""
+    value, expected = np.asarray(value), np.asarray(expected)
+    assert value.dtype == t.dtype.np, f"{t.name}: inferred {t.dtype.name}, kernel gave {value.dtype}"
+    dims = t.shape.as_list() if t.shape.ndims is not None else None
+    if dims is not None:
+        assert len(dims) == value.ndim and all(d in (None, v) for d, v in zip(dims, value.shape)), (
+            f"{t.name}: inferred shape {dims}, kernel gave {value.shape}"
+        )
+    if fully_known:
+        assert t.shape.is_fully_defined(), f"{t.name}: inference lost the shape ({t.shape}), kernel gave {value.shape}"
+    assert value.shape == expected.shape, f"{t.name}: shape {value.shape}, numpy gives {expected.shape}"
+    np.testing.assert_allclose(value, expected.astype(value.dtype), **_tol(value.dtype), err_msg=t.name)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_op_matches_numpy_and_inference(case):
+    with tf.Graph().as_default() as graph:
+        full = [tf.placeholder(tf.as_dtype(a.dtype), a.shape) for a in case.inputs]
+        batch = [tf.placeholder(tf.as_dtype(a.dtype), _placeholder_dims(case, i, a)) for i, a in enumerate(case.inputs)]
+        outs_full, outs_batch = _as_list(case.build(*full)), _as_list(case.build(*batch))
+        feeds = {**dict(zip(full, case.inputs)), **dict(zip(batch, case.inputs))}
+        with tf.Session() as sess:
+            got_full, got_batch = sess.run([outs_full, outs_batch], feeds)
+    expected = _as_list(case.ref(*case.inputs))
+    assert len(outs_full) == len(expected)
+    for t, v, e in zip(outs_full, got_full, expected):
+        assert_agrees(t, v, e, fully_known=case.static)
+    for t, v, e in zip(outs_batch, got_batch, expected):
+        assert_agrees(t, v, e, fully_known=False)
+    if case.op is not None:
+        types = {op.type for op in graph.get_operations()}
+        assert case.op in types, f"case {case.id} builds no {case.op} op (only {sorted(types)})"
+
+
+def test_table_covers_every_primitive():
+    with_kernel = {name for name, prim in PRIMITIVES.items() if prim.kernel is not None}
+    in_table = {c.op for c in CASES if c.op is not None}
+    assert set(EXEMPT) <= set(PRIMITIVES), f"stale exemptions: {sorted(set(EXEMPT) - set(PRIMITIVES))}"
+    assert not in_table & set(EXEMPT), "a primitive is both in the table and exempt"
+    missing = with_kernel - in_table - set(EXEMPT)
+    assert not missing, f"primitives with a kernel but no case in tests/test_ops.py: {sorted(missing)}"
+
+
+# -- random ops -------------------------------------------------------------------------------
+
+RANDOM = [
+    ("RandomStandardNormal", lambda shape, **kw: tf.random_normal(shape, mean=1.0, stddev=2.0, **kw), tf.float32),
+    ("TruncatedNormal", lambda shape, **kw: tf.truncated_normal(shape, stddev=0.5, dtype=tf.float64, **kw), tf.float64),
+    ("RandomUniform", lambda shape, **kw: tf.random_uniform(shape, -2, 3, dtype=tf.float64, **kw), tf.float64),
+    ("RandomUniformInt", lambda shape, **kw: tf.random_uniform(shape, -3, 4, dtype=tf.int32, **kw), tf.int32),
+]
+RANDOM_IDS = [r[0] for r in RANDOM]
+
+
+def _draws(make, graph_seed=None, op_seed=None, runs=2, shape=(2, 3)):
+    """Values of ``runs`` runs in each of two fresh sessions of one graph."""
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(graph_seed)
+        t = make(list(shape), seed=op_seed)
+        out = []
+        for _ in range(2):
+            with tf.Session(graph=g) as sess:
+                out.append([sess.run(t) for _ in range(runs)])
+    return out
+
+
+@pytest.mark.parametrize("name,make,dtype", RANDOM, ids=RANDOM_IDS)
+def test_random_op_inference_and_distribution(name, make, dtype):
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float64, [None, 3])
+        static = make([2000, 5], seed=1)
+        dynamic = make(tf.shape(x), seed=2)
+        assert name in {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            a, b = sess.run([static, dynamic], {x: np.zeros((4, 3))})
+    assert static.dtype is dtype and dynamic.dtype is dtype
+    assert static.shape.as_list() == [2000, 5] and dynamic.shape.as_list() == [None, 3]
+    assert a.dtype == dtype.np and a.shape == (2000, 5) and b.dtype == dtype.np and b.shape == (4, 3)
+    if name == "RandomStandardNormal":
+        assert abs(a.mean() - 1) < 0.1 and abs(a.std() - 2) < 0.1
+    elif name == "TruncatedNormal":
+        assert np.abs(a).max() <= 1.0 and abs(a.mean()) < 0.05 and 0.4 < a.std() < 0.46  # 0.5 * 0.880
+    elif name == "RandomUniform":
+        assert a.min() >= -2 and a.max() < 3 and abs(a.mean() - 0.5) < 0.1
+    else:
+        assert set(np.unique(a)) == set(range(-3, 4))
+
+
+@pytest.mark.parametrize("name,make,dtype", RANDOM, ids=RANDOM_IDS)
+def test_random_op_determinism(name, make, dtype):
+    seeded = _draws(make, graph_seed=1, op_seed=5)
+    # A session replays the op's sequence from the start; successive runs differ.
+    np.testing.assert_array_equal(seeded[0], seeded[1])
+    assert not np.array_equal(seeded[0][0], seeded[0][1])
+    # The same graph and seeds built again give the same numbers; another op seed does not.
+    np.testing.assert_array_equal(_draws(make, graph_seed=1, op_seed=5)[0], seeded[0])
+    assert not np.array_equal(_draws(make, graph_seed=1, op_seed=6)[0][0], seeded[0][0])
+    assert not np.array_equal(_draws(make, graph_seed=2, op_seed=5)[0][0], seeded[0][0])
+    # A graph seed alone, or an op seed alone, is enough to be reproducible.
+    np.testing.assert_array_equal(_draws(make, graph_seed=3)[0], _draws(make, graph_seed=3)[1])
+    np.testing.assert_array_equal(_draws(make, op_seed=3)[0], _draws(make, op_seed=3)[1])
+    # With neither, two sessions draw different numbers.
+    unseeded = _draws(make, runs=1, shape=(20, 20))
+    assert not np.array_equal(unseeded[0][0], unseeded[1][0])
+
+
+def test_random_ops_with_graph_seed_differ_from_each_other():
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        a, b = tf.random_normal([3, 3]), tf.random_normal([3, 3])
+        with tf.Session() as sess:
+            va, vb = sess.run([a, b])
+    assert not np.array_equal(va, vb)
+
+
+# -- variables and grouping ---------------------------------------------------------------------
+
+
+def test_variable_updates():
+    init = R(2, 3)
+    delta = R(2, 3)
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(init, name="v")
+        d = tf.placeholder(tf.float64, [2, 3])
+        assign, add, sub = v.assign(d * 2), tf.assign_add(v, d), v.assign_sub(d)
+        for t in (assign, add, sub):
+            assert t.dtype is tf.float64 and t.shape.as_list() == [2, 3]
+        assert {"VariableV2", "Assign", "AssignAdd", "AssignSub"} <= {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(v), init)
+            np.testing.assert_array_equal(sess.run(assign, {d: delta}), delta * 2)
+            np.testing.assert_array_equal(sess.run(add, {d: delta}), delta * 3)
+            np.testing.assert_array_equal(sess.run(sub, {d: delta}), delta * 2)
+            got = sess.run(v)
+    assert got.dtype == F64 and got.shape == (2, 3)
+    np.testing.assert_array_equal(got, delta * 2)
+
+
+def test_no_op_and_group():
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(1.0)
+        step = tf.group(v.assign_add(2.0), tf.no_op())
+        assert "NoOp" in {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(step) is None
+            assert sess.run(v) == 3.0
