@@ -72,7 +72,9 @@ class Variable:
     ):
         if initial_value is None:
             raise ValueError("Variable needs an initial_value")
-        with name_scope(name or "Variable") as scope:
+        # Like TF1's init_scope: a variable and its initializer never inherit
+        # the control dependencies around their creation.
+        with control_dependencies(None), name_scope(name or "Variable") as scope:
             self._initial_value = _initial_tensor(initial_value, dtype)
             dims = as_dims(shape) if shape is not None else self._initial_value._dims
             if not validate_shape:

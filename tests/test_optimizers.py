@@ -362,6 +362,60 @@ def test_learning_rate_tensor():
         np.testing.assert_allclose(sess.run(v), [0.5, -0.5])
 
 
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda: tf.train.GradientDescentOptimizer(0.1), "GradientDescent"),
+        (lambda: tf.train.MomentumOptimizer(0.1, 0.9), "Momentum"),
+        (lambda: tf.train.AdamOptimizer(), "Adam"),
+        (lambda: tf.train.AdagradOptimizer(0.1), "Adagrad"),
+        (lambda: tf.train.RMSPropOptimizer(0.1), "RMSProp"),
+    ],
+    ids=["gd", "momentum", "adam", "adagrad", "rmsprop"],
+)
+def test_train_op_is_named_after_the_optimizer(make, name):
+    loss, W, b, _ = build_model()
+    assert make().minimize(loss).name == name
+    gs = tf.train.get_or_create_global_step()
+    assert make().minimize(loss, global_step=gs).name == name + "_1"
+    assert make().minimize(loss, name="train_step").name == "train_step"
+
+
+def test_adam_betas_as_tensors():
+    v = tf.Variable(np.ones(2), name="v")
+    opt = tf.train.AdamOptimizer(0.1, beta1=tf.constant(0.5), beta2=tf.constant(0.9, tf.float64))
+    train = opt.minimize(tf.reduce_sum(tf.square(v)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)  # g = 2: m = 1, v = 0.4, lr_t = 0.1 * sqrt(0.1) / 0.5
+        np.testing.assert_allclose(sess.run(opt.get_slot(v, "m")), [1.0, 1.0])
+        np.testing.assert_allclose(sess.run(opt.get_slot(v, "v")), [0.4, 0.4])
+        lr_t = 0.1 * np.sqrt(1 - 0.9) / (1 - 0.5)
+        np.testing.assert_allclose(sess.run(v), 1 - lr_t * 1 / (np.sqrt(0.4) + 1e-8), rtol=1e-6)
+        powers = sorted(float(p) for p in sess.run(opt.variables()[-2:]))
+        np.testing.assert_allclose(powers, [0.25, 0.81], rtol=1e-6)
+
+
+def test_minimize_inside_control_dependencies():
+    # As with TF1's init_scope, the optimizer's own variables (slots, beta powers, global
+    # step) do not inherit the surrounding control dependencies; the update ops do.
+    fed = tf.placeholder(tf.float32, [])
+    side = tf.identity(fed)
+    w = tf.Variable(np.ones(2), name="w")
+    with tf.control_dependencies([side]):
+        gs = tf.train.get_or_create_global_step()
+        opt = tf.train.AdamOptimizer(0.1)
+        train = opt.minimize(tf.reduce_sum(tf.square(w)), global_step=gs)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())  # needs no feed
+        assert sess.run(gs) == 0
+        sess.run(opt.variables())
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(train)
+        sess.run(train, feed_dict={fed: 0.0})
+        assert sess.run(gs) == 1
+
+
 # -- slots ----------------------------------------------------------------------------------------------
 
 
@@ -381,7 +435,12 @@ def test_adam_slot_names_and_values():
     names = {v.name for v in tf.global_variables()}
     assert {"W/Adam:0", "W/Adam_1:0", "beta1_power:0", "beta2_power:0"} <= names
     assert {v.name for v in opt.variables()} == {
-        "W/Adam:0", "W/Adam_1:0", "b/Adam:0", "b/Adam_1:0", "beta1_power:0", "beta2_power:0",
+        "W/Adam:0",
+        "W/Adam_1:0",
+        "b/Adam:0",
+        "b/Adam_1:0",
+        "beta1_power:0",
+        "beta2_power:0",
     }
     _, g = np_loss_and_grads(x, y, w0, b0)
     with tf.Session() as sess:
@@ -488,6 +547,7 @@ def test_softmax_regression_digits_gradient_descent(digits):
             sess.run(train, feed_dict={x: xs, y_: ys})
         assert sess.run(gs) == 300
         acc = accuracy(sess, x, y_, logits, digits)
+    # Measured 0.958 (0.953-0.961 over several shuffling seeds).
     assert acc >= 0.9, acc
 
 
@@ -508,4 +568,5 @@ def test_simple_example_as_written_in_tf1(digits):
         sess.run(train_step, feed_dict={x: batch_xs, y_: batch_ys})
     acc = accuracy(sess, x, y_, y, digits)
     sess.close()
-    assert acc >= 0.85, acc
+    # Measured 0.983 (0.981-0.983 over several shuffling seeds).
+    assert acc >= 0.95, acc

@@ -427,8 +427,8 @@ def _split_infer(inputs, *, axis, num):
     out = []
     for i in range(num):
         size_ = static[i] if static is not None else None
-        if dims is not None and size_ == -1:
-            size_ = None
+        if size_ == -1:  # the rest of the axis; -1 comes only from a constant, so all sizes are known
+            size_ = None if dims is None or dims[axis] is None else dims[axis] - (sum(static) + 1)
         out.append(((None if dims is None else dims[:axis] + (size_,) + dims[axis + 1 :]), x.dtype))
     return out
 
@@ -549,7 +549,8 @@ def _normalize_index(index):
     out = []
     for s in index:
         if isinstance(s, _py_slice):
-            out.append(slice(*(None if v is None else _static_int(v) for v in (s.start, s.stop, s.step))))
+            # _py_slice: this module's `slice` is TF's, not the builtin.
+            out.append(_py_slice(*(None if v is None else _static_int(v) for v in (s.start, s.stop, s.step))))
         elif s is None or s is Ellipsis:
             out.append(s)
         else:

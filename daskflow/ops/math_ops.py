@@ -11,6 +11,7 @@ from .. import dtypes
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive, apply
+from ..framework.tensor_shape import broadcast
 from . import array_ops
 from .infer import (
     binary,
@@ -348,7 +349,12 @@ def _matmul_infer(inputs, **_):
         raise ValueError(
             f"inner dimensions differ: {a.name} has shape {a.shape}, {b.name} has shape {b.shape}"
         )
-    return a._dims[:-1] + b._dims[-1:], dt
+    # Batch dimensions broadcast, as the kernel's `@` (and TF's BatchMatMulV2) does.
+    try:
+        batch = broadcast(a._dims[:-2], b._dims[:-2])
+    except ValueError:
+        raise ValueError(f"batch dimensions differ: {a.name} has shape {a.shape}, {b.name} has shape {b.shape}") from None
+    return batch + (a._dims[-2], b._dims[-1]), dt
 
 
 def _check_matmul_dtype(a, b):
@@ -362,7 +368,8 @@ def _matmul_grad(op, g):
     return [matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)]
 
 
-MatMul = Primitive("MatMul", _matmul_infer, lambda xp, a, b: a @ b, _matmul_grad)
+# broadcasting: a gradient with broadcast batch dimensions is summed back centrally.
+MatMul = Primitive("MatMul", _matmul_infer, lambda xp, a, b: a @ b, _matmul_grad, broadcasting=True)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None, **_):
@@ -415,7 +422,9 @@ def _prod_grad(op, g):
 
 def _reduction(name, method, grad):
     def kernel(xp, x, *, axis, keepdims):
-        return getattr(xp, method)(x, axis=axis, keepdims=keepdims)
+        # numpy widens int32 sums and products to int64 and int means to float64;
+        # TF (and inference) keep the input's dtype.
+        return getattr(xp, method)(x, axis=axis, keepdims=keepdims).astype(x.dtype, copy=False)
 
     return Primitive(name, _reduce_infer, kernel, grad)
 

@@ -26,8 +26,17 @@ class Optimizer:
     def get_name(self):
         return self._name
 
-    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=1,
-                 aggregation_method=None, colocate_gradients_with_ops=False, name=None, grad_loss=None):
+    def minimize(
+        self,
+        loss,
+        global_step=None,
+        var_list=None,
+        gate_gradients=1,
+        aggregation_method=None,
+        colocate_gradients_with_ops=False,
+        name=None,
+        grad_loss=None,
+    ):
         """Add ops that update ``var_list`` to reduce ``loss``; return the training op.
 
         Examples
@@ -42,22 +51,29 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable, check your graph: {names}")
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
-    def compute_gradients(self, loss, var_list=None, gate_gradients=1, aggregation_method=None,
-                          colocate_gradients_with_ops=False, grad_loss=None):
+    def compute_gradients(
+        self,
+        loss,
+        var_list=None,
+        gate_gradients=1,
+        aggregation_method=None,
+        colocate_gradients_with_ops=False,
+        grad_loss=None,
+    ):
         """``[(gradient, variable)]`` of ``loss``; the gradient is None where unconnected."""
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
         loss = convert_to_tensor(loss)
         grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
-        return list(zip(grads, var_list))
+        return list(zip(grads, var_list, strict=True))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """An op applying each (gradient, variable); then increments ``global_step``."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in grads_and_vars]}")
-        with name_scope(name or self._name):
+        with name_scope(name or self._name) as scope:
             self._prepare([v for _, v in pairs])
             for _, v in pairs:
                 self._create_slots(v)
@@ -66,10 +82,11 @@ class Optimizer:
                 with name_scope("update_" + v.op.name.replace("/", "_")), colocate_with(v.op):
                     updates.append(self._apply(convert_to_tensor(g, dtype=v.dtype), v))
             updates.extend(self._finish(updates))
+            # TF1 names the training op after the optimizer ("Adam", "GradientDescent", ...).
             if global_step is None:
-                return group(*updates, name="update")
-            with control_dependencies([group(*updates)]), colocate_with(global_step.op):
-                return assign_add(global_step, 1).op
+                return group(*updates, name=scope)
+            with control_dependencies([group(*updates, name="update")]), colocate_with(global_step.op):
+                return assign_add(global_step, 1, name=scope).op
 
     # -- hooks for subclasses ------------------------------------------------------------
     def _prepare(self, var_list):
@@ -89,7 +106,13 @@ class Optimizer:
         key = (var, slot_name)
         if key not in self._slots:
             dims = var.shape.as_list()
-            with name_scope(None), name_scope(var.op.name + "/"), colocate_with(var.op):
+            # Like TF1's init_scope: a slot made inside control_dependencies must not inherit them.
+            with (
+                control_dependencies(None),
+                name_scope(None),
+                name_scope(var.op.name + "/"),
+                colocate_with(var.op),
+            ):
                 self._slots[key] = Variable(
                     lambda: array_ops.fill(dims, convert_to_tensor(init, dtype=var.dtype)),
                     name=self._name,  # TF1's names: w/Adam, w/Adam_1
@@ -105,7 +128,7 @@ class Optimizer:
 
     def _hyper(self, value, var):
         """A hyper-parameter as a tensor of the variable's dtype."""
-        if hasattr(value, "op") or hasattr(value, "_as_tensor"):
+        if _is_tensor(value):
             return math_ops.cast(value, var.dtype)
         return convert_to_tensor(value, dtype=var.dtype)
 
@@ -114,6 +137,10 @@ class Optimizer:
 
     def _non_slot_variables(self):
         return []
+
+
+def _is_tensor(value):
+    return hasattr(value, "op") or hasattr(value, "_as_tensor")
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -167,8 +194,16 @@ class RMSPropOptimizer(Optimizer):
     ``mom = momentum*mom + lr*grad/sqrt(ms + epsilon)``; ``var -= mom``.
     The ``rms`` slot starts at one, as in TF1."""
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
-                 centered=False, name="RMSProp"):
+    def __init__(
+        self,
+        learning_rate,
+        decay=0.9,
+        momentum=0.0,
+        epsilon=1e-10,
+        use_locking=False,
+        centered=False,
+        name="RMSProp",
+    ):
         super().__init__(use_locking, name)
         self._lr, self._decay, self._momentum = learning_rate, decay, momentum
         self._epsilon, self._centered = epsilon, centered
@@ -200,18 +235,20 @@ class AdamOptimizer(Optimizer):
     ``m = beta1*m + (1-beta1)*g``; ``v = beta2*v + (1-beta2)*g**2``;
     ``var -= lr_t * m / (sqrt(v) + epsilon)``."""
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False,
-                 name="Adam"):
+    def __init__(
+        self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"
+    ):
         super().__init__(use_locking, name)
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
         self._powers = None
 
     def _prepare(self, var_list):
         if self._powers is None:
-            with name_scope(None), colocate_with(var_list[0].op):
+            initial = lambda beta: beta if _is_tensor(beta) else float(beta)  # noqa: E731
+            with control_dependencies(None), name_scope(None), colocate_with(var_list[0].op):
                 self._powers = (
-                    Variable(float(self._beta1), name="beta1_power", trainable=False),
-                    Variable(float(self._beta2), name="beta2_power", trainable=False),
+                    Variable(initial(self._beta1), name="beta1_power", trainable=False),
+                    Variable(initial(self._beta2), name="beta2_power", trainable=False),
                 )
 
     def _create_slots(self, var):
@@ -231,7 +268,10 @@ class AdamOptimizer(Optimizer):
     def _finish(self, updates):
         p1, p2 = self._powers
         with control_dependencies(updates), colocate_with(p1.op):
-            return [assign(p1, p1 * self._beta1).op, assign(p2, p2 * self._beta2).op]
+            return [
+                assign(p1, p1 * self._hyper(self._beta1, p1)).op,
+                assign(p2, p2 * self._hyper(self._beta2, p2)).op,
+            ]
 
     def _non_slot_variables(self):
         return list(self._powers or ())
@@ -253,7 +293,7 @@ def get_or_create_global_step(graph=None):
     step = get_global_step(graph)
     if step is not None:
         return step
-    with graph.as_default(), name_scope(None):
+    with graph.as_default(), control_dependencies(None), name_scope(None):
         return Variable(
             array_ops.zeros([], dtype=dtypes.int64),
             name="global_step",

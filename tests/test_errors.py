@@ -1,0 +1,149 @@
+"""Bad input gets a clear error that names the culprit, and changes nothing."""
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+@pytest.fixture
+def model():
+    x = tf.placeholder(tf.float32, [None, 3], name="images")
+    y = tf.placeholder(tf.int32, [None], name="labels")
+    w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+    logits = tf.matmul(x, w)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    yield x, y, w, train, sess
+    sess.close()
+
+
+def test_wrong_feed_shape_names_the_placeholder_and_both_shapes(model):
+    x, y, w, train, sess = model
+    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+        sess.run(train, {x: np.ones((4, 5), np.float32), y: [0, 1, 0, 1]})
+    message = str(err.value)
+    assert "images:0" in message and "(4, 5)" in message and "(?, 3)" in message
+    np.testing.assert_array_equal(sess.run(w), np.ones((3, 2)))
+
+
+def test_wrong_feed_dtype_names_the_placeholder(model):
+    x, y, w, train, sess = model
+    with pytest.raises(tf.errors.InvalidArgumentError, match="labels:0.*int32"):
+        sess.run(train, {x: np.ones((2, 3), np.float32), y: [0.5, 1.5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="images:0"):
+        sess.run(train, {x: [["a", "b", "c"]], y: [0]})
+    np.testing.assert_array_equal(sess.run(w), np.ones((3, 2)))
+
+
+def test_compatible_feeds_are_cast_like_tf1(model):
+    x, y, w, train, sess = model
+    sess.run(train, {x: np.ones((2, 3), np.float64), y: np.array([0, 0], np.int64)})
+    assert not np.array_equal(sess.run(w), np.ones((3, 2)))
+
+
+def test_a_failing_step_leaves_every_variable_unchanged():
+    v = tf.Variable(1.0, name="v")
+    n = tf.placeholder(tf.int32, [None])
+    bump = tf.assign_add(v, 5.0)
+    with tf.control_dependencies([bump]):
+        bad = tf.reshape(n, [2, 2])  # fails at run time for other sizes
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape") as err:
+            sess.run(bad, {n: [1, 2, 3]})
+        assert err.value.op is bad.op
+        assert sess.run(v) == 1.0  # the assign ran, but its step failed: not committed
+        sess.run(bad, {n: [1, 2, 3, 4]})
+        assert sess.run(v) == 6.0
+
+
+def test_unfed_placeholder_is_named(model):
+    x, y, w, train, sess = model
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'labels:0'"):
+        sess.run(train, {x: np.ones((2, 3), np.float32)})
+
+
+def test_uninitialised_variable_is_named():
+    v = tf.Variable(1.0, name="weights")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value weights"):
+            sess.run(v * 2.0)
+
+
+def test_tensor_from_another_graph():
+    g = tf.Graph()
+    with g.as_default():
+        foreign = tf.constant(1.0, name="foreign")
+    with pytest.raises(ValueError, match="foreign:0 is from another graph"):
+        tf.constant(2.0) + foreign
+    with tf.Session() as sess, pytest.raises(ValueError, match="not an element of this graph"):
+        sess.run(foreign)
+
+
+def test_unknown_names():
+    with tf.Session() as sess:
+        with pytest.raises(KeyError, match="no operation named 'nope'"):
+            sess.run("nope:0")
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'ghost:0'"):
+            sess.run(tf.constant(1.0), {"ghost:0": 1.0})
+
+
+def test_closed_session():
+    sess = tf.Session()
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(tf.constant(1.0))
+
+
+@pytest.mark.parametrize(
+    "build, pattern",
+    [
+        (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]), name="mm"), r"mm \(MatMul\).*\(2, 3\).*\(4, 5\)"),
+        (lambda: tf.add(tf.ones([2, 3]), tf.ones([4]), name="plus"), r"plus \(Add\).*\(2, 3\).*\(4\)"),
+        (lambda: tf.reshape(tf.ones([2, 3]), [4, 2], name="rs"), r"rs \(Reshape\).*\(2, 3\)"),
+        (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0, name="cat"), r"cat \(ConcatV2\)"),
+        (lambda: tf.reduce_sum(tf.ones([2, 3]), axis=2), r"axis 2 is out of range"),
+        (lambda: tf.constant(1.0) + tf.constant(1), r"(float32|int32)"),
+    ],
+)
+def test_incompatible_shapes_and_dtypes_at_build_time(build, pattern):
+    with pytest.raises((ValueError, TypeError), match=pattern):
+        build()
+
+
+def test_cycle_is_reported():
+    a = tf.identity(tf.constant(1.0), name="a")
+    b = tf.identity(a, name="b")
+    a.op._add_control_input(b.op)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="cycle through: a, b"):
+        sess.run(b)
+
+
+def test_fetch_none_and_bad_types():
+    with tf.Session() as sess:
+        with pytest.raises(TypeError, match="None"):
+            sess.run(None)
+        with pytest.raises(TypeError):
+            sess.run(3.5)
+
+
+def test_assign_of_the_wrong_shape():
+    v = tf.Variable(np.zeros(3, np.float32), name="v")
+    with pytest.raises(ValueError, match="shape"):
+        tf.assign(v, np.zeros(4, np.float32))
+    p = tf.placeholder(tf.float32, [None])
+    update = tf.assign(v, p)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="does not fit"):
+            sess.run(update, {p: np.ones(5, np.float32)})
+        np.testing.assert_array_equal(sess.run(v), np.zeros(3))

@@ -1,0 +1,405 @@
+"""Symbolic gradients against central finite differences, in float64.
+
+Each :class:`GradCase` builds ``ys`` from placeholders. The symbolic vector-
+Jacobian product ``gradients(ys, xs, grad_ys=w)`` for random weights ``w``
+must equal the central difference of ``sum(w * ys)``, computed by running the
+forward graph in the same session with perturbed feeds. Every case is also
+built with a ``None`` leading (batch) dimension, whose symbolic gradient must
+give the same numbers (that exercises the dynamic-shape paths of the rules).
+Second-order cases differentiate a first-order gradient graph the same way,
+so the gradient rules of the internal gradient primitives are checked too.
+``test_every_gradient_rule_is_checked`` fails when a primitive with a gradient
+rule lies on no checked path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+from daskflow.framework.primitive import PRIMITIVES
+from daskflow.gradients import _between
+
+rng = np.random.default_rng(1)
+EPS = 1e-6
+TOL = dict(rtol=1e-6, atol=1e-7)
+
+
+def R(*shape):
+    return rng.standard_normal(shape)
+
+
+def P(*shape):
+    """Positive, away from zero (log, sqrt, division, pow's base)."""
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def Away(*shape, margin=0.1):
+    """Normal values at least ``margin`` from zero (kinks of relu, abs, sign...)."""
+    v = rng.standard_normal(shape)
+    return np.where(v >= 0, v + margin, v - margin)
+
+
+def Distinct(*shape):
+    """A permutation of spread-out values: no ties for max, min and pooling."""
+    n = int(np.prod(shape))
+    return rng.permutation(np.linspace(-2, 2, n)).reshape(shape) + rng.uniform(-0.01, 0.01, shape)
+
+
+@dataclass
+class GradCase:
+    id: str
+    build: Callable  # (*input tensors) -> Tensor or list of Tensors
+    inputs: list  # float arrays are differentiated; others are fed and held fixed
+    batch: tuple | None = None  # inputs given a None leading dim (default: all of rank >= 1)
+    eps: float = EPS
+    tol: dict | None = None
+
+
+def grad_of(f):
+    """A builder for the first-order gradient of ``f`` w.r.t. its float inputs.
+
+    The weights ``w`` are drawn once (from the fully shaped build) and reused by
+    the batch build, so both differentiate the same function.
+    """
+    weights = {}
+
+    def build(*xs):
+        ys = _as_list(f(*xs))
+        ws = [weights.setdefault(i, R(*y.shape.as_list())) for i, y in enumerate(ys)]
+        grads = tf.gradients(ys, [x for x in xs if x.dtype.is_floating], grad_ys=ws)
+        return [g for g in grads if g is not None]
+
+    return build
+
+
+def _as_list(v):
+    return list(v) if isinstance(v, (list, tuple)) else [v]
+
+
+def _conv(s, padding):
+    return lambda x, w: tf.nn.conv2d(x, w, strides=[1, s, s, 1], padding=padding)
+
+
+def _pool(fn, k, s, padding):
+    return lambda x: fn(x, ksize=[1, k, k, 1], strides=[1, s, s, 1], padding=padding)
+
+
+LABELS = np.exp(R(3, 4))
+LABELS /= LABELS.sum(-1, keepdims=True)
+COND = rng.random((3, 1)) < 0.5
+
+CASES = [
+    # elementwise binary, with broadcasting
+    GradCase("add_bcast", tf.add, [R(3, 1), R(4)]),
+    GradCase("sub_bcast", tf.subtract, [R(2, 3), R(3)]),
+    GradCase("mul_bcast", lambda x, y: x * y, [R(2, 3), R(3)]),
+    GradCase("mul_scalar_matrix", lambda s, x: s * x, [R(), R(2, 3)]),
+    GradCase("mul_rank3_bcast", lambda x, y: x * y, [R(2, 1, 3), R(4, 1)]),
+    GradCase("div_bcast", lambda x, y: x / y, [R(2, 3), P(2, 1)]),
+    GradCase("div_python_scalar", lambda x: 3.0 / x, [P(2, 3)]),
+    GradCase("pow", tf.pow, [P(2, 3), R(3)]),
+    GradCase("pow_const_exponent", lambda x: x**3.0, [R(2, 3)]),
+    GradCase("maximum", tf.maximum, [Distinct(2, 3), Distinct(3)]),
+    GradCase("minimum", tf.minimum, [Distinct(2, 3), Distinct(2, 1)]),
+    GradCase("where_bcast", tf.where, [COND, R(3, 4), R(4)]),
+    GradCase("add_n", lambda a, b, c: tf.add_n([a, b, c * c]), [R(2, 3), R(2, 3), R(2, 3)]),
+    # elementwise unary
+    GradCase("neg", lambda x: -x, [R(2, 3)]),
+    GradCase("abs", tf.abs, [Away(2, 3)]),
+    GradCase("square", tf.square, [R(2, 3)]),
+    GradCase("exp", tf.exp, [R(2, 3)]),
+    GradCase("log", tf.log, [P(2, 3)]),
+    GradCase("sqrt", tf.sqrt, [P(2, 3)]),
+    GradCase("rsqrt", tf.rsqrt, [P(2, 3)]),
+    GradCase("reciprocal", tf.reciprocal, [P(2, 3)]),
+    GradCase("tanh", tf.tanh, [R(2, 3)]),
+    GradCase("sigmoid", tf.sigmoid, [R(2, 3) * 3]),
+    GradCase("relu", tf.nn.relu, [Away(2, 3)]),
+    GradCase("softplus", tf.nn.softplus, [R(2, 3) * 3]),
+    GradCase("elu", tf.nn.elu, [Away(2, 3)]),
+    GradCase("log1p", tf.log1p, [P(2, 3)]),
+    GradCase("piecewise_constant", lambda x: tf.sign(x) + tf.floor(x) + tf.ceil(x) + tf.round(x), [Away(2, 3) + 0.25]),
+    GradCase("clip_by_value", lambda x: tf.clip_by_value(x, -0.5, 0.5), [Away(3, 4) + np.array([0.4, -0.4, 0.8, -0.8])]),
+    GradCase("identity", tf.identity, [R(2, 3)]),
+    GradCase("placeholder_with_default", lambda x: tf.placeholder_with_default(x, [None, 3]) * x, [R(2, 3)]),
+    GradCase("stop_gradient_in_product", lambda x: x * tf.stop_gradient(x), [R(2, 3)]),
+    # cast through float32 rounds, so differences need a larger step and a looser tolerance
+    GradCase("cast", lambda x: tf.cast(tf.cast(x, tf.float32) * 3.0, tf.float64), [R(2, 3)], eps=1e-2, tol=dict(rtol=1e-4, atol=1e-4)),
+    # reductions
+    GradCase("reduce_sum_all", tf.reduce_sum, [R(2, 3)]),
+    GradCase("reduce_sum_axis_keepdims", lambda x: tf.reduce_sum(x, axis=1, keepdims=True), [R(2, 3)]),
+    GradCase("reduce_sum_axes", lambda x: tf.reduce_sum(x, [0, 2]), [R(2, 3, 4)]),
+    GradCase("reduce_mean_axis", lambda x: tf.reduce_mean(x, 0), [R(3, 4)]),
+    GradCase("reduce_mean_keepdims", lambda x: tf.reduce_mean(x, -1, keepdims=True), [R(3, 4)]),
+    GradCase("reduce_mean_all", tf.reduce_mean, [R(3, 4)]),
+    GradCase("reduce_max_axis", lambda x: tf.reduce_max(x, 1), [Distinct(3, 4)]),
+    GradCase("reduce_min_keepdims", lambda x: tf.reduce_min(x, 0, keepdims=True), [Distinct(3, 4)]),
+    GradCase("reduce_max_all", tf.reduce_max, [Distinct(3, 4)]),
+    GradCase("reduce_prod_axis", lambda x: tf.reduce_prod(x, 1), [Away(3, 4)]),
+    GradCase("reduce_prod_all_keepdims", lambda x: tf.reduce_prod(x, keepdims=True), [P(2, 3)]),
+    # matmul
+    GradCase("matmul", tf.matmul, [R(2, 3), R(3, 4)]),
+    GradCase("matmul_transpose_a", lambda a, b: tf.matmul(a, b, transpose_a=True), [R(3, 2), R(3, 4)], batch=(1,)),
+    GradCase("matmul_transpose_b", lambda a, b: tf.matmul(a, b, transpose_b=True), [R(2, 3), R(4, 3)]),
+    GradCase("matmul_transpose_both", lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True), [R(3, 2), R(4, 3)]),
+    GradCase("matmul_batched", tf.matmul, [R(2, 3, 4), R(2, 4, 2)]),
+    GradCase("matmul_broadcast_batch", tf.matmul, [R(3, 4), R(2, 4, 2)]),
+    GradCase("xw_plus_b", tf.nn.xw_plus_b, [R(2, 3), R(3, 4), R(4)], batch=(0,)),
+    GradCase("bias_add", tf.nn.bias_add, [R(2, 3, 4), R(4)], batch=(0,)),
+    # softmax and losses
+    GradCase("softmax", tf.nn.softmax, [R(3, 4)]),
+    GradCase("softmax_axis0", lambda x: tf.nn.softmax(x, axis=0), [R(3, 4)]),
+    GradCase("log_softmax", tf.nn.log_softmax, [R(3, 4)]),
+    GradCase("xent_v2", lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x), [LABELS, R(3, 4)]),
+    GradCase("xent_v1", lambda x: tf.nn.softmax_cross_entropy_with_logits(labels=LABELS, logits=x), [R(3, 4)], batch=()),
+    GradCase(
+        "sparse_xent",
+        lambda i, x: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=i, logits=x),
+        [np.array([0, 3, 1], np.int32), R(3, 4)],
+    ),
+    GradCase("sigmoid_xent", lambda z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), [rng.random((3, 4)), Away(3, 4) * 3]),
+    GradCase("l2_loss", tf.nn.l2_loss, [R(3, 4)]),
+    # convolution and pooling
+    *[
+        GradCase(f"conv2d_{p}_s{s}", _conv(s, p), [R(2, 5, 6, 2), R(3, 2, 2, 3)], batch=(0,))
+        for p in ("SAME", "VALID")
+        for s in (1, 2)
+    ],
+    GradCase("conv2d_SAME_s2_even", _conv(2, "SAME"), [R(1, 6, 4, 1), R(2, 3, 1, 2)], batch=(0,)),
+    *[
+        GradCase(f"{fn.__name__}_{p}_k{k}_s2", _pool(fn, k, 2, p), [Distinct(2, 5, 6, 2)])
+        for fn in (tf.nn.max_pool, tf.nn.avg_pool)
+        for p in ("SAME", "VALID")
+        for k in (2, 3)
+    ],
+    # arrays
+    GradCase("concat", lambda a, b: tf.concat([a, b], axis=1), [R(2, 3), R(2, 1)]),
+    GradCase("concat_axis0", lambda a, b: tf.concat([a, b], axis=0), [R(2, 3), R(1, 3)]),
+    GradCase("split_partly_used", lambda x: tf.split(x, [1, 2, 3], axis=1)[::2], [R(2, 6)]),
+    GradCase("split_dynamic_axis", lambda x: tf.split(x, 2, axis=0), [R(4, 3)]),
+    GradCase("stack", lambda a, b: tf.stack([a, b], axis=1), [R(2, 3), R(2, 3)]),
+    GradCase("unstack", lambda x: tf.unstack(x, axis=1), [R(2, 3)]),
+    GradCase("gather_repeated", lambda p, i: tf.gather(p, i), [R(3, 2), np.array([2, 0, 2, 2], np.int32)]),
+    GradCase("gather_axis1_2d_idx", lambda p, i: tf.gather(p, i, axis=1), [R(2, 3), np.array([[0, 2], [1, 1]], np.int64)]),
+    GradCase("slice", lambda x: tf.slice(x, [0, 1], [2, -1]), [R(3, 4)]),
+    GradCase("getitem_slices", lambda x: x[1:, ::2], [R(3, 5)]),
+    GradCase("getitem_int_ellipsis", lambda x: x[..., 1], [R(2, 3, 4)]),
+    GradCase("getitem_newaxis_reverse", lambda x: x[None, ::-1, -1], [R(3, 4)]),
+    GradCase("tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)]),
+    GradCase("pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)]),
+    GradCase("reshape", lambda x: tf.reshape(x, [-1, 3]), [R(4, 6)]),
+    GradCase("transpose", lambda x: tf.transpose(x, [1, 2, 0]), [R(2, 3, 4)]),
+    GradCase("expand_dims", lambda x: tf.expand_dims(x, 1), [R(2, 3)]),
+    GradCase("squeeze", lambda x: tf.squeeze(x, [1]), [R(2, 1, 3)]),
+    GradCase("broadcast_to", lambda x: tf.broadcast_to(x, [2, 3, 4]), [R(3, 1)]),
+    GradCase("fill_value", lambda v: tf.fill([2, 3], v), [R()]),
+]
+
+# Second order: the gradient of a first-order gradient graph.
+SECOND_ORDER = [
+    GradCase("tanh", grad_of(tf.tanh), [R(2, 3)]),
+    GradCase("exp", grad_of(tf.exp), [R(2, 3)]),
+    GradCase("log", grad_of(tf.log), [P(2, 3)]),
+    GradCase("sigmoid", grad_of(tf.sigmoid), [R(2, 3)]),
+    GradCase("square", grad_of(tf.square), [R(2, 3)]),
+    GradCase("sqrt", grad_of(tf.sqrt), [P(2, 3)]),
+    GradCase("mul", grad_of(lambda x, y: x * y * x), [R(2, 3), R(2, 3)]),
+    GradCase("div", grad_of(lambda x, y: x / y), [R(2, 3), P(2, 3)]),
+    GradCase("pow", grad_of(tf.pow), [P(2, 3), R(2, 3)]),
+    GradCase("mul_bcast", grad_of(lambda x, y: x * y * y), [R(3, 1), R(4)]),
+    GradCase("matmul", grad_of(lambda a, b: tf.matmul(a * a, b, transpose_b=True)), [R(2, 3), R(4, 3)]),
+    GradCase("reduce_sum", grad_of(lambda x: tf.reduce_sum(x * x, axis=1)), [R(2, 3)]),
+    GradCase("reduce_mean_keepdims", grad_of(lambda x: tf.reduce_mean(tf.exp(x), 0, keepdims=True)), [R(2, 3)]),
+    GradCase("softmax", grad_of(tf.nn.softmax), [R(3, 4)]),
+    GradCase("log_softmax", grad_of(tf.nn.log_softmax), [R(3, 4)]),
+    GradCase("xent_v2", grad_of(lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x)), [LABELS, R(3, 4)]),
+    GradCase("relu_times_x", grad_of(lambda x: tf.nn.relu(x) * x), [Away(2, 3)]),
+    GradCase("getitem", grad_of(lambda x: tf.square(x[1:, ::2])), [R(3, 5)]),
+    GradCase("gather_repeated", grad_of(lambda p, i: tf.square(tf.gather(p, i))), [R(3, 2), np.array([2, 0, 2], np.int32)]),
+    GradCase("tile", grad_of(lambda x: tf.square(tf.tile(x, [2, 1]))), [R(2, 3)]),
+    GradCase("pad", grad_of(lambda x: tf.exp(tf.pad(x, [[1, 0], [0, 2]]))), [R(2, 3)]),
+    GradCase("concat_split", grad_of(lambda a, b: tf.square(tf.concat([a, b], 1))), [R(2, 3), R(2, 1)]),
+    GradCase("reduce_max", grad_of(lambda x: tf.reduce_max(x * x, 1)), [Distinct(3, 4)]),
+]
+
+
+def _placeholders(inputs, batch):
+    """Placeholders for ``inputs``: fully shaped, or with a None leading dim where ``batch`` says."""
+    if batch is False:
+        return [tf.placeholder(tf.as_dtype(a.dtype), a.shape) for a in inputs]
+    batched = range(len(inputs)) if batch is None else batch
+    return [
+        tf.placeholder(tf.as_dtype(a.dtype), [None, *a.shape[1:]] if i in batched and a.ndim else a.shape)
+        for i, a in enumerate(inputs)
+    ]
+
+
+def _forward(case):
+    """The case's fully shaped graph: (graph, float placeholders, all placeholders, ys)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        xs = _placeholders(case.inputs, False)
+        ys = _as_list(case.build(*xs))
+    return graph, [x for x in xs if x.dtype.is_floating], xs, ys
+
+
+def numeric_gradients(sess, ys, ws, feeds, xs, eps):
+    """Central differences of ``sum(w * y)`` w.r.t. each fed ``x``, by rerunning ``ys``."""
+    out = []
+    for x in xs:
+        base = feeds[x]
+        grad = np.zeros(base.shape)
+        for j in np.ndindex(base.shape):
+            sides = []
+            for step in (eps, -eps):
+                moved = base.copy()
+                moved[j] += step
+                values = sess.run(ys, {**feeds, x: moved})
+                sides.append(sum(float(np.sum(w * v)) for w, v in zip(ws, values)))
+            grad[j] = (sides[0] - sides[1]) / (2 * eps)
+        out.append(grad)
+    return out
+
+
+def check_gradients(case):
+    graph, xs, all_xs, ys = _forward(case)
+    with graph.as_default():
+        for y in ys:
+            assert y.dtype is tf.float64 and y.shape.is_fully_defined(), f"{case.id}: {y}"
+        ws = [R(*y.shape.as_list()) for y in ys]
+        grads = tf.gradients(ys, xs, grad_ys=ws)
+        # The same function with a None leading dimension: the rules' dynamic-shape paths.
+        b_all = _placeholders(case.inputs, case.batch)
+        b_xs = [x for x in b_all if x.dtype.is_floating]
+        b_grads = tf.gradients(_as_list(case.build(*b_all)), b_xs, grad_ys=ws)
+        feeds = {**dict(zip(all_xs, case.inputs)), **dict(zip(b_all, case.inputs))}
+        with tf.Session() as sess:
+            fetch = [g for g in grads + b_grads if g is not None]
+            values = dict(zip(fetch, sess.run(fetch, feeds)))
+            numeric = numeric_gradients(sess, ys, ws, feeds, xs, case.eps)
+    for x, g, bg, num in zip(xs, grads, b_grads, numeric):
+        if g is None:
+            assert bg is None, f"{case.id}: {x.name} has a gradient only with a None batch dimension"
+            np.testing.assert_allclose(num, 0, atol=1e-7, err_msg=f"{case.id}: gradients gave None for {x.name}")
+            continue
+        got = values[g]
+        assert g.dtype is x.dtype and got.dtype == np.float64
+        assert g.shape.is_compatible_with(x.shape) and got.shape == feeds[x].shape, f"{case.id}: {g} for {x}"
+        np.testing.assert_allclose(got, num, **(case.tol or TOL), err_msg=f"{case.id}: d/d{x.name}")
+        np.testing.assert_allclose(values[bg], got, rtol=1e-10, atol=1e-12, err_msg=f"{case.id}: batch variant")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_gradient_matches_finite_differences(case):
+    check_gradients(case)
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=[c.id for c in SECOND_ORDER])
+def test_second_order_gradient_matches_finite_differences(case):
+    check_gradients(case)
+
+
+def test_every_gradient_rule_is_checked():
+    with_rule = {name for name, prim in PRIMITIVES.items() if prim.grad is not None}
+    checked = set()
+    for case in CASES + SECOND_ORDER:
+        _, xs, _, ys = _forward(case)
+        checked |= {op.type for op in _between(ys, xs, set())}
+    missing = with_rule - checked
+    assert not missing, f"gradient rules no case in tests/test_gradients.py differentiates: {sorted(missing)}"
+
+
+# -- semantics of gradients() ---------------------------------------------------------------------
+
+
+def _run(fetches, feeds=None):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(fetches, feeds)
+
+
+def test_sums_over_all_paths():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        (g,) = tf.gradients(x * x + x, [x])
+        a = R(3)
+        np.testing.assert_allclose(_run(g, {x: a}), 2 * a + 1)
+
+
+def test_unconnected_and_integer_inputs_get_none():
+    with tf.Graph().as_default():
+        x, unused = tf.placeholder(tf.float64, [2]), tf.placeholder(tf.float64, [2])
+        i = tf.placeholder(tf.int32, [2])
+        y = tf.reduce_sum(x * tf.cast(i, tf.float64)) + tf.reduce_sum(tf.gather(x, i))
+        gx, gu, gi = tf.gradients(y, [x, unused, i])
+        assert gu is None and gi is None
+        np.testing.assert_allclose(_run(gx, {x: [1.0, 2.0], i: [1, 1]}), [1.0, 3.0])
+
+
+def test_stop_gradient_and_stop_gradients():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        a = R(3)
+        (g,) = tf.gradients(x * tf.stop_gradient(x), [x])
+        np.testing.assert_allclose(_run(g, {x: a}), a)
+        (only,) = tf.gradients(tf.stop_gradient(x) * 2.0, [x])
+        assert only is None
+        h = tf.exp(x)
+        (g2,) = tf.gradients(h * x, [x], stop_gradients=[h])
+        np.testing.assert_allclose(_run(g2, {x: a}), np.exp(a))
+
+
+def test_several_ys_are_summed_and_grad_ys_weights_them():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        a, w = R(3), R(3)
+        (g,) = tf.gradients([x * x, tf.reduce_sum(3.0 * x)], [x])
+        np.testing.assert_allclose(_run(g, {x: a}), 2 * a + 3)
+        (gw,) = tf.gradients(x * x, [x], grad_ys=[w])
+        np.testing.assert_allclose(_run(gw, {x: a}), 2 * a * w)
+        (gy,) = tf.gradients(x, [x])  # d x / d x with the default grad_ys: ones
+        np.testing.assert_allclose(_run(gy, {x: a}), np.ones(3))
+
+
+def test_gradient_with_respect_to_variable():
+    init = R(2, 3)
+    with tf.Graph().as_default():
+        v = tf.Variable(init)
+        x = tf.placeholder(tf.float64, [None, 2])
+        loss = tf.reduce_sum(tf.matmul(x, v) ** 2)
+        (g,) = tf.gradients(loss, [v])
+        assert g.shape.as_list() == [2, 3]
+        a = R(4, 2)
+        np.testing.assert_allclose(_run(g, {x: a}), 2 * a.T @ (a @ init))
+
+
+def test_softmax_xent_v1_gives_labels_no_gradient_v2_does():
+    with tf.Graph().as_default():
+        y, x = tf.placeholder(tf.float64, [3, 4]), tf.placeholder(tf.float64, [3, 4])
+        v1 = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=x)
+        v2 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x)
+        gy1, gx1 = tf.gradients(v1, [y, x])
+        gy2, gx2 = tf.gradients(v2, [y, x])
+        assert gy1 is None and gy2 is not None
+        a = R(3, 4)
+        got = _run([gx1, gx2, gy2], {y: LABELS, x: a})
+    log_p = a - np.log(np.exp(a).sum(-1, keepdims=True))
+    np.testing.assert_allclose(got[0], np.exp(log_p) - LABELS)
+    np.testing.assert_allclose(got[1], got[0])
+    np.testing.assert_allclose(got[2], -log_p)
+
+
+def test_float32_gradients_keep_float32():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        w = tf.Variable(np.ones((3, 2), np.float32))
+        loss = tf.reduce_mean(tf.nn.softmax(tf.matmul(x, w)) * 2.0)
+        gx, gw = tf.gradients(loss, [x, w])
+        assert gx.dtype is tf.float32 and gw.dtype is tf.float32
+        vx, vw = _run([gx, gw], {x: R(4, 3)})
+    assert vx.dtype == np.float32 and vx.shape == (4, 3) and vw.dtype == np.float32 and vw.shape == (3, 2)

@@ -1,0 +1,183 @@
+"""The graph layer: names, scopes, devices, colocation, shapes, operators."""
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+from daskflow.framework.device_spec import DeviceSpec, merge_device
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def test_default_graph_stack():
+    g = tf.Graph()
+    outer = tf.get_default_graph()
+    with g.as_default():
+        assert tf.get_default_graph() is g
+        c = tf.constant(1.0)
+    assert c.graph is g and tf.get_default_graph() is outer
+    tf.reset_default_graph()
+    assert tf.get_default_graph() is not outer
+
+
+def test_unique_names_and_name_scopes():
+    a = tf.constant(1.0, name="c")
+    b = tf.constant(1.0, name="c")
+    assert (a.op.name, b.op.name, a.name) == ("c", "c_1", "c:0")
+    with tf.name_scope("layer") as scope:
+        assert scope == "layer/"
+        w = tf.Variable(tf.zeros([2]), name="w")
+        with tf.name_scope("inner"):
+            d = tf.constant(2.0, name="d")
+    with tf.name_scope("layer"):
+        e = tf.constant(3.0, name="d")
+    assert w.name == "layer/w:0"
+    assert d.op.name == "layer/inner/d"
+    assert e.op.name == "layer_1/d"
+    assert w.initializer.name == "layer/w/Assign"
+    g = tf.get_default_graph()
+    assert g.get_tensor_by_name("layer/inner/d:0") is d
+    assert g.get_operation_by_name("layer/w") is w.op
+
+
+def test_variable_names_and_collections():
+    v = tf.Variable(1.0)
+    u = tf.Variable(2.0, trainable=False)
+    assert (v.op.name, u.op.name) == ("Variable", "Variable_1")
+    assert tf.global_variables() == [v, u]
+    assert tf.trainable_variables() == [v]
+    step = tf.train.get_or_create_global_step()
+    assert step.dtype is tf.int64 and step.op.name == "global_step"
+    assert tf.train.get_or_create_global_step() is step
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("/job:worker/replica:0/task:1/device:GPU:0", "/job:worker/replica:0/task:1/device:GPU:0"),
+        ("/gpu:0", "/device:GPU:0"),
+        ("/cpu:0", "/device:CPU:0"),
+        ("/job:ps/task:3", "/job:ps/task:3"),
+        ("/device:GPU:*", "/device:GPU:*"),
+    ],
+)
+def test_device_strings_parse_and_print(spec, expected):
+    assert DeviceSpec.from_string(spec).to_string() == expected
+
+
+@pytest.mark.parametrize("bad", ["/job:", "/task:x", "/gpu:a", "/device:@:0", "job:ps/bogus:1"])
+def test_malformed_device_strings_are_named(bad):
+    with pytest.raises(ValueError, match="malformed device string"):
+        DeviceSpec.from_string(bad)
+    with pytest.raises(ValueError, match="malformed"):
+        with tf.device(bad):
+            pass
+
+
+def test_nested_device_scopes_merge_and_functions_apply():
+    assert merge_device("/job:worker/task:1", "/gpu:0") == "/job:worker/task:1/device:GPU:0"
+    with tf.device("/job:worker/task:1"):
+        with tf.device("/gpu:0"):
+            a = tf.constant(1.0)
+        with tf.device(None):
+            b = tf.constant(1.0)
+        with tf.device(lambda op: "/job:ps/task:0" if op.type == "VariableV2" else "/cpu:0"):
+            v = tf.Variable(1.0)
+    assert a.device == "/job:worker/task:1/device:GPU:0"
+    assert b.device == ""
+    assert v.device == "/job:ps/task:0"
+    assert v.initial_value.device == "/job:worker/task:1/device:CPU:0"
+
+
+def test_colocate_with_and_assignments_follow_their_variable():
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0)
+    with tf.device("/job:worker/task:0"):
+        with tf.colocate_with(v):
+            c = tf.constant(2.0)
+        update = v.assign_add(c)
+    assert c.device == "/job:ps/task:0"
+    assert update.device == "/job:ps/task:0"  # assignments live with their variable
+    assert v.initializer.device == "/job:ps/task:0"
+
+
+def test_control_dependencies_record_edges():
+    a = tf.no_op(name="a")
+    with tf.control_dependencies([a]):
+        b = tf.constant(1.0)
+        with tf.control_dependencies(None):
+            c = tf.constant(2.0)
+    assert b.op.control_inputs == [a]
+    assert c.op.control_inputs == []
+
+
+def test_static_shapes_with_unknown_dimensions():
+    x = tf.placeholder(tf.float32, [None, 784])
+    w = tf.zeros([784, 10])
+    y = tf.matmul(x, w) + tf.zeros([10])
+    assert y.shape.as_list() == [None, 10]
+    assert tf.reduce_sum(y, axis=1).shape.as_list() == [None]
+    assert tf.reshape(x, [-1, 28, 28, 1]).shape.as_list() == [None, 28, 28, 1]
+    assert tf.placeholder(tf.float32).shape.ndims is None
+    assert x.get_shape()[1] == 784
+    z = tf.placeholder(tf.float32, [None, None])
+    z.set_shape([5, None])
+    assert z.shape.as_list() == [5, None]
+    with pytest.raises(ValueError):
+        z.set_shape([6, None])
+
+
+def test_python_operators_build_ops():
+    x = tf.placeholder(tf.float32, [3])
+    y = tf.placeholder(tf.float32, [3])
+    m = tf.placeholder(tf.float32, [3, 3])
+    exprs = {
+        "add": (x + y, lambda a, b, c: a + b),
+        "radd": (1.0 + x, lambda a, b, c: 1 + a),
+        "sub": (x - y, lambda a, b, c: a - b),
+        "rsub": (2.0 - x, lambda a, b, c: 2 - a),
+        "mul": (x * y, lambda a, b, c: a * b),
+        "div": (x / y, lambda a, b, c: a / b),
+        "rdiv": (1.0 / y, lambda a, b, c: 1 / b),
+        "pow": (x**2.0, lambda a, b, c: a**2),
+        "matmul": (m @ m, lambda a, b, c: c @ c),
+        "neg": (-x, lambda a, b, c: -a),
+        "abs": (abs(x), lambda a, b, c: np.abs(a)),
+        "lt": (x < y, lambda a, b, c: a < b),
+        "le": (x <= y, lambda a, b, c: a <= b),
+        "gt": (x > y, lambda a, b, c: a > b),
+        "ge": (x >= y, lambda a, b, c: a >= b),
+        "getitem": (m[1:, ::2], lambda a, b, c: c[1:, ::2]),
+        "getitem_int": (m[:, 1], lambda a, b, c: c[:, 1]),
+        "newaxis": (x[None, ..., None], lambda a, b, c: a[None, ..., None]),
+        "numpy_left": (np.float32(2.0) * x, lambda a, b, c: 2 * a),
+    }
+    rng = np.random.default_rng(0)
+    a, b, c = rng.random(3, np.float32) + 0.5, rng.random(3, np.float32) + 0.5, rng.random((3, 3), np.float32)
+    with tf.Session() as sess:
+        for name, (t, ref) in exprs.items():
+            got = sess.run(t, {x: a, y: b, m: c})
+            np.testing.assert_allclose(got, ref(a, b, c), rtol=1e-6, err_msg=name)
+            assert t.shape.as_list() == list(np.shape(got)), name
+
+
+def test_tensors_are_hashable_and_not_bools():
+    x = tf.constant(1.0)
+    assert {x: 1}[x] == 1
+    with pytest.raises(TypeError, match="bool"):
+        bool(x)
+
+
+def test_dtypes():
+    assert tf.as_dtype("float32") is tf.float32
+    assert tf.as_dtype(np.int64) is tf.int64
+    assert tf.constant(1).dtype is tf.int32
+    assert tf.constant(1.5).dtype is tf.float32
+    assert tf.constant(np.float64(1.5)).dtype is tf.float64
+    assert (tf.constant(1.0) + 2).dtype is tf.float32
+    with pytest.raises(TypeError):
+        tf.as_dtype("complex256")

@@ -1,0 +1,213 @@
+"""Session semantics: pruning, feeding, fetch structures, ordering, defaults, lowering."""
+
+import collections
+import subprocess
+import sys
+
+import dask
+import numpy as np
+import pytest
+
+import daskflow as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def test_ops_the_fetches_do_not_need_are_not_executed():
+    counter = tf.Variable(0, name="counter")
+    bump = tf.assign_add(counter, 1)
+    x = tf.placeholder(tf.float32, [])
+    doubled = x * 2.0
+    with tf.Session() as sess:
+        sess.run(counter.initializer)
+        assert sess.run(doubled, {x: 3.0}) == 6.0
+        assert sess.run(counter) == 0  # the side effect did not happen
+        sess.run(bump)
+        sess.run(bump)
+        assert sess.run(counter) == 2
+
+
+def test_feeding_an_intermediate_tensor_cuts_the_graph_above_it():
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = x * 2.0
+    z = y + 1.0
+    with tf.Session() as sess:
+        # x is not fed and not needed: y is fed instead.
+        np.testing.assert_allclose(sess.run(z, {y: [5.0, 6.0]}), [6.0, 7.0])
+        np.testing.assert_allclose(sess.run(z, {x: [5.0]}), [11.0])
+
+
+def test_fetching_a_fed_tensor_returns_the_fed_value():
+    x = tf.placeholder(tf.float32, [2])
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(x, {x: [1.0, 2.0]}), [1.0, 2.0])
+
+
+def test_nested_fetches_keep_their_structure():
+    Pair = collections.namedtuple("Pair", "a b")
+    a, b = tf.constant(1.0), tf.constant([2.0, 3.0])
+    op = tf.no_op()
+    with tf.Session() as sess:
+        out = sess.run({"list": [a, (b, op)], "pair": Pair(a, b), "name": a.name})
+    assert out["list"][0] == 1.0
+    assert isinstance(out["list"][1], tuple) and out["list"][1][1] is None
+    np.testing.assert_allclose(out["list"][1][0], [2.0, 3.0])
+    assert isinstance(out["pair"], Pair) and out["pair"].a == 1.0
+    assert out["name"] == 1.0
+
+
+def test_control_dependencies_order_reads_after_updates():
+    v = tf.Variable(1.0)
+    update = tf.assign(v, 10.0)
+    with tf.control_dependencies([update]):
+        after = tf.identity(v)
+    plain = tf.identity(v)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        before, _ = sess.run([plain, update])
+        assert before == 1.0  # without an edge, reads come before updates
+        sess.run(v.initializer)
+        assert sess.run(after) == 10.0  # the control edge orders the read after
+
+
+def test_variable_updates_chain_within_a_step():
+    v = tf.Variable(1.0)
+    first = tf.assign_add(v, 1.0)
+    with tf.control_dependencies([first]):
+        second = tf.assign_add(v, 10.0)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(second) == 12.0
+        assert sess.run(v) == 12.0
+
+
+def test_fetched_variable_values_are_copies():
+    v = tf.Variable(np.zeros(3, np.float32))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(v)
+        got[0] = 99.0
+        np.testing.assert_array_equal(sess.run(v), [0.0, 0.0, 0.0])
+        c = sess.run(tf.constant([1.0, 2.0]))
+        c[0] = 7.0  # writable, like a TF1 fetch
+
+
+def test_eval_run_and_default_sessions():
+    v = tf.Variable(2.0)
+    y = v * 3.0
+    with tf.Session() as sess:
+        assert tf.get_default_session() is sess
+        v.initializer.run()
+        assert y.eval() == 6.0
+        assert v.eval() == 2.0
+    assert tf.get_default_session() is None
+    with pytest.raises(ValueError, match="default session"):
+        y.eval()
+
+
+def test_interactive_session_installs_itself():
+    c = tf.constant(4.0)
+    sess = tf.InteractiveSession()
+    try:
+        assert c.eval() == 4.0
+    finally:
+        sess.close()
+    assert tf.get_default_session() is None
+
+
+def test_plans_are_built_once_per_signature():
+    x = tf.placeholder(tf.float32, [None])
+    y = tf.reduce_sum(x * x)
+    with tf.Session() as sess:
+        for i in range(5):
+            assert sess.run(y, {x: [float(i)]}) == i * i
+        assert len(sess._cache) == 1
+        sess.run([y], {x: [1.0]})
+        assert len(sess._cache) == 2
+
+
+def test_a_new_control_edge_invalidates_cached_plans():
+    v = tf.Variable(0.0)
+    bump = tf.assign_add(v, 1.0)
+    read = tf.identity(v)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(read) == 0.0
+        read.op._add_control_input(bump.op)
+        assert sess.run(read) == 1.0
+
+
+def test_random_ops_are_deterministic_under_seeds():
+    def draws():
+        g = tf.Graph()
+        with g.as_default():
+            tf.set_random_seed(42)
+            r = tf.random_normal([3], seed=7)
+            u = tf.random_uniform([2])  # op seed derived from the graph seed
+            with tf.Session() as sess:
+                return [sess.run(r) for _ in range(2)], sess.run(u)
+
+    (first, second), u1 = draws()
+    (again, _), u2 = draws()
+    np.testing.assert_array_equal(first, again)  # a new session replays the sequence
+    np.testing.assert_array_equal(u1, u2)
+    assert not np.array_equal(first, second)  # each run draws new numbers
+
+
+def test_lower_gives_one_task_per_partition_and_dask_can_run_it():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable([1.0, 2.0], name="w")
+    with tf.device("/job:worker/task:0"):
+        y = tf.reduce_sum(x * w)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        graph = sess.lower(y, {x: [3.0, 4.0]})
+        tasks = [k for k, v in graph.items() if isinstance(v, dask.task_spec.Task)]
+        assert sorted(tasks) == ["ps-0-s0", "worker-0-s1"]
+        assert "var-w" in graph and "feed-0" in graph
+        (result,) = dask.get(graph, "worker-0-s1")
+        assert result == 11.0
+        assert sess.run(y, {x: [3.0, 4.0]}) == 11.0
+
+
+def test_partition_stages_keep_cross_device_training_acyclic():
+    """ps sends w to the worker and later applies the worker's gradient."""
+    x = tf.placeholder(tf.float32, [None, 2])
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable([[1.0], [2.0]], name="w")
+    with tf.device("/job:worker/task:0"):
+        loss = tf.reduce_mean(tf.matmul(x, w))
+    with tf.device("/job:ps/task:0"):
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        keys = sorted(k for k, v in sess.lower(train, {x: [[1.0, 1.0]]}).items() if hasattr(v, "func"))
+        assert keys == ["ps-0-s0", "ps-0-s2", "worker-0-s1"]
+        sess.run(train, {x: [[1.0, 1.0]]})
+        np.testing.assert_allclose(sess.run(w), [[0.5], [1.5]])
+
+
+def test_placement_and_log_device_placement(capsys):
+    with tf.device("/gpu:0"):
+        y = tf.constant(1.0) + 1.0
+    with tf.Session(config=tf.ConfigProto(log_device_placement=True, allow_soft_placement=True)) as sess:
+        assert sess.run(y) == 2.0
+        assert sess.placement(y)[y.op.name] == "/device:GPU:0"
+    assert y.op.name in capsys.readouterr().out
+
+
+def test_building_graphs_imports_no_dask():
+    code = (
+        "import sys, daskflow as tf\n"
+        "x = tf.placeholder(tf.float32, [None, 3])\n"
+        "w = tf.Variable(tf.zeros([3, 2]))\n"
+        "loss = tf.reduce_mean(tf.nn.softmax(tf.matmul(x, w)))\n"
+        "tf.train.AdamOptimizer().minimize(loss)\n"
+        "assert not [m for m in sys.modules if m == 'dask' or m.startswith('dask.')], 'dask imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
