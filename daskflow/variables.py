@@ -177,7 +177,9 @@ def _initial_tensor(initial_value, dtype):
 
 def _update(prim, ref, value, name):
     ref = convert_to_tensor(ref)
-    value = convert_to_tensor(value, dtype=ref.dtype) if not hasattr(value, "op") else convert_to_tensor(value)
+    value = (
+        convert_to_tensor(value, dtype=ref.dtype) if not hasattr(value, "op") else convert_to_tensor(value)
+    )
     with get_default_graph().colocate_with(ref.op):
         return apply(prim, ref, value, dims=ref._dims, name=name)
 

@@ -68,7 +68,9 @@ def test_a_failing_step_leaves_every_variable_unchanged():
 
 def test_unfed_placeholder_is_named(model):
     x, y, w, train, sess = model
-    with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'labels:0'"):
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'labels:0'"
+    ):
         sess.run(train, {x: np.ones((2, 3), np.float32)})
 
 
@@ -107,7 +109,10 @@ def test_closed_session():
 @pytest.mark.parametrize(
     "build, pattern",
     [
-        (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]), name="mm"), r"mm \(MatMul\).*\(2, 3\).*\(4, 5\)"),
+        (
+            lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]), name="mm"),
+            r"mm \(MatMul\).*\(2, 3\).*\(4, 5\)",
+        ),
         (lambda: tf.add(tf.ones([2, 3]), tf.ones([4]), name="plus"), r"plus \(Add\).*\(2, 3\).*\(4\)"),
         (lambda: tf.reshape(tf.ones([2, 3]), [4, 2], name="rs"), r"rs \(Reshape\).*\(2, 3\)"),
         (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0, name="cat"), r"cat \(ConcatV2\)"),

@@ -406,8 +406,7 @@ def _session_for(session, graph):
     session = session or get_default_session()
     if session is None:
         raise ValueError(
-            "no default session is registered: use `with sess.as_default():` "
-            "or pass session= to eval()/run()"
+            "no default session is registered: use `with sess.as_default():` or pass session= to eval()/run()"
         )
     if session.graph is not graph:
         raise ValueError("the session's graph is not the graph of this tensor or operation")
@@ -432,4 +431,3 @@ def control_dependencies(control_inputs):
 def colocate_with(op, ignore_existing=False):
     """New ops in this scope are placed with ``op``."""
     return get_default_graph().colocate_with(op, ignore_existing)
-

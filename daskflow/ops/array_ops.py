@@ -385,7 +385,11 @@ def _concat_dim(a, b, along, t):
 
 def _concat_grad(op, g):
     axis = op.attrs["axis"]
-    sizes = stack([_dim_size(x, axis) for x in op.inputs])
+    known = [x._dims[axis] if x._dims is not None else None for x in op.inputs]
+    if None in known:
+        sizes = stack([_dim_size(x, axis) for x in op.inputs])
+    else:  # one constant: a stacked size hides its value from the split's shape inference
+        sizes = constant(known, dtype=dtypes.int32)
     return list(split(g, sizes, axis=axis, num=len(op.inputs)))
 
 

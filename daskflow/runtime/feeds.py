@@ -34,7 +34,9 @@ def _cast(tensor, value, dtype):
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as e:
-        raise InvalidArgumentError(None, tensor.op, f"cannot feed {type(value).__name__} to '{tensor.name}': {e}") from None
+        raise InvalidArgumentError(
+            None, tensor.op, f"cannot feed {type(value).__name__} to '{tensor.name}': {e}"
+        ) from None
     if array.dtype == dtype:
         return array
     if not np.can_cast(array.dtype, dtype, "same_kind") or array.dtype.kind not in "biuf":

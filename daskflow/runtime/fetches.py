@@ -45,7 +45,9 @@ class FetchMapper:
             element = graph.as_graph_element(fetch)
         except (KeyError, ValueError, TypeError) as e:
             detail = e.args[0] if e.args else e  # KeyError's str() would quote it again
-            raise type(e)(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation: {detail}") from None
+            raise type(e)(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation: {detail}"
+            ) from None
         if not isinstance(element, (Tensor, Operation)):
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
         return element

@@ -82,7 +82,8 @@ def _check_fed(needed):
         raise InvalidArgumentError(
             op.node_def,
             op,
-            f"You must feed a value for placeholder tensor '{t.name}' with dtype {t.dtype.name} and shape {t.shape}",
+            f"You must feed a value for placeholder tensor '{t.name}' "
+            f"with dtype {t.dtype.name} and shape {t.shape}",
         )
 
 

@@ -16,8 +16,8 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from .executable import Executable
-from .fetches import FetchMapper
 from .feeds import check_feed
+from .fetches import FetchMapper
 
 
 class ConfigProto:
