@@ -93,26 +93,18 @@ class DataSet:
         images = np.asarray(images, dtype=np.float32)
         labels = np.asarray(labels)
         if images.ndim < 1:
-            raise ValueError(
-                f"images must have at least one dimension, got shape {images.shape}"
-            )
+            raise ValueError(f"images must have at least one dimension, got shape {images.shape}")
         if labels.ndim == 2 and one_hot:
             if labels.shape[1] != num_classes:
-                raise ValueError(
-                    f"one-hot labels must have shape [n, {num_classes}], "
-                    f"got {labels.shape}"
-                )
+                raise ValueError(f"one-hot labels must have shape [n, {num_classes}], got {labels.shape}")
             labels = labels.astype(np.float32)
         elif labels.ndim == 1:
             if labels.size and not np.issubdtype(labels.dtype, np.integer):
-                raise ValueError(
-                    f"labels must be integer class ids, got dtype {labels.dtype}"
-                )
+                raise ValueError(f"labels must be integer class ids, got dtype {labels.dtype}")
             labels = labels.astype(np.int64)
             if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
                 raise ValueError(
-                    f"labels must lie in [0, {num_classes}), got values from "
-                    f"{labels.min()} to {labels.max()}"
+                    f"labels must lie in [0, {num_classes}), got values from {labels.min()} to {labels.max()}"
                 )
             if one_hot:
                 labels = _one_hot(labels, num_classes)
@@ -121,8 +113,7 @@ class DataSet:
             raise ValueError(f"labels must have shape {want}, got {labels.shape}")
         if images.shape[0] != labels.shape[0]:
             raise ValueError(
-                f"images and labels differ in length: {images.shape[0]} images, "
-                f"{labels.shape[0]} labels"
+                f"images and labels differ in length: {images.shape[0]} images, {labels.shape[0]} labels"
             )
         self._images = images
         self._labels = labels
@@ -211,8 +202,7 @@ class DataSet:
         size = _check_count("batch_size", batch_size, 1)
         if size > self._num_examples:
             raise ValueError(
-                f"batch_size must be at most num_examples ({self._num_examples}), "
-                f"got {batch_size!r}"
+                f"batch_size must be at most num_examples ({self._num_examples}), got {batch_size!r}"
             )
         n = self._num_examples
         start = self._index_in_epoch
@@ -243,9 +233,7 @@ Examples
 """
 
 
-def load_digits(
-    one_hot=False, reshape=True, validation_size=0, test_size=360, seed=None
-):
+def load_digits(one_hot=False, reshape=True, validation_size=0, test_size=360, seed=None):
     """Load scikit-learn's bundled 8x8 handwritten digits.
 
     The 1797 examples ship with scikit-learn; nothing is downloaded. They are
@@ -290,8 +278,7 @@ def load_digits(
         from sklearn.datasets import load_digits as _sk_load_digits
     except ImportError as exc:
         raise ImportError(
-            "daskflow.datasets.load_digits needs scikit-learn "
-            "(pip install scikit-learn)"
+            "daskflow.datasets.load_digits needs scikit-learn (pip install scikit-learn)"
         ) from exc
     bunch = _sk_load_digits()
     images = np.asarray(bunch.data, dtype=np.float32) / np.float32(16.0)
@@ -369,15 +356,9 @@ def read_idx(path):
         except (OSError, EOFError, zlib.error) as exc:
             raise ValueError(f"{name}: corrupt gzip data ({exc})") from None
     if len(raw) < 4:
-        raise ValueError(
-            f"{name}: truncated IDX file ({len(raw)} bytes, the magic number "
-            "alone needs 4)"
-        )
+        raise ValueError(f"{name}: truncated IDX file ({len(raw)} bytes, the magic number alone needs 4)")
     if raw[0] != 0 or raw[1] != 0:
-        raise ValueError(
-            f"{name}: bad IDX magic number 0x{raw[:4].hex()} "
-            "(the first two bytes must be zero)"
-        )
+        raise ValueError(f"{name}: bad IDX magic number 0x{raw[:4].hex()} (the first two bytes must be zero)")
     code, ndim = raw[2], raw[3]
     if code not in _IDX_DTYPES:
         raise ValueError(f"{name}: unknown IDX data type code 0x{code:02X}")
@@ -386,8 +367,7 @@ def read_idx(path):
     header = 4 + 4 * ndim
     if len(raw) < header:
         raise ValueError(
-            f"{name}: truncated IDX header ({ndim} dimensions need {header} "
-            f"bytes, file has {len(raw)})"
+            f"{name}: truncated IDX header ({ndim} dimensions need {header} bytes, file has {len(raw)})"
         )
     shape = struct.unpack(f">{ndim}I", raw[4:header])
     dtype = _IDX_DTYPES[code]
@@ -397,15 +377,9 @@ def read_idx(path):
     want = count * dtype.itemsize
     have = len(raw) - header
     if have < want:
-        raise ValueError(
-            f"{name}: truncated IDX data (shape {shape} needs {want} bytes, "
-            f"file has {have})"
-        )
+        raise ValueError(f"{name}: truncated IDX data (shape {shape} needs {want} bytes, file has {have})")
     if have > want:
-        raise ValueError(
-            f"{name}: {have - want} unexpected trailing bytes after IDX data "
-            f"of shape {shape}"
-        )
+        raise ValueError(f"{name}: {have - want} unexpected trailing bytes after IDX data of shape {shape}")
     data = np.frombuffer(raw, dtype=dtype, count=count, offset=header)
     return data.astype(dtype.newbyteorder("="), copy=True).reshape(shape)
 
@@ -421,10 +395,7 @@ _MNIST_FILES = (
 def _mnist_images(path, reshape):
     images = read_idx(path)
     if images.ndim != 3:
-        raise ValueError(
-            f"{path}: expected a 3-D [n, rows, cols] image file, got shape "
-            f"{images.shape}"
-        )
+        raise ValueError(f"{path}: expected a 3-D [n, rows, cols] image file, got shape {images.shape}")
     if images.dtype != np.uint8:
         raise ValueError(f"{path}: expected unsigned byte images, got {images.dtype}")
     n, rows, cols = images.shape
@@ -443,9 +414,7 @@ def _mnist_labels(path):
     return labels.astype(np.int64)
 
 
-def read_data_sets(
-    train_dir=None, one_hot=False, reshape=True, validation_size=5000, seed=None
-):
+def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=5000, seed=None):
     """Build train, validation and test sets, TF1 ``input_data`` style.
 
     Parameters
@@ -520,10 +489,7 @@ def read_data_sets(
         (test_images, test_labels, paths[2], paths[3]),
     ):
         if images.shape[0] != labels.shape[0]:
-            raise ValueError(
-                f"{ipath} has {images.shape[0]} images but {lpath} has "
-                f"{labels.shape[0]} labels"
-            )
+            raise ValueError(f"{ipath} has {images.shape[0]} images but {lpath} has {labels.shape[0]} labels")
     if train_images.shape[1:] != test_images.shape[1:]:
         raise ValueError(
             f"{paths[0]} images have shape {train_images.shape[1:]} but "

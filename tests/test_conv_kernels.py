@@ -37,9 +37,7 @@ def ref_windows(in_hw, ksize, strides, padding):
 
 
 def ref_out_hw(in_hw, ksize, strides, padding):
-    return tuple(
-        ref_geometry(n, k, s, padding)[0] for n, k, s in zip(in_hw, ksize, strides)
-    )
+    return tuple(ref_geometry(n, k, s, padding)[0] for n, k, s in zip(in_hw, ksize, strides))
 
 
 def ref_conv2d(x, w, strides, padding):
@@ -264,9 +262,7 @@ def test_max_pool_grad_ties_exact(ksize, strides, padding):
     g = rng.integers(-4, 5, size=(2, oh, ow, 2)).astype(np.float64)
     y = conv.max_pool(np, x, ksize, strides, padding)
     dx = conv.max_pool_grad(np, x, y, g, ksize, strides, padding)
-    np.testing.assert_array_equal(
-        dx, ref_max_pool_and_grad(x, g, ksize, strides, padding)[1]
-    )
+    np.testing.assert_array_equal(dx, ref_max_pool_and_grad(x, g, ksize, strides, padding)[1])
 
 
 def test_max_pool_grad_all_neg_inf_routes_to_real_element():
@@ -276,9 +272,7 @@ def test_max_pool_grad_all_neg_inf_routes_to_real_element():
     g = np.array([1.0, 2.0, 3.0, 4.0]).reshape(1, 2, 2, 1)
     y = conv.max_pool(np, x, (3, 3), (2, 2), "SAME")
     dx = conv.max_pool_grad(np, x, y, g, (3, 3), (2, 2), "SAME")
-    np.testing.assert_array_equal(
-        dx, ref_max_pool_and_grad(x, g, (3, 3), (2, 2), "SAME")[1]
-    )
+    np.testing.assert_array_equal(dx, ref_max_pool_and_grad(x, g, (3, 3), (2, 2), "SAME")[1])
     assert dx.sum() == g.sum()
 
 
@@ -347,6 +341,4 @@ def test_dtype_preserved(dtype, padding):
     ]
     assert [o.dtype for o in outs] == [dtype] * len(outs)
     if dtype == np.float32:
-        np.testing.assert_allclose(
-            y, ref_conv2d(x.astype(np.float64), w, s, padding), rtol=1e-4, atol=1e-5
-        )
+        np.testing.assert_allclose(y, ref_conv2d(x.astype(np.float64), w, s, padding), rtol=1e-4, atol=1e-5)

@@ -109,6 +109,7 @@ CASES = [
     GradCase("pow_const_exponent", lambda x: x**3.0, [R(2, 3)]),
     GradCase("maximum", tf.maximum, [Distinct(2, 3), Distinct(3)]),
     GradCase("minimum", tf.minimum, [Distinct(2, 3), Distinct(2, 1)]),
+    GradCase("floormod", tf.floormod, [R(2, 3) * 3, P(3)]),
     GradCase("where_bcast", tf.where, [COND, R(3, 4), R(4)]),
     GradCase("add_n", lambda a, b, c: tf.add_n([a, b, c * c]), [R(2, 3), R(2, 3), R(2, 3)]),
     # elementwise unary
@@ -126,14 +127,28 @@ CASES = [
     GradCase("softplus", tf.nn.softplus, [R(2, 3) * 3]),
     GradCase("elu", tf.nn.elu, [Away(2, 3)]),
     GradCase("log1p", tf.log1p, [P(2, 3)]),
-    GradCase("piecewise_constant", lambda x: tf.sign(x) + tf.floor(x) + tf.ceil(x) + tf.round(x), [Away(2, 3) + 0.25]),
-    GradCase("clip_by_value", lambda x: tf.clip_by_value(x, -0.5, 0.5), [Away(3, 4) + np.array([0.4, -0.4, 0.8, -0.8])]),
+    GradCase(
+        "piecewise_constant",
+        lambda x: tf.sign(x) + tf.floor(x) + tf.ceil(x) + tf.round(x),
+        [Away(2, 3) + 0.25],
+    ),
+    GradCase(
+        "clip_by_value",
+        lambda x: tf.clip_by_value(x, -0.5, 0.5),
+        [Away(3, 4) + np.array([0.4, -0.4, 0.8, -0.8])],
+    ),
     GradCase("identity", tf.identity, [R(2, 3)]),
     GradCase("placeholder_with_default", lambda x: tf.placeholder_with_default(x, [None, 3]) * x, [R(2, 3)]),
     # finite differences see through stop_gradient: stop a path that is flat anyway
     GradCase("stop_gradient", lambda x: x + tf.stop_gradient(tf.floor(x)), [Away(2, 3) + 0.25]),
     # cast through float32 rounds, so differences need a larger step and a looser tolerance
-    GradCase("cast", lambda x: tf.cast(tf.cast(x, tf.float32) * 3.0, tf.float64), [R(2, 3)], eps=1e-2, tol=dict(rtol=1e-4, atol=1e-4)),
+    GradCase(
+        "cast",
+        lambda x: tf.cast(tf.cast(x, tf.float32) * 3.0, tf.float64),
+        [R(2, 3)],
+        eps=1e-2,
+        tol=dict(rtol=1e-4, atol=1e-4),
+    ),
     # reductions
     GradCase("reduce_sum_all", tf.reduce_sum, [R(2, 3)]),
     GradCase("reduce_sum_axis_keepdims", lambda x: tf.reduce_sum(x, axis=1, keepdims=True), [R(2, 3)]),
@@ -148,9 +163,15 @@ CASES = [
     GradCase("reduce_prod_all_keepdims", lambda x: tf.reduce_prod(x, keepdims=True), [P(2, 3)]),
     # matmul
     GradCase("matmul", tf.matmul, [R(2, 3), R(3, 4)]),
-    GradCase("matmul_transpose_a", lambda a, b: tf.matmul(a, b, transpose_a=True), [R(3, 2), R(3, 4)], batch=(1,)),
+    GradCase(
+        "matmul_transpose_a", lambda a, b: tf.matmul(a, b, transpose_a=True), [R(3, 2), R(3, 4)], batch=(1,)
+    ),
     GradCase("matmul_transpose_b", lambda a, b: tf.matmul(a, b, transpose_b=True), [R(2, 3), R(4, 3)]),
-    GradCase("matmul_transpose_both", lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True), [R(3, 2), R(4, 3)]),
+    GradCase(
+        "matmul_transpose_both",
+        lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+        [R(3, 2), R(4, 3)],
+    ),
     GradCase("matmul_batched", tf.matmul, [R(2, 3, 4), R(2, 4, 2)]),
     GradCase("matmul_broadcast_batch", tf.matmul, [R(3, 4), R(2, 4, 2)]),
     GradCase("xw_plus_b", tf.nn.xw_plus_b, [R(2, 3), R(3, 4), R(4)], batch=(0,)),
@@ -159,15 +180,29 @@ CASES = [
     GradCase("softmax", tf.nn.softmax, [R(3, 4)]),
     GradCase("softmax_axis0", lambda x: tf.nn.softmax(x, axis=0), [R(3, 4)]),
     GradCase("log_softmax", tf.nn.log_softmax, [R(3, 4)]),
-    GradCase("xent_v2", lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x), [LABELS, R(3, 4)]),
-    GradCase("xent_v1", lambda x: tf.nn.softmax_cross_entropy_with_logits(labels=LABELS, logits=x), [R(3, 4)], batch=()),
+    GradCase(
+        "xent_v2",
+        lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x),
+        [LABELS, R(3, 4)],
+    ),
+    GradCase(
+        "xent_v1",
+        lambda x: tf.nn.softmax_cross_entropy_with_logits(labels=LABELS, logits=x),
+        [R(3, 4)],
+        batch=(),
+    ),
     GradCase(
         "sparse_xent",
         lambda i, x: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=i, logits=x),
         [np.array([0, 3, 1], np.int32), R(3, 4)],
     ),
-    GradCase("sigmoid_xent", lambda z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), [rng.random((3, 4)), Away(3, 4) * 3]),
+    GradCase(
+        "sigmoid_xent",
+        lambda z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+        [rng.random((3, 4)), Away(3, 4) * 3],
+    ),
     GradCase("l2_loss", tf.nn.l2_loss, [R(3, 4)]),
+    GradCase("moments", lambda x: list(tf.nn.moments(x, [0])), [R(4, 3)]),
     # convolution and pooling
     *[
         GradCase(f"conv2d_{p}_s{s}", _conv(s, p), [R(2, 5, 6, 2), R(3, 2, 2, 3)], batch=(0,))
@@ -189,7 +224,11 @@ CASES = [
     GradCase("stack", lambda a, b: tf.stack([a, b], axis=1), [R(2, 3), R(2, 3)]),
     GradCase("unstack", lambda x: tf.unstack(x, axis=1), [R(2, 3)]),
     GradCase("gather_repeated", lambda p, i: tf.gather(p, i), [R(3, 2), np.array([2, 0, 2, 2], np.int32)]),
-    GradCase("gather_axis1_2d_idx", lambda p, i: tf.gather(p, i, axis=1), [R(2, 3), np.array([[0, 2], [1, 1]], np.int64)]),
+    GradCase(
+        "gather_axis1_2d_idx",
+        lambda p, i: tf.gather(p, i, axis=1),
+        [R(2, 3), np.array([[0, 2], [1, 1]], np.int64)],
+    ),
     GradCase("slice", lambda x: tf.slice(x, [0, 1], [2, -1]), [R(3, 4)]),
     GradCase("getitem_slices", lambda x: x[1:, ::2], [R(3, 5)]),
     GradCase("getitem_int_ellipsis", lambda x: x[..., 1], [R(2, 3, 4)]),
@@ -218,17 +257,43 @@ SECOND_ORDER = [
     GradCase("mul_bcast", grad_of(lambda x, y: x * y * y), [R(3, 1), R(4)]),
     GradCase("matmul", grad_of(lambda a, b: tf.matmul(a * a, b, transpose_b=True)), [R(2, 3), R(4, 3)]),
     GradCase("reduce_sum", grad_of(lambda x: tf.reduce_sum(x * x, axis=1)), [R(2, 3)]),
-    GradCase("reduce_mean_keepdims", grad_of(lambda x: tf.reduce_mean(tf.exp(x), 0, keepdims=True)), [R(2, 3)]),
+    GradCase(
+        "reduce_mean_keepdims", grad_of(lambda x: tf.reduce_mean(tf.exp(x), 0, keepdims=True)), [R(2, 3)]
+    ),
     GradCase("softmax", grad_of(tf.nn.softmax), [R(3, 4)]),
     GradCase("log_softmax", grad_of(tf.nn.log_softmax), [R(3, 4)]),
-    GradCase("xent_v2", grad_of(lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x)), [LABELS, R(3, 4)]),
+    GradCase(
+        "xent_v2",
+        grad_of(lambda y, x: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x)),
+        [LABELS, R(3, 4)],
+    ),
     GradCase("relu_times_x", grad_of(lambda x: tf.nn.relu(x) * x), [Away(2, 3)]),
     GradCase("getitem", grad_of(lambda x: tf.square(x[1:, ::2])), [R(3, 5)]),
-    GradCase("gather_repeated", grad_of(lambda p, i: tf.square(tf.gather(p, i))), [R(3, 2), np.array([2, 0, 2], np.int32)]),
+    GradCase(
+        "gather_repeated",
+        grad_of(lambda p, i: tf.square(tf.gather(p, i))),
+        [R(3, 2), np.array([2, 0, 2], np.int32)],
+    ),
     GradCase("tile", grad_of(lambda x: tf.square(tf.tile(x, [2, 1]))), [R(2, 3)]),
     GradCase("pad", grad_of(lambda x: tf.exp(tf.pad(x, [[1, 0], [0, 2]]))), [R(2, 3)]),
     GradCase("concat_split", grad_of(lambda a, b: tf.square(tf.concat([a, b], 1))), [R(2, 3), R(2, 1)]),
     GradCase("reduce_max", grad_of(lambda x: tf.reduce_max(x * x, 1)), [Distinct(3, 4)]),
+    GradCase("reduce_prod", grad_of(lambda x: tf.reduce_prod(x, 0)), [Away(3, 2)]),
+    GradCase(
+        "conv2d_SAME_s2",
+        grad_of(lambda x, w: tf.square(_conv(2, "SAME")(x, w))),
+        [R(1, 5, 4, 2), R(3, 2, 2, 2)],
+        batch=(0,),
+    ),
+    GradCase(
+        "conv2d_VALID_s1",
+        grad_of(lambda x, w: tf.square(_conv(1, "VALID")(x, w))),
+        [R(2, 4, 4, 1), R(2, 2, 1, 2)],
+        batch=(0,),
+    ),
+    GradCase(
+        "avg_pool", grad_of(lambda x: tf.square(_pool(tf.nn.avg_pool, 3, 2, "SAME")(x))), [R(1, 5, 4, 2)]
+    ),
 ]
 
 
@@ -289,13 +354,17 @@ def check_gradients(case):
     for x, g, bg, num in zip(xs, grads, b_grads, numeric):
         if g is None:
             assert bg is None, f"{case.id}: {x.name} has a gradient only with a None batch dimension"
-            np.testing.assert_allclose(num, 0, atol=1e-7, err_msg=f"{case.id}: gradients gave None for {x.name}")
+            np.testing.assert_allclose(
+                num, 0, atol=1e-7, err_msg=f"{case.id}: gradients gave None for {x.name}"
+            )
             continue
         got = values[g]
         assert g.dtype is x.dtype and got.dtype == np.float64
         assert g.shape.is_compatible_with(x.shape) and got.shape == feeds[x].shape, f"{case.id}: {g} for {x}"
         np.testing.assert_allclose(got, num, **(case.tol or TOL), err_msg=f"{case.id}: d/d{x.name}")
-        np.testing.assert_allclose(values[bg], got, rtol=1e-10, atol=1e-12, err_msg=f"{case.id}: batch variant")
+        np.testing.assert_allclose(
+            values[bg], got, rtol=1e-10, atol=1e-12, err_msg=f"{case.id}: batch variant"
+        )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -396,6 +465,34 @@ def test_softmax_xent_v1_gives_labels_no_gradient_v2_does():
     np.testing.assert_allclose(got[0], np.exp(log_p) - LABELS)
     np.testing.assert_allclose(got[1], got[0])
     np.testing.assert_allclose(got[2], -log_p)
+
+
+def test_gradients_at_kinks_and_ties_follow_tf():
+    # Finite differences cannot judge these points; the values are TF1's.
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        z = tf.constant([0.0, 0.3, 1.0], tf.float64)
+        ys = [
+            tf.nn.relu(x),
+            tf.abs(x),
+            tf.nn.softplus(x),  # zero-initialised logits sit exactly at the kink
+            tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+            tf.maximum(x, 0.0),
+            tf.minimum(x, 0.0),
+            tf.clip_by_value(x, 0.0, 1.0),
+        ]
+        grads = [tf.gradients(y, [x])[0] for y in ys]
+        m = tf.placeholder(tf.float64, [3, 3])
+        (g_max,) = tf.gradients(tf.reduce_max(m, 1), [m])  # ties share the gradient
+        (g_prod,) = tf.gradients(tf.reduce_prod(m, 1), [m])  # zeros: the product of the others
+        got = _run(
+            grads + [g_max, g_prod], {x: np.zeros(3), m: [[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [3.0, 3.0, 1.0]]}
+        )
+    expected = [0, 0, 0.5, 0.5 - np.array([0.0, 0.3, 1.0]), 1, 1, 1]
+    for i, (v, e) in enumerate(zip(got, expected)):
+        np.testing.assert_allclose(v, np.broadcast_to(e, (3,)), err_msg=str(ys[i]))
+    np.testing.assert_allclose(got[-2], [[0, 0, 1], [0, 0, 1], [0.5, 0.5, 0]])
+    np.testing.assert_allclose(got[-1], [[0, 6, 0], [0, 0, 0], [3, 3, 9]])
 
 
 def test_float32_gradients_keep_float32():

@@ -57,7 +57,9 @@ class Case:
     build: Callable  # (*input tensors) -> Tensor or list of Tensors
     inputs: list  # numpy arrays, fed through placeholders of their dtype and shape
     ref: Callable  # (*input arrays) -> array or list of arrays
-    batch: tuple | str | None = None  # inputs given a None leading dim (default: rank >= 1); "rank": unknown rank
+    batch: tuple | str | None = (
+        None  # inputs given a None leading dim (default: rank >= 1); "rank": unknown rank
+    )
     static: bool = True  # whether inference knows the whole shape when the inputs' shapes are known
 
 
@@ -75,11 +77,15 @@ def _geometry(size, k, s, padding):
 
 def _windows(x, ksize, strides, padding, fill):
     """Padded input and a function giving the window at output pixel (a, b)."""
-    (oh, t, bo), (ow, left, right) = (_geometry(x.shape[i + 1], ksize[i], strides[i], padding) for i in (0, 1))
+    (oh, t, bo), (ow, left, right) = (
+        _geometry(x.shape[i + 1], ksize[i], strides[i], padding) for i in (0, 1)
+    )
     xp = np.pad(x, [(0, 0), (t, bo), (left, right), (0, 0)], constant_values=fill)
 
     def window(a, b):
-        return xp[:, a * strides[0] : a * strides[0] + ksize[0], b * strides[1] : b * strides[1] + ksize[1], :]
+        return xp[
+            :, a * strides[0] : a * strides[0] + ksize[0], b * strides[1] : b * strides[1] + ksize[1], :
+        ]
 
     return oh, ow, window
 
@@ -103,7 +109,10 @@ def np_avg_pool(x, ksize, strides, padding):
     oh, ow, sums = _windows(x, ksize, strides, padding, 0.0)
     _, _, counts = _windows(np.ones_like(x), ksize, strides, padding, 0.0)
     return np.stack(
-        [np.stack([sums(a, b).sum(axis=(1, 2)) / counts(a, b).sum(axis=(1, 2)) for b in range(ow)], 1) for a in range(oh)],
+        [
+            np.stack([sums(a, b).sum(axis=(1, 2)) / counts(a, b).sum(axis=(1, 2)) for b in range(ow)], 1)
+            for a in range(oh)
+        ],
         1,
     )
 
@@ -125,7 +134,13 @@ def _gather_index():
 
 CASES = [
     # constants and pass-throughs
-    Case("const", "Const", lambda: tf.constant([[1.5, 2.0], [3.0, 4.0]], dtype=tf.float64), [], lambda: np.array([[1.5, 2], [3, 4]])),
+    Case(
+        "const",
+        "Const",
+        lambda: tf.constant([[1.5, 2.0], [3.0, 4.0]], dtype=tf.float64),
+        [],
+        lambda: np.array([[1.5, 2], [3, 4]]),
+    ),
     Case("const_f32_default", "Const", lambda: tf.constant([1.0, 2.0]), [], lambda: np.array([1, 2], F32)),
     Case("identity", "Identity", tf.identity, [R(3, 2)], lambda x: x),
     Case("stop_gradient", "StopGradient", tf.stop_gradient, [R(3, 2)], lambda x: x),
@@ -172,7 +187,13 @@ CASES = [
     Case("floor", "Floor", tf.floor, [R(2, 3) * 3], np.floor),
     Case("ceil", "Ceil", tf.ceil, [R(2, 3) * 3], np.ceil),
     Case("round_half_to_even", "Round", tf.round, [np.array([-1.5, -0.5, 0.5, 1.5, 2.5, 0.2])], np.round),
-    Case("sigmoid", "Sigmoid", tf.sigmoid, [np.array([-800.0, -3.0, 0.0, 2.0, 800.0])], lambda x: np.exp(-np.logaddexp(0, -x))),
+    Case(
+        "sigmoid",
+        "Sigmoid",
+        tf.sigmoid,
+        [np.array([-800.0, -3.0, 0.0, 2.0, 800.0])],
+        lambda x: np.exp(-np.logaddexp(0, -x)),
+    ),
     Case("relu", "Relu", tf.nn.relu, [R(2, 3)], lambda x: np.maximum(x, 0)),
     Case("relu_int", "Relu", tf.nn.relu, [Int(5)], lambda x: np.maximum(x, 0)),
     # comparisons and logic
@@ -186,17 +207,48 @@ CASES = [
     Case("logical_or", "LogicalOr", tf.logical_or, [Bool(2, 3), Bool(2, 3)], np.logical_or),
     Case("logical_not", "LogicalNot", lambda a: ~a, [Bool(2, 3)], np.logical_not),
     # cast and select
-    Case("cast_float_to_int_truncates", "Cast", lambda x: tf.cast(x, tf.int32), [R(2, 3) * 4], lambda x: x.astype(I32)),
+    Case(
+        "cast_float_to_int_truncates",
+        "Cast",
+        lambda x: tf.cast(x, tf.int32),
+        [R(2, 3) * 4],
+        lambda x: x.astype(I32),
+    ),
     Case("cast_int_to_f32", "Cast", lambda x: tf.cast(x, tf.float32), [Int(2, 3)], lambda x: x.astype(F32)),
     Case("cast_bool_to_f64", "Cast", lambda x: tf.cast(x, tf.float64), [Bool(4)], lambda x: x.astype(F64)),
     Case("where_select_bcast", "Select", tf.where, [Bool(3, 1), R(3, 4), R(4)], np.where),
-    Case("where_python_scalar", "Select", lambda c, x: tf.where(c, x, 0.0), [Bool(2, 3), R(2, 3)], lambda c, x: np.where(c, x, 0)),
+    Case(
+        "where_python_scalar",
+        "Select",
+        lambda c, x: tf.where(c, x, 0.0),
+        [Bool(2, 3), R(2, 3)],
+        lambda c, x: np.where(c, x, 0),
+    ),
     Case("where_indices", "Where", tf.where, [Bool(3, 4)], np.argwhere, static=False),
     # matmul
     Case("matmul", "MatMul", tf.matmul, [R(2, 3), R(3, 4)], np.matmul),
-    Case("matmul_f32_operator", "MatMul", lambda a, b: a @ b, [R(2, 3, dtype=F32), R(3, 2, dtype=F32)], np.matmul),
-    Case("matmul_transpose_a", "MatMul", lambda a, b: tf.matmul(a, b, transpose_a=True), [R(3, 2), R(3, 4)], lambda a, b: a.T @ b, batch=(1,)),
-    Case("matmul_transpose_b", "MatMul", lambda a, b: tf.matmul(a, b, transpose_b=True), [R(2, 3), R(4, 3)], lambda a, b: a @ b.T),
+    Case(
+        "matmul_f32_operator",
+        "MatMul",
+        lambda a, b: a @ b,
+        [R(2, 3, dtype=F32), R(3, 2, dtype=F32)],
+        np.matmul,
+    ),
+    Case(
+        "matmul_transpose_a",
+        "MatMul",
+        lambda a, b: tf.matmul(a, b, transpose_a=True),
+        [R(3, 2), R(3, 4)],
+        lambda a, b: a.T @ b,
+        batch=(1,),
+    ),
+    Case(
+        "matmul_transpose_b",
+        "MatMul",
+        lambda a, b: tf.matmul(a, b, transpose_b=True),
+        [R(2, 3), R(4, 3)],
+        lambda a, b: a @ b.T,
+    ),
     Case(
         "matmul_transpose_both",
         "MatMul",
@@ -205,66 +257,235 @@ CASES = [
         lambda a, b: a.T @ b.T,
     ),
     Case("matmul_batched", "MatMul", tf.matmul, [R(2, 3, 4), R(2, 4, 5)], np.matmul),
+    Case("matmul_broadcast_batch", "MatMul", tf.matmul, [R(3, 4), R(2, 4, 5)], np.matmul),
     # reductions
     Case("reduce_sum_all", "Sum", tf.reduce_sum, [R(2, 3)], np.sum),
-    Case("reduce_sum_axis_keepdims", "Sum", lambda x: tf.reduce_sum(x, axis=1, keepdims=True), [R(2, 3)], lambda x: x.sum(1, keepdims=True)),
-    Case("reduce_sum_neg_axes", "Sum", lambda x: tf.reduce_sum(x, axis=[0, -1]), [R(2, 3, 4)], lambda x: x.sum((0, 2))),
-    Case("reduce_sum_reduction_indices", "Sum", lambda x: tf.reduce_sum(x, reduction_indices=[0], keep_dims=True), [R(2, 3)], lambda x: x.sum(0, keepdims=True)),
+    Case(
+        "reduce_sum_axis_keepdims",
+        "Sum",
+        lambda x: tf.reduce_sum(x, axis=1, keepdims=True),
+        [R(2, 3)],
+        lambda x: x.sum(1, keepdims=True),
+    ),
+    Case(
+        "reduce_sum_neg_axes",
+        "Sum",
+        lambda x: tf.reduce_sum(x, axis=[0, -1]),
+        [R(2, 3, 4)],
+        lambda x: x.sum((0, 2)),
+    ),
+    Case(
+        "reduce_sum_reduction_indices",
+        "Sum",
+        lambda x: tf.reduce_sum(x, reduction_indices=[0], keep_dims=True),
+        [R(2, 3)],
+        lambda x: x.sum(0, keepdims=True),
+    ),
+    Case(
+        "reduce_sum_numpy_axis", "Sum", lambda x: tf.reduce_sum(x, np.int64(1)), [R(2, 3)], lambda x: x.sum(1)
+    ),
     Case("reduce_sum_int", "Sum", lambda x: tf.reduce_sum(x, 0), [Int(3, 2)], lambda x: x.sum(0).astype(I32)),
     Case("reduce_mean", "Mean", lambda x: tf.reduce_mean(x, 0), [R(3, 4)], lambda x: x.mean(0)),
-    Case("reduce_mean_f32_keepdims", "Mean", lambda x: tf.reduce_mean(x, keepdims=True), [R(3, 4, dtype=F32)], lambda x: x.mean(keepdims=True)),
+    Case(
+        "reduce_mean_f32_keepdims",
+        "Mean",
+        lambda x: tf.reduce_mean(x, keepdims=True),
+        [R(3, 4, dtype=F32)],
+        lambda x: x.mean(keepdims=True),
+    ),
+    Case(
+        "reduce_mean_int_truncates",
+        "Mean",
+        lambda x: tf.reduce_mean(x, 1),
+        [Int(3, 4)],
+        lambda x: np.trunc(x.mean(1)).astype(I32),
+    ),
+    Case(
+        "reduce_prod_int",
+        "Prod",
+        lambda x: tf.reduce_prod(x, 0),
+        [Int(3, 4)],
+        lambda x: x.prod(0).astype(I32),
+    ),
     Case("reduce_max", "Max", lambda x: tf.reduce_max(x, -1), [R(3, 4)], lambda x: x.max(-1)),
-    Case("reduce_min", "Min", lambda x: tf.reduce_min(x, [0, 1], keepdims=True), [R(3, 4, 2)], lambda x: x.min((0, 1), keepdims=True)),
+    Case(
+        "reduce_min",
+        "Min",
+        lambda x: tf.reduce_min(x, [0, 1], keepdims=True),
+        [R(3, 4, 2)],
+        lambda x: x.min((0, 1), keepdims=True),
+    ),
     Case("reduce_prod", "Prod", lambda x: tf.reduce_prod(x, 1), [R(3, 4)], lambda x: x.prod(1)),
     Case("reduce_all", "All", lambda x: tf.reduce_all(x, 1), [Bool(3, 2)], lambda x: x.all(1)),
     Case("reduce_any", "Any", tf.reduce_any, [Bool(3, 2)], np.any),
     Case("argmax", "ArgMax", lambda x: tf.argmax(x, 1), [R(3, 4)], lambda x: x.argmax(1)),
-    Case("argmax_int32_out", "ArgMax", lambda x: tf.argmax(x, axis=0, output_type=tf.int32), [R(3, 4)], lambda x: x.argmax(0).astype(I32)),
+    Case(
+        "argmax_int32_out",
+        "ArgMax",
+        lambda x: tf.argmax(x, axis=0, output_type=tf.int32),
+        [R(3, 4)],
+        lambda x: x.argmax(0).astype(I32),
+    ),
     Case("argmin", "ArgMin", lambda x: tf.argmin(x, -1), [R(3, 4)], lambda x: x.argmin(-1)),
-    Case("add_n", "AddN", lambda a, b, c: tf.add_n([a, b, c]), [R(2, 3), R(2, 3), R(2, 3)], lambda a, b, c: a + b + c),
+    Case(
+        "add_n",
+        "AddN",
+        lambda a, b, c: tf.add_n([a, b, c]),
+        [R(2, 3), R(2, 3), R(2, 3)],
+        lambda a, b, c: a + b + c,
+    ),
     # shapes
     Case("shape", "Shape", tf.shape, [R(2, 3)], lambda x: np.array(x.shape, I32)),
-    Case("shape_int64", "Shape", lambda x: tf.shape(x, out_type=tf.int64), [R(2, 3)], lambda x: np.array(x.shape, I64)),
+    Case(
+        "shape_int64",
+        "Shape",
+        lambda x: tf.shape(x, out_type=tf.int64),
+        [R(2, 3)],
+        lambda x: np.array(x.shape, I64),
+    ),
     Case("size", "Size", tf.size, [R(2, 3)], lambda x: np.array(x.size, I32)),
     Case("rank", "Rank", tf.rank, [R(2, 3)], lambda x: np.array(x.ndim, I32), batch="rank"),
     # reshaping
-    Case("reshape_minus_one", "Reshape", lambda x: tf.reshape(x, [-1, 3]), [R(4, 6)], lambda x: x.reshape(-1, 3)),
-    Case("reshape_to_shape_of", "Reshape", lambda x, y: tf.reshape(x, tf.shape(y)), [R(2, 6), R(4, 3)], lambda x, y: x.reshape(y.shape), batch=(1,)),
+    Case(
+        "reshape_minus_one",
+        "Reshape",
+        lambda x: tf.reshape(x, [-1, 3]),
+        [R(4, 6)],
+        lambda x: x.reshape(-1, 3),
+    ),
+    Case(
+        "reshape_to_shape_of",
+        "Reshape",
+        lambda x, y: tf.reshape(x, tf.shape(y)),
+        [R(2, 6), R(4, 3)],
+        lambda x, y: x.reshape(y.shape),
+        batch=(1,),
+    ),
     Case("reshape_to_scalar", "Reshape", lambda x: tf.reshape(x, []), [R(1, 1)], lambda x: x.reshape(())),
-    Case("transpose_perm", "Transpose", lambda x: tf.transpose(x, [1, 0, 2]), [R(2, 3, 4)], lambda x: x.transpose(1, 0, 2)),
+    Case(
+        "transpose_perm",
+        "Transpose",
+        lambda x: tf.transpose(x, [1, 0, 2]),
+        [R(2, 3, 4)],
+        lambda x: x.transpose(1, 0, 2),
+    ),
     Case("transpose_default", "Transpose", tf.transpose, [R(2, 3, 4)], np.transpose),
-    Case("expand_dims_last", "ExpandDims", lambda x: tf.expand_dims(x, -1), [R(2, 3)], lambda x: x[..., None]),
+    Case(
+        "expand_dims_last", "ExpandDims", lambda x: tf.expand_dims(x, -1), [R(2, 3)], lambda x: x[..., None]
+    ),
     Case("expand_dims_middle", "ExpandDims", lambda x: tf.expand_dims(x, 1), [R(2, 3)], lambda x: x[:, None]),
     Case("squeeze_axis", "Squeeze", lambda x: tf.squeeze(x, [1]), [R(2, 1, 3, 1)], lambda x: x.squeeze(1)),
     Case("squeeze_all", "Squeeze", tf.squeeze, [R(2, 1, 3, 1)], np.squeeze, batch=()),
-    Case("broadcast_to", "BroadcastTo", lambda x: tf.broadcast_to(x, [2, 3, 4]), [R(3, 1)], lambda x: np.broadcast_to(x, (2, 3, 4))),
+    Case(
+        "broadcast_to",
+        "BroadcastTo",
+        lambda x: tf.broadcast_to(x, [2, 3, 4]),
+        [R(3, 1)],
+        lambda x: np.broadcast_to(x, (2, 3, 4)),
+    ),
     # joining and splitting
-    Case("concat", "ConcatV2", lambda a, b: tf.concat([a, b], axis=1), [R(2, 3), R(2, 1)], lambda a, b: np.concatenate([a, b], 1)),
-    Case("concat_neg_axis", "ConcatV2", lambda a, b: tf.concat([a, b], -1), [R(2, 3), R(2, 2)], lambda a, b: np.concatenate([a, b], -1)),
-    Case("stack", "ConcatV2", lambda a, b: tf.stack([a, b], axis=1), [R(2, 3), R(2, 3)], lambda a, b: np.stack([a, b], 1)),
+    Case(
+        "concat",
+        "ConcatV2",
+        lambda a, b: tf.concat([a, b], axis=1),
+        [R(2, 3), R(2, 1)],
+        lambda a, b: np.concatenate([a, b], 1),
+    ),
+    Case(
+        "concat_neg_axis",
+        "ConcatV2",
+        lambda a, b: tf.concat([a, b], -1),
+        [R(2, 3), R(2, 2)],
+        lambda a, b: np.concatenate([a, b], -1),
+    ),
+    Case(
+        "stack",
+        "ConcatV2",
+        lambda a, b: tf.stack([a, b], axis=1),
+        [R(2, 3), R(2, 3)],
+        lambda a, b: np.stack([a, b], 1),
+    ),
     Case("split_even", "SplitV", lambda x: tf.split(x, 3, axis=1), [R(2, 6)], lambda x: np.split(x, 3, 1)),
-    Case("split_sizes", "SplitV", lambda x: tf.split(x, [1, 2, 3], axis=1), [R(2, 6)], lambda x: np.split(x, [1, 3], 1)),
-    Case("split_minus_one", "SplitV", lambda x: tf.split(x, [2, -1], axis=1), [R(2, 6)], lambda x: np.split(x, [2], 1)),
-    Case("split_dynamic_axis", "SplitV", lambda x: tf.split(x, 2, axis=0), [R(4, 3)], lambda x: np.split(x, 2, 0)),
-    Case("unstack", "SplitV", lambda x: tf.unstack(x, axis=1), [R(2, 3)], lambda x: list(np.moveaxis(x, 1, 0))),
+    Case(
+        "split_sizes",
+        "SplitV",
+        lambda x: tf.split(x, [1, 2, 3], axis=1),
+        [R(2, 6)],
+        lambda x: np.split(x, [1, 3], 1),
+    ),
+    Case(
+        "split_minus_one",
+        "SplitV",
+        lambda x: tf.split(x, [2, -1], axis=1),
+        [R(2, 6)],
+        lambda x: np.split(x, [2], 1),
+    ),
+    Case(
+        "split_dynamic_axis",
+        "SplitV",
+        lambda x: tf.split(x, 2, axis=0),
+        [R(4, 3)],
+        lambda x: np.split(x, 2, 0),
+    ),
+    Case(
+        "unstack", "SplitV", lambda x: tf.unstack(x, axis=1), [R(2, 3)], lambda x: list(np.moveaxis(x, 1, 0))
+    ),
     # slicing and gathering
     Case("getitem_slices", "StridedSlice", lambda x: x[1:, ::2], [R(3, 5)], lambda x: x[1:, ::2]),
     Case("getitem_int_ellipsis", "StridedSlice", lambda x: x[..., 1], [R(2, 3, 4)], lambda x: x[..., 1]),
     Case("getitem_newaxis_neg", "StridedSlice", lambda x: x[None, -1], [R(3, 4)], lambda x: x[None, -1]),
     Case("getitem_reverse", "StridedSlice", lambda x: x[::-1, 2:0:-1], [R(3, 4)], lambda x: x[::-1, 2:0:-1]),
     Case("slice", "StridedSlice", lambda x: tf.slice(x, [0, 1], [2, -1]), [R(3, 4)], lambda x: x[0:2, 1:]),
-    Case("gather_repeated", "GatherV2", lambda p, i: tf.gather(p, i), [R(3, 2), _gather_index()], lambda p, i: p[i]),
-    Case("gather_axis1_2d_idx", "GatherV2", lambda p, i: tf.gather(p, i, axis=1), [R(2, 3), np.array([[0, 2], [1, 1]], I64)], lambda p, i: np.take(p, i, 1)),
+    Case(
+        "gather_repeated",
+        "GatherV2",
+        lambda p, i: tf.gather(p, i),
+        [R(3, 2), _gather_index()],
+        lambda p, i: p[i],
+    ),
+    Case(
+        "gather_axis1_2d_idx",
+        "GatherV2",
+        lambda p, i: tf.gather(p, i, axis=1),
+        [R(2, 3), np.array([[0, 2], [1, 1]], I64)],
+        lambda p, i: np.take(p, i, 1),
+    ),
     # filling
     Case("fill", "Fill", lambda v: tf.fill([2, 3], v), [R()], lambda v: np.full((2, 3), v)),
     Case("zeros", "Fill", lambda: tf.zeros([2, 3], tf.int32), [], lambda: np.zeros((2, 3), I32)),
     Case("ones_like", "Fill", tf.ones_like, [R(2, 3)], np.ones_like),
-    Case("zeros_like_dtype", "Fill", lambda x: tf.zeros_like(x, dtype=tf.int64), [R(2, 3)], lambda x: np.zeros(x.shape, I64)),
-    Case("one_hot", "OneHot", lambda i: tf.one_hot(i, 4), [np.array([[0, 3], [1, 1]], I32)], lambda i: np.eye(4, dtype=F32)[i]),
-    Case("one_hot_on_off", "OneHot", lambda i: tf.one_hot(i, 3, 5.0, -1.0, dtype=tf.float64), [np.array([2, 0, 1], I64)], lambda i: np.eye(3)[i] * 6 - 1),
+    Case(
+        "zeros_like_dtype",
+        "Fill",
+        lambda x: tf.zeros_like(x, dtype=tf.int64),
+        [R(2, 3)],
+        lambda x: np.zeros(x.shape, I64),
+    ),
+    Case(
+        "one_hot",
+        "OneHot",
+        lambda i: tf.one_hot(i, 4),
+        [np.array([[0, 3], [1, 1]], I32)],
+        lambda i: np.eye(4, dtype=F32)[i],
+    ),
+    Case(
+        "one_hot_on_off",
+        "OneHot",
+        lambda i: tf.one_hot(i, 3, 5.0, -1.0, dtype=tf.float64),
+        [np.array([2, 0, 1], I64)],
+        lambda i: np.eye(3)[i] * 6 - 1,
+    ),
     Case("tile", "Tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)], lambda x: np.tile(x, (2, 3))),
-    Case("pad", "Pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)], lambda x: np.pad(x, [(1, 0), (2, 1)])),
-    Case("pad_value", "Pad", lambda x: tf.pad(x, [[0, 1], [1, 1]], constant_values=7), [Int(2, 2)], lambda x: np.pad(x, [(0, 1), (1, 1)], constant_values=7)),
+    Case(
+        "pad", "Pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)], lambda x: np.pad(x, [(1, 0), (2, 1)])
+    ),
+    Case(
+        "pad_value",
+        "Pad",
+        lambda x: tf.pad(x, [[0, 1], [1, 1]], constant_values=7),
+        [Int(2, 2)],
+        lambda x: np.pad(x, [(0, 1), (1, 1)], constant_values=7),
+    ),
     # convolution and pooling
     *[
         Case(
@@ -282,7 +503,9 @@ CASES = [
         Case(
             f"{name}_{padding}",
             op,
-            lambda x, fn=fn, padding=padding: fn(x, ksize=[1, 3, 2, 1], strides=[1, 2, 2, 1], padding=padding),
+            lambda x, fn=fn, padding=padding: fn(
+                x, ksize=[1, 3, 2, 1], strides=[1, 2, 2, 1], padding=padding
+            ),
             [R(2, 5, 6, 3)],
             lambda x, ref=ref, padding=padding: ref(x, (3, 2), (2, 2), padding),
         )
@@ -292,10 +515,19 @@ CASES = [
         ]
         for padding in ("SAME", "VALID")
     ],
-    Case("conv2d_f32", "Conv2D", lambda x, w: tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), [R(1, 4, 4, 1, dtype=F32), R(2, 2, 1, 2, dtype=F32)], lambda x, w: np_conv2d(x, w, (1, 1), "SAME"), batch=(0,)),
+    Case(
+        "conv2d_f32",
+        "Conv2D",
+        lambda x, w: tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+        [R(1, 4, 4, 1, dtype=F32), R(2, 2, 1, 2, dtype=F32)],
+        lambda x, w: np_conv2d(x, w, (1, 1), "SAME"),
+        batch=(0,),
+    ),
     # softmax and cross-entropies
     Case("softmax", "Softmax", tf.nn.softmax, [R(3, 4) * 5], np_softmax),
-    Case("softmax_axis0", "Softmax", lambda x: tf.nn.softmax(x, axis=0), [R(3, 4)], lambda x: np_softmax(x, 0)),
+    Case(
+        "softmax_axis0", "Softmax", lambda x: tf.nn.softmax(x, axis=0), [R(3, 4)], lambda x: np_softmax(x, 0)
+    ),
     Case("softmax_large", "Softmax", tf.nn.softmax, [np.array([[1000.0, 0.0, -1000.0]])], np_softmax),
     Case("log_softmax", "LogSoftmax", tf.nn.log_softmax, [R(3, 4) * 5], np_log_softmax),
     Case(
@@ -323,7 +555,13 @@ CASES = [
     Case("rsqrt", None, tf.rsqrt, [P(2, 3)], lambda x: 1 / np.sqrt(x)),
     Case("reciprocal", None, tf.reciprocal, [P(2, 3)], lambda x: 1 / x),
     Case("log1p", None, tf.log1p, [P(2, 3)], np.log1p),
-    Case("clip_by_value", None, lambda x: tf.clip_by_value(x, -0.5, 0.5), [R(3, 4)], lambda x: np.clip(x, -0.5, 0.5)),
+    Case(
+        "clip_by_value",
+        None,
+        lambda x: tf.clip_by_value(x, -0.5, 0.5),
+        [R(3, 4)],
+        lambda x: np.clip(x, -0.5, 0.5),
+    ),
     Case("softplus", None, tf.nn.softplus, [R(3, 4) * 30], lambda x: np.logaddexp(0, x)),
     Case("relu6", None, tf.nn.relu6, [R(3, 4) * 5], lambda x: np.clip(x, 0, 6)),
     Case("leaky_relu", None, tf.nn.leaky_relu, [R(3, 4)], lambda x: np.where(x > 0, x, 0.2 * x)),
@@ -396,7 +634,9 @@ def assert_agrees(t, value, expected, fully_known):
             f"{t.name}: inferred shape {dims}, kernel gave {value.shape}"
         )
     if fully_known:
-        assert t.shape.is_fully_defined(), f"{t.name}: inference lost the shape ({t.shape}), kernel gave {value.shape}"
+        assert t.shape.is_fully_defined(), (
+            f"{t.name}: inference lost the shape ({t.shape}), kernel gave {value.shape}"
+        )
     assert value.shape == expected.shape, f"{t.name}: shape {value.shape}, numpy gives {expected.shape}"
     np.testing.assert_allclose(value, expected.astype(value.dtype), **_tol(value.dtype), err_msg=t.name)
 
@@ -405,7 +645,10 @@ def assert_agrees(t, value, expected, fully_known):
 def test_op_matches_numpy_and_inference(case):
     with tf.Graph().as_default() as graph:
         full = [tf.placeholder(tf.as_dtype(a.dtype), a.shape) for a in case.inputs]
-        batch = [tf.placeholder(tf.as_dtype(a.dtype), _placeholder_dims(case, i, a)) for i, a in enumerate(case.inputs)]
+        batch = [
+            tf.placeholder(tf.as_dtype(a.dtype), _placeholder_dims(case, i, a))
+            for i, a in enumerate(case.inputs)
+        ]
         outs_full, outs_batch = _as_list(case.build(*full)), _as_list(case.build(*batch))
         feeds = {**dict(zip(full, case.inputs)), **dict(zip(batch, case.inputs))}
         with tf.Session() as sess:
@@ -433,9 +676,21 @@ def test_table_covers_every_primitive():
 # -- random ops -------------------------------------------------------------------------------
 
 RANDOM = [
-    ("RandomStandardNormal", lambda shape, **kw: tf.random_normal(shape, mean=1.0, stddev=2.0, **kw), tf.float32),
-    ("TruncatedNormal", lambda shape, **kw: tf.truncated_normal(shape, stddev=0.5, dtype=tf.float64, **kw), tf.float64),
-    ("RandomUniform", lambda shape, **kw: tf.random_uniform(shape, -2, 3, dtype=tf.float64, **kw), tf.float64),
+    (
+        "RandomStandardNormal",
+        lambda shape, **kw: tf.random_normal(shape, mean=1.0, stddev=2.0, **kw),
+        tf.float32,
+    ),
+    (
+        "TruncatedNormal",
+        lambda shape, **kw: tf.truncated_normal(shape, stddev=0.5, dtype=tf.float64, **kw),
+        tf.float64,
+    ),
+    (
+        "RandomUniform",
+        lambda shape, **kw: tf.random_uniform(shape, -2, 3, dtype=tf.float64, **kw),
+        tf.float64,
+    ),
     ("RandomUniformInt", lambda shape, **kw: tf.random_uniform(shape, -3, 4, dtype=tf.int32, **kw), tf.int32),
 ]
 RANDOM_IDS = [r[0] for r in RANDOM]
@@ -500,6 +755,21 @@ def test_random_ops_with_graph_seed_differ_from_each_other():
         with tf.Session() as sess:
             va, vb = sess.run([a, b])
     assert not np.array_equal(va, vb)
+
+
+def test_dropout_keeps_and_scales():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [None, 50])
+        kept = tf.nn.dropout(x, keep_prob=0.5, seed=1)
+        rate = tf.nn.dropout(x, rate=0.25, seed=2)
+        assert kept.shape.as_list() == [None, 50] and kept.dtype is tf.float64
+        with tf.Session() as sess:
+            a, b = sess.run([kept, rate], {x: np.ones((200, 50))})
+            again = sess.run(kept, {x: np.ones((200, 50))})
+    assert set(np.unique(a)) == {0.0, 2.0} and abs((a == 0).mean() - 0.5) < 0.03
+    np.testing.assert_allclose(np.unique(b), [0.0, 1 / 0.75])
+    assert abs((b == 0).mean() - 0.25) < 0.03
+    assert not np.array_equal(a, again)
 
 
 # -- variables and grouping ---------------------------------------------------------------------

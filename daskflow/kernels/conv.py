@@ -33,15 +33,11 @@ def output_size(in_size, k, stride, padding):
     kernel size or stride, or a ``"VALID"`` window larger than the input.
     """
     if k < 1 or stride < 1:
-        raise ValueError(
-            f"kernel size and stride must be >= 1, got k={k}, stride={stride}"
-        )
+        raise ValueError(f"kernel size and stride must be >= 1, got k={k}, stride={stride}")
     if padding == "VALID":
         out = -(-(in_size - k + 1) // stride)  # integer ceil division
         if out <= 0:
-            raise ValueError(
-                f"VALID padding needs kernel size ({k}) <= input size ({in_size})"
-            )
+            raise ValueError(f"VALID padding needs kernel size ({k}) <= input size ({in_size})")
         return out, 0, 0
     if padding == "SAME":
         out = -(-in_size // stride)
@@ -129,9 +125,7 @@ def _valid_mask(xp, in_hw, ksize, strides, padding):
     in the padding border.
     """
     axes = []
-    for size, k, s, (out, before, _) in zip(
-        in_hw, ksize, strides, _geometry(in_hw, ksize, strides, padding)
-    ):
+    for size, k, s, (out, before, _) in zip(in_hw, ksize, strides, _geometry(in_hw, ksize, strides, padding)):
         pos = xp.arange(out)[:, None] * s + xp.arange(k)[None, :] - before
         axes.append((pos >= 0) & (pos < size))
     rows, cols = axes

@@ -81,9 +81,7 @@ def _int_out(inputs, *, out_type):
     return (None if dims is None else len(dims),), out_type
 
 
-Shape = Primitive(
-    "Shape", _int_out, lambda xp, x, *, out_type: np.asarray(np.shape(x), dtype=out_type.np)
-)
+Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: np.asarray(np.shape(x), dtype=out_type.np))
 Size = Primitive(
     "Size",
     lambda inputs, *, out_type: ((), out_type),
@@ -188,7 +186,9 @@ def reshape(tensor, shape, name=None):
 def _transpose_infer(inputs, *, perm):
     dims = inputs[0]._dims
     if dims is not None and sorted(perm) != list(range(len(dims))):
-        raise ValueError(f"perm {list(perm)} is not a permutation of the {len(dims)} axes of {inputs[0].name}")
+        raise ValueError(
+            f"perm {list(perm)} is not a permutation of the {len(dims)} axes of {inputs[0].name}"
+        )
     return (None if dims is None else tuple(dims[p] for p in perm)), inputs[0].dtype
 
 
@@ -577,9 +577,7 @@ def getitem(tensor, index):
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's public name
     """``input_[begin : begin + size]`` per axis; a size of -1 takes the rest."""
-    spec = tuple(
-        _py_slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size)
-    )
+    spec = tuple(_py_slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
     return strided_slice_spec(input_, spec, name=name)
 
 
@@ -708,9 +706,9 @@ def _tile_infer(inputs, *, multiples):
     dims = inputs[0]._dims
     if dims is not None and len(dims) != len(multiples):
         raise ValueError(f"tile multiples {list(multiples)} do not match the rank of {inputs[0].name}")
-    return (None if dims is None else tuple(None if d is None else d * m for d, m in zip(dims, multiples))), inputs[
-        0
-    ].dtype
+    return (
+        None if dims is None else tuple(None if d is None else d * m for d, m in zip(dims, multiples))
+    ), inputs[0].dtype
 
 
 def _tile_grad_kernel(xp, g, s, *, multiples):
@@ -741,9 +739,9 @@ def _pad_infer(inputs, *, paddings, constant_values):
     dims = inputs[0]._dims
     if dims is not None and len(dims) != len(paddings):
         raise ValueError(f"paddings {list(paddings)} do not match the rank of {inputs[0].name}")
-    return (None if dims is None else tuple(None if d is None else d + a + b for d, (a, b) in zip(dims, paddings))), inputs[
-        0
-    ].dtype
+    return (
+        None if dims is None else tuple(None if d is None else d + a + b for d, (a, b) in zip(dims, paddings))
+    ), inputs[0].dtype
 
 
 def _pad_grad(op, g):

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from ..framework.constant import convert_to_tensor
 from ..framework.primitive import Primitive, apply
-from ..kernels import conv as K
+from ..kernels import conv
 from . import array_ops
 from .infer import static_shape_value
 
 
 def _spatial(dims, ksize, strides, padding):
     def one(size, k, s):
-        return None if size is None or k is None else K.output_size(size, k, s, padding)[0]
+        return None if size is None or k is None else conv.output_size(size, k, s, padding)[0]
 
     return one(dims[1], ksize[0], strides[0]), one(dims[2], ksize[1], strides[1])
 
@@ -58,18 +58,44 @@ def _ints(s):
 Conv2D = Primitive(
     "Conv2D",
     _conv_infer,
-    lambda xp, x, w, *, strides, padding: K.conv2d(xp, x, w, strides, padding),
+    lambda xp, x, w, *, strides, padding: conv.conv2d(xp, x, w, strides, padding),
     _conv_grad,
 )
+
+
+# The backprops are linear in each data input; their adjoints are the other two
+# convolutions, so gradients of conv2d gradients (e.g. gradient penalties) work.
+def _backprop_input_grad(op, gg):
+    _, w, g = op.inputs
+    return [
+        None,
+        apply(Conv2DBackpropFilter, gg, array_ops.shape_of(w), g, **op.attrs),
+        apply(Conv2D, gg, w, **op.attrs),
+    ]
+
+
+def _backprop_filter_grad(op, gg):
+    x, _, g = op.inputs
+    return [
+        apply(Conv2DBackpropInput, array_ops.shape_of(x), gg, g, **op.attrs),
+        None,
+        apply(Conv2D, x, gg, **op.attrs),
+    ]
+
+
 Conv2DBackpropInput = Primitive(
     "Conv2DBackpropInput",
     _shape_out(0),
-    lambda xp, s, w, g, *, strides, padding: K.conv2d_backprop_input(xp, _ints(s), w, g, strides, padding),
+    lambda xp, s, w, g, *, strides, padding: conv.conv2d_backprop_input(xp, _ints(s), w, g, strides, padding),
+    _backprop_input_grad,
 )
 Conv2DBackpropFilter = Primitive(
     "Conv2DBackpropFilter",
     _shape_out(1),
-    lambda xp, x, s, g, *, strides, padding: K.conv2d_backprop_filter(xp, x, _ints(s), g, strides, padding),
+    lambda xp, x, s, g, *, strides, padding: conv.conv2d_backprop_filter(
+        xp, x, _ints(s), g, strides, padding
+    ),
+    _backprop_filter_grad,
 )
 
 
@@ -94,24 +120,25 @@ def _avg_pool_grad(op, g):
 MaxPool = Primitive(
     "MaxPool",
     _pool_infer,
-    lambda xp, x, *, ksize, strides, padding: K.max_pool(xp, x, ksize, strides, padding),
+    lambda xp, x, *, ksize, strides, padding: conv.max_pool(xp, x, ksize, strides, padding),
     _max_pool_grad,
 )
 MaxPoolGrad = Primitive(
     "MaxPoolGrad",
     lambda inputs, **_: (inputs[0]._dims, inputs[0].dtype),
-    lambda xp, x, y, g, *, ksize, strides, padding: K.max_pool_grad(xp, x, y, g, ksize, strides, padding),
+    lambda xp, x, y, g, *, ksize, strides, padding: conv.max_pool_grad(xp, x, y, g, ksize, strides, padding),
 )
 AvgPool = Primitive(
     "AvgPool",
     _pool_infer,
-    lambda xp, x, *, ksize, strides, padding: K.avg_pool(xp, x, ksize, strides, padding),
+    lambda xp, x, *, ksize, strides, padding: conv.avg_pool(xp, x, ksize, strides, padding),
     _avg_pool_grad,
 )
 AvgPoolGrad = Primitive(
     "AvgPoolGrad",
     lambda inputs, **_: (static_shape_value(inputs[0]), inputs[1].dtype),
-    lambda xp, s, g, *, ksize, strides, padding: K.avg_pool_grad(xp, _ints(s), g, ksize, strides, padding),
+    lambda xp, s, g, *, ksize, strides, padding: conv.avg_pool_grad(xp, _ints(s), g, ksize, strides, padding),
+    lambda op, gg: [None, apply(AvgPool, gg, **op.attrs)],  # linear in g: its adjoint is the pooling
 )
 
 
@@ -167,7 +194,9 @@ def conv2d(
 
 def _pool(prim, value, ksize, strides, padding, data_format, name):
     _check(padding, data_format)
-    return apply(prim, value, ksize=_hw(ksize, "ksize"), strides=_hw(strides, "strides"), padding=padding, name=name)
+    return apply(
+        prim, value, ksize=_hw(ksize, "ksize"), strides=_hw(strides, "strides"), padding=padding, name=name
+    )
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002

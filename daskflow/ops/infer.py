@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 from ..framework.tensor_shape import broadcast, fmt
 
@@ -35,8 +37,7 @@ def broadcast_dims(inputs):
             dims = broadcast(dims, t._dims)
         except ValueError:
             raise ValueError(
-                f"incompatible shapes {fmt(inputs[0]._dims)} ({inputs[0].name}) and "
-                f"{fmt(t._dims)} ({t.name})"
+                f"incompatible shapes {fmt(inputs[0]._dims)} ({inputs[0].name}) and {fmt(t._dims)} ({t.name})"
             ) from None
     return dims
 
@@ -54,7 +55,7 @@ def normalize_axes(axis, rank, what="axis"):
     """Sorted non-negative axes, or None for all; needs a known rank for negatives."""
     if axis is None:
         return None
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)  # numpy ints too, as TF takes them
     out = []
     for a in axes:
         a = int(a)

@@ -71,7 +71,8 @@ def _div_grad(op, g):
 
 RealDiv = Primitive("RealDiv", _div_infer, _div_kernel, _div_grad, broadcasting=True)
 FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
-FloorMod = _bin("FloorMod", lambda xp, x, y: x % y)
+# x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
+FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])
 
 
 def _pow_grad(op, g):
@@ -163,15 +164,11 @@ def _unary(name, kernel, grad=None, infer=same_float):
 Neg, negative = _unary("Neg", lambda xp, x: -x, lambda op, g: [-g], infer=same)
 Abs, abs = _unary("Abs", lambda xp, x: xp.abs(x), lambda op, g: [g * sign(op.inputs[0])], same)  # noqa: A001
 Sign, sign = _unary("Sign", lambda xp, x: xp.sign(x), lambda op, g: [None], same)
-Square, square = _unary(
-    "Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same
-)
+Square, square = _unary("Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same)
 Exp, exp = _unary("Exp", lambda xp, x: xp.exp(x), lambda op, g: [g * op.outputs[0]])
 Log, log = _unary("Log", lambda xp, x: xp.log(x), lambda op, g: [g / op.inputs[0]])
 Sqrt, sqrt = _unary("Sqrt", lambda xp, x: xp.sqrt(x), lambda op, g: [g * 0.5 / op.outputs[0]])
-Tanh, tanh = _unary(
-    "Tanh", lambda xp, x: xp.tanh(x), lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])]
-)
+Tanh, tanh = _unary("Tanh", lambda xp, x: xp.tanh(x), lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])])
 Floor, floor = _unary("Floor", lambda xp, x: xp.floor(x), lambda op, g: [None])
 Ceil, ceil = _unary("Ceil", lambda xp, x: xp.ceil(x), lambda op, g: [None])
 Round, round = _unary("Round", lambda xp, x: xp.round(x), lambda op, g: [None])  # noqa: A001
@@ -222,9 +219,12 @@ def log1p(x, name=None):
 
 
 def softplus(x, name=None):
-    """``log(1 + exp(x))``, computed stably."""
+    """``log(1 + exp(x))``, computed stably as ``max(x, 0) + log(1 + exp(-|x|))``."""
     x = convert_to_tensor(x)
-    return add(relu(x), log1p(exp(-abs(x))), name=name)
+    # Both kinks at 0 take the x >= 0 branch, so the gradient there is sigmoid(0) = 0.5, as in TF;
+    # relu(x) + log1p(exp(-abs(x))) gets relu'(0) = sign(0) = 0 there (where zero-initialised logits sit).
+    pos = x >= 0
+    return add(where(pos, x, array_ops.zeros_like(x)), log1p(exp(where(pos, -x, x))), name=name)
 
 
 # -- comparisons and logic (not differentiable) --------------------------------
@@ -353,7 +353,9 @@ def _matmul_infer(inputs, **_):
     try:
         batch = broadcast(a._dims[:-2], b._dims[:-2])
     except ValueError:
-        raise ValueError(f"batch dimensions differ: {a.name} has shape {a.shape}, {b.name} has shape {b.shape}") from None
+        raise ValueError(
+            f"batch dimensions differ: {a.name} has shape {a.shape}, {b.name} has shape {b.shape}"
+        ) from None
     return batch + (a._dims[-2], b._dims[-1]), dt
 
 
@@ -414,10 +416,22 @@ def _extremum_grad(op, g):
 
 
 def _prod_grad(op, g):
-    # Exact for nonzero inputs; TF's cumprod trick for zeros is not reproduced.
-    x, y = op.inputs[0], op.outputs[0]
+    # d y / d x_i is the product of the other entries. y / x_i is NaN at a zero, so use the
+    # product p of the nonzero entries: p / x_i if there is no zero, p at the only zero, else 0.
+    x = op.inputs[0]
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    return [array_ops.broadcast_back(g * y, x, axis, keepdims) / x]
+
+    def back(t):
+        return array_ops.broadcast_back(t, x, axis, keepdims)
+
+    is_zero = equal(x, 0)
+    nonzero = where(is_zero, array_ops.ones_like(x), x)
+    n_zeros = back(reduce_sum(cast(is_zero, x.dtype), axis, keepdims=keepdims))
+    p = back(reduce_prod(nonzero, axis, keepdims=keepdims))
+    at_zero = p * cast(equal(n_zeros, 1), x.dtype)
+    elsewhere = p / nonzero * cast(equal(n_zeros, 0), x.dtype)
+    others = where(is_zero, at_zero, elsewhere)
+    return [back(g) * others]
 
 
 def _reduction(name, method, grad):

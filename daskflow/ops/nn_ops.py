@@ -67,7 +67,9 @@ def log_softmax(logits, axis=None, name=None, dim=None):
 def _xent_infer(inputs):
     labels, logits = inputs
     if not logits.dtype.is_floating or labels.dtype is not logits.dtype:
-        raise TypeError(f"labels ({labels.dtype.name}) and logits ({logits.dtype.name}) must share a float dtype")
+        raise TypeError(
+            f"labels ({labels.dtype.name}) and logits ({logits.dtype.name}) must share a float dtype"
+        )
     if not compatible(labels._dims, logits._dims):
         raise ValueError(f"labels shape {labels.shape} and logits shape {logits.shape} differ")
     dims = logits._dims if logits._dims is not None else labels._dims
@@ -104,7 +106,9 @@ def _named_only(_sentinel, fn):
         raise ValueError(f"{fn} takes only named arguments (labels=..., logits=...)")
 
 
-def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+def softmax_cross_entropy_with_logits_v2(
+    _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None
+):
     """Cross-entropy between ``labels`` (distributions) and ``softmax(logits)``, per row.
 
     Gradients flow into both labels and logits.
@@ -146,13 +150,12 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
-    """Elementwise logistic loss, computed stably: ``max(x,0) - x*z + log(1+exp(-|x|))``."""
+    """Elementwise logistic loss ``softplus(x) - x*z``, computed stably (softplus is)."""
     _named_only(_sentinel, "sigmoid_cross_entropy_with_logits")
     x = convert_to_tensor(logits)
     z = convert_to_tensor(labels, dtype=x.dtype)
-    return math_ops.add(
-        relu(x) - x * z, math_ops.log1p(math_ops.exp(-math_ops.abs(x))), name=name
-    )
+    # softplus, not relu + abs, so the gradient at x = 0 is sigmoid(0) - z.
+    return math_ops.subtract(softplus(x), x * z, name=name)
 
 
 # -- layers' building blocks ----------------------------------------------------------------
@@ -202,7 +205,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     if (keep_prob is None) == (rate is None):
         raise ValueError("dropout needs exactly one of keep_prob and rate")
     x = convert_to_tensor(x)
-    keep = convert_to_tensor(keep_prob if rate is None else 1 - convert_to_tensor(rate, dtype=x.dtype), dtype=x.dtype)
+    keep = convert_to_tensor(
+        keep_prob if rate is None else 1 - convert_to_tensor(rate, dtype=x.dtype), dtype=x.dtype
+    )
     shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
     noise = random_ops.random_uniform(shape, dtype=x.dtype, seed=seed) + keep
     mask = math_ops.floor(noise)  # 1 with probability keep, else 0
@@ -222,4 +227,8 @@ def in_top_k(predictions, targets, k, name=None):
     """Whether each target is among the top ``k`` predictions (k=1 only)."""
     if k != 1:
         raise NotImplementedError("in_top_k supports k=1")
-    return math_ops.equal(math_ops.argmax(predictions, 1, output_type=dtypes.int64), math_ops.cast(targets, dtypes.int64), name=name)
+    return math_ops.equal(
+        math_ops.argmax(predictions, 1, output_type=dtypes.int64),
+        math_ops.cast(targets, dtypes.int64),
+        name=name,
+    )

@@ -24,9 +24,13 @@ def _assign_infer(inputs, **_):
     if ref.op.primitive is not VariableV2:
         raise TypeError(f"{ref.name} is not a variable; only variables can be assigned")
     if value.dtype is not ref.dtype:
-        raise TypeError(f"cannot assign a {value.dtype.name} value to the {ref.dtype.name} variable {ref.op.name}")
+        raise TypeError(
+            f"cannot assign a {value.dtype.name} value to the {ref.dtype.name} variable {ref.op.name}"
+        )
     if not compatible(ref._dims, value._dims):
-        raise ValueError(f"cannot assign a value of shape {value.shape} to variable {ref.op.name} of shape {ref.shape}")
+        raise ValueError(
+            f"cannot assign a value of shape {value.shape} to variable {ref.op.name} of shape {ref.shape}"
+        )
     return ref._dims, ref.dtype
 
 
@@ -39,7 +43,9 @@ def _assign_kernel(xp, old, value, *, dims):
 def _update_kernel(sign):
     def kernel(xp, old, delta, *, dims):
         if old.shape != delta.shape:
-            raise ValueError(f"update of shape {tuple(delta.shape)} does not fit the variable's shape {old.shape}")
+            raise ValueError(
+                f"update of shape {tuple(delta.shape)} does not fit the variable's shape {old.shape}"
+            )
         return old + delta if sign > 0 else old - delta
 
     return kernel
