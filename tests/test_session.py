@@ -211,3 +211,23 @@ def test_building_graphs_imports_no_dask():
         "assert not [m for m in sys.modules if m == 'dask' or m.startswith('dask.')], 'dask imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_buffer_donation_never_corrupts_values_someone_reads():
+    """An update may write into its dead delta; a fetched or shared delta is left alone."""
+    v = tf.Variable(np.ones(4, np.float32))
+    p = tf.placeholder(tf.float32, [4])
+    delta = p * 2.0
+    update = tf.assign_sub(v, delta)  # delta is also fetched below: not donatable
+    fed = tf.assign_add(v, p)  # a feed is never donated
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        feed = np.full(4, 0.5, np.float32)
+        got_delta, _ = sess.run([delta, update], {p: feed})
+        np.testing.assert_array_equal(got_delta, np.ones(4))
+        np.testing.assert_array_equal(sess.run(v), np.zeros(4))
+        sess.run(fed, {p: feed})
+        np.testing.assert_array_equal(feed, np.full(4, 0.5))
+        np.testing.assert_array_equal(sess.run(v), np.full(4, 0.5))
+        sess.run(update, {p: feed})  # the donating path: delta is dead after the update
+        np.testing.assert_array_equal(sess.run(v), np.full(4, -0.5))

@@ -30,6 +30,8 @@ class Tensor:
     ('x:0', [None, 3])
     """
 
+    # Equality and hashing stay object identity (tensors are graph nodes, as
+    # in TF1), using the C defaults: session keys hash tensors every step.
     __slots__ = ("op", "value_index", "dtype", "_dims", "__weakref__")
 
     def __init__(self, op, value_index, dims, dtype):
@@ -70,13 +72,6 @@ class Tensor:
 
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
-
-    def __hash__(self):
-        return id(self)
-
-    def __eq__(self, other):
-        # Tensors are graph nodes: equality is identity, as in TF1.
-        return self is other
 
     def __bool__(self):
         raise TypeError(

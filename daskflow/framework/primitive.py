@@ -13,7 +13,12 @@ session, so a session replays its sequence as TF1 does);
 ``updates_variable`` kernels get the variable's current value as their first
 input (None when ``ignores_old_value`` and it has none yet) and return its new
 value; ``broadcasting`` marks ops whose input gradients are reduced back to
-the input's shape centrally (in ``gradients``).
+the input's shape centrally (in ``gradients``). ``fresh_output`` kernels
+always return new arrays that alias none of their inputs; a ``can_donate``
+kernel accepts ``donate=True``, letting it write into its last input, which
+the runtime passes only when that input is a fresh array no one else reads.
+A ``forwards_input`` op's output is its first input's value: the compiler
+binds a name instead of calling the kernel.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ class Primitive:
     random: bool = False
     updates_variable: bool = False
     ignores_old_value: bool = False
+    fresh_output: bool = False
+    forwards_input: bool = False
+    can_donate: bool = False
     is_variable: bool = False
     is_placeholder: bool = False
 

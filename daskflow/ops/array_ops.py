@@ -8,6 +8,7 @@ gradients work through broadcasts too.
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def _pwd_infer(inputs, *, dims):
 
 
 PlaceholderWithDefault = Primitive(
-    "PlaceholderWithDefault", _pwd_infer, lambda xp, x, *, dims: x, lambda op, g: [g]
+    "PlaceholderWithDefault", _pwd_infer, lambda xp, x, *, dims: x, lambda op, g: [g], forwards_input=True
 )
 
 
@@ -59,8 +60,8 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002
     return apply(PlaceholderWithDefault, x, dims=dims, name=name)
 
 
-Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g])
-StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None])
+Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g], forwards_input=True)
+StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None], forwards_input=True)
 
 
 def identity(input, name=None):  # noqa: A002
@@ -288,6 +289,8 @@ def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
         for d in shape:
             n *= d
         g = g / g.dtype.type(max(n // max(g.size, 1), 1))
+    if g.size == 1:
+        return xp.full(shape, g, dtype=g.dtype)
     if axes:
         g = g.reshape(_inserted_ones(g.shape, axes))
     out = xp.empty(shape, dtype=g.dtype)
@@ -307,14 +310,19 @@ def _reduce_to_kernel(xp, y, s, *, axes, mean=False):
         y = y.sum(axis=axes)
     target = tuple(s.tolist())
     if y.shape != target:
-        lead = y.ndim - len(target)
-        summed = tuple(range(lead)) + tuple(
-            lead + i for i, d in enumerate(target) if d == 1 and y.shape[lead + i] != 1
-        )
-        y = y.sum(axis=summed).reshape(target)
+        y = y.sum(axis=_summed_axes(y.shape, target)).reshape(target)
     if mean and y.size:
         y = y / y.dtype.type(size // y.size)
     return y
+
+
+@functools.lru_cache(maxsize=256)
+def _summed_axes(shape, target):
+    """The axes along which ``target`` was broadcast up to ``shape``."""
+    lead = len(shape) - len(target)
+    return tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(target) if d == 1 and shape[lead + i] != 1
+    )
 
 
 def _broadcast_to_grad(op, g):

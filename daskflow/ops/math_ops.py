@@ -43,7 +43,7 @@ def _is_tensor(v):
 
 
 def _bin(name, kernel, grad=None):
-    return Primitive(name, binary, kernel, grad, broadcasting=True)
+    return Primitive(name, binary, kernel, grad, broadcasting=True, fresh_output=True)
 
 
 Add = _bin("Add", lambda xp, x, y: x + y, lambda op, g: [g, g])
@@ -69,7 +69,7 @@ def _div_grad(op, g):
     return [g / y, -g * x / (y * y)]
 
 
-RealDiv = Primitive("RealDiv", _div_infer, _div_kernel, _div_grad, broadcasting=True)
+RealDiv = Primitive("RealDiv", _div_infer, _div_kernel, _div_grad, broadcasting=True, fresh_output=True)
 FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
 FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])
@@ -153,7 +153,7 @@ def minimum(x, y, name=None):
 
 
 def _unary(name, kernel, grad=None, infer=same_float):
-    prim = Primitive(name, infer, kernel, grad)
+    prim = Primitive(name, infer, kernel, grad, fresh_output=True)
 
     def op_fn(x, name=None):
         return apply(prim, x, name=name)
@@ -198,6 +198,7 @@ ReluGrad = Primitive(
     lambda inputs: (inputs[0]._dims, inputs[0].dtype),
     _relu_grad_kernel,
     lambda op, g: [apply(ReluGrad, g, op.inputs[1]), None],
+    fresh_output=True,
 )
 Relu, relu = _unary(
     "Relu", lambda xp, x: xp.maximum(x, 0), lambda op, g: [apply(ReluGrad, g, op.inputs[0])], infer=same
@@ -371,7 +372,9 @@ def _matmul_grad(op, g):
 
 
 # broadcasting: a gradient with broadcast batch dimensions is summed back centrally.
-MatMul = Primitive("MatMul", _matmul_infer, lambda xp, a, b: a @ b, _matmul_grad, broadcasting=True)
+MatMul = Primitive(
+    "MatMul", _matmul_infer, lambda xp, a, b: a @ b, _matmul_grad, broadcasting=True, fresh_output=True
+)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None, **_):

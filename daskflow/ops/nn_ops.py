@@ -77,8 +77,11 @@ def _xent_infer(inputs):
 
 
 def _xent_kernel(xp, labels, logits):
-    log_p = _log_softmax_kernel(xp, logits, axis=-1)
-    return -(labels * log_p).sum(axis=-1), xp.exp(log_p) - labels
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    e = xp.exp(shifted)  # one exp serves both outputs
+    total = e.sum(axis=-1, keepdims=True)
+    loss = (labels * (xp.log(total) - shifted)).sum(axis=-1)
+    return loss, e / total - labels
 
 
 def _xent_grad(op, g_loss, g_backprop):

@@ -34,25 +34,40 @@ def _assign_infer(inputs, **_):
     return ref._dims, ref.dtype
 
 
-def _assign_kernel(xp, old, value, *, dims):
+def _assign_kernel(xp, old, value, *, dims, donate=False):
     if len(value.shape) != len(dims) or any(d is not None and d != v for d, v in zip(dims, value.shape)):
         raise ValueError(f"value of shape {tuple(value.shape)} does not fit the variable's shape {fmt(dims)}")
+    if donate and _owned(value):
+        return value
     return xp.array(value, copy=True)  # the store must own its arrays
 
 
+def _owned(a):
+    """A writable array that is no view: overwriting it disturbs no one (the
+    runtime already knows no other op reads it)."""
+    flags = getattr(a, "flags", None)
+    return flags is not None and flags.writeable and a.base is None
+
+
 def _update_kernel(sign):
-    def kernel(xp, old, delta, *, dims):
+    def kernel(xp, old, delta, *, dims, donate=False):
         if old.shape != delta.shape:
             raise ValueError(
                 f"update of shape {tuple(delta.shape)} does not fit the variable's shape {old.shape}"
             )
+        if donate and _owned(delta) and delta.dtype == old.dtype:
+            # Write into the dead delta: saves allocating (and page-faulting) a
+            # variable-sized array every step.
+            return xp.add(old, delta, out=delta) if sign > 0 else xp.subtract(old, delta, out=delta)
         return old + delta if sign > 0 else old - delta
 
     return kernel
 
 
 def _stateful(name, kernel, **flags):
-    return Primitive(name, _assign_infer, kernel, stateful=True, updates_variable=True, **flags)
+    return Primitive(
+        name, _assign_infer, kernel, stateful=True, updates_variable=True, can_donate=True, **flags
+    )
 
 
 Assign = _stateful("Assign", _assign_kernel, ignores_old_value=True)

@@ -44,8 +44,8 @@ class Program:
 
 
 class _Builder:
-    def __init__(self, part, feeds, folded, producer, rng_for, xp):
-        self.part, self.feeds, self.folded = part, feeds, folded
+    def __init__(self, part, feeds, folded, producer, rng_for, xp, uses):
+        self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
         self.producer, self.rng_for, self.xp = producer, rng_for, xp
         self.ns: dict = {}
         self.lines: list[str] = []
@@ -115,10 +115,19 @@ class _Builder:
         if op is not None:
             self.line_ops[len(self.lines) + 1] = op  # +1: the def line comes first
 
-    def _kernel(self, op):
+    def _kernel(self, op, **extra):
         prim = op.primitive
         bound = (self.xp, self.rng_for(op)) if prim.random else (self.xp,)
-        return self._global(functools.partial(prim.kernel, *bound, **op.attrs), "k")
+        return self._global(functools.partial(prim.kernel, *bound, **op.attrs, **extra), "k")
+
+    def _donatable(self, t):
+        """A fresh array made here that nothing else reads: its buffer can be reused."""
+        return (
+            t in self.names
+            and t.op in self.own_ops
+            and t.op.primitive.fresh_output
+            and self.uses.get(t, 0) == 1
+        )
 
     def add(self, op):
         prim = op.primitive
@@ -131,6 +140,11 @@ class _Builder:
             return  # NoOp: only its control edges matter, and the order already has them
         if prim.updates_variable:
             return self._add_update(op)
+        if prim.forwards_input:
+            out = f"t{len(self.lines)}_0"
+            self._emit(f"{out} = {self.value_of(op.inputs[0])}", op)  # a snapshot, even of a variable
+            self.names[op.outputs[0]] = out
+            return
         args = ", ".join(self.value_of(t) for t in op.inputs)
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
@@ -142,7 +156,8 @@ class _Builder:
         slot = self._slot(ref, reading=not op.primitive.ignores_old_value)
         args = ", ".join([slot] + [self.value_of(t) for t in rest])
         out = f"t{len(self.lines)}_0"
-        self._emit(f"{out} = {slot} = {self._kernel(op)}({args})", op)
+        extra = {"donate": True} if op.primitive.can_donate and rest and self._donatable(rest[-1]) else {}
+        self._emit(f"{out} = {slot} = {self._kernel(op, **extra)}({args})", op)
         self.written[slot] = ref.op.name
         self.names[op.outputs[0]] = out
 
@@ -158,13 +173,14 @@ class _Builder:
         return Program(self.part.key, self.ns["run"], self.args, exports, updates, self.line_ops, src)
 
 
-def compile_partition(part, exported, feeds, folded, producer, rng_for, xp) -> Program:
+def compile_partition(part, exported, feeds, folded, producer, rng_for, xp, uses) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the (partition key, result index) of a tensor made
-    elsewhere; ``rng_for(op)`` the generator of a random op.
+    elsewhere; ``rng_for(op)`` the generator of a random op; ``uses[t]`` how
+    many times ``t`` is read in the whole step (consumers, fetches, exports).
     """
-    builder = _Builder(part, feeds, folded, producer, rng_for, xp)
+    builder = _Builder(part, feeds, folded, producer, rng_for, xp, uses)
     for op in part.ops:
         builder.add(op)
     return builder.finish(exported)

@@ -34,15 +34,19 @@ class Executable:
         self.feeds = list(feeds)
         folded = fold_constants(plan.ops, set(feeds), xp)
         exported = _exports(plan, folded)
+        uses = _uses(plan, exported)
         where: dict = {}
         self.programs = []
         for part in plan.partitions:
             program = compile_partition(
-                part, exported[part.key], self.feeds, folded, where.__getitem__, rng_for, xp
+                part, exported[part.key], self.feeds, folded, where.__getitem__, rng_for, xp, uses
             )
             where.update({t: (part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
         self.tasks = [_task(p) for p in self.programs]
+        # The executor's view of the tasks: function and the keys of its arguments.
+        self._steps = [(t.key, t.func, tuple(a.key for a in t.args)) for t in self.tasks]
+        self.feed_keys = [feed_key(i) for i in range(len(self.feeds))]
         self.var_inputs = _var_inputs(self.programs)
         self.fetch_sources = [_source(t, self.feeds, folded, where) for t in fetch_tensors]
         self.updates = [(name, p.key, i) for p in self.programs for name, i in p.updates]
@@ -51,7 +55,7 @@ class Executable:
     # -- a step ----------------------------------------------------------------------
     def bind(self, feed_values, store) -> dict:
         """The data a step starts from: feed values and variable values."""
-        values = {feed_key(i): v for i, v in enumerate(feed_values)}
+        values = dict(zip(self.feed_keys, feed_values))
         for var in self.var_inputs:
             if var.required:
                 try:
@@ -63,14 +67,18 @@ class Executable:
         return values
 
     def execute(self, values: dict) -> dict:
-        """Run the tasks in process (the embedded executor), in their order."""
-        for task in self.tasks:
+        """Run the tasks in process, in their order: the embedded executor.
+
+        Like ``dask.core.get`` for a graph already in execution order: each
+        task's function is called on the values of the keys it references.
+        """
+        for key, fn, deps in self._steps:
             try:
-                values[task.key] = task(values)
+                values[key] = fn(*[values[d] for d in deps])
             except OpError:
                 raise
             except Exception as e:  # noqa: BLE001 - re-raised with the op named
-                raise self.op_error(task.key, e) from e
+                raise self.op_error(key, e) from e
         return values
 
     def results(self, values):
@@ -111,6 +119,17 @@ def _exports(plan, folded):
     for t in plan.fetches:
         export(t)
     return exported
+
+
+def _uses(plan, exported):
+    uses: dict = {}
+    for op in plan.ops:
+        for t in op.inputs:
+            uses[t] = uses.get(t, 0) + 1
+    for tensors in exported.values():
+        for t in tensors:
+            uses[t] = uses.get(t, 0) + 1
+    return uses
 
 
 def _task(program):

@@ -7,27 +7,48 @@ import numpy as np
 from ..errors import InvalidArgumentError
 
 
-def check_feed(tensor, value):
-    """``value`` as an array of ``tensor``'s dtype and a compatible shape.
+class FeedSpec:
+    """What a fed tensor accepts, precomputed so a step's check is a few compares."""
 
-    Casts that keep the kind of number (float64 -> float32, int -> float)
-    are made, as TF1 does; anything else (float -> int, strings) and any
-    shape mismatch raises an error naming the tensor and both shapes.
-    """
-    dtype = tensor.dtype.np
-    if type(value) is not np.ndarray or value.dtype != dtype:
-        value = _cast(tensor, value, dtype)
-    dims = tensor._dims
-    if dims is not None and (
-        value.ndim != len(dims) or any(d is not None and d != s for d, s in zip(dims, value.shape))
-    ):
-        raise InvalidArgumentError(
-            tensor.op.node_def,
-            tensor.op,
-            f"Cannot feed value of shape {value.shape} for Tensor '{tensor.name}', "
-            f"which has shape {tensor.shape}",
-        )
-    return value
+    __slots__ = ("tensor", "dtype", "rank", "known")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.dtype = tensor.dtype.np
+        dims = tensor._dims
+        self.rank = None if dims is None else len(dims)
+        self.known = tuple((i, d) for i, d in enumerate(dims or ()) if d is not None)
+
+    def check(self, value):
+        """``value`` as an array of the tensor's dtype and a compatible shape.
+
+        Casts that keep the kind of number (float64 -> float32, int -> float)
+        are made, as TF1 does; anything else (float -> int, strings) and any
+        shape mismatch raises an error naming the tensor and both shapes.
+        """
+        if type(value) is not np.ndarray or value.dtype != self.dtype:
+            value = _cast(self.tensor, value, self.dtype)
+        if self.rank is not None:
+            shape = value.shape
+            if len(shape) != self.rank:
+                raise _shape_error(self.tensor, shape)
+            for i, d in self.known:
+                if shape[i] != d:
+                    raise _shape_error(self.tensor, shape)
+        return value
+
+
+def check_feed(tensor, value):
+    """Check one value against ``tensor`` (see :meth:`FeedSpec.check`)."""
+    return FeedSpec(tensor).check(value)
+
+
+def _shape_error(tensor, shape):
+    return InvalidArgumentError(
+        tensor.op.node_def,
+        tensor.op,
+        f"Cannot feed value of shape {shape} for Tensor '{tensor.name}', which has shape {tensor.shape}",
+    )
 
 
 def _cast(tensor, value, dtype):

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from .executable import Executable
-from .feeds import check_feed
+from .feeds import FeedSpec, check_feed
 from .fetches import FetchMapper
 
 
@@ -78,7 +78,7 @@ class Session:
         if entry is None:
             entry = self._cache[key] = self._prepare(fetches, feed_dict)
         mapper, executable, feed_specs = entry
-        feed_values = [check_feed(spec, v) for spec, v in zip(feed_specs, feed_dict.values())]
+        feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         values = executable.execute(executable.bind(feed_values, self._store))
         self._commit(executable.new_variable_values(values))
         return mapper.build(executable.results(values))
@@ -96,7 +96,7 @@ class Session:
         executable = Executable(mapper.tensors, mapper.ops, feeds, self._rng_for)
         if self.config.log_device_placement:
             _log_placement(executable)
-        return mapper, executable, feeds
+        return mapper, executable, [FeedSpec(t) for t in feeds]
 
     def _feed_tensor(self, key):
         try:
@@ -121,7 +121,7 @@ class Session:
         """
         feed_dict = feed_dict or {}
         mapper, executable, feed_specs = self._prepare(fetches, feed_dict)
-        feed_values = [check_feed(spec, v) for spec, v in zip(feed_specs, feed_dict.values())]
+        feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         return executable.graph(feed_values, self._store)
 
     def placement(self, fetches, feed_dict=None) -> dict:
