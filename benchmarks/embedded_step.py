@@ -120,8 +120,8 @@ def measure(contestants, batch, features, classes, rounds, steps):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=51)
+    parser.add_argument("--steps", type=int, default=50)
     args = parser.parse_args(argv)
     _limit_threads(args.threads)
 

@@ -94,8 +94,33 @@ def _input_grads(op, out_grads):
     with name_scope(op.name.rpartition("/")[2] + "_grad"):
         in_grads = list(op.primitive.grad(op, *out_grads))
         if op.primitive.broadcasting:
-            in_grads = [g if g is None else array_ops.reduce_to(g, x) for g, x in zip(in_grads, op.inputs)]
+            in_grads = [
+                g if g is None or _not_broadcast(g, x, op.inputs) else array_ops.reduce_to(g, x)
+                for g, x in zip(in_grads, op.inputs)
+            ]
     return in_grads
+
+
+def _not_broadcast(g, x, inputs):
+    """Whether ``g`` provably has ``x``'s shape already, so no ``ReduceTo`` is needed.
+
+    True when the static shapes agree and every unknown dimension of ``x``
+    lines up only with absent or size-1 dimensions of the other inputs (so it
+    alone sets that output dimension: the batch dimension of ``x + bias``).
+    """
+    dims = x._dims
+    if dims is None or g._dims != dims:
+        return False
+    for i, d in enumerate(dims):
+        if d is None:
+            back = len(dims) - i  # position counted from the right, as broadcasting aligns
+            for other in inputs:
+                if other is x:
+                    continue
+                od = other._dims
+                if od is None or (len(od) >= back and od[len(od) - back] != 1):
+                    return False
+    return True
 
 
 def _total(parts):

@@ -1,0 +1,62 @@
+"""A real local Dask cluster whose workers carry TF job names.
+
+``local_cluster(ps=1, workers=2)`` starts a scheduler and worker processes
+named ``ps-0``, ``worker-0``, ``worker-1`` — the names a ``dask worker
+--name`` command line would give — so ``/job:ps/task:0`` and
+``/job:worker/task:1`` find their workers. For notebooks and tests; a
+deployment starts the same workers with ``dask scheduler`` / ``dask worker``.
+"""
+
+from __future__ import annotations
+
+from distributed import Nanny, Scheduler, SpecCluster, Worker
+
+
+def local_cluster(
+    ps=1,
+    workers=2,
+    gpu_workers=0,
+    threads_per_worker=1,
+    processes=True,
+    memory_limit="2GiB",
+    dashboard_address=":0",
+    host="127.0.0.1",
+    **worker_options,
+):
+    """Start a local Dask cluster with named roles.
+
+    Parameters
+    ----------
+    ps, workers : int
+        Parameter-server workers (``ps-<i>``) and compute workers (``worker-<i>``).
+    gpu_workers : int
+        Extra compute workers, each offering one GPU (``resources={"GPU": 1}``),
+        named after the CPU workers (``worker-<workers + i>``).
+    processes : bool
+        Worker processes under Nannies (the default), or threads in this process.
+
+    Returns
+    -------
+    distributed.SpecCluster
+        Pass it (or its ``scheduler_address``) to ``tf.Session``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> cluster = tf.local_cluster(ps=1, workers=2)  # doctest: +SKIP
+    >>> sess = tf.Session(cluster)  # doctest: +SKIP
+    """
+    if min(ps, workers, gpu_workers) < 0 or ps + workers + gpu_workers == 0:
+        raise ValueError(f"need a non-negative number of each role and at least one worker, got {ps=}, {workers=}")
+    cls = Nanny if processes else Worker
+    base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host, **worker_options}
+    spec = {}
+    for i in range(ps):
+        spec[f"ps-{i}"] = {"cls": cls, "options": {**base, "name": f"ps-{i}"}}
+    for i in range(workers + gpu_workers):
+        options = {**base, "name": f"worker-{i}"}
+        if i >= workers:
+            options["resources"] = {"GPU": 1}
+        spec[f"worker-{i}"] = {"cls": cls, "options": options}
+    scheduler = {"cls": Scheduler, "options": {"host": host, "dashboard_address": dashboard_address}}
+    return SpecCluster(workers=spec, scheduler=scheduler, name="daskflow")
