@@ -169,4 +169,8 @@ def __getattr__(name):
         from .runtime.lower import lower
 
         return lower
+    if name == "local_cluster":
+        from .cluster import local_cluster
+
+        return local_cluster
     raise AttributeError(f"module 'daskflow' has no attribute {name!r}")

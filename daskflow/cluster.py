@@ -9,6 +9,8 @@ deployment starts the same workers with ``dask scheduler`` / ``dask worker``.
 
 from __future__ import annotations
 
+import logging
+
 from distributed import Nanny, Scheduler, SpecCluster, Worker
 
 
@@ -47,7 +49,7 @@ def local_cluster(
     >>> sess = tf.Session(cluster)  # doctest: +SKIP
     """
     if min(ps, workers, gpu_workers) < 0 or ps + workers + gpu_workers == 0:
-        raise ValueError(f"need a non-negative number of each role and at least one worker, got {ps=}, {workers=}")
+        raise ValueError(f"need a non-negative count of each role and one worker at least: {ps=}, {workers=}")
     cls = Nanny if processes else Worker
     base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host, **worker_options}
     spec = {}
@@ -59,4 +61,4 @@ def local_cluster(
             options["resources"] = {"GPU": 1}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
     scheduler = {"cls": Scheduler, "options": {"host": host, "dashboard_address": dashboard_address}}
-    return SpecCluster(workers=spec, scheduler=scheduler, name="daskflow")
+    return SpecCluster(workers=spec, scheduler=scheduler, name="daskflow", silence_logs=logging.WARNING)

@@ -166,7 +166,9 @@ class _Builder:
         updates = [(name, len(results) + i) for i, name in enumerate(self.written.values())]
         results += list(self.written)
         self._emit(f"return ({', '.join(results)}{',' if results else ''})", None)
-        src = f"def run({', '.join(self.arg_names)}):\n" + "\n".join("    " + ln for ln in self.lines)
+        # `*_`: trailing arguments carry control dependencies on other partitions.
+        params = ", ".join([*self.arg_names, "*_"])
+        src = f"def run({params}):\n" + "\n".join("    " + ln for ln in self.lines)
         code = compile(src, f"{FILENAME_PREFIX}{self.part.key}>", "exec")
         exec(code, self.ns)  # noqa: S102 - our own generated identifiers only
         exports = {t: i for i, t in enumerate(exported)}

@@ -74,9 +74,8 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
     if chosen is not None:
         return chosen, wants_gpu
     if not allow_soft_placement:
-        raise ValueError(
-            f"device {device!r} is not in the cluster; its devices are:\n  " + "\n  ".join(device_list(workers))
-        )
+        have = "\n  ".join(device_list(workers))
+        raise ValueError(f"device {device!r} is not in the cluster; its devices are:\n  {have}")
     fallback = _match(DeviceSpec(job=spec.job, task=spec.task), workers) or _default(workers)
     warnings.warn(f"device {device!r} is not in the cluster: placed on {fallback.name} (CPU)", stacklevel=3)
     return fallback, False

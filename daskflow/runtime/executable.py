@@ -43,7 +43,8 @@ class Executable:
             )
             where.update({t: (part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
-        self.tasks = [_task(p) for p in self.programs]
+        control = _control_edges(plan)
+        self.tasks = [_task(p, control[p.key]) for p in self.programs]
         # The executor's view of the tasks: function and the keys of its arguments.
         self._steps = [(t.key, t.func, tuple(a.key for a in t.args)) for t in self.tasks]
         self.feed_keys = [feed_key(i) for i in range(len(self.feeds))]
@@ -95,7 +96,12 @@ class Executable:
         return graph
 
     def op_error(self, key, exc):
-        op = _failing_op(exc, self.line_ops.get(key, {}))
+        """``exc`` as an error naming the op whose line of generated code raised it.
+
+        Works on tracebacks rebuilt from a worker too: the generated code's
+        file name carries the partition key, and each line is one op.
+        """
+        op = _failing_op(exc, self.line_ops)
         if op is None:
             return InvalidArgumentError(None, None, f"step failed in partition {key}: {exc}")
         return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
@@ -132,7 +138,19 @@ def _uses(plan, exported):
     return uses
 
 
-def _task(program):
+def _control_edges(plan):
+    """Per partition: other partitions it must wait for without reading their data."""
+    edges = {p.key: [] for p in plan.partitions}
+    for op in plan.ops:
+        mine = plan.partition_of[op]
+        for c in op.control_inputs:
+            other = plan.partition_of.get(c)
+            if other is not None and other is not mine and other.key not in edges[mine.key]:
+                edges[mine.key].append(other.key)
+    return edges
+
+
+def _task(program, control=()):
     args = []
     for kind, what in program.args:
         if kind == "feed":
@@ -141,6 +159,8 @@ def _task(program):
             args.append(TaskRef(var_key(what.name)))
         else:
             args.append(TaskRef(what))
+    data_deps = {what for kind, what in program.args if kind == "part"}
+    args.extend(TaskRef(k) for k in control if k not in data_deps)
     return Task(program.key, program.fn, *args)
 
 
@@ -175,10 +195,16 @@ def _uninitialized(name):
 
 
 def _failing_op(exc, line_ops):
+    located = getattr(exc, "daskflow_line", None)  # set on a worker (programs.run_program)
+    if located is not None:
+        key, line = located
+        return line_ops.get(key, {}).get(line)
     tb = exc.__traceback__
     found = None
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.startswith(FILENAME_PREFIX):
-            found = line_ops.get(tb.tb_lineno)
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(FILENAME_PREFIX):
+            key = filename[len(FILENAME_PREFIX) : -1]
+            found = line_ops.get(key, {}).get(tb.tb_lineno, found)
         tb = tb.tb_next
     return found

@@ -50,14 +50,15 @@ class Session:
     array([2., 4.], dtype=float32)
     """
 
-    def __init__(self, target="", graph=None, config=None):
-        if target not in (None, ""):
-            raise NotImplementedError(
-                f"Session target {target!r}: cluster sessions are not built yet; "
-                "only the embedded default (no target) runs"
-            )
+    def __init__(self, target="", graph=None, config=None, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
+        self._client, self._owns_client = _connect(target, security)
+        self._cluster = None
+        if self._client is not None:
+            from .cluster import ClusterRuntime
+
+            self._cluster = ClusterRuntime(self._client, self.config)
         self._store: dict = {}
         self._rngs: dict = {}
         self._cache: dict = {}
@@ -79,6 +80,8 @@ class Session:
             entry = self._cache[key] = self._prepare(fetches, feed_dict)
         mapper, executable, feed_specs = entry
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
+        if self._cluster is not None:
+            return mapper.build(self._cluster.step(executable, feed_values))
         values = executable.execute(executable.bind(feed_values, self._store))
         self._commit(executable.new_variable_values(values))
         return mapper.build(executable.results(values))
@@ -125,19 +128,40 @@ class Session:
         return executable.graph(feed_values, self._store)
 
     def placement(self, fetches, feed_dict=None) -> dict:
-        """``{op name: device}`` for the ops a run of ``fetches`` executes."""
+        """Where a run of ``fetches`` executes each op.
+
+        Embedded: ``{op name: device}``. On a cluster: ``{op name: (device,
+        worker name)}``.
+        """
         _, executable, _ = self._prepare(fetches, feed_dict or {})
+        if self._cluster is not None:
+            return self._cluster.placement(executable)
         return {op.name: op.device for op in executable.plan.ops}
+
+    def variable_futures(self) -> dict:
+        """``{variable name: distributed.Future}`` of a cluster session's variables."""
+        if self._cluster is None:
+            raise ValueError("variable_futures() needs a cluster session; embedded variables are arrays")
+        return dict(self._cluster.variables)
+
+    @property
+    def dashboard_link(self):
+        """The Dask dashboard of the session's cluster (None when embedded)."""
+        return None if self._client is None else self._client.dashboard_link
 
     def load_variable(self, variable, value):
         """Set a variable's value from numpy, checking shape and dtype."""
         ref = variable._ref
         array = check_feed(ref, value)
+        if self._cluster is not None:
+            self.run(variable.initializer, {variable.initial_value: array})
+            return
         self._commit({ref.op.name: np.array(array, copy=True)})
 
     def uninitialized_variables(self) -> list[str]:
         names = [v.op.name for v in self.graph.get_collection("variables")]
-        return [n for n in names if n not in self._store]
+        held = self._store if self._cluster is None else self._cluster.variables
+        return [n for n in names if n not in held]
 
     # -- lifetime ------------------------------------------------------------------------------
     def close(self):
@@ -145,6 +169,10 @@ class Session:
         self._closed = True
         self._store.clear()
         self._cache.clear()
+        if self._cluster is not None:
+            self._cluster.close()
+        if self._owns_client and self._client is not None:
+            self._client.close()
 
     @contextlib.contextmanager
     def as_default(self):
@@ -186,6 +214,23 @@ class InteractiveSession(Session):
         if ctx is not None:
             ctx.__exit__(None, None, None)
         super().close()
+
+
+def _connect(target, security):
+    """A ``distributed.Client`` for ``target`` (and whether we own it), or None."""
+    if target in (None, ""):
+        return None, False
+    from distributed import Client
+
+    if isinstance(target, Client):
+        return target, False
+    if isinstance(target, str):
+        if "://" not in target:
+            raise ValueError(f"Session target {target!r} is not a scheduler address like 'tcp://host:8786'")
+        return Client(target, security=security, set_as_default=False), True
+    if hasattr(target, "scheduler_address"):
+        return Client(target, security=security, set_as_default=False), True
+    raise TypeError(f"Session target must be an address, a distributed.Client or a cluster, got {target!r}")
 
 
 def _fetch_key(fetches):

@@ -1,10 +1,10 @@
 """``tf.train``: optimizers and the global step.
 
-Not built yet (later issues): ``Saver``, ``ClusterSpec``,
-``replica_device_setter``, ``SyncReplicasOptimizer``,
-``MonitoredTrainingSession`` and hooks.
+Not built yet (later issues): ``Saver``, ``replica_device_setter``,
+``SyncReplicasOptimizer``, ``MonitoredTrainingSession`` and hooks.
 """
 
+from .cluster_spec import ClusterSpec
 from .optimizer import (
     AdagradOptimizer,
     AdamOptimizer,
@@ -18,6 +18,7 @@ from .optimizer import (
 )
 
 __all__ = [
+    "ClusterSpec",
     "AdagradOptimizer",
     "AdamOptimizer",
     "GradientDescentOptimizer",

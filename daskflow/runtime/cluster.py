@@ -1,0 +1,177 @@
+"""Running steps on a Dask cluster.
+
+The same :class:`Executable` that runs embedded is lowered onto the cluster:
+each partition becomes one task per step, restricted to the worker its
+device names (and to a GPU, for a GPU device); cross-partition edges are task
+dependencies, so Dask moves the bytes. Variables live as futures on their
+workers: a step's tasks take the current futures as inputs and its new
+values become the new futures — they never pass through the client unless
+fetched. A step is one graph submission; the client then gathers only the
+fetched values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+from dask.task_spec import Task, TaskRef
+from distributed.client import _wait
+
+from ..errors import FailedPreconditionError, OpError
+from . import lineage
+from .devices import cluster_workers, place
+from .programs import ProgramRegistry, item, run_program
+
+
+class ClusterRuntime:
+    """A session's link to a cluster: placement, variables, step submission."""
+
+    def __init__(self, client, config):
+        self.client = client
+        self.config = config
+        self.variables: dict = {}  # variable name -> Future of its current value
+        self._plans: dict = {}  # Executable -> _Lowered
+        self._steps = itertools.count()
+        self._registries: list[str] = []
+        lineage.install(client)
+
+    # -- cluster membership ---------------------------------------------------------------
+    def workers(self):
+        info = self.client.scheduler_info()
+        workers = cluster_workers(info)
+        if not workers:
+            raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers")
+        return workers
+
+    def _addresses(self):
+        return {w.name: w.address for w in self.workers()}
+
+    # -- a step -------------------------------------------------------------------------------
+    def step(self, executable, feed_values):
+        """Submit one step; return the fetched values; commit new variable futures."""
+        lowered = self._plans.get(executable)
+        if lowered is None:
+            lowered = self._plans[executable] = self._lower(executable)
+        n = next(self._steps)
+        graph, wanted, fetch_keys = lowered.graph(n, feed_values, self.variables, self._addresses())
+        futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
+        del graph  # it holds the previous variable futures
+        # TF semantics: a run returns when its step is done, fetches or not.
+        # Waiting costs no request: completions arrive on the client's stream.
+        self.client.sync(_wait, list(futures.values()))
+        try:
+            for future in futures.values():
+                if future.status == "error":
+                    future.result()  # raises the task's exception
+            fetched = self.client.gather([futures[k] for k in fetch_keys])
+        except OpError:
+            raise
+        except Exception as e:  # noqa: BLE001 - re-raised naming the op
+            raise executable.op_error("?", e) from e
+        for name, key in lowered.variable_keys(n):
+            self.variables[name] = futures[key]
+        return lowered.results(fetched, feed_values)
+
+    def _lower(self, executable):
+        workers = self.workers()
+        soft = self.config.allow_soft_placement
+        placement = {p.key: place(p.device, workers, soft) for p in executable.plan.partitions}
+        plan_id = uuid.uuid4().hex[:12]
+        programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
+        registry = ProgramRegistry(plan_id, programs)
+        self.client.register_plugin(registry)
+        self._registries.append(registry.name)
+        if self.config.log_device_placement:
+            for op in executable.plan.ops:
+                worker = placement[executable.plan.partition_of[op].key][0]
+                print(f"{op.name}: ({op.type}): {op.device or '(default)'} -> {worker.name}")
+        return _Lowered(executable, plan_id, placement)
+
+    def placement(self, executable):
+        lowered = self._plans.get(executable) or self._lower(executable)
+        self._plans[executable] = lowered
+        return {
+            op.name: (op.device, lowered.placement[executable.plan.partition_of[op].key][0].name)
+            for op in executable.plan.ops
+        }
+
+    def close(self):
+        """Release the variables and take this session's programs off the workers."""
+        self.variables.clear()
+        self._plans.clear()
+        if self.client.status == "running":
+            for name in self._registries:
+                self.client.unregister_worker_plugin(name)
+        self._registries.clear()
+
+
+class _Lowered:
+    """An Executable's tasks for the cluster, built anew per step from templates."""
+
+    def __init__(self, executable, plan_id, placement):
+        self.executable = executable
+        self.plan_id = plan_id
+        self.placement = placement  # partition key -> (WorkerDevice, needs GPU)
+        self.required = {v.name: v.required for v in executable.var_inputs}
+
+    def graph(self, n, feed_values, variables, addresses):
+        ex = self.executable
+        layers, deps = {}, {}
+        for program, task in zip(ex.programs, ex.tasks):
+            key = (program.key, n)
+            args = [self._arg(a, n, feed_values, variables) for a in task.args]
+            tasks = {key: Task(key, run_program, f"{self.plan_id}-{program.key}", *args)}
+            for name, part, i in ex.updates:
+                if part == program.key:
+                    vkey = (lineage.VAR_PREFIX + name, n)
+                    tasks[vkey] = Task(vkey, item, TaskRef(key), i)
+            for j, (kind, what) in enumerate(ex.fetch_sources):
+                if kind == "part" and what[0] == program.key:
+                    fkey = (f"fetch-{j}", n)
+                    tasks[fkey] = Task(fkey, item, TaskRef(key), what[1])
+            annotations = self._annotations(program.key, addresses)
+            layers[program.key] = MaterializedLayer(tasks, annotations=annotations)
+            deps[program.key] = {a.key[0] for a in args if isinstance(a, TaskRef) and a.key[0] in layers}
+        wanted = [k for layer in layers.values() for k in layer]
+        fetch_keys = [(f"fetch-{j}", n) for j, (kind, _) in enumerate(ex.fetch_sources) if kind == "part"]
+        return HighLevelGraph(layers, deps), wanted, fetch_keys
+
+    def _arg(self, ref, n, feed_values, variables):
+        key = ref.key
+        if key.startswith("feed-"):
+            return feed_values[int(key[5:])]
+        if key.startswith("var-"):
+            name = key[4:]
+            if name in variables:
+                return variables[name]
+            if self.required[name]:
+                raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
+            return None
+        return TaskRef((key, n))
+
+    def _annotations(self, part_key, addresses):
+        worker, gpu = self.placement[part_key]
+        address = addresses.get(worker.name)
+        if address is None:
+            raise RuntimeError(f"worker {worker.name} has left the cluster")
+        annotations = {"workers": [address], "allow_other_workers": False}
+        if gpu:
+            annotations["resources"] = {"GPU": 1}
+        return annotations
+
+    def variable_keys(self, n):
+        return [(name, (lineage.VAR_PREFIX + name, n)) for name, _, _ in self.executable.updates]
+
+    def results(self, fetched, feed_values):
+        fetched = iter(fetched)
+        out = []
+        for kind, what in self.executable.fetch_sources:
+            if kind == "part":
+                out.append(next(fetched))
+            elif kind == "feed":
+                out.append(feed_values[int(what[5:])])
+            else:
+                out.append(what)
+        return out

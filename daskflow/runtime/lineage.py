@@ -1,0 +1,94 @@
+"""Cutting the lineage of variable values on the scheduler.
+
+Each step's new variable value is computed from the previous one, so Dask
+would keep a task record for every step while the newest value is held
+(distributed#809, "Forget provenance"): after 5,000 steps, 5,000 records per
+variable. These plugins drop a variable value's dependency links as soon as
+it is in memory — the same state the scheduler reaches when a dependency is
+forgotten — and forget the released records left behind, so the task count
+stays flat. The value itself never moves. A lost value then cannot be
+recomputed from its history; recovery works from copies and checkpoints.
+"""
+
+from __future__ import annotations
+
+import time
+
+from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
+
+VAR_PREFIX = "var-"
+
+
+def is_variable_key(key) -> bool:
+    """Keys of variable values are ``("var-<name>", step)``."""
+    return (
+        isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) and key[0].startswith(VAR_PREFIX)
+    )
+
+
+class CutLineageScheduler(SchedulerPlugin):
+    """Scheduler side: unlink a variable value from the tasks that made it."""
+
+    name = "daskflow-cut-lineage"
+
+    async def start(self, scheduler):
+        self.scheduler = scheduler
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish != "memory" or not is_variable_key(key):
+            return
+        ts = self.scheduler.tasks.get(key)
+        if ts is None or not ts.dependencies:
+            return
+        orphans = []
+        for dep in list(ts.dependencies):
+            dep.dependents.discard(ts)
+            if dep.waiters:
+                dep.waiters.discard(ts)
+            if not dep.dependents:
+                orphans.append(dep.key)
+        ts.dependencies.clear()
+        ts.has_lost_dependencies = True
+        # Forget on the next loop tick: not from inside a transition.
+        self.scheduler.loop.add_callback(self._forget, orphans)
+
+    def _forget(self, keys):
+        tasks = self.scheduler.tasks
+        forget = {k: "forgotten" for k in keys if _forgettable(tasks.get(k))}
+        if forget:
+            self.scheduler.transitions(forget, f"daskflow-cut-lineage-{time.time()}")
+
+
+def _forgettable(ts):
+    return ts is not None and ts.state == "released" and not ts.dependents and not ts.who_wants
+
+
+class CutLineageWorker(WorkerPlugin):
+    """Worker side: the same unlinking in the worker's task state."""
+
+    name = "daskflow-cut-lineage"
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "memory" or not is_variable_key(key):
+            return
+        ts = self.worker.state.tasks.get(key)
+        if ts is None:
+            return
+        for dep in list(ts.dependencies):
+            dep.dependents.discard(ts)
+        ts.dependencies.clear()
+
+
+def install(client):
+    """Register both plugins on the client's cluster (idempotent)."""
+    if client.run_on_scheduler(_installed):
+        return
+    client.register_plugin(CutLineageScheduler())
+    client.register_plugin(CutLineageWorker())
+
+
+def _installed(dask_scheduler):
+    return CutLineageScheduler.name in dask_scheduler.plugins

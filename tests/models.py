@@ -1,0 +1,30 @@
+"""Small deterministic models shared by the distributed tests."""
+
+import numpy as np
+
+import daskflow as tf
+
+
+def digits_batches(steps, batch, seed=0):
+    from daskflow.datasets import load_digits
+
+    data = load_digits(one_hot=True, seed=seed)
+    return [data.train.next_batch(batch) for _ in range(steps)], data.test
+
+
+def initial_weights(shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal((a, b)) * 0.1).astype(np.float32) for a, b in zip(shapes, shapes[1:])]
+
+
+def mlp_logits(x, weights, biases):
+    h = x
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        h = tf.matmul(h, w) + b
+        if i < len(weights) - 1:
+            h = tf.nn.relu(h)
+    return h
+
+
+def xent(labels, logits):
+    return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))

@@ -1,0 +1,233 @@
+"""The distributed engine on a real local Dask cluster (scheduler + named workers)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from distributed import Client, Scheduler, SpecCluster, Worker
+from distributed.diagnostics.plugin import SchedulerPlugin
+
+import daskflow as tf
+from tests.models import digits_batches, initial_weights, mlp_logits, xent
+
+SHAPES = [64, 32, 10]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with tf.local_cluster(ps=1, workers=2, processes=False) as cluster:
+        yield cluster
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _model_parallel(steps, target):
+    """Layer 1 on worker-0, layer 2 on worker-1, variables on ps-0."""
+    batches, test = digits_batches(steps, 32)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 64])
+        y = tf.placeholder(tf.float32, [None, 10])
+        w0, w1 = initial_weights(SHAPES)
+        with tf.device("/job:ps/task:0"):
+            ws = [tf.Variable(w0, name="w0"), tf.Variable(w1, name="w1")]
+            bs = [tf.Variable(tf.zeros([32]), name="b0"), tf.Variable(tf.zeros([10]), name="b1")]
+        with tf.device("/job:worker/task:0"):
+            h = tf.nn.relu(tf.matmul(x, ws[0]) + bs[0])
+        with tf.device("/job:worker/task:1"):
+            logits = tf.matmul(h, ws[1]) + bs[1]
+            loss = xent(y, logits)
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        with tf.Session(target, graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, train], {x: bx, y: by})[0] for bx, by in batches]
+            final = sess.run(ws + bs)
+            where = sess.variable_futures() if target is not None else None
+            placement = sess.placement(train, {x: batches[0][0], y: batches[0][1]})
+            who = sess._client.who_has(list(where.values())) if where else None
+    return losses, final, who, placement
+
+
+def test_model_parallel_trains_to_the_embedded_numbers(cluster):
+    losses, final, who, placement = _model_parallel(15, cluster)
+    ref_losses, ref_final, _, _ = _model_parallel(15, None)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for got, ref in zip(final, ref_final):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    assert losses[-1] < losses[0]
+    assert placement["MatMul"][1] == "worker-0" and placement["MatMul_1"][1] == "worker-1"
+    ps_address = next(a for a, w in cluster.scheduler_info["workers"].items() if w["name"] == "ps-0")
+    # Every variable (weights and momentum slots) is held on ps-0 and nowhere else.
+    assert who and all(holders == (ps_address,) for holders in who.values())
+
+
+def _in_graph_replicated(steps, target, towers=2):
+    """TF1 in-graph replication: a tower per worker, gradients averaged on the ps."""
+    batches, _ = digits_batches(steps * towers, 16)
+    g = tf.Graph()
+    with g.as_default():
+        w0, w1 = initial_weights(SHAPES, seed=1)
+        with tf.device("/job:ps/task:0"):
+            ws = [tf.Variable(w0), tf.Variable(w1)]
+            bs = [tf.Variable(tf.zeros([32])), tf.Variable(tf.zeros([10]))]
+        opt = tf.train.GradientDescentOptimizer(0.5)
+        feeds, grads, losses = [], [], []
+        for i in range(towers):
+            with tf.device(f"/job:worker/task:{i}"):
+                x = tf.placeholder(tf.float32, [None, 64])
+                y = tf.placeholder(tf.float32, [None, 10])
+                loss = xent(y, mlp_logits(x, ws, bs))
+                grads.append(opt.compute_gradients(loss, ws + bs))
+                feeds.append((x, y))
+                losses.append(loss)
+        with tf.device("/job:ps/task:0"):
+            averaged = [
+                (tf.add_n([tower[k][0] for tower in grads]) / float(towers), grads[0][k][1])
+                for k in range(len(ws + bs))
+            ]
+            train = opt.apply_gradients(averaged)
+            mean_loss = tf.add_n(losses) / float(towers)
+        with tf.Session(target, graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            out = []
+            for s in range(steps):
+                feed = {}
+                for i, (x, y) in enumerate(feeds):
+                    feed[x], feed[y] = batches[s * towers + i]
+                out.append(sess.run([mean_loss, train], feed)[0])
+            return out, sess.run(ws + bs)
+
+
+def test_in_graph_replication_trains_to_the_embedded_numbers(cluster):
+    losses, final = _in_graph_replicated(10, cluster)
+    ref_losses, ref_final = _in_graph_replicated(10, None)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for got, ref in zip(final, ref_final):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+class _CountGraphs(SchedulerPlugin):
+    name = "count-graphs"
+
+    def __init__(self):
+        self.graphs = 0
+
+    def update_graph(self, scheduler, **kwargs):
+        self.graphs += 1
+
+
+def _scheduler_tasks(client):
+    return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+
+def test_one_submission_per_run_and_a_flat_task_count(cluster):
+    counter = _CountGraphs()
+    cluster.scheduler.add_plugin(counter)
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.zeros([4]), name="counter")
+        with tf.device("/job:worker/task:0"):
+            delta = tf.ones([4]) * 2.0
+        with tf.device("/job:ps/task:0"):
+            bump = tf.assign_add(v, delta)
+        with tf.Session(cluster) as sess:
+            sess.run(v.initializer)
+            before = counter.graphs
+            for _ in range(10):
+                sess.run(bump.op)
+            assert counter.graphs - before == 10
+            for _ in range(40):
+                sess.run(bump.op)
+            early = _scheduler_tasks(sess._client)
+            for _ in range(250):
+                sess.run(bump.op)
+            late = _scheduler_tasks(sess._client)
+            np.testing.assert_array_equal(sess.run(v), np.full(4, 600.0))
+    finally:
+        cluster.scheduler.remove_plugin(name=counter.name)
+    # 300 steps of a chain v_{t+1} = v_t + delta: the lineage is cut, so the
+    # scheduler holds about the same number of tasks after 300 steps as after 50.
+    assert late <= early + 2, (early, late)
+
+
+def test_uninitialised_variable_and_failing_ops_are_named_and_change_nothing(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="weights")
+        n = tf.placeholder(tf.int32, [None])
+        bump = tf.assign_add(v, 5.0)
+    with tf.device("/job:worker/task:0"):
+        with tf.control_dependencies([bump]):
+            bad = tf.reshape(n, [2, 2])
+    with tf.Session(cluster) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value weights"):
+            sess.run(v * 2.0)
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run([bad, bump], {n: [1, 2, 3]})
+        assert sess.run(v) == 1.0
+        sess.run([bad, bump], {n: [1, 2, 3, 4]})
+        assert sess.run(v) == 6.0
+
+
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        ("/job:chief/task:0", "chief"),
+        ("/job:worker/task:7", "task:7"),
+        ("/job:worker/task:0/device:GPU:0", "GPU"),
+    ],
+)
+def test_devices_the_cluster_lacks_are_refused_with_its_device_list(cluster, device, message):
+    with tf.device(device):
+        y = tf.constant(1.0) + 1.0
+    with tf.Session(cluster) as sess:
+        with pytest.raises(ValueError, match=message) as err:
+            sess.run(y)
+        assert "/job:ps/replica:0/task:0/device:CPU:0" in str(err.value)
+
+
+def test_soft_placement_falls_back_with_a_warning(cluster):
+    with tf.device("/job:worker/task:1/device:GPU:0"):
+        y = tf.constant(1.0) + 1.0
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(cluster, config=config) as sess, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert sess.run(y) == 2.0
+        assert sess.placement(y)[y.op.name][1] == "worker-1"
+    assert any("not in the cluster" in str(w.message) for w in caught)
+
+
+def test_cluster_spec_is_read_off_the_cluster(cluster):
+    with Client(cluster, set_as_default=False) as client:
+        spec = tf.train.ClusterSpec.from_client(client)
+    assert spec.as_dict() == {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
+    assert spec == tf.train.ClusterSpec({"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]})
+
+
+def test_a_worker_name_off_the_convention_is_refused():
+    spec = {"bad": {"cls": Worker, "options": {"nthreads": 1, "name": "trainer"}}}
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": ":0"}}
+    with SpecCluster(workers=spec, scheduler=scheduler) as odd:
+        with pytest.raises(ValueError, match="named 'trainer'.*<job>-<task>"):
+            with tf.Session(odd) as sess:
+                sess.run(tf.constant(1.0) + 1.0)
+
+
+def test_session_targets_and_dashboard(cluster):
+    c = tf.constant(3.0) * 2.0
+    with tf.Session(cluster.scheduler_address) as sess:
+        assert sess.run(c) == 6.0
+        assert sess.dashboard_link
+    with Client(cluster, set_as_default=False) as client:
+        with tf.Session(client) as sess:
+            assert sess.run(c) == 6.0
+        assert client.status == "running"  # the session does not close a client it was given
+    with pytest.raises(ValueError, match="scheduler address"):
+        tf.Session("localhost:8786")
+    with pytest.raises(TypeError, match="Session target"):
+        tf.Session(42)
