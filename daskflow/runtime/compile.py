@@ -98,12 +98,10 @@ class _Builder:
         op = ref.op
         slot = self.slots.get(op)
         if slot is None:
+            # Every partition reads its variables from the store (see plan._partition).
             slot = self.slots[op] = f"v{len(self.slots)}"
-            if op in self.own_ops:
-                var = self.var_args[slot] = VarArg(op.name)
-                self._emit(f"{slot} = {self._arg(('var', var))}", op)
-            else:
-                self._emit(f"{slot} = {self._edge(ref)}", None)
+            var = self.var_args[slot] = VarArg(op.name)
+            self._emit(f"{slot} = {self._arg(('var', var))}", op)
         var = self.var_args.get(slot)
         if reading and var is not None and slot not in self.written:
             var.required = True
@@ -132,9 +130,6 @@ class _Builder:
     def add(self, op):
         prim = op.primitive
         if all(t in self.folded for t in op.outputs) and op.outputs:
-            return
-        if prim.is_variable:
-            self._slot(op.outputs[0], reading=False)
             return
         if not op.outputs and not prim.stateful:
             return  # NoOp: only its control edges matter, and the order already has them

@@ -13,7 +13,7 @@ import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, OpError
-from .compile import FILENAME_PREFIX, compile_partition
+from .compile import FILENAME_PREFIX, VarArg, compile_partition
 from .fold import fold_constants
 from .plan import make_plan
 
@@ -48,7 +48,8 @@ class Executable:
         # The executor's view of the tasks: function and the keys of its arguments.
         self._steps = [(t.key, t.func, tuple(a.key for a in t.args)) for t in self.tasks]
         self.feed_keys = [feed_key(i) for i in range(len(self.feeds))]
-        self.var_inputs = _var_inputs(self.programs)
+        fetched_vars = [VarArg(t.op.name, required=True) for t in fetch_tensors if _is_var(t, self.feeds)]
+        self.var_inputs = _var_inputs(self.programs) + fetched_vars
         self.fetch_sources = [_source(t, self.feeds, folded, where) for t in fetch_tensors]
         self.updates = [(name, p.key, i) for p in self.programs for name, i in p.updates]
         self.line_ops = {p.key: p.line_ops for p in self.programs}
@@ -112,8 +113,8 @@ def _exports(plan, folded):
     exported = {p.key: [] for p in plan.partitions}
 
     def export(t):
-        if t in folded or t in plan.feeds:
-            return
+        if t in folded or t in plan.feeds or t.op not in plan.partition_of:
+            return  # constants, feeds and variables are read where they are
         part = plan.partition_of[t.op]
         if t not in exported[part.key]:
             exported[part.key].append(t)
@@ -142,7 +143,9 @@ def _control_edges(plan):
     """Per partition: other partitions it must wait for without reading their data."""
     edges = {p.key: [] for p in plan.partitions}
     for op in plan.ops:
-        mine = plan.partition_of[op]
+        mine = plan.partition_of.get(op)
+        if mine is None:
+            continue  # a variable node: no partition
         for c in op.control_inputs:
             other = plan.partition_of.get(c)
             if other is not None and other is not mine and other.key not in edges[mine.key]:
@@ -168,9 +171,15 @@ def _var_inputs(programs):
     return [what for p in programs for kind, what in p.args if kind == "var"]
 
 
+def _is_var(t, feeds):
+    return t.op.primitive.is_variable and t not in feeds
+
+
 def _source(t, feeds, folded, where):
     if t in feeds:
         return ("feed", feed_key(feeds.index(t)))
+    if _is_var(t, feeds):
+        return ("var", var_key(t.op.name))
     if t in folded:
         return ("const", folded[t])
     return ("part", where[t])
@@ -181,7 +190,7 @@ def _fetch(values, source):
     if kind == "part":
         key, i = what
         value = values[key][i]
-    elif kind == "feed":
+    elif kind in ("feed", "var"):
         value = values[what]
     else:
         value = what

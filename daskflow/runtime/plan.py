@@ -125,13 +125,23 @@ def _predecessors(op, needed, fed):
 
 
 def _partition(order, fed):
+    """Group ops by (device, stage).
+
+    Variable nodes join no partition: every partition that reads a variable
+    takes its value from the session's store directly (on a cluster, the
+    variable's future), so reading a parameter costs no extra stage.
+    """
     stage_of: dict = {}
     partitions: dict = {}
     partition_of = {}
     for op in order:
+        if op.primitive.is_variable:
+            stage_of[op] = 0
+            continue
         stage = 0
         for p in _predecessors(op, stage_of, fed):
-            stage = max(stage, stage_of[p] + (p.device != op.device))
+            crosses = p.device != op.device and not p.primitive.is_variable
+            stage = max(stage, stage_of[p] + crosses)
         stage_of[op] = stage
         part = partitions.get((op.device, stage))
         if part is None:

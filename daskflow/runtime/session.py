@@ -24,9 +24,11 @@ class ConfigProto:
     """Session options (TF1's ``ConfigProto``); the placement flags are honoured
     by cluster sessions, others are accepted and kept."""
 
-    def __init__(self, allow_soft_placement=False, log_device_placement=False, **kwargs):
+    def __init__(self, allow_soft_placement=False, log_device_placement=False, low_latency=True, **kwargs):
         self.allow_soft_placement = allow_soft_placement
         self.log_device_placement = log_device_placement
+        # Cluster sessions flush Dask's message batches at once (see runtime.cluster._unbatch).
+        self.low_latency = low_latency
         self.options = kwargs
 
 

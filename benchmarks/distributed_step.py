@@ -1,0 +1,118 @@
+"""Per-step time of in-graph replicated training on a local Dask cluster.
+
+A cluster with ``ps-0`` and two workers (processes, one thread each). Models:
+softmax regression 784->10 and an MLP 784->1024->10, batch 128 per worker,
+one tower per worker, gradients averaged on the ps. Measured in the same run:
+
+* Dask's floor: a ``client.submit(f, x).result()`` round trip;
+* the step's compute: the same program in an embedded session;
+* the blocking cluster step.
+
+The goal is step <= 1.3 x (floor + compute). Run:
+``python benchmarks/distributed_step.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import statistics
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import daskflow as tf  # noqa: E402
+
+
+def build(shapes, towers, batch):
+    """The in-graph replicated program; returns (graph, train op, feed maker)."""
+    graph = tf.Graph()
+    rng = np.random.default_rng(0)
+    with graph.as_default():
+        with tf.device("/job:ps/task:0"):
+            ws = [
+                tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
+                for a, b in zip(shapes, shapes[1:])
+            ]
+            bs = [tf.Variable(tf.zeros([b])) for b in shapes[1:]]
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        grads, feeds = [], []
+        for i in range(towers):
+            with tf.device(f"/job:worker/task:{i}"):
+                x = tf.placeholder(tf.float32, [None, shapes[0]])
+                y = tf.placeholder(tf.float32, [None, shapes[-1]])
+                h = x
+                for k, (w, b) in enumerate(zip(ws, bs)):
+                    h = tf.matmul(h, w) + b
+                    if k < len(ws) - 1:
+                        h = tf.nn.relu(h)
+                loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
+                grads.append(opt.compute_gradients(loss, ws + bs))
+                feeds.append((x, y))
+        with tf.device("/job:ps/task:0"):
+            avg = [
+                (tf.add_n([g[k][0] for g in grads]) / float(towers), grads[0][k][1])
+                for k in range(len(ws + bs))
+            ]
+            train = opt.apply_gradients(avg)
+            init = tf.global_variables_initializer()
+    xs = rng.random((batch, shapes[0]), dtype=np.float32)
+    ys = np.eye(shapes[-1], dtype=np.float32)[rng.integers(0, shapes[-1], batch)]
+    feed = {t: v for x, y in feeds for t, v in ((x, xs), (y, ys))}
+    return graph, init, train, feed
+
+
+def time_steps(sess, op, feed, steps):
+    for _ in range(3):
+        sess.run(op, feed)
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        sess.run(op, feed)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def dask_floor(client, n):
+    x = np.ones(10)
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        client.submit(np.sum, x, pure=False).result()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40)
+    args = parser.parse_args(argv)
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    from distributed import Client
+
+    models = {"softmax 784->10": [784, 10], "MLP 784->1024->10": [784, 1024, 10]}
+    with tf.local_cluster(ps=1, workers=2) as cluster, Client(cluster, set_as_default=False) as client:
+        floor = dask_floor(client, args.steps)
+        print(f"Dask floor (submit().result()): {floor * 1e3:.2f} ms")
+        header = ("model (batch 128/worker)", "compute", "step", "floor+compute", "ratio")
+        print("{:28s} {:>9s} {:>9s} {:>14s} {:>6s}".format(*header))
+        for title, shapes in models.items():
+            graph, init, train, feed = build(shapes, towers=2, batch=128)
+            with tf.Session(graph=graph) as sess:
+                sess.run(init)
+                compute = time_steps(sess, train, feed, args.steps)
+            with tf.Session(client, graph=graph) as sess:
+                sess.run(init)
+                step = time_steps(sess, train, feed, args.steps)
+            bound = floor + compute
+            ms = [f"{t * 1e3:.2f}ms" for t in (compute, step, bound)]
+            print(f"{title:28s} {ms[0]:>9s} {ms[1]:>9s} {ms[2]:>14s} {step / bound:6.2f}")
+        print("asynchronous dispatch: not built yet; TF1 ps/worker comparison: tensorflow not installed")
+
+
+if __name__ == "__main__":
+    main()

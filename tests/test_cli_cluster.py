@@ -1,0 +1,40 @@
+"""Integration: the same programs on a cluster started with `dask scheduler` / `dask worker`."""
+
+import numpy as np
+import pytest
+from distributed import Client
+
+import daskflow as tf
+from tests.cli_cluster import cli_cluster
+from tests.test_cluster import _in_graph_replicated, _model_parallel
+
+
+@pytest.fixture(scope="module")
+def cli():
+    with cli_cluster(["ps-0", "worker-0", "worker-1"]) as (address, _):
+        yield address
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def test_in_graph_replication_on_a_cli_cluster(cli):
+    losses, final = _in_graph_replicated(8, cli)
+    ref_losses, ref_final = _in_graph_replicated(8, None)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for got, ref in zip(final, ref_final):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_model_parallel_on_a_cli_cluster_keeps_variables_on_the_ps(cli):
+    losses, final, who, placement = _model_parallel(6, cli)
+    ref_losses, _, _, _ = _model_parallel(6, None)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    with Client(cli, set_as_default=False) as client:
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+        spec = tf.train.ClusterSpec.from_client(client)
+    assert {names[h] for holders in who.values() for h in holders} == {"ps-0"}
+    assert spec.as_dict() == {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
