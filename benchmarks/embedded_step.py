@@ -51,34 +51,10 @@ def numpy_step(shapes, lr=0.1):
     return step
 
 
-def daskflow_step(shapes, lr=0.1):
+def graph_step(tf, shapes, lr=0.1, config=None):
+    """The step as a TF1 program, for any module with TF1's API (daskflow or TF1)."""
     import numpy as np
 
-    import daskflow as tf
-
-    graph = tf.Graph()
-    with graph.as_default():
-        x = tf.placeholder(tf.float32, [None, shapes[0]])
-        y = tf.placeholder(tf.float32, [None, shapes[-1]])
-        rng = np.random.default_rng(0)
-        h = x
-        for i, (a, b) in enumerate(zip(shapes, shapes[1:])):
-            w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
-            h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-            if i < len(shapes) - 2:
-                h = tf.nn.relu(h)
-        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
-        train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
-        sess = tf.Session(graph=graph)
-        sess.run(tf.global_variables_initializer())
-    return lambda xs, ys: sess.run(train, {x: xs, y: ys})
-
-
-def tf1_step(shapes, lr=0.1):
-    import numpy as np
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_eager_execution()
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [None, shapes[0]])
@@ -92,10 +68,23 @@ def tf1_step(shapes, lr=0.1):
                 h = tf.nn.relu(h)
         loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
         train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
-        config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
         sess = tf.Session(graph=graph, config=config)
         sess.run(tf.global_variables_initializer())
     return lambda xs, ys: sess.run(train, {x: xs, y: ys})
+
+
+def daskflow_step(shapes):
+    import daskflow as tf
+
+    return graph_step(tf, shapes)
+
+
+def tf1_step(shapes):
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_eager_execution()
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    return graph_step(tf, shapes, config=config)
 
 
 def measure(contestants, batch, features, classes, rounds, steps):

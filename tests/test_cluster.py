@@ -231,3 +231,26 @@ def test_session_targets_and_dashboard(cluster):
         tf.Session("localhost:8786")
     with pytest.raises(TypeError, match="Session target"):
         tf.Session(42)
+
+
+def test_asynchronous_dispatch_pipelines_op_only_steps(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([3]), name="v")
+        bump = tf.assign_add(v, tf.ones([3]))
+        n = tf.placeholder(tf.int32, [None])
+    with tf.device("/job:worker/task:0"):
+        with tf.control_dependencies([bump]):
+            bad = tf.reshape(n, [2, 2]).op
+    config = tf.ConfigProto(async_dispatch=3)
+    with tf.Session(cluster, config=config) as sess:
+        sess.run(v.initializer)
+        for _ in range(20):
+            assert sess.run(bump.op) is None  # returns once submitted
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 20.0))  # a fetch synchronises
+        sess.run(bump.op)
+        sess.run(bad, {n: [1, 2, 3]})  # fails on the worker, later
+        sess.run(bump.op)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.sync()
+        # Back to the values before the failing step: only the first bump counts.
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 21.0))

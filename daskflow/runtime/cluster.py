@@ -12,9 +12,11 @@ fetched values.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import time
 import uuid
+from dataclasses import dataclass
 
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task, TaskRef
@@ -39,6 +41,7 @@ class ClusterRuntime:
         self._steps = itertools.count()
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
+        self._pending: collections.deque = collections.deque()
         lineage.install(client)
         if getattr(config, "low_latency", True):
             _unbatch(client)
@@ -61,30 +64,67 @@ class ClusterRuntime:
 
     # -- a step -------------------------------------------------------------------------------
     def step(self, executable, feed_values):
-        """Submit one step; return the fetched values; commit new variable futures."""
+        """Run one step: submit its graph, wait, commit new variable futures, return fetches.
+
+        With ``ConfigProto(async_dispatch=N)``, a step that fetches only ops
+        returns once submitted, so up to N steps are in flight; its variable
+        futures are committed at once (the next step depends on them) and
+        any error surfaces at the next synchronisation point, naming the op,
+        with the variables as they were before the failing step.
+        """
         lowered = self._plans.get(executable)
         if lowered is None:
             lowered = self._plans[executable] = self._lower(executable)
+        depth = getattr(self.config, "async_dispatch", 0)
+        if depth and not executable.fetch_sources:
+            self._pending.append(self._submit(lowered, feed_values))
+            self._commit(self._pending[-1])
+            while len(self._pending) > depth:
+                self._finish(self._pending.popleft())
+            return []
+        self.sync()
+        pending = self._submit(lowered, feed_values)
+        fetched = self._finish(pending)
+        self._commit(pending)
+        return lowered.results(fetched, feed_values)
+
+    def sync(self):
+        """Wait for every dispatched step; raise the first failure."""
+        try:
+            while self._pending:
+                self._finish(self._pending[0])
+                self._pending.popleft()
+        except Exception:
+            self.variables.update(self._pending[0].before)  # back to before the failing step
+            self._pending.clear()
+            raise
+
+    def _submit(self, lowered, feed_values):
         n = next(self._steps)
         graph, wanted, fetch_keys = lowered.graph(n, feed_values, self.variables, self._addresses())
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
-        del graph  # it holds the previous variable futures
-        # TF semantics: a run returns when its step is done, fetches or not.
+        updated = [name for name, _ in lowered.variable_keys(n) if name in self.variables]
+        before = {name: self.variables[name] for name in updated}
+        return _Pending(lowered, n, futures, [futures[k] for k in fetch_keys] + read, before)
+
+    def _finish(self, pending):
+        """Wait for a step; return its fetched values, or raise naming the failing op."""
         # Waiting costs no request: completions arrive on the client's stream.
-        self.client.sync(_wait, list(futures.values()))
+        self.client.sync(_wait, list(pending.futures.values()))
         try:
-            for future in futures.values():
+            for future in pending.futures.values():
                 if future.status == "error":
                     future.result()  # raises the task's exception
-            fetched = self.client.gather([futures[k] for k in fetch_keys] + read)
+            return self.client.gather(pending.fetch)
         except OpError:
             raise
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
-            raise executable.op_error("?", e) from e
-        for name, key in lowered.variable_keys(n):
-            self.variables[name] = futures[key]
-        return lowered.results(fetched, feed_values)
+            raise pending.lowered.executable.op_error("?", e) from e
+
+    def _commit(self, pending):
+        for name, key in pending.lowered.variable_keys(pending.n):
+            self.variables[name] = pending.futures[key]
 
     def _lower(self, executable):
         workers = self.workers()
@@ -117,12 +157,24 @@ class ClusterRuntime:
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""
+        self._pending.clear()
         self.variables.clear()
         self._plans.clear()
         if self.client.status == "running":
             for name in self._registries:
                 self.client.unregister_worker_plugin(name)
         self._registries.clear()
+
+
+@dataclass
+class _Pending:
+    """A submitted step."""
+
+    lowered: object
+    n: int
+    futures: dict  # key -> Future, everything the step computes
+    fetch: list  # futures whose values the run returns
+    before: dict  # variable name -> Future before this step, to roll back to
 
 
 def _unbatch(client):

@@ -24,9 +24,18 @@ class ConfigProto:
     """Session options (TF1's ``ConfigProto``); the placement flags are honoured
     by cluster sessions, others are accepted and kept."""
 
-    def __init__(self, allow_soft_placement=False, log_device_placement=False, low_latency=True, **kwargs):
+    def __init__(
+        self,
+        allow_soft_placement=False,
+        log_device_placement=False,
+        low_latency=True,
+        async_dispatch=0,
+        **kwargs,
+    ):
         self.allow_soft_placement = allow_soft_placement
         self.log_device_placement = log_device_placement
+        # Cluster sessions: steps that fetch only ops may run this many ahead.
+        self.async_dispatch = int(async_dispatch)
         # Cluster sessions flush Dask's message batches at once (see runtime.cluster._unbatch).
         self.low_latency = low_latency
         self.options = kwargs
@@ -144,7 +153,13 @@ class Session:
         """``{variable name: distributed.Future}`` of a cluster session's variables."""
         if self._cluster is None:
             raise ValueError("variable_futures() needs a cluster session; embedded variables are arrays")
+        self._cluster.sync()
         return dict(self._cluster.variables)
+
+    def sync(self):
+        """Wait for steps dispatched asynchronously; raise the first error among them."""
+        if self._cluster is not None:
+            self._cluster.sync()
 
     @property
     def dashboard_link(self):
@@ -167,14 +182,23 @@ class Session:
 
     # -- lifetime ------------------------------------------------------------------------------
     def close(self):
-        """Free the session's variables and cached plans."""
+        """Free the session's variables and cached plans.
+
+        Steps still in flight are waited for first; an error among them is
+        raised after everything is freed.
+        """
+        if self._closed:
+            return
         self._closed = True
-        self._store.clear()
-        self._cache.clear()
-        if self._cluster is not None:
-            self._cluster.close()
-        if self._owns_client and self._client is not None:
-            self._client.close()
+        try:
+            self.sync()
+        finally:
+            self._store.clear()
+            self._cache.clear()
+            if self._cluster is not None:
+                self._cluster.close()
+            if self._owns_client and self._client is not None:
+                self._client.close()
 
     @contextlib.contextmanager
     def as_default(self):
