@@ -254,3 +254,25 @@ def test_asynchronous_dispatch_pipelines_op_only_steps(cluster):
             sess.sync()
         # Back to the values before the failing step: only the first bump counts.
         np.testing.assert_array_equal(sess.run(v), np.full(3, 21.0))
+
+
+def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
+    from dask.utils import key_split
+
+    with tf.local_cluster(ps=1, workers=1, gpu_workers=1, processes=False) as gpu_cluster:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.ones([3]), name="v")
+        with tf.device("/job:worker/device:GPU:0"):
+            y = v * 2.0
+        with tf.Session(gpu_cluster) as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(y), np.full(3, 2.0))
+            assert sess.placement(y)[y.op.name] == ("/job:worker/device:GPU:0", "worker-1")
+            _, executable, _ = sess._prepare(y, {})
+            lowered = sess._cluster._lower(executable)
+            graph, _, _ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
+            assert list(graph.layers) == ["worker-gpu0-s0"]  # /job:worker/device:GPU:0
+            layer = graph.layers["worker-gpu0-s0"]
+            assert layer.annotations["resources"] == {"GPU": 1}
+            # The dashboard groups task keys by role: the words before the first dash-number.
+            assert {key_split(k) for k in layer} == {"worker"}

@@ -166,6 +166,11 @@ class ClusterRuntime:
         self._registries.clear()
 
 
+def _fetch_key(part_key, j, n):
+    # Named after the partition, so the dashboard groups it with its role.
+    return (f"{part_key}-fetch-{j}", n)
+
+
 @dataclass
 class _Pending:
     """A submitted step."""
@@ -222,13 +227,15 @@ class _Lowered:
                     tasks[vkey] = Task(vkey, item, TaskRef(key), i)
             for j, (kind, what) in enumerate(ex.fetch_sources):
                 if kind == "part" and what[0] == program.key:
-                    fkey = (f"fetch-{j}", n)
+                    fkey = _fetch_key(what[0], j, n)
                     tasks[fkey] = Task(fkey, item, TaskRef(key), what[1])
             annotations = self._annotations(program.key, addresses)
             layers[program.key] = MaterializedLayer(tasks, annotations=annotations)
             deps[program.key] = {a.key[0] for a in args if isinstance(a, TaskRef) and a.key[0] in layers}
         wanted = [k for layer in layers.values() for k in layer]
-        fetch_keys = [(f"fetch-{j}", n) for j, (kind, _) in enumerate(ex.fetch_sources) if kind == "part"]
+        fetch_keys = [
+            _fetch_key(what[0], j, n) for j, (kind, what) in enumerate(ex.fetch_sources) if kind == "part"
+        ]
         return HighLevelGraph(layers, deps), wanted, fetch_keys
 
     def _arg(self, ref, n, feed_values, variables):
