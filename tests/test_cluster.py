@@ -268,7 +268,7 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             sess.run(v.initializer)
             np.testing.assert_array_equal(sess.run(y), np.full(3, 2.0))
             assert sess.placement(y)[y.op.name] == ("/job:worker/device:GPU:0", "worker-1")
-            _, executable, _ = sess._prepare(y, {})
+            _, executable, _ = sess._entry(y, {})
             lowered = sess._cluster._lower(executable)
             graph, _, _ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
             assert list(graph.layers) == ["worker-gpu0-s0"]  # /job:worker/device:GPU:0

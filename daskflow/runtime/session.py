@@ -46,11 +46,15 @@ class Session:
 
     Parameters
     ----------
-    target : str, optional
-        Empty or None runs embedded, in this process.
+    target : str, distributed.Client or cluster, optional
+        Empty or None runs embedded, in this process. A scheduler address
+        (``"tcp://host:8786"``), a ``Client`` or a cluster object runs on
+        that Dask cluster, each op on the worker its device names.
     graph : Graph, optional
         Defaults to the default graph.
     config : ConfigProto, optional
+    security : distributed.Security, optional
+        For ``tls://`` schedulers.
 
     Examples
     --------
@@ -85,11 +89,7 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         feed_dict = feed_dict or {}
-        key = (_fetch_key(fetches), tuple(feed_dict), self.graph._mutations)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = self._prepare(fetches, feed_dict)
-        mapper, executable, feed_specs = entry
+        mapper, executable, feed_specs = self._entry(fetches, feed_dict)
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         if self._cluster is not None:
             return mapper.build(self._cluster.step(executable, feed_values))
@@ -104,12 +104,20 @@ class Session:
             self._store[name] = value
 
     # -- planning (once per signature) -------------------------------------------------
+    def _entry(self, fetches, feed_dict):
+        """The cached (fetch mapper, executable, feed specs) of a signature."""
+        key = (_fetch_key(fetches), tuple(feed_dict), self.graph._mutations)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = self._prepare(fetches, feed_dict)
+        return entry
+
     def _prepare(self, fetches, feed_dict):
         mapper = FetchMapper(self.graph, fetches)
         feeds = [self._feed_tensor(k) for k in feed_dict]
         executable = Executable(mapper.tensors, mapper.ops, feeds, self._rng_for)
-        if self.config.log_device_placement:
-            _log_placement(executable)
+        if self.config.log_device_placement and self._cluster is None:
+            _log_placement(executable)  # a cluster session logs workers too, when it places
         return mapper, executable, [FeedSpec(t) for t in feeds]
 
     def _feed_tensor(self, key):
@@ -134,7 +142,7 @@ class Session:
         variable value. ``dask.get(graph, keys)`` executes it.
         """
         feed_dict = feed_dict or {}
-        mapper, executable, feed_specs = self._prepare(fetches, feed_dict)
+        mapper, executable, feed_specs = self._entry(fetches, feed_dict)
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         return executable.graph(feed_values, self._store)
 
@@ -144,7 +152,7 @@ class Session:
         Embedded: ``{op name: device}``. On a cluster: ``{op name: (device,
         worker name)}``.
         """
-        _, executable, _ = self._prepare(fetches, feed_dict or {})
+        _, executable, _ = self._entry(fetches, feed_dict or {})
         if self._cluster is not None:
             return self._cluster.placement(executable)
         return {op.name: op.device for op in executable.plan.ops}
