@@ -212,7 +212,9 @@ class _Lowered:
         self.executable = executable
         self.plan_id = plan_id
         self.placement = placement  # partition key -> (WorkerDevice, needs GPU)
-        self.required = {v.name: v.required for v in executable.var_inputs}
+        self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
+        for v in executable.var_inputs:
+            self.required[v.name] = self.required.get(v.name, False) or v.required
 
     def graph(self, n, feed_values, variables, addresses):
         ex = self.executable
