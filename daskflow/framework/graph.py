@@ -203,9 +203,11 @@ class Graph:
         for entry in self._devices:
             if entry is None:
                 device = ""
+            elif callable(entry):
+                op.device = device  # a device function sees the device set so far, as in TF1
+                device = merge_device(device, entry(op))
             else:
-                spec = entry(op) if callable(entry) else entry
-                device = merge_device(device, spec)
+                device = merge_device(device, entry)
         op.device = device
 
     def unique_name(self, name, mark_as_used=True):

@@ -1,10 +1,16 @@
 """``tf.train``: optimizers and the global step.
 
-Not built yet (later issues): ``Saver``, ``replica_device_setter``,
-``SyncReplicasOptimizer``, ``MonitoredTrainingSession`` and hooks.
+Not built yet (later issues): ``Saver``, ``SyncReplicasOptimizer``,
+``MonitoredTrainingSession`` and hooks.
 """
 
 from .cluster_spec import ClusterSpec
+from .device_setter import (
+    GreedyLoadBalancingStrategy,
+    RoundRobinStrategy,
+    byte_size_load_fn,
+    replica_device_setter,
+)
 from .optimizer import (
     AdagradOptimizer,
     AdamOptimizer,
@@ -19,6 +25,10 @@ from .optimizer import (
 
 __all__ = [
     "ClusterSpec",
+    "GreedyLoadBalancingStrategy",
+    "RoundRobinStrategy",
+    "byte_size_load_fn",
+    "replica_device_setter",
     "AdagradOptimizer",
     "AdamOptimizer",
     "GradientDescentOptimizer",
