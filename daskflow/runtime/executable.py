@@ -44,7 +44,11 @@ class Executable:
             where.update({t: (part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
         control = _control_edges(plan)
-        self.tasks = [_task(p, control[p.key]) for p in self.programs]
+        empty = {p.key for p in self.programs if not (p.exports or p.updates or p.line_ops)}
+        # A partition with nothing to do (folded constants, a group's NoOp) is no
+        # task at all; who waited on it waits on what it waited on.
+        self.programs = [p for p in self.programs if p.key not in empty]
+        self.tasks = [_task(p, _through(control, p.key, empty)) for p in self.programs]
         # The executor's view of the tasks: function and the keys of its arguments.
         self._steps = [(t.key, t.func, tuple(a.key for a in t.args)) for t in self.tasks]
         self.feed_keys = [feed_key(i) for i in range(len(self.feeds))]
@@ -151,6 +155,18 @@ def _control_edges(plan):
             if other is not None and other is not mine and other.key not in edges[mine.key]:
                 edges[mine.key].append(other.key)
     return edges
+
+
+def _through(control, key, empty):
+    """The control dependencies of ``key``, looking through empty partitions."""
+    found, stack = [], list(control[key])
+    while stack:
+        k = stack.pop()
+        if k in empty:
+            stack.extend(control[k])
+        elif k not in found:
+            found.append(k)
+    return found
 
 
 def _task(program, control=()):
