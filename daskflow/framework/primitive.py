@@ -7,9 +7,11 @@ symbolic gradient rule that builds graph ops. Ops are registered by object;
 ``PRIMITIVES`` (name -> primitive) exists only so tests can walk the table.
 
 Flags tell the compiler how to treat an op without it knowing the op:
-``stateful`` ops are never folded at plan time; ``random`` kernels receive a
-numpy generator seeded from the op's ``seed`` attribute (a new one per
-session, so a session replays its sequence as TF1 does);
+``stateful`` ops are never folded at plan time; an op whose primitive has
+``make_state`` keeps state across steps: each session calls
+``make_state(op)`` once (a seeded generator for random ops, a position in
+a dataset for an iterator) and the kernel receives it after ``xp`` — a new
+session starts afresh, so it replays a random sequence as TF1 does;
 ``updates_variable`` kernels get the variable's current value as their first
 input (None when ``ignores_old_value`` and it has none yet) and return its new
 value; ``broadcasting`` marks ops whose input gradients are reduced back to
@@ -41,8 +43,8 @@ class Primitive:
         ``infer(inputs, **attrs)`` returns ``(dims, dtype)`` for one output or
         a list of them; ``inputs`` are :class:`Tensor` objects.
     kernel : callable or None
-        ``kernel(xp, *arrays, **attrs)`` (``kernel(xp, rng, ...)`` when
-        ``random``) returning an array, or a tuple for several outputs.
+        ``kernel(xp, *arrays, **attrs)`` (``kernel(xp, state, ...)`` with
+        ``make_state``) returning an array, or a tuple for several outputs.
     grad : callable or None
         ``grad(op, *output_grads)`` returns one symbolic gradient (or None)
         per input. None marks the op as not differentiable.
@@ -54,7 +56,7 @@ class Primitive:
     grad: Callable | None = None
     broadcasting: bool = False
     stateful: bool = False
-    random: bool = False
+    make_state: Callable | None = None
     updates_variable: bool = False
     ignores_old_value: bool = False
     fresh_output: bool = False

@@ -67,8 +67,13 @@ def _uniform_int(xp, rng, s, lo, hi, *, dtype, seed):
     return xp.asarray(rng.integers(int(lo), int(hi), _shape(s)).astype(dtype.np))
 
 
+def _generator(op):
+    """A session's generator for a random op, seeded by the op's (graph, op) seeds."""
+    return np.random.default_rng(op.attrs["seed"])
+
+
 def _rand(name, kernel):
-    return Primitive(name, _random_infer, kernel, stateful=True, random=True)
+    return Primitive(name, _random_infer, kernel, stateful=True, make_state=_generator)
 
 
 RandomStandardNormal = _rand("RandomStandardNormal", _normal)

@@ -44,9 +44,9 @@ class Program:
 
 
 class _Builder:
-    def __init__(self, part, feeds, folded, producer, rng_for, xp, uses):
+    def __init__(self, part, feeds, folded, producer, state_for, xp, uses):
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
-        self.producer, self.rng_for, self.xp = producer, rng_for, xp
+        self.producer, self.state_for, self.xp = producer, state_for, xp
         self.ns: dict = {}
         self.lines: list[str] = []
         self.line_ops: dict = {}
@@ -115,7 +115,7 @@ class _Builder:
 
     def _kernel(self, op, **extra):
         prim = op.primitive
-        bound = (self.xp, self.rng_for(op)) if prim.random else (self.xp,)
+        bound = (self.xp, self.state_for(op)) if prim.make_state else (self.xp,)
         return self._global(functools.partial(prim.kernel, *bound, **op.attrs, **extra), "k")
 
     def _donatable(self, t):
@@ -170,14 +170,14 @@ class _Builder:
         return Program(self.part.key, self.ns["run"], self.args, exports, updates, self.line_ops, src)
 
 
-def compile_partition(part, exported, feeds, folded, producer, rng_for, xp, uses) -> Program:
+def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the (partition key, result index) of a tensor made
-    elsewhere; ``rng_for(op)`` the generator of a random op; ``uses[t]`` how
+    elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
     many times ``t`` is read in the whole step (consumers, fetches, exports).
     """
-    builder = _Builder(part, feeds, folded, producer, rng_for, xp, uses)
+    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses)
     for op in part.ops:
         builder.add(op)
     return builder.finish(exported)

@@ -29,7 +29,7 @@ def var_key(name):
 class Executable:
     """Everything one signature needs per step, computed once."""
 
-    def __init__(self, fetch_tensors, fetch_ops, feeds, rng_for, xp=np):
+    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, xp=np):
         self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds)
         self.feeds = list(feeds)
         folded = fold_constants(plan.ops, set(feeds), xp)
@@ -39,7 +39,7 @@ class Executable:
         self.programs = []
         for part in plan.partitions:
             program = compile_partition(
-                part, exported[part.key], self.feeds, folded, where.__getitem__, rng_for, xp, uses
+                part, exported[part.key], self.feeds, folded, where.__getitem__, state_for, xp, uses
             )
             where.update({t: (part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)

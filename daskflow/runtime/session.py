@@ -75,7 +75,7 @@ class Session:
 
             self._cluster = ClusterRuntime(self._client, self.config)
         self._store: dict = {}
-        self._rngs: dict = {}
+        self._states: dict = {}
         self._cache: dict = {}
         self._closed = False
         self._default_ctx = None
@@ -115,7 +115,7 @@ class Session:
     def _prepare(self, fetches, feed_dict):
         mapper = FetchMapper(self.graph, fetches)
         feeds = [self._feed_tensor(k) for k in feed_dict]
-        executable = Executable(mapper.tensors, mapper.ops, feeds, self._rng_for)
+        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for)
         if self.config.log_device_placement and self._cluster is None:
             _log_placement(executable)  # a cluster session logs workers too, when it places
         return mapper, executable, [FeedSpec(t) for t in feeds]
@@ -129,10 +129,11 @@ class Session:
             raise TypeError(f"cannot feed {key!r}: only tensors can be fed")
         return t
 
-    def _rng_for(self, op):
-        if op not in self._rngs:
-            self._rngs[op] = np.random.default_rng(op.attrs.get("seed"))
-        return self._rngs[op]
+    def _state_for(self, op):
+        """An op's state in this session (see ``Primitive.make_state``), made once."""
+        if op not in self._states:
+            self._states[op] = op.primitive.make_state(op)
+        return self._states[op]
 
     # -- inspection --------------------------------------------------------------------------
     def lower(self, fetches, feed_dict=None) -> dict:
