@@ -5,7 +5,7 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
-from . import datasets, errors, nn, train
+from . import data, datasets, errors, nn, train
 from .dtypes import (
     DType,
     as_dtype,

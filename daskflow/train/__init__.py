@@ -1,7 +1,7 @@
-"""``tf.train``: optimizers and the global step.
+"""``tf.train``: optimizers, the global step, and the monitored training loop.
 
-Not built yet (later issues): ``Saver``, ``SyncReplicasOptimizer``,
-``MonitoredTrainingSession`` and hooks.
+Not built yet (later issues): ``Saver`` (and with it checkpoints in
+``MonitoredTrainingSession``), summaries, ``SyncReplicasOptimizer``.
 """
 
 from .cluster_spec import ClusterSpec
@@ -10,6 +10,27 @@ from .device_setter import (
     RoundRobinStrategy,
     byte_size_load_fn,
     replica_device_setter,
+)
+from .hooks import (
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    ProgressBarHook,
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+    StepCounterHook,
+    StopAtStepHook,
+)
+from .monitored_session import (
+    ChiefSessionCreator,
+    Coordinator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
 )
 from .optimizer import (
     AdagradOptimizer,
@@ -38,4 +59,21 @@ __all__ = [
     "create_global_step",
     "get_global_step",
     "get_or_create_global_step",
+    "LoggingTensorHook",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProgressBarHook",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "ChiefSessionCreator",
+    "Coordinator",
+    "MonitoredSession",
+    "MonitoredTrainingSession",
+    "Scaffold",
+    "SingularMonitoredSession",
+    "WorkerSessionCreator",
 ]

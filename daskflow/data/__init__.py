@@ -1,0 +1,16 @@
+"""TF1's ``tf.data``: input pipelines read by a session through iterator ops.
+
+Examples
+--------
+>>> import numpy as np
+>>> import daskflow as tf
+>>> ds = tf.data.Dataset.from_tensor_slices((np.zeros((10, 3)), np.arange(10)))
+>>> x, y = ds.shuffle(10, seed=0).repeat().batch(4).make_one_shot_iterator().get_next()
+>>> x.shape.as_list(), y.shape.as_list()
+([None, 3], [None])
+"""
+
+from .dataset import Dataset
+from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
+
+__all__ = ["Dataset", "Iterator", "make_initializable_iterator", "make_one_shot_iterator"]

@@ -1,0 +1,508 @@
+"""Session-run hooks: code that watches (and may stop) a training loop.
+
+A :class:`SessionRunHook` rides along every ``MonitoredSession.run``:
+``before_run`` may ask for extra fetches and feeds, which the monitored
+session merges into the caller's *single* ``Session.run`` (so a hook costs no
+extra step); ``after_run`` receives just its own results and may call
+``run_context.request_stop()``. The life cycle, as in TF1::
+
+    begin()                        graph still open: make any ops here
+    after_create_session(sess, coord)
+    loop: before_run(ctx) -> Session.run -> after_run(ctx, values)
+    end(sess)                      on a clean exit only
+
+The hooks here are TF1's, read off ``basic_session_run_hooks.py``:
+:class:`StopAtStepHook`, :class:`LoggingTensorHook`, :class:`StepCounterHook`
+and :class:`NanTensorHook`, plus :class:`ProgressBarHook`, a tqdm bar over
+the global step (not in TF1). They log to Python's ``logging`` logger
+``"daskflow"``.
+
+A hook that reads the global step fetches it in ``before_run``; a variable
+fetched in the same run as the training op reads as it was *before* the
+step, so such hooks treat the value as "one behind" (exactly as TF1's do).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import time
+import warnings
+
+import numpy as np
+
+from ..framework.graph import get_default_graph
+from .optimizer import get_global_step
+
+logger = logging.getLogger("daskflow")
+
+__all__ = [
+    "LoggingTensorHook",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProgressBarHook",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+]
+
+
+# -- the hook protocol -----------------------------------------------------------------------------
+
+
+class SessionRunHook:
+    """Base class of hooks into ``MonitoredSession.run``; every method is a no-op.
+
+    Examples
+    --------
+    A hook that counts the steps it has seen:
+
+    >>> import daskflow as tf
+    >>> class CountingHook(tf.train.SessionRunHook):
+    ...     def begin(self):
+    ...         self.count = 0
+    ...
+    ...     def after_run(self, run_context, run_values):
+    ...         self.count += 1
+    """
+
+    def begin(self):
+        """Called once before the session is made; the graph may still be changed."""
+
+    def after_create_session(self, session, coord):
+        """Called once the session exists and its variables are initialised."""
+
+    def before_run(self, run_context):
+        """Return a :class:`SessionRunArgs` to add fetches/feeds to this run, or None."""
+        return None
+
+    def after_run(self, run_context, run_values):
+        """Called after each run with this hook's own results in ``run_values.results``."""
+
+    def end(self, session):
+        """Called once when the monitored session closes cleanly."""
+
+
+SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
+SessionRunArgs.__new__.__defaults__ = (None, None)
+SessionRunArgs.__doc__ = """What a hook adds to a run: fetches, and optionally feeds and options.
+
+Examples
+--------
+>>> import daskflow as tf
+>>> tf.train.SessionRunArgs("loss:0").feed_dict is None
+True
+"""
+
+SessionRunValues = collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
+SessionRunValues.__doc__ = """What a hook gets back: its own ``results`` (shaped like its fetches).
+
+Examples
+--------
+>>> import daskflow as tf
+>>> tf.train.SessionRunValues(results=3.0, options=None, run_metadata=None).results
+3.0
+"""
+
+
+class SessionRunContext:
+    """One run as hooks see it: the caller's arguments, the session, and a stop flag.
+
+    Parameters
+    ----------
+    original_args : SessionRunArgs
+        The caller's fetches, feed_dict and options.
+    session : Session
+        The underlying session; hooks may run it (outside the merged step).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> ctx = tf.train.SessionRunContext(tf.train.SessionRunArgs(None), session=None)
+    >>> ctx.request_stop()
+    >>> ctx.stop_requested
+    True
+    """
+
+    def __init__(self, original_args, session):
+        self.original_args = original_args
+        self.session = session
+        self._stop_requested = False
+
+    def request_stop(self):
+        """Ask the monitored session to stop after this run."""
+        self._stop_requested = True
+
+    @property
+    def stop_requested(self):
+        return self._stop_requested
+
+
+# -- shared helpers --------------------------------------------------------------------------------
+
+
+def _global_step_of(hook_name):
+    """The global step variable, which the step-counting hooks cannot do without."""
+    step = get_global_step()
+    if step is None:
+        raise RuntimeError(
+            f"Global step should be created to use {hook_name}: make it with "
+            "tf.train.get_or_create_global_step() and pass it to minimize(global_step=...)."
+        )
+    return step
+
+
+class _Timer:
+    """Fires every ``every_steps`` steps or every ``every_secs`` seconds (TF1's SecondOrStepTimer).
+
+    With neither it never fires (a hook that only acts at the end).
+    """
+
+    def __init__(self, every_secs=None, every_steps=None):
+        self._every_secs = every_secs
+        self._every_steps = every_steps
+        self.reset()
+
+    def reset(self):
+        self._last_step = self._last_time = None
+
+    def should_trigger_for_step(self, step):
+        if self._every_secs is None and self._every_steps is None:
+            return False
+        if self._last_step is None:
+            return True  # the first step sets the baseline
+        if self._last_step == step:
+            return False
+        if self._every_secs is not None:
+            return time.perf_counter() >= self._last_time + self._every_secs
+        return step >= self._last_step + self._every_steps
+
+    def update_last_triggered_step(self, step):
+        """Mark ``step`` as fired; ``(seconds, steps)`` since the previous firing, or (None, None)."""
+        now = time.perf_counter()
+        elapsed = (None, None) if self._last_step is None else (now - self._last_time, step - self._last_step)
+        self._last_time, self._last_step = now, step
+        return elapsed
+
+
+def _check_exactly_one(names, values, allow_none=False):
+    given = [n for n, v in zip(names, values) if v is not None]
+    if len(given) > 1 or (not given and not allow_none):
+        raise ValueError(f"exactly one of {' and '.join(names)} must be given, got {given or 'neither'}")
+
+
+# -- StopAtStepHook --------------------------------------------------------------------------------
+
+
+class StopAtStepHook(SessionRunHook):
+    """Requests a stop once the global step reaches ``last_step``.
+
+    Parameters
+    ----------
+    num_steps : int, optional
+        Steps to run from the global step found at session creation.
+    last_step : int, optional
+        The global step to stop at. Give exactly one of the two.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> step = tf.train.get_or_create_global_step()
+    >>> w = tf.Variable(1.0)
+    >>> train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=step)
+    >>> hooks = [tf.train.StopAtStepHook(last_step=3)]
+    >>> runs = 0
+    >>> with tf.train.MonitoredTrainingSession(hooks=hooks, progress_bar=False) as sess:
+    ...     while not sess.should_stop():
+    ...         _ = sess.run(train)
+    ...         runs += 1
+    >>> runs
+    3
+    """
+
+    def __init__(self, num_steps=None, last_step=None):
+        _check_exactly_one(["num_steps", "last_step"], [num_steps, last_step])
+        self._num_steps = num_steps
+        self._last_step = last_step
+
+    @property
+    def last_step(self):
+        """The step training stops at (None until the session exists, with ``num_steps``)."""
+        return self._last_step
+
+    def begin(self):
+        self._global_step = _global_step_of("StopAtStepHook")
+
+    def after_create_session(self, session, coord):
+        if self._num_steps is not None:
+            self._last_step = int(session.run(self._global_step)) + self._num_steps
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        # The value read is from before this run's increment, if it had one.
+        if int(run_values.results) + 1 < self._last_step:
+            return
+        # Near the end, look again: this run may not have been a training step.
+        if int(run_context.session.run(self._global_step)) >= self._last_step:
+            run_context.request_stop()
+
+
+# -- LoggingTensorHook -----------------------------------------------------------------------------
+
+
+class LoggingTensorHook(SessionRunHook):
+    """Logs the values of some tensors every N runs, every N seconds, and/or at the end.
+
+    Parameters
+    ----------
+    tensors : dict or list
+        ``{tag: tensor or name}``, or a list of tensors or names (tagged by
+        their names).
+    every_n_iter, every_n_secs : int or float, optional
+        How often to log; give exactly one unless ``at_end`` alone.
+    at_end : bool
+        Also log when the session ends, by running the tensors once more
+        without feeds (so they must not need a placeholder).
+    formatter : callable, optional
+        ``formatter({tag: value}) -> str`` replaces the default
+        ``"tag = value, ..."`` line.
+
+    Attributes
+    ----------
+    last_values : dict or None
+        ``{tag: value}`` as last logged.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> loss = tf.constant(0.5, name="loss")
+    >>> hook = tf.train.LoggingTensorHook([loss], every_n_iter=10)
+    """
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
+        only_at_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_at_end:
+            _check_exactly_one(["every_n_iter", "every_n_secs"], [every_n_iter, every_n_secs])
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError(f"every_n_iter must be positive, got {every_n_iter}")
+        if isinstance(tensors, dict):
+            self._tensors, self._tags = dict(tensors), sorted(tensors)
+        else:
+            self._tensors = {_tag(t): t for t in tensors}
+            self._tags = list(self._tensors)
+        self._timer = _Timer(every_secs=every_n_secs, every_steps=every_n_iter)
+        self._at_end = at_end
+        self._formatter = formatter
+        self.last_values = None
+
+    def begin(self):
+        self._timer.reset()
+        self._iter = 0
+        graph = get_default_graph()
+        self._fetches = {tag: graph.as_graph_element(t) for tag, t in self._tensors.items()}
+
+    def before_run(self, run_context):
+        self._trigger = self._timer.should_trigger_for_step(self._iter)
+        return SessionRunArgs(self._fetches) if self._trigger else None
+
+    def after_run(self, run_context, run_values):
+        if self._trigger:
+            self._log(run_values.results)
+        self._iter += 1
+
+    def end(self, session):
+        if self._at_end:
+            self._log(session.run(self._fetches))
+
+    def _log(self, values):
+        elapsed, _ = self._timer.update_last_triggered_step(self._iter)
+        self.last_values = values
+        if self._formatter is not None:
+            logger.info("%s", self._formatter(values))
+            return
+        with np.printoptions(suppress=True):
+            line = ", ".join(f"{tag} = {values[tag]}" for tag in self._tags)
+        if elapsed is None:
+            logger.info("%s", line)
+        else:
+            logger.info("%s (%.3f sec)", line, elapsed)
+
+
+def _tag(tensor):
+    return tensor if isinstance(tensor, str) else tensor.name
+
+
+# -- StepCounterHook -------------------------------------------------------------------------------
+
+
+class StepCounterHook(SessionRunHook):
+    """Measures and logs global steps per second.
+
+    Parameters
+    ----------
+    every_n_steps : int, optional
+        Measure every this many global steps (default 100); set it to None
+        to use ``every_n_secs`` instead.
+    every_n_secs : float, optional
+    output_dir, summary_writer : optional
+        Accepted for TF1 compatibility. daskflow has no summaries yet, so
+        nothing is written; a warning says so.
+
+    Attributes
+    ----------
+    steps_per_sec : list of float
+        Every rate measured, in order.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> hook = tf.train.StepCounterHook(every_n_steps=50)
+    >>> hook.steps_per_sec
+    []
+    """
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
+        _check_exactly_one(["every_n_steps", "every_n_secs"], [every_n_steps, every_n_secs])
+        if output_dir is not None or summary_writer is not None:
+            warnings.warn(
+                "StepCounterHook: summaries are not built in daskflow yet; steps/sec is logged and "
+                "kept in steps_per_sec, nothing is written to output_dir/summary_writer",
+                stacklevel=2,
+            )
+        self._timer = _Timer(every_secs=every_n_secs, every_steps=every_n_steps)
+        self.steps_per_sec = []
+
+    def begin(self):
+        self._global_step = _global_step_of("StepCounterHook")
+
+    def after_create_session(self, session, coord):
+        self._timer.reset()  # a new session starts a new measurement
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        # The value read is one behind; re-read the true step only when it may be time.
+        if not self._timer.should_trigger_for_step(int(run_values.results) + 1):
+            return
+        step = int(run_context.session.run(self._global_step))
+        if self._timer.should_trigger_for_step(step):
+            secs, steps = self._timer.update_last_triggered_step(step)
+            if secs:
+                self.steps_per_sec.append(steps / secs)
+                logger.info("global_step/sec: %g", self.steps_per_sec[-1])
+
+
+# -- NanTensorHook ---------------------------------------------------------------------------------
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    """The loss watched by a :class:`NanTensorHook` became NaN."""
+
+
+class NanTensorHook(SessionRunHook):
+    """Fails (or stops) training when the loss is NaN.
+
+    The check runs after the step, so the step that produced the NaN has
+    already updated the variables.
+
+    Parameters
+    ----------
+    loss_tensor : Tensor or str
+    fail_on_nan_loss : bool
+        Raise :class:`NanLossDuringTrainingError` (default), or log a warning
+        and request a stop.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> loss = tf.constant(1.0, name="loss")
+    >>> hook = tf.train.NanTensorHook(loss, fail_on_nan_loss=False)
+    """
+
+    def __init__(self, loss_tensor, fail_on_nan_loss=True):
+        self._loss = loss_tensor
+        self._fail = fail_on_nan_loss
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        if not np.any(np.isnan(run_values.results)):
+            return
+        message = f"Model diverged with loss = NaN: {_tag(self._loss)} is NaN"
+        if self._fail:
+            logger.error(message)
+            raise NanLossDuringTrainingError(message)
+        logger.warning("%s; stopping", message)
+        run_context.request_stop()
+
+
+# -- ProgressBarHook -------------------------------------------------------------------------------
+
+
+class ProgressBarHook(SessionRunHook):
+    """A tqdm progress bar over the global step.
+
+    ``MonitoredTrainingSession`` adds one by default when run interactively
+    (a terminal, IPython or Jupyter).
+
+    Parameters
+    ----------
+    last_step : int or StopAtStepHook, optional
+        Where the bar ends; given a :class:`StopAtStepHook`, its last step
+        once known. None: a bar without a total.
+    desc : str
+        The bar's label.
+    **tqdm_kwargs
+        Passed to ``tqdm.auto.tqdm`` (``file``, ``leave``, ``mininterval``...).
+
+    Attributes
+    ----------
+    bar : tqdm.tqdm or None
+        The bar, made when the session is created.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> stop = tf.train.StopAtStepHook(num_steps=100)
+    >>> hooks = [stop, tf.train.ProgressBarHook(last_step=stop)]
+    """
+
+    def __init__(self, last_step=None, desc="global step", **tqdm_kwargs):
+        self._last_step = last_step
+        self._kwargs = {"desc": desc, "dynamic_ncols": True, **tqdm_kwargs}
+        self.bar = None
+
+    def _total(self):
+        if isinstance(self._last_step, StopAtStepHook):
+            return self._last_step.last_step
+        return self._last_step
+
+    def begin(self):
+        self._global_step = _global_step_of("ProgressBarHook")
+
+    def after_create_session(self, session, coord):
+        from tqdm.auto import tqdm  # imported only when a bar is wanted
+
+        self.bar = tqdm(total=self._total(), initial=int(session.run(self._global_step)), **self._kwargs)
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        if self.bar.total is None:
+            self.bar.total = self._total()  # a StopAtStepHook placed after this hook knows it now
+        # The value read is one behind; assume this run was a training step (end() corrects).
+        step = int(run_values.results) + 1
+        if step > self.bar.n:
+            self.bar.update(step - self.bar.n)
+
+    def end(self, session):
+        self.bar.n = int(session.run(self._global_step))
+        self.bar.close()

@@ -1,0 +1,541 @@
+"""``MonitoredTrainingSession``: TF1's training loop around a ``Session``.
+
+A :class:`MonitoredSession` owns one plain ``Session`` (embedded, or on a
+cluster when given a scheduler address) and a list of hooks. Making it
+follows TF1's order::
+
+    hooks' begin()          the last chance to add ops (the hooks make theirs)
+    Scaffold.finalize()     build the initializers, then finalize the graph
+    Session(master)         through a session creator (chief or worker)
+    run init ops            the chief only
+    hooks' after_create_session(session, coord)
+
+Each ``run`` asks every hook's ``before_run`` for extra fetches and feeds and
+merges them with the caller's into *one* ``Session.run`` — as the nested fetch
+``{"caller": fetches, 0: hook 0's fetches, ...}`` — then hands each hook its
+own results and the caller only the caller's. A hook stops the loop with
+``run_context.request_stop()``; ``should_stop()`` reports it.
+
+Leaving the ``with`` block runs the hooks' ``end`` and closes the session.
+``OutOfRangeError`` (an input ran out) and ``StopIteration`` end the block
+quietly, as in TF1; any other error propagates and skips ``end``.
+
+Not built yet: checkpoints (``checkpoint_dir``), summaries, and recovery
+from a lost worker (TF1's ``_RecoverableSession`` restores from a
+checkpoint, which needs checkpoints). A non-chief session does not wait for
+the chief: daskflow sessions do not share variables.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+from ..errors import OutOfRangeError
+from ..framework.graph import get_default_graph
+from ..variables import global_variables_initializer, local_variables_initializer
+from .hooks import (
+    ProgressBarHook,
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunValues,
+    StepCounterHook,
+    StopAtStepHook,
+)
+from .optimizer import get_global_step
+
+logger = logging.getLogger("daskflow")
+
+__all__ = [
+    "ChiefSessionCreator",
+    "Coordinator",
+    "MonitoredSession",
+    "MonitoredTrainingSession",
+    "Scaffold",
+    "SingularMonitoredSession",
+    "WorkerSessionCreator",
+]
+
+_CALLER = "caller"  # the caller's entry in the merged fetches; hooks use their index
+
+
+def _no_checkpoints(checkpoint_dir, checkpoint_filename_with_path=None):
+    if checkpoint_dir is not None or checkpoint_filename_with_path is not None:
+        raise NotImplementedError(
+            "checkpointing is not built yet in daskflow (no Saver): pass checkpoint_dir=None; "
+            "save_checkpoint_secs/save_checkpoint_steps are ignored without it"
+        )
+
+
+# -- scaffold and session creators -----------------------------------------------------------------
+
+
+class Scaffold:
+    """The ops a monitored session initialises with; missing ones are built in :meth:`finalize`.
+
+    Parameters
+    ----------
+    init_op : Operation, optional
+        Run by the chief on a new session; default
+        ``tf.global_variables_initializer()``.
+    init_feed_dict : dict, optional
+        Feeds for ``init_op``.
+    init_fn : callable, optional
+        ``init_fn(scaffold, session)``, called after ``init_op``.
+    local_init_op : Operation, optional
+        Run on every new session; default ``tf.local_variables_initializer()``.
+    ready_op, ready_for_local_init_op, summary_op, saver, copy_from_scaffold
+        TF1 arguments not built yet; giving one raises NotImplementedError.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> w = tf.Variable(3.0)
+    >>> scaffold = tf.train.Scaffold(init_fn=lambda scaffold, sess: sess.load_variable(w, 5.0))
+    >>> with tf.train.MonitoredTrainingSession(scaffold=scaffold, progress_bar=False) as sess:
+    ...     float(sess.run(w))
+    5.0
+    """
+
+    def __init__(
+        self,
+        init_op=None,
+        init_feed_dict=None,
+        init_fn=None,
+        ready_op=None,
+        ready_for_local_init_op=None,
+        local_init_op=None,
+        summary_op=None,
+        saver=None,
+        copy_from_scaffold=None,
+    ):
+        unbuilt = dict(
+            ready_op=ready_op,
+            ready_for_local_init_op=ready_for_local_init_op,
+            summary_op=summary_op,
+            saver=saver,
+            copy_from_scaffold=copy_from_scaffold,
+        )
+        given = [name for name, value in unbuilt.items() if value is not None]
+        if given:
+            raise NotImplementedError(f"Scaffold: {', '.join(given)} not built yet in daskflow")
+        self.init_op = init_op
+        self.init_feed_dict = init_feed_dict
+        self.init_fn = init_fn
+        self.local_init_op = local_init_op
+
+    def finalize(self):
+        """Build the default init ops, then finalize the default graph."""
+        if self.init_op is None:
+            self.init_op = global_variables_initializer()
+        if self.local_init_op is None:
+            self.local_init_op = local_variables_initializer()
+        get_default_graph().finalize()
+        return self
+
+
+class ChiefSessionCreator:
+    """Makes the chief's session: finalizes the scaffold and runs its init ops.
+
+    Parameters
+    ----------
+    scaffold : Scaffold, optional
+    master : str, distributed.Client or cluster, optional
+        The ``Session`` target; empty runs embedded.
+    config : ConfigProto, optional
+    checkpoint_dir, checkpoint_filename_with_path
+        Not built yet; giving one raises NotImplementedError.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> creator = tf.train.ChiefSessionCreator(master="")
+    """
+
+    def __init__(
+        self, scaffold=None, master="", config=None, checkpoint_dir=None, checkpoint_filename_with_path=None
+    ):
+        _no_checkpoints(checkpoint_dir, checkpoint_filename_with_path)
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+
+    def create_session(self):
+        self._scaffold.finalize()
+        return _initialised(self._master, self._config, lambda sess: _chief_init(self._scaffold, sess))
+
+
+class WorkerSessionCreator:
+    """Makes a non-chief session: runs only the local init op.
+
+    TF1's workers wait (up to ``max_wait_secs``) for the chief to initialise
+    the shared variables. daskflow sessions do not share variables, so
+    there is nothing to wait for: the session starts with its global
+    variables uninitialised (a warning says so) and ``max_wait_secs`` is
+    unused.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> creator = tf.train.WorkerSessionCreator(master="")
+    """
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+
+    def create_session(self):
+        self._scaffold.finalize()
+        return _initialised(self._master, self._config, lambda sess: _worker_init(self._scaffold, sess))
+
+
+def _initialised(master, config, init):
+    """A new ``Session(master)`` after ``init(session)``, closed again if that fails."""
+    from ..runtime.session import Session  # the runtime loads dask: only when a session is made
+
+    sess = Session(master, config=config)
+    try:
+        init(sess)
+    except BaseException:
+        sess.close()
+        raise
+    return sess
+
+
+def _chief_init(scaffold, sess):
+    sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
+    if scaffold.init_fn is not None:
+        scaffold.init_fn(scaffold, sess)
+    sess.run(scaffold.local_init_op)
+
+
+def _worker_init(scaffold, sess):
+    sess.run(scaffold.local_init_op)
+    missing = sess.uninitialized_variables()
+    if missing:
+        logger.warning(
+            "non-chief session: %d variable(s) uninitialised (%s...); daskflow sessions do not share "
+            "variables, so set them with Session.load_variable or make this session the chief",
+            len(missing),
+            ", ".join(missing[:3]),
+        )
+
+
+# -- the coordinator -------------------------------------------------------------------------------
+
+
+class Coordinator:
+    """A stop flag shared by a monitored session and its hooks (and their threads).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> coord = tf.train.Coordinator()
+    >>> coord.request_stop()
+    >>> coord.should_stop()
+    True
+    """
+
+    def __init__(self):
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._exception = None
+
+    def request_stop(self, ex=None):
+        """Ask everyone to stop; an exception given is re-raised by :meth:`raise_requested_exception`."""
+        with self._lock:
+            if ex is not None and self._exception is None:
+                self._exception = ex
+            self._stop.set()
+
+    def should_stop(self):
+        return self._stop.is_set()
+
+    def clear_stop(self):
+        with self._lock:
+            self._exception = None
+            self._stop.clear()
+
+    def wait_for_stop(self, timeout=None):
+        return self._stop.wait(timeout)
+
+    def raise_requested_exception(self):
+        with self._lock:
+            if self._exception is not None:
+                raise self._exception
+
+
+# -- the monitored session -------------------------------------------------------------------------
+
+
+class MonitoredSession:
+    """A session that runs hooks around every step and closes itself cleanly.
+
+    Parameters
+    ----------
+    session_creator : ChiefSessionCreator or WorkerSessionCreator, optional
+        Default: an embedded chief.
+    hooks : list of SessionRunHook, optional
+    stop_grace_period_secs : float
+        Accepted for TF1 compatibility (no threads to wait for).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [])
+    >>> y = x * 2  # ops are made before: the monitored session finalizes the graph
+    >>> with tf.train.MonitoredSession() as sess:
+    ...     float(sess.run(y, feed_dict={x: 3.0}))
+    6.0
+    """
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        self._hooks = list(hooks or [])
+        self._graph = get_default_graph()
+        self._graph_was_finalized = self._graph.finalized
+        for hook in self._hooks:
+            hook.begin()
+        self._coord = Coordinator()
+        self._stop_requested = False
+        try:
+            self._sess = (session_creator or ChiefSessionCreator()).create_session()
+        except BaseException:
+            self._reopen_graph()
+            raise
+        try:
+            for hook in self._hooks:
+                hook.after_create_session(self._sess, self._coord)
+        except BaseException:
+            self._close(run_end_hooks=False)
+            raise
+
+    @property
+    def graph(self):
+        return self._graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Run ``fetches`` in one step together with the hooks' requests.
+
+        Returns the results of ``fetches`` only; raises RuntimeError if a
+        stop was already requested.
+        """
+        if self.should_stop():
+            raise RuntimeError("Run called even after should_stop requested.")
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
+        requests = {}
+        for i, hook in enumerate(self._hooks):
+            args = hook.before_run(context)
+            if args is not None:
+                requests[i] = args
+        merged_fetches, merged_feeds = _merge(self._graph, fetches, feed_dict, requests, self._hooks)
+        results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
+        for i, hook in enumerate(self._hooks):
+            hook.after_run(context, SessionRunValues(results.get(i), options, run_metadata))
+        self._stop_requested = self._stop_requested or context.stop_requested
+        return results[_CALLER]
+
+    def should_stop(self):
+        """True once a hook requested a stop (or the session is closed)."""
+        if self._sess is None:
+            return True
+        self._coord.raise_requested_exception()  # an error a hook's thread handed in
+        return self._stop_requested or self._coord.should_stop()
+
+    def close(self):
+        """Run the hooks' ``end`` and close the session (a no-op when closed)."""
+        self._close(run_end_hooks=True)
+
+    def _close(self, run_end_hooks):
+        if self._sess is None:
+            return
+        try:
+            if run_end_hooks:
+                for hook in self._hooks:
+                    hook.end(self._sess)
+        finally:
+            sess, self._sess = self._sess, None
+            self._coord.request_stop()
+            self._reopen_graph()
+            sess.close()
+
+    def _reopen_graph(self):
+        # As TF1 does: after training, the graph is open again (e.g. for evaluation ops).
+        # Graph has no public unfinalize, hence the private flag.
+        if not self._graph_was_finalized:
+            self._graph._finalized = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        # An exhausted input is how a training loop often ends: a clean exit.
+        clean = exc_type is None or issubclass(exc_type, (OutOfRangeError, StopIteration))
+        self._close(run_end_hooks=clean)
+        return clean
+
+
+class SingularMonitoredSession(MonitoredSession):
+    """A :class:`MonitoredSession` on a chief session, with access to the raw ``Session``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> with tf.train.SingularMonitoredSession() as sess:
+    ...     raw = sess.raw_session()
+    """
+
+    def __init__(
+        self,
+        hooks=None,
+        scaffold=None,
+        master="",
+        config=None,
+        checkpoint_dir=None,
+        stop_grace_period_secs=120,
+        checkpoint_filename_with_path=None,
+    ):
+        creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir, checkpoint_filename_with_path)
+        super().__init__(creator, hooks, stop_grace_period_secs)
+
+    def raw_session(self):
+        """The underlying ``Session`` (runs without the hooks)."""
+        return self._sess
+
+
+# -- merging the hooks' requests -------------------------------------------------------------------
+
+
+def _merge(graph, fetches, feed_dict, requests, hooks):
+    """One ``(fetches, feed_dict)`` for the caller and every hook's ``SessionRunArgs``."""
+    merged = {_CALLER: fetches}
+    feeds = dict(feed_dict or {})
+    feeder = {_feed_target(graph, key): "the caller" for key in feeds}
+    for i, args in requests.items():
+        if args.fetches is not None:
+            merged[i] = args.fetches
+        for key, value in (args.feed_dict or {}).items():
+            target = _feed_target(graph, key)
+            if target in feeder:
+                raise RuntimeError(
+                    f"Same tensor {_name(target)} is fed by {feeder[target]} and by hook "
+                    f"{type(hooks[i]).__name__} (#{i}); only one may feed it"
+                )
+            feeder[target] = f"hook {type(hooks[i]).__name__} (#{i})"
+            feeds[key] = value
+    return merged, feeds
+
+
+def _feed_target(graph, key):
+    """The tensor a feed key names, so ``x`` and ``"x:0"`` count as the same feed."""
+    try:
+        return graph.as_graph_element(key, allow_operation=False)
+    except (KeyError, ValueError, TypeError):
+        return key  # Session.run reports a bad key better
+
+
+def _name(target):
+    return getattr(target, "name", target)
+
+
+# -- MonitoredTrainingSession ----------------------------------------------------------------------
+
+
+def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
+    master="",
+    is_chief=True,
+    checkpoint_dir=None,
+    scaffold=None,
+    hooks=None,
+    chief_only_hooks=None,
+    save_checkpoint_secs=None,
+    save_summaries_steps=None,
+    save_summaries_secs=None,
+    config=None,
+    stop_grace_period_secs=120,
+    log_step_count_steps=100,
+    max_wait_secs=7200,
+    save_checkpoint_steps=None,
+    summary_dir=None,
+    *,
+    progress_bar=None,
+):
+    """A :class:`MonitoredSession` set up for training, as TF1 makes it.
+
+    Parameters
+    ----------
+    master : str, distributed.Client or cluster
+        The ``Session`` target: empty runs embedded; a scheduler address runs
+        on that cluster.
+    is_chief : bool
+        The chief initialises the variables and runs ``chief_only_hooks``.
+    checkpoint_dir : str, optional
+        Not built yet: giving one raises NotImplementedError.
+    scaffold : Scaffold, optional
+    hooks, chief_only_hooks : list of SessionRunHook, optional
+    save_checkpoint_secs, save_checkpoint_steps, save_summaries_steps, save_summaries_secs
+        Accepted and ignored: checkpoints and summaries are not built yet.
+    config : ConfigProto, optional
+    stop_grace_period_secs, max_wait_secs
+        Accepted for TF1 compatibility.
+    log_step_count_steps : int
+        With ``summary_dir``, the chief logs global steps/sec this often
+        (a :class:`StepCounterHook`).
+    summary_dir : str, optional
+        Only enables the step counter: nothing is written there yet.
+    progress_bar : bool, optional
+        Add a :class:`ProgressBarHook` (ending at a :class:`StopAtStepHook`'s
+        last step). Default: when run interactively (stderr is a terminal,
+        or in IPython/Jupyter) and a global step exists.
+
+    Returns
+    -------
+    MonitoredSession
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> step = tf.train.get_or_create_global_step()
+    >>> x = tf.placeholder(tf.float32, [None])
+    >>> w = tf.Variable(0.0)
+    >>> loss = tf.reduce_mean(tf.square(x - w))
+    >>> train = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+    >>> hooks = [tf.train.StopAtStepHook(last_step=20)]
+    >>> with tf.train.MonitoredTrainingSession(hooks=hooks, progress_bar=False) as sess:
+    ...     while not sess.should_stop():
+    ...         w_value, _ = sess.run([w, train], feed_dict={x: [1.0, 3.0]})
+    >>> round(float(w_value), 3)
+    2.0
+    """
+    _no_checkpoints(checkpoint_dir)
+    if is_chief:
+        creator = ChiefSessionCreator(scaffold, master, config)
+        all_hooks = [*(chief_only_hooks or []), *_step_counter(summary_dir, log_step_count_steps)]
+    else:
+        creator = WorkerSessionCreator(scaffold, master, config, max_wait_secs)
+        all_hooks = []
+    all_hooks.extend(hooks or [])
+    if progress_bar or (progress_bar is None and _interactive() and get_global_step() is not None):
+        # Last, so a StopAtStepHook has set its last step when the bar is made.
+        stop = next((h for h in all_hooks if isinstance(h, StopAtStepHook)), None)
+        all_hooks.append(ProgressBarHook(last_step=stop))
+    return MonitoredSession(creator, all_hooks, stop_grace_period_secs)
+
+
+def _step_counter(summary_dir, every_n_steps):
+    if summary_dir is None or not every_n_steps or every_n_steps <= 0:
+        return []
+    logger.warning("summary_dir=%r: summaries are not built yet; nothing is written there", summary_dir)
+    return [StepCounterHook(every_n_steps=every_n_steps)]
+
+
+def _interactive():
+    """Whether a person is likely watching: stderr is a terminal, or IPython/Jupyter runs."""
+    try:
+        if sys.stderr is not None and sys.stderr.isatty():
+            return True
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        pass
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None
