@@ -28,3 +28,10 @@ def mlp_logits(x, weights, biases):
 
 def xent(labels, logits):
     return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+
+
+def assert_same_training(got_losses, got_final, ref_losses, ref_final):
+    """A cluster run gave the embedded run's numbers (float32 tolerance)."""
+    np.testing.assert_allclose(got_losses, ref_losses, rtol=1e-5)
+    for got, ref in zip(got_final, ref_final, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)

@@ -6,6 +6,7 @@ from distributed import Client
 
 import daskflow as tf
 from tests.cli_cluster import cli_cluster
+from tests.models import assert_same_training
 from tests.test_cluster import _in_graph_replicated, _model_parallel
 
 
@@ -22,11 +23,7 @@ def fresh_graph():
 
 
 def test_in_graph_replication_on_a_cli_cluster(cli):
-    losses, final = _in_graph_replicated(8, cli)
-    ref_losses, ref_final = _in_graph_replicated(8, None)
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
-    for got, ref in zip(final, ref_final):
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    assert_same_training(*_in_graph_replicated(8, cli), *_in_graph_replicated(8, None))
 
 
 def test_model_parallel_on_a_cli_cluster_keeps_variables_on_the_ps(cli):

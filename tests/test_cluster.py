@@ -8,7 +8,7 @@ from distributed import Client, Scheduler, SpecCluster, Worker
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import daskflow as tf
-from tests.models import digits_batches, initial_weights, mlp_logits, xent
+from tests.models import assert_same_training, digits_batches, initial_weights, mlp_logits, xent
 
 SHAPES = [64, 32, 10]
 
@@ -56,9 +56,7 @@ def _model_parallel(steps, target):
 def test_model_parallel_trains_to_the_embedded_numbers(cluster):
     losses, final, who, placement = _model_parallel(15, cluster)
     ref_losses, ref_final, _, _ = _model_parallel(15, None)
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
-    for got, ref in zip(final, ref_final):
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    assert_same_training(losses, final, ref_losses, ref_final)
     assert losses[-1] < losses[0]
     assert placement["MatMul"][1] == "worker-0" and placement["MatMul_1"][1] == "worker-1"
     ps_address = next(a for a, w in cluster.scheduler_info["workers"].items() if w["name"] == "ps-0")
@@ -104,11 +102,7 @@ def _in_graph_replicated(steps, target, towers=2):
 
 
 def test_in_graph_replication_trains_to_the_embedded_numbers(cluster):
-    losses, final = _in_graph_replicated(10, cluster)
-    ref_losses, ref_final = _in_graph_replicated(10, None)
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
-    for got, ref in zip(final, ref_final):
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    assert_same_training(*_in_graph_replicated(10, cluster), *_in_graph_replicated(10, None))
 
 
 class _CountGraphs(SchedulerPlugin):
