@@ -344,6 +344,10 @@ class Graph:
     def finalize(self):
         self._finalized = True
 
+    def _unsafe_unfinalize(self):
+        """Allow new ops again (TF1's name: what a closing MonitoredSession does)."""
+        self._finalized = False
+
     @property
     def finalized(self):
         return self._finalized

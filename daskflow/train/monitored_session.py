@@ -362,9 +362,8 @@ class MonitoredSession:
 
     def _reopen_graph(self):
         # As TF1 does: after training, the graph is open again (e.g. for evaluation ops).
-        # Graph has no public unfinalize, hence the private flag.
         if not self._graph_was_finalized:
-            self._graph._finalized = False
+            self._graph._unsafe_unfinalize()
 
     def __enter__(self):
         return self
