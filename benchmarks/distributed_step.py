@@ -28,8 +28,8 @@ import numpy as np  # noqa: E402
 import daskflow as tf  # noqa: E402
 
 
-def build(shapes, towers, batch):
-    """The in-graph replicated program; returns (graph, train op, feed maker)."""
+def build(shapes, towers, batch, tf=tf):
+    """The in-graph replicated program, for daskflow or TF1; returns (graph, init, train, feed)."""
     graph = tf.Graph()
     rng = np.random.default_rng(0)
     with graph.as_default():
@@ -89,6 +89,52 @@ def time_pipelined(sess, op, feed, steps):
     return (time.perf_counter() - start) / steps
 
 
+def _serve(spec, job, task):
+    """A TF1 gRPC server process (ps or worker task)."""
+    import tensorflow.compat.v1 as tf1
+
+    tf1.disable_eager_execution()
+    config = tf1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    tf1.train.Server(tf1.train.ClusterSpec(spec), job_name=job, task_index=task, config=config).join()
+
+
+def tf1_steps(models, steps):
+    """TF1's ps/worker over gRPC on localhost, same program; None without tensorflow."""
+    import importlib.util
+    import multiprocessing
+    import socket
+
+    if importlib.util.find_spec("tensorflow") is None:
+        return None
+    import tensorflow.compat.v1 as tf1
+
+    tf1.disable_eager_execution()
+    ports = []
+    for _ in range(3):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    ctx = multiprocessing.get_context("spawn")
+    servers = [
+        ctx.Process(target=_serve, args=(spec, job, i), daemon=True)
+        for job, i in (("ps", 0), ("worker", 0), ("worker", 1))
+    ]
+    for p in servers:
+        p.start()
+    try:
+        out = {}
+        for title, shapes in models.items():
+            graph, init, train, feed = build(shapes, towers=2, batch=128, tf=tf1)
+            with tf1.Session(f"grpc://{spec['worker'][0]}", graph=graph) as sess:
+                sess.run(init)
+                out[title] = time_steps(sess, train, feed, steps)
+        return out
+    finally:
+        for p in servers:
+            p.terminate()
+
+
 def dask_floor(client, n):
     x = np.ones(10)
     times = []
@@ -107,6 +153,7 @@ def main(argv=None):
     from distributed import Client
 
     models = {"softmax 784->10": [784, 10], "MLP 784->1024->10": [784, 1024, 10]}
+    tf1 = tf1_steps(models, args.steps)
     with tf.local_cluster(ps=1, workers=2) as cluster, Client(cluster, set_as_default=False) as client:
         floor = dask_floor(client, args.steps)
         print(f"Dask floor (submit().result()): {floor * 1e3:.2f} ms")
@@ -126,7 +173,11 @@ def main(argv=None):
             bound = floor + compute
             ms = [f"{t * 1e3:.2f}ms" for t in (compute, step, bound, pipelined)]
             print(f"{title:28s} {ms[0]:>9s} {ms[1]:>9s} {ms[2]:>14s} {step / bound:6.2f} {ms[3]:>11s}")
-        print("TF1 ps/worker over gRPC: tensorflow not installed here, not measured")
+        if tf1 is None:
+            print("TF1 ps/worker over gRPC: tensorflow not installed here, not measured")
+        else:
+            for title, t in tf1.items():
+                print(f"TF1 ps/worker over gRPC, {title}: {t * 1e3:.2f} ms per blocking step")
 
 
 if __name__ == "__main__":
