@@ -87,8 +87,3 @@ def as_dtype(value) -> DType:
     if name not in _BY_NAME:
         raise TypeError(f"unsupported dtype {value!r}; supported: {sorted(_BY_NAME)}")
     return _BY_NAME[name]
-
-
-def result_dtype(*dtypes: DType) -> DType:
-    """The dtype numpy would give to a binary op on these dtypes."""
-    return as_dtype(np.result_type(*(d.np for d in dtypes)))

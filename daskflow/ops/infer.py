@@ -91,8 +91,3 @@ def static_shape_value(t):
     if t._dims is not None and len(t._dims) == 1 and t._dims[0] is not None:
         return as_dims([None] * t._dims[0])
     return None
-
-
-def static_value(t):
-    """The value of a constant tensor, else None."""
-    return t.op.attrs["value"] if t.op.type == "Const" else None
