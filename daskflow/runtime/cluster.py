@@ -166,9 +166,9 @@ class ClusterRuntime:
         self._registries.clear()
 
 
-def _fetch_key(part_key, j, n):
+def _fetch_name(part_key, j):
     # Named after the partition, so the dashboard groups it with its role.
-    return (f"{part_key}-fetch-{j}", n)
+    return f"{part_key}-fetch-{j}"
 
 
 @dataclass
@@ -206,52 +206,61 @@ def _unbatch_worker(dask_worker):
 
 
 class _Lowered:
-    """An Executable's tasks for the cluster, built anew per step from templates."""
+    """An Executable's tasks for the cluster: templates built once, keyed per step."""
 
     def __init__(self, executable, plan_id, placement):
         self.executable = executable
-        self.plan_id = plan_id
         self.placement = placement  # partition key -> (WorkerDevice, needs GPU)
         self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
         for v in executable.var_inputs:
             self.required[v.name] = self.required.get(v.name, False) or v.required
+        self._templates = [
+            self._template(p, t, plan_id) for p, t in zip(executable.programs, executable.tasks)
+        ]
+        self._fetch_names = [
+            _fetch_name(what[0], j)
+            for j, (kind, what) in enumerate(executable.fetch_sources)
+            if kind == "part"
+        ]
+
+    def _template(self, program, task, plan_id):
+        """(partition key, program id, argument specs, named outputs) of one partition."""
+        ex = self.executable
+        specs = [(kind, what.name if kind == "var" else what) for kind, what in program.args]
+        specs += [("part", ref.key) for ref in task.args[len(program.args) :]]  # control edges
+        outputs = [(lineage.VAR_PREFIX + name, i) for name, part, i in ex.updates if part == program.key]
+        outputs += [
+            (_fetch_name(program.key, j), what[1])
+            for j, (kind, what) in enumerate(ex.fetch_sources)
+            if kind == "part" and what[0] == program.key
+        ]
+        return program.key, f"{plan_id}-{program.key}", specs, outputs
 
     def graph(self, n, feed_values, variables, addresses):
-        ex = self.executable
+        """Step ``n``'s graph: one layer per partition, pinned to its worker."""
         layers, deps = {}, {}
-        for program, task in zip(ex.programs, ex.tasks):
-            key = (program.key, n)
-            args = [self._arg(a, n, feed_values, variables) for a in task.args]
-            tasks = {key: Task(key, run_program, f"{self.plan_id}-{program.key}", *args)}
-            for name, part, i in ex.updates:
-                if part == program.key:
-                    vkey = (lineage.VAR_PREFIX + name, n)
-                    tasks[vkey] = Task(vkey, item, TaskRef(key), i)
-            for j, (kind, what) in enumerate(ex.fetch_sources):
-                if kind == "part" and what[0] == program.key:
-                    fkey = _fetch_key(what[0], j, n)
-                    tasks[fkey] = Task(fkey, item, TaskRef(key), what[1])
-            annotations = self._annotations(program.key, addresses)
-            layers[program.key] = MaterializedLayer(tasks, annotations=annotations)
-            deps[program.key] = {a.key[0] for a in args if isinstance(a, TaskRef) and a.key[0] in layers}
+        for part_key, program_id, specs, outputs in self._templates:
+            key = (part_key, n)
+            args = [self._arg(kind, what, n, feed_values, variables) for kind, what in specs]
+            tasks = {key: Task(key, run_program, program_id, *args)}
+            for name, i in outputs:
+                tasks[(name, n)] = Task((name, n), item, TaskRef(key), i)
+            annotations = self._annotations(part_key, addresses)
+            layers[part_key] = MaterializedLayer(tasks, annotations=annotations)
+            deps[part_key] = {what for kind, what in specs if kind == "part"}
         wanted = [k for layer in layers.values() for k in layer]
-        fetch_keys = [
-            _fetch_key(what[0], j, n) for j, (kind, what) in enumerate(ex.fetch_sources) if kind == "part"
-        ]
-        return HighLevelGraph(layers, deps), wanted, fetch_keys
+        return HighLevelGraph(layers, deps), wanted, [(name, n) for name in self._fetch_names]
 
-    def _arg(self, ref, n, feed_values, variables):
-        key = ref.key
-        if key.startswith("feed-"):
-            return feed_values[int(key[5:])]
-        if key.startswith("var-"):
-            name = key[4:]
-            if name in variables:
-                return variables[name]
-            if self.required[name]:
-                raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
-            return None
-        return TaskRef((key, n))
+    def _arg(self, kind, what, n, feed_values, variables):
+        if kind == "feed":
+            return feed_values[what]
+        if kind == "part":
+            return TaskRef((what, n))
+        if what in variables:
+            return variables[what]
+        if self.required[what]:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {what}")
+        return None
 
     def _annotations(self, part_key, addresses):
         worker, gpu = self.placement[part_key]

@@ -102,9 +102,8 @@ class _Builder:
             slot = self.slots[op] = f"v{len(self.slots)}"
             var = self.var_args[slot] = VarArg(op.name)
             self._emit(f"{slot} = {self._arg(('var', var))}", op)
-        var = self.var_args.get(slot)
-        if reading and var is not None and slot not in self.written:
-            var.required = True
+        if reading and slot not in self.written:
+            self.var_args[slot].required = True
         return slot
 
     # -- ops ----------------------------------------------------------------------------

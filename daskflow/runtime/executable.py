@@ -90,9 +90,6 @@ class Executable:
     def results(self, values):
         return [_fetch(values, src) for src in self.fetch_sources]
 
-    def new_variable_values(self, values):
-        return {name: values[key][i] for name, key, i in self.updates}
-
     def graph(self, feed_values, store) -> dict:
         """The Dask graph of one step, data included (``Session.lower``)."""
         data = self.bind(feed_values, store)

@@ -94,14 +94,14 @@ class Session:
         if self._cluster is not None:
             return mapper.build(self._cluster.step(executable, feed_values))
         values = executable.execute(executable.bind(feed_values, self._store))
-        self._commit(executable.new_variable_values(values))
+        for name, key, i in executable.updates:  # the step succeeded: commit
+            self._keep(name, values[key][i])
         return mapper.build(executable.results(values))
 
-    def _commit(self, updates):
-        for name, value in updates.items():
-            if type(value) is np.ndarray:
-                value.flags.writeable = False  # fetches copy it; nothing else may write
-            self._store[name] = value
+    def _keep(self, name, value):
+        if type(value) is np.ndarray:
+            value.flags.writeable = False  # fetches copy it; nothing else may write
+        self._store[name] = value
 
     # -- planning (once per signature) -------------------------------------------------
     def _entry(self, fetches, feed_dict):
@@ -182,7 +182,7 @@ class Session:
         if self._cluster is not None:
             self.run(variable.initializer, {variable.initial_value: array})
             return
-        self._commit({ref.op.name: np.array(array, copy=True)})
+        self._keep(ref.op.name, np.array(array, copy=True))
 
     def uninitialized_variables(self) -> list[str]:
         names = [v.op.name for v in self.graph.get_collection("variables")]
