@@ -168,6 +168,43 @@ def test_uninitialised_variable_and_failing_ops_are_named_and_change_nothing(clu
         assert sess.run(v) == 6.0
 
 
+def test_a_failure_is_named_where_it_happened_not_where_it_starved_others(cluster):
+    # worker-0 fails; the ps partition waiting for its result must not mask it.
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="weights")
+    with tf.device("/job:worker/task:0"):
+        n = tf.placeholder(tf.int32, [None])
+        bad = tf.cast(tf.reduce_sum(tf.reshape(n, [2, 2])), tf.float32)
+    with tf.device("/job:ps/task:0"):
+        update = tf.assign_add(v, bad)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        for _ in range(2):  # and the session stays usable
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+                sess.run(update, {n: [1, 2, 3]})
+            assert sess.run(v) == 1.0
+        assert sess.run(update, {n: [1, 2, 3, 4]}) == 11.0
+
+
+def test_a_partition_waits_no_longer_than_the_operation_timeout(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="weights")
+    with tf.device("/job:worker/task:0"):
+        y = v * 2.0
+    with tf.device("/job:ps/task:0"):
+        z = y + 1.0
+    config = tf.ConfigProto(operation_timeout_in_ms=300)
+    with tf.Session(cluster, config=config) as sess:
+        sess.run(v.initializer)
+        assert sess.run(z) == 3.0
+        _, executable, _ = sess._entry(z, {})
+        lowered = sess._cluster._plans[executable]
+        # Drop what the worker partition sends, as if its worker had vanished.
+        lowered._sends = {key: [] for key in lowered._sends}
+        with pytest.raises(Exception, match="waited 0.3 s for the results of partition worker-0"):
+            sess.run(z)
+
+
 @pytest.mark.parametrize(
     "device, message",
     [
@@ -264,8 +301,8 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             assert sess.placement(y)[y.op.name] == ("/job:worker/device:GPU:0", "worker-1")
             _, executable, _ = sess._entry(y, {})
             lowered = sess._cluster._lower(executable)
-            graph, _, _ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
-            assert list(graph.layers) == ["worker-gpu0-s0"]  # /job:worker/device:GPU:0
+            graph, *_ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
+            assert list(graph.layers) == ["worker-gpu0-s0", "worker-gpu0-s0-out"]  # /job:worker/device:GPU:0
             layer = graph.layers["worker-gpu0-s0"]
             assert layer.annotations["resources"] == {"GPU": 1}
             # The dashboard groups task keys by role: the words before the first dash-number.

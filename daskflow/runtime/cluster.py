@@ -2,12 +2,14 @@
 
 The same :class:`Executable` that runs embedded is lowered onto the cluster:
 each partition becomes one task per step, restricted to the worker its
-device names (and to a GPU, for a GPU device); cross-partition edges are task
-dependencies, so Dask moves the bytes. Variables live as futures on their
-workers: a step's tasks take the current futures as inputs and its new
-values become the new futures — they never pass through the client unless
-fetched. A step is one graph submission; the client then gathers only the
-fetched values.
+device names (and to a GPU, for a GPU device). A step's tasks all start at
+once; partitions pass their results to each other worker to worker, as TF's
+Send/Recv do (:mod:`.transport`), instead of through Dask dependencies, each
+of which would cost a round trip through the scheduler. Variables live as
+futures on their workers: a step's tasks take the current futures as inputs
+and its new values become the new futures — they never pass through the
+client unless fetched. A step is one graph submission; the client then
+gathers only the fetched values.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import uuid
 from dataclasses import dataclass
 
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-from dask.task_spec import Task, TaskRef
+from dask.task_spec import Task
 from distributed.client import _wait
 
 from ..errors import FailedPreconditionError, OpError
 from . import lineage
 from .devices import cluster_workers, place
-from .programs import ProgramRegistry, item, run_program
+from .programs import ProgramRegistry, run_program
+from .transport import Recv, Send, UpstreamFailedError, post, posts_directly, take
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
 
@@ -101,7 +104,9 @@ class ClusterRuntime:
 
     def _submit(self, lowered, feed_values):
         n = next(self._steps)
-        graph, wanted, fetch_keys = lowered.graph(n, feed_values, self.variables, self._addresses())
+        graph, wanted, fetch_keys, posts = lowered.graph(n, feed_values, self.variables, self._addresses())
+        for address, key, value in posts:
+            post(self.client, address, key, value)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
         updated = [name for name, _ in lowered.variable_keys(n) if name in self.variables]
@@ -113,9 +118,7 @@ class ClusterRuntime:
         # Waiting costs no request: completions arrive on the client's stream.
         self.client.sync(_wait, list(pending.futures.values()))
         try:
-            for future in pending.futures.values():
-                if future.status == "error":
-                    future.result()  # raises the task's exception
+            _raise_first_failure(pending.futures.values())
             return self.client.gather(pending.fetch)
         except OpError:
             raise
@@ -135,7 +138,8 @@ class ClusterRuntime:
         registry = ProgramRegistry(plan_id, programs)
         self.client.register_plugin(registry)
         self._registries.append(registry.name)
-        lowered = _Lowered(executable, plan_id, placement)
+        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
+        lowered = _Lowered(executable, plan_id, placement, timeout_ms / 1000 if timeout_ms > 0 else None)
         if self.config.log_device_placement:
             self._plans[executable] = lowered
             for name, (device, worker) in self.placement(executable).items():
@@ -164,6 +168,14 @@ class ClusterRuntime:
             for name in self._registries:
                 self.client.unregister_worker_plugin(name)
         self._registries.clear()
+
+
+def _raise_first_failure(futures):
+    """Raise the error of the partition that failed first, not of those it starved."""
+    failed = [f for f in futures if f.status == "error"]
+    failed.sort(key=lambda f: isinstance(f.exception(), UpstreamFailedError))
+    if failed:
+        failed[0].result()  # raises the task's exception, traceback included
 
 
 def _fetch_name(part_key, j):
@@ -205,18 +217,32 @@ def _unbatch_worker(dask_worker):
     dask_worker.batched_stream.interval = 0
 
 
+def _sends(templates, reads):
+    """Per producer partition: (consumer partition, result indices it reads)."""
+    sends: dict = {key: [] for key, *_ in templates}
+    for consumer, _, specs, _ in templates:
+        for kind, producer in specs:
+            if kind == "part":
+                sends[producer].append((consumer, tuple(sorted(reads[consumer].get(producer, ())))))
+    return sends
+
+
 class _Lowered:
     """An Executable's tasks for the cluster: templates built once, keyed per step."""
 
-    def __init__(self, executable, plan_id, placement):
+    def __init__(self, executable, plan_id, placement, timeout=None):
         self.executable = executable
+        self.plan_id = plan_id
         self.placement = placement  # partition key -> (WorkerDevice, needs GPU)
+        self.timeout = timeout  # seconds a partition waits for another's results
         self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
         for v in executable.var_inputs:
             self.required[v.name] = self.required.get(v.name, False) or v.required
         self._templates = [
             self._template(p, t, plan_id) for p, t in zip(executable.programs, executable.tasks)
         ]
+        self._stage = {p.key: p.stage for p in executable.plan.partitions}
+        self._sends = _sends(self._templates, {p.key: p.reads for p in executable.programs})
         self._fetch_names = [
             _fetch_name(what[0], j)
             for j, (kind, what) in enumerate(executable.fetch_sources)
@@ -237,38 +263,67 @@ class _Lowered:
         return program.key, f"{plan_id}-{program.key}", specs, outputs
 
     def graph(self, n, feed_values, variables, addresses):
-        """Step ``n``'s graph: one layer per partition, pinned to its worker."""
-        layers, deps = {}, {}
+        """Step ``n``'s graph: one layer per partition, pinned to its worker.
+
+        Partitions do not depend on each other in Dask's eyes: they all start
+        at once and pass results worker to worker (:mod:`.transport`).
+        """
+        layers, posts = {}, []
         for part_key, program_id, specs, outputs in self._templates:
             key = (part_key, n)
-            args = [self._arg(kind, what, n, feed_values, variables) for kind, what in specs]
-            tasks = {key: Task(key, run_program, program_id, *args)}
+            args = [self._arg(kind, what, n, part_key, feed_values, variables) for kind, what in specs]
+            for a, (kind, what) in zip(args, specs):
+                if kind == "feed" and type(a) is Recv:
+                    posts.append((self._address(part_key, addresses), a.key, feed_values[what]))
+            sends = [
+                Send(self._address(consumer, addresses), (self.plan_id, n, part_key, consumer), indices)
+                for consumer, indices in self._sends[part_key]
+            ]
+            here = self._address(part_key, addresses)
+            takers = {}
             for name, i in outputs:
-                tasks[(name, n)] = Task((name, n), item, TaskRef(key), i)
+                box = (self.plan_id, n, part_key, name)
+                sends.append(Send(here, box, (i,)))
+                takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
+            task = Task(key, run_program, key, program_id, sends, self.timeout, *args)
             annotations = self._annotations(part_key, addresses)
-            layers[part_key] = MaterializedLayer(tasks, annotations=annotations)
-            deps[part_key] = {what for kind, what in specs if kind == "part"}
+            layers[part_key] = MaterializedLayer({key: task}, annotations=annotations)
+            if takers:  # on the same worker, but holding no GPU while they wait
+                pinned = {"workers": [here], "allow_other_workers": False}
+                layers[f"{part_key}-out"] = MaterializedLayer(takers, annotations=pinned)
         wanted = [k for layer in layers.values() for k in layer]
-        return HighLevelGraph(layers, deps), wanted, [(name, n) for name in self._fetch_names]
+        deps = {name: set() for name in layers}
+        fetch_keys = [(name, n) for name in self._fetch_names]
+        return HighLevelGraph(layers, deps), wanted, fetch_keys, posts
 
-    def _arg(self, kind, what, n, feed_values, variables):
+    def _arg(self, kind, what, n, part_key, feed_values, variables):
         if kind == "feed":
-            return feed_values[what]
+            value = feed_values[what]
+            return Recv((self.plan_id, n, f"feed-{what}", part_key)) if posts_directly(value) else value
         if kind == "part":
-            return TaskRef((what, n))
+            return Recv((self.plan_id, n, what, part_key))
         if what in variables:
             return variables[what]
         if self.required[what]:
             raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {what}")
         return None
 
-    def _annotations(self, part_key, addresses):
-        worker, gpu = self.placement[part_key]
+    def _address(self, part_key, addresses):
+        worker = self.placement[part_key][0]
         address = addresses.get(worker.name)
         if address is None:
             raise RuntimeError(f"worker {worker.name} has left the cluster; its work has nowhere to run")
-        annotations = {"workers": [address], "allow_other_workers": False}
-        if gpu:
+        return address
+
+    def _annotations(self, part_key, addresses):
+        annotations = {
+            "workers": [self._address(part_key, addresses)],
+            "allow_other_workers": False,
+            # A partition waiting for its inputs keeps its resources (a GPU): run
+            # earlier stages first, so it never waits on one queued behind itself.
+            "priority": -self._stage[part_key],
+        }
+        if self.placement[part_key][1]:
             annotations["resources"] = {"GPU": 1}
         return annotations
 

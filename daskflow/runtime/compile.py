@@ -41,6 +41,7 @@ class Program:
     updates: list  # (variable name, index in the result tuple)
     line_ops: dict = field(default_factory=dict)  # source line -> op, to name a failing op
     source: str = ""  # the generated code, for people reading what a step does
+    reads: dict = field(default_factory=dict)  # producer key -> result indices read from it
 
 
 class _Builder:
@@ -57,6 +58,7 @@ class _Builder:
         self.written: dict = {}  # slot name -> variable name
         self.var_args: dict = {}  # slot name -> VarArg (when loaded from the store)
         self.part_args: dict = {}  # producer key -> arg name
+        self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
 
     # -- names for inputs -----------------------------------------------------------
@@ -90,6 +92,7 @@ class _Builder:
         key, index = self.producer(t)
         if key not in self.part_args:
             self.part_args[key] = self._arg(("part", key), prefix="p")
+        self.reads.setdefault(key, set()).add(index)
         name = f"t{len(self.lines)}_{index}"
         self._emit(f"{name} = {self.part_args[key]}[{index}]", None)
         return name
@@ -166,7 +169,9 @@ class _Builder:
         code = compile(src, f"{FILENAME_PREFIX}{self.part.key}>", "exec")
         exec(code, self.ns)  # noqa: S102 - our own generated identifiers only
         exports = {t: i for i, t in enumerate(exported)}
-        return Program(self.part.key, self.ns["run"], self.args, exports, updates, self.line_ops, src)
+        return Program(
+            self.part.key, self.ns["run"], self.args, exports, updates, self.line_ops, src, self.reads
+        )
 
 
 def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses) -> Program:

@@ -30,6 +30,7 @@ class ConfigProto:
         log_device_placement=False,
         low_latency=True,
         async_dispatch=0,
+        operation_timeout_in_ms=0,
         **kwargs,
     ):
         self.allow_soft_placement = allow_soft_placement
@@ -38,6 +39,8 @@ class ConfigProto:
         self.async_dispatch = int(async_dispatch)
         # Cluster sessions flush Dask's message batches at once (see runtime.cluster._unbatch).
         self.low_latency = low_latency
+        # Cluster sessions: how long a partition waits for another's results (0: no limit).
+        self.operation_timeout_in_ms = int(operation_timeout_in_ms)
         self.options = kwargs
 
 

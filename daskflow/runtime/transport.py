@@ -1,0 +1,196 @@
+"""Send/Recv between a step's partitions, worker to worker (TF's rendezvous).
+
+A cluster step submits all its partition tasks at once, with no Dask
+dependencies between them: a dependency would cost a round trip through the
+scheduler for every edge (producer done -> scheduler -> consumer's worker).
+Instead a producer sends its results straight to each consumer's worker as
+soon as they exist, over a comm handler that each worker gains with the
+programs plugin, and a consumer takes them from its worker's mailbox.
+
+Partition tasks are coroutines: they wait for their inputs on the worker's
+event loop, out of the count of its busy threads (so a waiting consumer never
+keeps a producer on the same worker from running), then compute on the
+worker's thread pool.
+A producer that fails sends a :class:`Failed` marker instead, so its
+consumers fail at once rather than wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from time import time
+
+from distributed import get_worker
+from distributed.protocol.serialize import to_serialize
+from distributed.worker_state_machine import SecedeEvent
+
+logger = logging.getLogger(__name__)
+
+HANDLER = "daskflow_recv"
+
+
+@dataclass(frozen=True)
+class Recv:
+    """A task argument that arrives in the mailbox under ``key``."""
+
+    key: tuple
+
+
+@dataclass(frozen=True)
+class Send:
+    """Where a partition's results go: the worker, the mailbox key, the indices it reads."""
+
+    address: str
+    key: tuple
+    indices: tuple
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Sent in place of results by a partition that raised."""
+
+    producer: str
+
+
+class UpstreamFailedError(RuntimeError):
+    """A partition could not run because one it reads from failed."""
+
+
+class Mailbox:
+    """Values received on this worker, by key, until their consumer takes them.
+
+    Used only from the worker's event loop (comm handlers and coroutine
+    tasks), so it needs no lock.
+    """
+
+    def __init__(self):
+        self._box: dict = {}
+        self._waiting: dict = {}  # key -> asyncio.Future of a consumer that came first
+
+    def put(self, key, value):
+        waiter = self._waiting.pop(key, None)
+        if waiter is None:
+            self._box[key] = value
+        elif not waiter.done():
+            waiter.set_result(value)
+
+    def ready(self, key) -> bool:
+        return key in self._box
+
+    async def take(self, key, timeout=None):
+        """The value under ``key``, once it has arrived."""
+        if key in self._box:
+            return self._box.pop(key)
+        waiter = self._waiting[key] = asyncio.get_running_loop().create_future()
+        try:
+            return await asyncio.wait_for(waiter, timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(
+                f"waited {timeout:g} s for the results of partition {key[2]}, which did not come "
+                "(ConfigProto(operation_timeout_in_ms=...) sets this limit)"
+            ) from None
+        finally:
+            self._waiting.pop(key, None)
+
+    def clear(self, prefix):
+        """Drop what is left for a plan (a failed step's undelivered values)."""
+        for key in [k for k in self._box if k[0] == prefix]:
+            del self._box[key]
+
+
+MAILBOX = Mailbox()
+
+
+def install(worker):
+    """Give ``worker`` the receiving end (idempotent)."""
+    worker.handlers[HANDLER] = _receive
+
+
+def _receive(key=None, value=None):
+    MAILBOX.put(tuple(key), value)
+
+
+def release_slot(worker, key):
+    """Stop counting task ``key`` against the worker's threads while it waits.
+
+    What ``distributed.secede`` does for a task on a thread, for a coroutine
+    task: others — the very producers it waits for — can run meanwhile.
+    """
+    worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=f"daskflow-wait-{time()}"))
+
+
+async def receive_args(worker, task_key, args, timeout):
+    """``args`` with every :class:`Recv` replaced by the value it names."""
+    if any(type(a) is Recv and not MAILBOX.ready(a.key) for a in args):
+        release_slot(worker, task_key)
+    out = []
+    for a in args:
+        if type(a) is Recv:
+            a = _unless_failed(await MAILBOX.take(a.key, timeout))
+        out.append(a)
+    return out
+
+
+def _unless_failed(value):
+    if type(value) is Failed:
+        raise UpstreamFailedError(f"partition {value.producer} failed, so this step cannot finish")
+    return value
+
+
+def send_results(worker, results, sends):
+    """Deliver each consumer the results it reads (``None`` elsewhere)."""
+    for send in sends:
+        if send.address == worker.address:
+            MAILBOX.put(send.key, results)  # same process: the tuple itself, no copy
+            continue
+        if type(results) is Failed:
+            payload = results
+        else:
+            payload = tuple(results[i] if i in send.indices else None for i in range(len(results)))
+        worker.loop.add_callback(_deliver, worker, send.address, send.key, payload)
+
+
+async def take(task_key, box, index, timeout):
+    """The task holding one result of a partition (a variable's new value, a fetch).
+
+    It starts with the step and waits for the partition's results in the
+    mailbox: as a dependency of the partition it would start only after a
+    round trip through the scheduler.
+    """
+    worker = get_worker()
+    if not MAILBOX.ready(box):
+        release_slot(worker, task_key)
+    return _unless_failed(await MAILBOX.take(box, timeout))[index]
+
+
+async def _deliver(worker, address, key, payload):
+    try:
+        await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
+    except Exception:  # noqa: BLE001 - the consumer times out and names the partition
+        logger.exception("daskflow could not send %s to %s", key, address)
+
+
+DIRECT_FEED_BYTES = 64 * 1024  # feeds at least this big skip the scheduler
+
+
+def posts_directly(value) -> bool:
+    """Whether a fed value is big enough to send straight to its worker."""
+    return getattr(value, "nbytes", 0) >= DIRECT_FEED_BYTES
+
+
+def post(client, address, key, value):
+    """From the client, put ``value`` in a worker's mailbox (without waiting).
+
+    Fed batches go this way instead of inside the task graph, which would
+    carry them through the scheduler: one hop and two copies more.
+    """
+    client.loop.add_callback(_post, client, address, key, value)
+
+
+async def _post(client, address, key, value):
+    try:
+        await client.rpc(address).daskflow_recv(key=key, value=to_serialize(value))
+    except Exception:  # noqa: BLE001 - the consumer times out and names what it waited for
+        logger.exception("daskflow could not send a fed value to %s", address)
