@@ -200,7 +200,8 @@ def test_a_partition_waits_no_longer_than_the_operation_timeout(cluster):
         _, executable, _ = sess._entry(z, {})
         lowered = sess._cluster._plans[executable]
         # Drop what the worker partition sends, as if its worker had vanished.
-        lowered._sends = {key: [] for key in lowered._sends}
+        for template in lowered._templates:
+            template.sends.clear()
         with pytest.raises(Exception, match="waited 0.3 s for the results of partition worker-0"):
             sess.run(z)
 
@@ -302,8 +303,9 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             _, executable, _ = sess._entry(y, {})
             lowered = sess._cluster._lower(executable)
             graph, *_ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
-            assert list(graph.layers) == ["worker-gpu0-s0", "worker-gpu0-s0-out"]  # /job:worker/device:GPU:0
-            layer = graph.layers["worker-gpu0-s0"]
+            # /job:worker/device:GPU:0: one replica per worker task with a GPU, here one.
+            assert list(graph.layers) == ["worker-gpu0-s0/0", "worker-gpu0-s0/0-out"]
+            layer = graph.layers["worker-gpu0-s0/0"]
             assert layer.annotations["resources"] == {"GPU": 1}
             # The dashboard groups task keys by role: the words before the first dash-number.
             assert {key_split(k) for k in layer} == {"worker"}

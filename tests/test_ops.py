@@ -21,6 +21,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
+from daskflow.ops.replica_ops import aggregate_replicas
 
 rng = np.random.default_rng(0)
 F64, F32, I32, I64 = np.float64, np.float32, np.int32, np.int64
@@ -143,6 +144,14 @@ CASES = [
     ),
     Case("const_f32_default", "Const", lambda: tf.constant([1.0, 2.0]), [], lambda: np.array([1, 2], F32)),
     Case("identity", "Identity", tf.identity, [R(3, 2)], lambda x: x),
+    # Not replicated (embedded), the mean over replicas is the value itself.
+    Case(
+        "aggregate_replicas",
+        "AggregateReplicas",
+        lambda x: aggregate_replicas(x, 1, 1),
+        [R(3, 2)],
+        lambda x: x,
+    ),
     Case("stop_gradient", "StopGradient", tf.stop_gradient, [R(3, 2)], lambda x: x),
     Case(
         "placeholder_with_default",
@@ -807,3 +816,16 @@ def test_no_op_and_group():
             sess.run(v.initializer)
             assert sess.run(step) is None
             assert sess.run(v) == 3.0
+
+
+def test_aggregate_replicas_averages_the_replicas_it_is_given():
+    from daskflow.framework.replica import PerReplica
+    from daskflow.ops.replica_ops import AggregateReplicas
+
+    values = [np.full((2, 2), v, np.float32) for v in (1.0, 2.0, 6.0)]
+    kernel = AggregateReplicas.kernel
+    mean = kernel(np, PerReplica(values), replicas_to_aggregate=3, total_num_replicas=3)
+    np.testing.assert_array_equal(mean, np.full((2, 2), 3.0))
+    assert mean.dtype == np.float32
+    first_two = kernel(np, PerReplica(values[:2]), replicas_to_aggregate=2, total_num_replicas=3)
+    np.testing.assert_array_equal(first_two, np.full((2, 2), 1.5))

@@ -254,9 +254,14 @@ class Dataset:
         return f"<{type(self).__name__.lstrip('_')} shapes: {self.output_shapes}, types: {self.output_types}>"
 
     # -- for the iterator ops (and workers) -------------------------------------------------------
-    def flat_elements(self):
-        """A fresh pass over the elements, each a flat tuple of numpy arrays."""
-        return self._iterate(_Pass())
+    def flat_elements(self, shard=(0, 1)):
+        """A fresh pass over the elements, each a flat tuple of numpy arrays.
+
+        ``shard=(index, count)``: the pass of one of ``count`` replicas, whose
+        sources yield only every ``count``-th element from ``index`` on (as
+        TF's ``shard`` at the source); ``from_tensors`` is whole for each.
+        """
+        return self._iterate(_Pass(shard))
 
     def _iterate(self, state):
         raise NotImplementedError
@@ -265,7 +270,8 @@ class Dataset:
 class _Pass:
     """The iteration state of one pass over a dataset tree, per node."""
 
-    def __init__(self):
+    def __init__(self, shard=(0, 1)):
+        self.shard = shard
         self._epochs: dict = {}
         self._entropy: dict = {}
         self._runners: dict = {}
@@ -325,7 +331,8 @@ class _TensorSlices(Dataset):
         self._structure = nest.pack(tensors, [Spec(a.shape[1:], _spec(a).dtype) for a in arrays])
 
     def _iterate(self, state):
-        for i in range(len(self._arrays[0])):
+        index, count = state.shard
+        for i in range(index, len(self._arrays[0]), count):
             yield tuple(np.asarray(a[i]) for a in self._arrays)  # asarray: 0-d arrays, not scalars
 
 
@@ -346,7 +353,8 @@ class _Range(Dataset):
         self._structure = Spec((), dtypes.int64)
 
     def _iterate(self, state):
-        return ((np.asarray(i, dtype=np.int64),) for i in self._range)
+        index, count = state.shard
+        return ((np.asarray(i, dtype=np.int64),) for i in self._range[index::count])
 
 
 # -- transformations ----------------------------------------------------------------------------------

@@ -20,7 +20,11 @@ always return new arrays that alias none of their inputs; a ``can_donate``
 kernel accepts ``donate=True``, letting it write into its last input, which
 the runtime passes only when that input is a fresh array no one else reads.
 A ``forwards_input`` op's output is its first input's value: the compiler
-binds a name instead of calling the kernel.
+binds a name instead of calling the kernel. An ``aggregates_replicas`` op
+(attr ``replicas_to_aggregate``) combines its input's values from several
+replicas: under replication its kernel receives a
+:class:`~daskflow.framework.replica.PerReplica`, and the runtime hands it
+the first ``replicas_to_aggregate`` replicas to finish.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ class Primitive:
     can_donate: bool = False
     is_variable: bool = False
     is_placeholder: bool = False
+    aggregates_replicas: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -28,6 +28,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import OutOfRangeError
 from ..framework.primitive import Primitive
+from ..framework.replica import current_replica
 
 
 class IteratorState:
@@ -41,7 +42,8 @@ class IteratorState:
     def next(self, generation=None):
         """The next element's flat components; restart when ``generation`` changed."""
         if self.elements is None or generation != self.generation:
-            self.elements = self.op.attrs["dataset"].flat_elements()
+            # A replica reads its own shard (see framework.replica).
+            self.elements = self.op.attrs["dataset"].flat_elements(shard=current_replica())
             self.generation = generation
         element = next(self.elements, None)
         if element is None:

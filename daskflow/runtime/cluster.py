@@ -20,15 +20,15 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-from dask.task_spec import Task
 from distributed.client import _wait
 
-from ..errors import FailedPreconditionError, OpError
+from ..errors import OpError
 from . import lineage
 from .devices import cluster_workers, place
-from .programs import ProgramRegistry, run_program
-from .transport import Recv, Send, UpstreamFailedError, post, posts_directly, take
+from .metrics import StepMetrics
+from .programs import ProgramRegistry
+from .steps import Lowered
+from .transport import UpstreamFailedError, post
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
 
@@ -45,6 +45,7 @@ class ClusterRuntime:
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
+        self.metrics = StepMetrics(client)
         lineage.install(client)
         if getattr(config, "low_latency", True):
             _unbatch(client)
@@ -104,22 +105,32 @@ class ClusterRuntime:
 
     def _submit(self, lowered, feed_values):
         n = next(self._steps)
-        graph, wanted, fetch_keys, posts = lowered.graph(n, feed_values, self.variables, self._addresses())
+        start = time.perf_counter()
+        graph, wanted, optional, fetch_keys, posts = lowered.graph(
+            n, feed_values, self.variables, self._addresses()
+        )
         for address, key, value in posts:
             post(self.client, address, key, value)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
+        # Replicas whose results may be dropped (backup workers) are not waited for.
+        awaited = [f for k, f in futures.items() if k not in optional]
         updated = [name for name, _ in lowered.variable_keys(n) if name in self.variables]
         before = {name: self.variables[name] for name in updated}
-        return _Pending(lowered, n, futures, [futures[k] for k in fetch_keys] + read, before)
+        fetch = [futures[k] for k in fetch_keys] + read
+        return _Pending(lowered, n, futures, awaited, fetch, before, start)
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
         # Waiting costs no request: completions arrive on the client's stream.
-        self.client.sync(_wait, list(pending.futures.values()))
+        self.client.sync(_wait, pending.awaited)
         try:
-            _raise_first_failure(pending.futures.values())
-            return self.client.gather(pending.fetch)
+            if any(f.status == "error" for f in pending.awaited):
+                self.client.sync(_wait, list(pending.futures.values()))  # the cause may be a replica
+                _raise_first_failure(pending.futures.values())
+            fetched = self.client.gather(pending.fetch)
+            self.metrics.finished(pending)
+            return fetched
         except OpError:
             raise
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
@@ -131,15 +142,15 @@ class ClusterRuntime:
 
     def _lower(self, executable):
         workers = self.workers()
-        soft = self.config.allow_soft_placement
-        placement = {p.key: place(p.device, workers, soft) for p in executable.plan.partitions}
         plan_id = uuid.uuid4().hex[:12]
+        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
+        timeout = timeout_ms / 1000 if timeout_ms > 0 else None
+        lowered = Lowered(executable, plan_id, workers, self.config, timeout)
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
         registry = ProgramRegistry(plan_id, programs)
         self.client.register_plugin(registry)
         self._registries.append(registry.name)
-        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
-        lowered = _Lowered(executable, plan_id, placement, timeout_ms / 1000 if timeout_ms > 0 else None)
+        self.metrics.plans.append(plan_id)
         if self.config.log_device_placement:
             self._plans[executable] = lowered
             for name, (device, worker) in self.placement(executable).items():
@@ -154,10 +165,22 @@ class ClusterRuntime:
         out = {}
         for op in executable.plan.ops:
             part = executable.plan.partition_of.get(op)
-            # A variable's value lives where its device (and its initializer) put it.
-            worker = lowered.placement[part.key][0] if part else place(op.device, workers, soft)[0]
-            out[op.name] = (op.device, worker.name)
+            if part is None:  # a variable's value lives where its device put it
+                names = place(op.device, workers, soft)[0].name
+            else:  # one worker, or one per replica
+                names = ", ".join(
+                    worker.name
+                    for name, (worker, _) in lowered.placement.items()
+                    if name.split("/")[0] == part.key
+                )
+            out[op.name] = (op.device, names)
         return out
+
+    def num_replicas(self, executable=None):
+        """How many replicas a replicated graph runs on this cluster (worker tasks)."""
+        if executable is not None and executable in self._plans:
+            return self._plans[executable].num_replicas
+        return sum(w.job == "worker" for w in self.workers())
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""
@@ -178,11 +201,6 @@ def _raise_first_failure(futures):
         failed[0].result()  # raises the task's exception, traceback included
 
 
-def _fetch_name(part_key, j):
-    # Named after the partition, so the dashboard groups it with its role.
-    return f"{part_key}-fetch-{j}"
-
-
 @dataclass
 class _Pending:
     """A submitted step."""
@@ -190,8 +208,10 @@ class _Pending:
     lowered: object
     n: int
     futures: dict  # key -> Future, everything the step computes
+    awaited: list  # futures the step is done without (not backup replicas)
     fetch: list  # futures whose values the run returns
     before: dict  # variable name -> Future before this step, to roll back to
+    start: float  # perf_counter when submitted
 
 
 def _unbatch(client):
@@ -215,140 +235,3 @@ def _unbatch_scheduler(dask_scheduler):
 
 def _unbatch_worker(dask_worker):
     dask_worker.batched_stream.interval = 0
-
-
-def _sends(templates, reads):
-    """Per producer partition: (consumer partition, result indices it reads)."""
-    sends: dict = {key: [] for key, *_ in templates}
-    for consumer, _, specs, _ in templates:
-        for kind, producer in specs:
-            if kind == "part":
-                sends[producer].append((consumer, tuple(sorted(reads[consumer].get(producer, ())))))
-    return sends
-
-
-class _Lowered:
-    """An Executable's tasks for the cluster: templates built once, keyed per step."""
-
-    def __init__(self, executable, plan_id, placement, timeout=None):
-        self.executable = executable
-        self.plan_id = plan_id
-        self.placement = placement  # partition key -> (WorkerDevice, needs GPU)
-        self.timeout = timeout  # seconds a partition waits for another's results
-        self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
-        for v in executable.var_inputs:
-            self.required[v.name] = self.required.get(v.name, False) or v.required
-        self._templates = [
-            self._template(p, t, plan_id) for p, t in zip(executable.programs, executable.tasks)
-        ]
-        self._stage = {p.key: p.stage for p in executable.plan.partitions}
-        self._sends = _sends(self._templates, {p.key: p.reads for p in executable.programs})
-        self._fetch_names = [
-            _fetch_name(what[0], j)
-            for j, (kind, what) in enumerate(executable.fetch_sources)
-            if kind == "part"
-        ]
-
-    def _template(self, program, task, plan_id):
-        """(partition key, program id, argument specs, named outputs) of one partition."""
-        ex = self.executable
-        specs = [(kind, what.name if kind == "var" else what) for kind, what in program.args]
-        specs += [("part", ref.key) for ref in task.args[len(program.args) :]]  # control edges
-        outputs = [(lineage.VAR_PREFIX + name, i) for name, part, i in ex.updates if part == program.key]
-        outputs += [
-            (_fetch_name(program.key, j), what[1])
-            for j, (kind, what) in enumerate(ex.fetch_sources)
-            if kind == "part" and what[0] == program.key
-        ]
-        return program.key, f"{plan_id}-{program.key}", specs, outputs
-
-    def graph(self, n, feed_values, variables, addresses):
-        """Step ``n``'s graph: one layer per partition, pinned to its worker.
-
-        Partitions do not depend on each other in Dask's eyes: they all start
-        at once and pass results worker to worker (:mod:`.transport`).
-        """
-        layers, posts = {}, []
-        for part_key, program_id, specs, outputs in self._templates:
-            key = (part_key, n)
-            args = [self._arg(kind, what, n, part_key, feed_values, variables) for kind, what in specs]
-            for a, (kind, what) in zip(args, specs):
-                if kind == "feed" and type(a) is Recv:
-                    posts.append((self._address(part_key, addresses), a.key, feed_values[what]))
-            sends = [
-                Send(self._address(consumer, addresses), (self.plan_id, n, part_key, consumer), indices)
-                for consumer, indices in self._sends[part_key]
-            ]
-            here = self._address(part_key, addresses)
-            takers = {}
-            for name, i in outputs:
-                box = (self.plan_id, n, part_key, name)
-                sends.append(Send(here, box, (i,)))
-                takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
-            task = Task(key, run_program, key, program_id, sends, self.timeout, *args)
-            annotations = self._annotations(part_key, addresses)
-            layers[part_key] = MaterializedLayer({key: task}, annotations=annotations)
-            if takers:  # on the same worker, but holding no GPU while they wait
-                pinned = {"workers": [here], "allow_other_workers": False}
-                layers[f"{part_key}-out"] = MaterializedLayer(takers, annotations=pinned)
-        wanted = [k for layer in layers.values() for k in layer]
-        deps = {name: set() for name in layers}
-        fetch_keys = [(name, n) for name in self._fetch_names]
-        return HighLevelGraph(layers, deps), wanted, fetch_keys, posts
-
-    def _arg(self, kind, what, n, part_key, feed_values, variables):
-        if kind == "feed":
-            value = feed_values[what]
-            return Recv((self.plan_id, n, f"feed-{what}", part_key)) if posts_directly(value) else value
-        if kind == "part":
-            return Recv((self.plan_id, n, what, part_key))
-        if what in variables:
-            return variables[what]
-        if self.required[what]:
-            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {what}")
-        return None
-
-    def _address(self, part_key, addresses):
-        worker = self.placement[part_key][0]
-        address = addresses.get(worker.name)
-        if address is None:
-            raise RuntimeError(f"worker {worker.name} has left the cluster; its work has nowhere to run")
-        return address
-
-    def _annotations(self, part_key, addresses):
-        annotations = {
-            "workers": [self._address(part_key, addresses)],
-            "allow_other_workers": False,
-            # A partition waiting for its inputs keeps its resources (a GPU): run
-            # earlier stages first, so it never waits on one queued behind itself.
-            "priority": -self._stage[part_key],
-        }
-        if self.placement[part_key][1]:
-            annotations["resources"] = {"GPU": 1}
-        return annotations
-
-    def fetched_variables(self, variables):
-        names = [what[4:] for kind, what in self.executable.fetch_sources if kind == "var"]
-        missing = [name for name in names if name not in variables]
-        if missing:
-            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {missing[0]}")
-        return [variables[name] for name in names]
-
-    def variable_keys(self, n):
-        return [(name, (lineage.VAR_PREFIX + name, n)) for name, _, _ in self.executable.updates]
-
-    def results(self, fetched, feed_values):
-        """Fetched values in fetch order (``fetched``: partition outputs, then variables)."""
-        n_parts = sum(kind == "part" for kind, _ in self.executable.fetch_sources)
-        parts, variables = iter(fetched[:n_parts]), iter(fetched[n_parts:])
-        out = []
-        for kind, what in self.executable.fetch_sources:
-            if kind == "part":
-                out.append(next(parts))
-            elif kind == "var":
-                out.append(next(variables))
-            elif kind == "feed":
-                out.append(feed_values[int(what[5:])])
-            else:
-                out.append(what)
-        return out

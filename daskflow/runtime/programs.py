@@ -11,8 +11,10 @@ import asyncio
 
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
+from distributed.protocol import pickle
 
-from . import transport
+from ..framework.replica import replica_context
+from . import arrivals, transport
 
 _PROGRAMS: dict = {}
 
@@ -25,29 +27,46 @@ class ProgramRegistry(WorkerPlugin):
         self.programs = programs
 
     def setup(self, worker):
-        _PROGRAMS.update(self.programs)
+        # A copy per worker: workers sharing a process (a test cluster) must not
+        # share the per-session state of stateful ops (an iterator's position).
+        programs = pickle.loads(pickle.dumps(self.programs))
+        _PROGRAMS.update({(worker.address, pid): program for pid, program in programs.items()})
         transport.install(worker)
 
     def teardown(self, worker):
-        for key in self.programs:
-            _PROGRAMS.pop(key, None)
+        for pid in self.programs:
+            _PROGRAMS.pop((worker.address, pid), None)
         transport.MAILBOX.clear(self.name.rpartition("-")[2])
 
 
-async def run_program(task_key, program_id, sends, timeout, *args):
-    """The task a partition runs on its worker.
+async def run_program(task_key, program_id, replica, mode, sends, timeout, *args):
+    """The task a partition instance runs on its worker.
 
-    Arguments that other partitions produce arrive through the mailbox
-    (:mod:`.transport`); the program runs on the worker's thread pool; the
-    results go out to the partitions and tasks that read them — or, when this
-    partition fails, a marker that fails them too.
+    Arguments that other instances produce arrive through the mailbox
+    (:mod:`.transport`); those from every replica of a partition are
+    consumed as ``mode`` says (:mod:`.arrivals`). The program runs on the
+    worker's thread pool — as replica ``replica = (index, count)`` when it is
+    one — and its results go out to the instances and tasks that read them;
+    when it fails, a marker goes instead, which fails them too.
     """
     worker = get_worker()
-    key, fn = _PROGRAMS[program_id]
+    key, fn = _PROGRAMS[(worker.address, program_id)]
+    loop = asyncio.get_running_loop()
+
+    async def compute(values):
+        return await loop.run_in_executor(worker.executors["default"], _call, replica, fn, values)
+
     try:
         values = await transport.receive_args(worker, task_key, args, timeout)
-        loop = asyncio.get_running_loop()
-        results = await loop.run_in_executor(worker.executors["default"], fn, *values)
+        if mode is None:
+            results = await compute(values)
+        else:
+            plan_id = program_id.partition("-")[0]
+            record = arrivals.recorder((plan_id, task_key[1]), key)
+            if mode[0] == "first":
+                results = await compute(await arrivals.first(values, mode[1], timeout, record))
+            else:
+                results = await arrivals.each(values, mode[1], mode[2], timeout, compute, record)
     except transport.UpstreamFailedError:
         transport.send_results(worker, transport.Failed(key), sends)
         raise
@@ -58,6 +77,13 @@ async def run_program(task_key, program_id, sends, timeout, *args):
         e.daskflow_line = (key, _line_in(fn, e.__traceback__))
         raise
     transport.send_results(worker, results, sends)
+
+
+def _call(replica, fn, values):
+    if replica is None:
+        return fn(*values)
+    with replica_context(*replica):
+        return fn(*values)
 
 
 def _line_in(fn, tb):

@@ -39,6 +39,13 @@ class Recv:
 
 
 @dataclass(frozen=True)
+class FromReplicas:
+    """A task argument sent by every replica of a partition, one mailbox key each."""
+
+    keys: tuple
+
+
+@dataclass(frozen=True)
 class Send:
     """Where a partition's results go: the worker, the mailbox key, the indices it reads."""
 
@@ -68,8 +75,12 @@ class Mailbox:
     def __init__(self):
         self._box: dict = {}
         self._waiting: dict = {}  # key -> asyncio.Future of a consumer that came first
+        self._discarded: set = set()  # keys whose consumer stopped waiting (late replicas)
 
     def put(self, key, value):
+        if key in self._discarded:
+            self._discarded.discard(key)
+            return
         waiter = self._waiting.pop(key, None)
         if waiter is None:
             self._box[key] = value
@@ -94,13 +105,21 @@ class Mailbox:
         finally:
             self._waiting.pop(key, None)
 
+    def discard(self, key):
+        """Nobody will take ``key``: drop its value, now or when it comes."""
+        if self._box.pop(key, None) is None:
+            self._discarded.add(key)
+
     def clear(self, prefix):
         """Drop what is left for a plan (a failed step's undelivered values)."""
         for key in [k for k in self._box if k[0] == prefix]:
             del self._box[key]
+        self._discarded = {k for k in self._discarded if k[0] != prefix}
 
 
 MAILBOX = Mailbox()
+SENT: dict = {}  # (plan id, step) -> bytes this worker sent to other workers
+LOG_LIMIT = 10_000  # steps of accounting kept per worker
 
 
 def install(worker):
@@ -121,19 +140,30 @@ def release_slot(worker, key):
     worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=f"daskflow-wait-{time()}"))
 
 
+def _ready(a):
+    if type(a) is Recv:
+        return MAILBOX.ready(a.key)
+    if type(a) is FromReplicas:
+        return all(MAILBOX.ready(k) for k in a.keys)
+    return True
+
+
 async def receive_args(worker, task_key, args, timeout):
-    """``args`` with every :class:`Recv` replaced by the value it names."""
-    if any(type(a) is Recv and not MAILBOX.ready(a.key) for a in args):
+    """``args`` with every :class:`Recv` replaced by the value it names.
+
+    :class:`FromReplicas` arguments are left for :mod:`.arrivals`.
+    """
+    if not all(_ready(a) for a in args):
         release_slot(worker, task_key)
     out = []
     for a in args:
         if type(a) is Recv:
-            a = _unless_failed(await MAILBOX.take(a.key, timeout))
+            a = unless_failed(await MAILBOX.take(a.key, timeout))
         out.append(a)
     return out
 
 
-def _unless_failed(value):
+def unless_failed(value):
     if type(value) is Failed:
         raise UpstreamFailedError(f"partition {value.producer} failed, so this step cannot finish")
     return value
@@ -149,7 +179,14 @@ def send_results(worker, results, sends):
             payload = results
         else:
             payload = tuple(results[i] if i in send.indices else None for i in range(len(results)))
+            _count_sent(send.key[:2], payload)
         worker.loop.add_callback(_deliver, worker, send.address, send.key, payload)
+
+
+def _count_sent(step, payload):
+    SENT[step] = SENT.get(step, 0) + sum(getattr(v, "nbytes", 0) for v in payload)
+    if len(SENT) > LOG_LIMIT:
+        del SENT[next(iter(SENT))]  # the oldest step: a long run's accounting stays bounded
 
 
 async def take(task_key, box, index, timeout):
@@ -162,7 +199,7 @@ async def take(task_key, box, index, timeout):
     worker = get_worker()
     if not MAILBOX.ready(box):
         release_slot(worker, task_key)
-    return _unless_failed(await MAILBOX.take(box, timeout))[index]
+    return unless_failed(await MAILBOX.take(box, timeout))[index]
 
 
 async def _deliver(worker, address, key, payload):

@@ -1,7 +1,7 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop.
 
 Not built yet (later issues): ``Saver`` (and with it checkpoints in
-``MonitoredTrainingSession``), summaries, ``SyncReplicasOptimizer``.
+``MonitoredTrainingSession``), summaries.
 """
 
 from .cluster_spec import ClusterSpec
@@ -43,3 +43,4 @@ from .optimizer import (
     get_global_step,
     get_or_create_global_step,
 )
+from .sync_replicas_optimizer import SyncReplicasOptimizer

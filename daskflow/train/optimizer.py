@@ -85,8 +85,12 @@ class Optimizer:
             # TF1 names the training op after the optimizer ("Adam", "GradientDescent", ...).
             if global_step is None:
                 return group(*updates, name=scope)
-            with control_dependencies([group(*updates, name="update")]), colocate_with(global_step.op):
-                return assign_add(global_step, 1, name=scope).op
+            # The step's NoOp too sits with the global step (TF1 leaves it on the current
+            # device): then, under replication, updates and increment run together on the ps.
+            with colocate_with(global_step.op):
+                done = group(*updates, name="update")
+                with control_dependencies([done]):
+                    return assign_add(global_step, 1, name=scope).op
 
     # -- hooks for subclasses ------------------------------------------------------------
     def _prepare(self, var_list):

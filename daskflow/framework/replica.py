@@ -1,0 +1,46 @@
+"""Replicas: which copy of a replicated graph is running, and values from several.
+
+On a cluster, a graph whose compute is placed on ``/job:worker`` (no task)
+runs as one replica per worker task. Two things of that reach ops, and only
+through this module, so ops stay free of the runtime:
+
+* :func:`current_replica` — ``(index, count)`` of the replica now running
+  (``(0, 1)`` when not replicated); a dataset iterator reads its shard by it.
+* :class:`PerReplica` — the values several replicas produced for one tensor,
+  which only an op declared with ``aggregates_replicas`` may consume.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+_local = threading.local()
+
+
+def current_replica() -> tuple[int, int]:
+    """``(index, count)`` of the replica this thread is running."""
+    return getattr(_local, "replica", (0, 1))
+
+
+@contextmanager
+def replica_context(index: int, count: int):
+    """Run the body as replica ``index`` of ``count``."""
+    before = current_replica()
+    _local.replica = (index, count)
+    try:
+        yield
+    finally:
+        _local.replica = before
+
+
+class PerReplica:
+    """One tensor's values from the replicas whose results are used, in arrival order."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def __repr__(self):
+        return f"PerReplica({len(self.values)} values)"

@@ -1,0 +1,129 @@
+"""On the worker: consuming the results of every replica of a partition.
+
+An instance that reads a replicated partition gets a :class:`FromReplicas`
+argument: one mailbox key per replica. It consumes them in one of two ways,
+chosen when the plan is lowered:
+
+* ``("first", n)`` — synchronous training: wait for the first ``n`` replicas
+  to finish, hand the program each of their values as one
+  :class:`PerReplica` (which only an aggregating op accepts), run it once,
+  and drop the rest (backup workers: a straggler's results are discarded).
+* ``("each", chain, max_staleness)`` — asynchronous training: run the
+  program once per replica, in the order they finish, each call starting
+  from the variable values the previous call produced (``chain`` maps
+  updated results back to variable arguments). A replica's *staleness* is
+  the number of updates applied since the values it read; one beyond
+  ``max_staleness`` is dropped.
+
+Each step's outcome is logged on the worker (see :func:`step_log`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+
+from ..framework.replica import PerReplica
+from .transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, unless_failed
+
+LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+
+
+class _ReplicaTuple:
+    """A producer's results from several replicas: item ``i`` is a PerReplica."""
+
+    __slots__ = ("tuples",)
+
+    def __init__(self, tuples):
+        self.tuples = tuples
+
+    def __getitem__(self, i):
+        return PerReplica([t[i] for t in self.tuples])
+
+
+def _positions(args):
+    return [i for i, a in enumerate(args) if type(a) is FromReplicas]
+
+
+async def _arrive(replica, args, positions, timeout):
+    values = [unless_failed(await MAILBOX.take(args[p].keys[replica], timeout)) for p in positions]
+    return replica, values
+
+
+async def in_arrival_order(args, timeout):
+    """Yield ``(replica, its values for the FromReplicas arguments)`` as replicas finish.
+
+    Closing the generator early discards what the remaining replicas send.
+    """
+    positions = _positions(args)
+    count = len(args[positions[0]].keys)
+    waits = [asyncio.ensure_future(_arrive(r, args, positions, timeout)) for r in range(count)]
+    done = set()
+    try:
+        for next_done in asyncio.as_completed(waits):
+            replica, values = await next_done
+            done.add(replica)
+            yield replica, values
+    finally:
+        for r, wait in enumerate(waits):
+            if r not in done:
+                wait.cancel()
+                for p in positions:
+                    MAILBOX.discard(args[p].keys[r])
+
+
+async def first(args, needed, timeout, record):
+    """``args`` with each FromReplicas replaced by the first ``needed`` replicas' values."""
+    positions = _positions(args)
+    arrived = []
+    gen = in_arrival_order(args, timeout)
+    async for replica, values in gen:
+        arrived.append((replica, values))
+        if len(arrived) == needed:
+            break
+    await gen.aclose()
+    out = list(args)
+    for j, p in enumerate(positions):
+        out[p] = _ReplicaTuple([values[j] for _, values in arrived])
+    used = [r for r, _ in arrived]
+    record(used=used, dropped=[r for r in range(len(args[positions[0]].keys)) if r not in used])
+    return out
+
+
+async def each(args, chain, max_staleness, timeout, compute, record):
+    """Run ``compute`` once per replica in arrival order; return the last results."""
+    positions = _positions(args)
+    current, results = list(args), None
+    used, dropped, staleness = [], [], []
+    async for replica, values in in_arrival_order(args, timeout):
+        stale = len(used)  # updates applied since this replica read the variables
+        if max_staleness is not None and stale > max_staleness:
+            dropped.append(replica)
+            continue
+        for j, p in enumerate(positions):
+            current[p] = values[j]
+        results = await compute(current)
+        for pos, index in chain:
+            current[pos] = results[index]
+        used.append(replica)
+        staleness.append(stale)
+    record(used=used, dropped=dropped, staleness=staleness)
+    return results
+
+
+def recorder(plan_step, partition):
+    """A function that logs one consuming instance's outcome for step ``plan_step``."""
+
+    def record(**outcome):
+        LOG.append({"plan": plan_step[0], "step": plan_step[1], "partition": partition, **outcome})
+
+    return record
+
+
+def step_log(plan_ids):
+    """This worker's log and bytes sent for the given plans (run on each worker)."""
+    wanted = set(plan_ids)
+    return {
+        "log": [e for e in LOG if e["plan"] in wanted],
+        "sent": {k: v for k, v in SENT.items() if k[0] in wanted},
+    }

@@ -1,0 +1,58 @@
+"""Per-step metrics of a cluster session.
+
+The client times each step itself; what happened on the workers — which
+replicas' results were used or dropped, each update's staleness, the bytes
+partitions sent each other — is logged on the workers as it happens and
+collected only when asked (one ``client.run``), so measuring costs the
+steps nothing.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+
+from .arrivals import step_log
+from .transport import LOG_LIMIT
+
+
+class StepMetrics:
+    """The client's half of the metrics: step wall times, and collection."""
+
+    def __init__(self, client):
+        self.client = client
+        self.plans: list = []
+        self._walls: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+
+    def finished(self, pending):
+        self._walls.append((pending.lowered.plan_id, pending.n, time.perf_counter() - pending.start))
+
+    def collect(self):
+        """One dict per finished step, oldest first.
+
+        Keys: ``step`` (the session's step number), ``wall_time`` (seconds,
+        submission to completion), ``replicas_used`` and ``gradients_dropped``
+        (replicas whose results were used or dropped, for replicated steps),
+        ``staleness`` (per applied update, asynchronous replication),
+        ``bytes_between_workers`` (sent by partitions to other workers).
+        """
+        per_worker = self.client.run(step_log, list(self.plans)) if self._walls else {}
+        logs, sent = {}, collections.Counter()
+        for found in per_worker.values():
+            for entry in found["log"]:
+                logs[(entry["plan"], entry["step"])] = entry
+            sent.update(found["sent"])
+        out = []
+        for plan, n, wall in self._walls:
+            entry = logs.get((plan, n), {})
+            out.append(
+                {
+                    "step": n,
+                    "wall_time": wall,
+                    "replicas_used": len(entry.get("used", [])) or None,
+                    "gradients_dropped": len(entry.get("dropped", [])),
+                    "staleness": list(entry.get("staleness", [])),
+                    "bytes_between_workers": int(sent.get((plan, n), 0)),
+                }
+            )
+        return out

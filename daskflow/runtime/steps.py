@@ -1,0 +1,274 @@
+"""An Executable's tasks on the cluster: templates built once, keyed per step.
+
+Each partition instance (a partition, or one replica of it) is one task per
+step, pinned to its worker. Its arguments are feeds, variable futures, and
+values other instances send it (:mod:`.transport`); its results go to the
+instances that read them and to small *taker* tasks that hold, as Dask
+futures, the new variable values and the fetched tensors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+from dask.task_spec import Task
+
+from ..errors import FailedPreconditionError, InvalidArgumentError
+from . import lineage
+from .devices import place
+from .programs import run_program
+from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
+from .transport import FromReplicas, Recv, Send, posts_directly, take
+
+
+@dataclass
+class _Template:
+    """What one instance's task needs besides the step's data."""
+
+    inst: Instance
+    program_id: str
+    args: list  # ("feed", index, split) | ("var", name) | ("recv", producer) | ("gather", producers)
+    takers: list  # (output name, result index)
+    mode: tuple | None  # None | ("first", n) | ("each", chain, max_staleness)
+    sends: list  # (consumer instance name, result indices it reads)
+
+
+class Lowered:
+    """Per-step task graphs for one Executable on one cluster."""
+
+    def __init__(self, executable, plan_id, workers, config, timeout=None):
+        self.executable = executable
+        self.plan_id = plan_id
+        self.timeout = timeout  # seconds an instance waits for another's results
+        plan = executable.plan
+        self.replicated = replicated_partitions(plan.partitions)
+        devices = [p.device for p in plan.partitions if p.key in self.replicated]
+        tasks = [w.task for w in replica_workers(workers, devices)] if self.replicated else []
+        self.num_replicas = len(tasks) or 1
+        soft = config.allow_soft_placement
+        self.placement = {}  # instance name -> (WorkerDevice, needs GPU)
+        for p in plan.partitions:
+            for inst in self._instances(p.key):
+                device = p.device if inst.replica is None else replica_device(p.device, tasks[inst.replica])
+                self.placement[inst.name] = place(device, workers, soft)
+        self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
+        for v in executable.var_inputs:
+            self.required[v.name] = self.required.get(v.name, False) or v.required
+        self._check_updates()
+        staleness = getattr(config, "max_staleness", None)
+        self._stage = {p.key: p.stage for p in plan.partitions}
+        self._templates = [
+            t
+            for program, task in zip(executable.programs, executable.tasks)
+            for t in self._templates_of(program, task, staleness)
+        ]
+        _route(self._templates, {p.key: p.reads for p in executable.programs})
+        self.optional = {
+            t.inst.name for t in self._templates if t.inst.replica is not None and self._first_only()
+        }
+        self._fetch_names = [
+            _fetch_name(what[0], j)
+            for j, (kind, what) in enumerate(executable.fetch_sources)
+            if kind == "part"
+        ]
+        feeds = executable.feeds
+        # A fed batch (first dimension unknown) is split across the replicas; the rest is shared.
+        self._splits = {i for i, t in enumerate(feeds) if t._dims and t._dims[0] is None}
+
+    # -- building the templates ---------------------------------------------------------------
+    def _instances(self, part_key):
+        if part_key in self.replicated:
+            return [Instance(part_key, i) for i in range(self.num_replicas)]
+        return [Instance(part_key)]
+
+    def _check_updates(self):
+        bad = sorted(name for name, part, _ in self.executable.updates if part in self.replicated)
+        if bad:
+            raise ValueError(
+                f"variables {bad} would be updated by every replica; place their updates with the "
+                "variables (on the ps), e.g. with replica_device_setter"
+            )
+
+    def _first_only(self):
+        return any(t.mode and t.mode[0] == "first" for t in self._templates)
+
+    def _templates_of(self, program, task, staleness):
+        ex = self.executable
+        partition = next(p for p in ex.plan.partitions if p.key == program.key)
+        specs = [(kind, what.name if kind == "var" else what) for kind, what in program.args]
+        specs += [("part", ref.key) for ref in task.args[len(program.args) :]]  # control edges
+        outputs = [(lineage.VAR_PREFIX + name, i) for name, part, i in ex.updates if part == program.key]
+        outputs += [
+            (_fetch_name(program.key, j), what[1])
+            for j, (kind, what) in enumerate(ex.fetch_sources)
+            if kind == "part" and what[0] == program.key
+        ]
+        out = []
+        for inst in self._instances(program.key):
+            args = [self._arg_spec(inst, kind, what) for kind, what in specs]
+            mode = None
+            if any(a[0] == "gather" for a in args):
+                needed = aggregation(partition, self.num_replicas)
+                chain = _chain(program)
+                mode = ("first", needed) if needed is not None else ("each", chain, staleness)
+            takers = outputs if inst.replica in (None, 0) else []  # a replicated fetch: replica 0's
+            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, takers, mode, []))
+        return out
+
+    def _arg_spec(self, inst, kind, what):
+        if kind == "feed":
+            return ("feed", what, inst.replica is not None)
+        if kind == "var":
+            return ("var", what)
+        if what not in self.replicated:
+            return ("recv", Instance(what).name)
+        if inst.replica is not None:
+            return ("recv", Instance(what, inst.replica).name)
+        return ("gather", tuple(i.name for i in self._instances(what)))
+
+    # -- one step -----------------------------------------------------------------------------
+    def graph(self, n, feed_values, variables, addresses):
+        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post)."""
+        layers, posts = {}, []
+        for t in self._templates:
+            here = self._address(t.inst.name, addresses)
+            args = [self._arg(t.inst, a, n, feed_values, variables, here, posts) for a in t.args]
+            sends = [
+                Send(self._address(consumer, addresses), (self.plan_id, n, t.inst.name, consumer), indices)
+                for consumer, indices in t.sends
+            ]
+            takers = {}
+            for name, i in t.takers:
+                box = (self.plan_id, n, t.inst.name, name)
+                sends.append(Send(here, box, (i,)))
+                takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
+            key = t.inst.key(n)
+            replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
+            task = Task(key, run_program, key, t.program_id, replica, t.mode, sends, self.timeout, *args)
+            layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
+            if takers:  # on the same worker, but holding no GPU while they wait
+                pinned = {"workers": [here], "allow_other_workers": False}
+                layers[f"{t.inst.name}-out"] = MaterializedLayer(takers, annotations=pinned)
+        wanted = [k for layer in layers.values() for k in layer]
+        optional = {t.inst.key(n) for t in self._templates if t.inst.name in self.optional}
+        fetch_keys = [(name, n) for name in self._fetch_names]
+        graph = HighLevelGraph(layers, {name: set() for name in layers})
+        return graph, wanted, optional, fetch_keys, posts
+
+    def _arg(self, inst, spec, n, feed_values, variables, here, posts):
+        kind = spec[0]
+        if kind == "feed":
+            value = self._feed(spec[1], feed_values, inst.replica if spec[2] else None)
+            if not posts_directly(value):
+                return value
+            box = (self.plan_id, n, f"feed-{spec[1]}", inst.name)
+            posts.append((here, box, value))
+            return Recv(box)
+        if kind == "recv":
+            return Recv((self.plan_id, n, spec[1], inst.name))
+        if kind == "gather":
+            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in spec[1]))
+        name = spec[1]
+        if name in variables:
+            return variables[name]
+        if self.required[name]:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
+        return None
+
+    def _feed(self, index, feed_values, replica):
+        """A fed value; a replica gets its share of a batch (first dimension unknown)."""
+        value = feed_values[index]
+        if replica is None or index not in self._splits:
+            return value
+        value = np.asarray(value)
+        if len(value) < self.num_replicas:
+            t = self.executable.feeds[index]
+            raise InvalidArgumentError(
+                t.op.node_def,
+                t.op,
+                f"the batch fed to {t.name} has {len(value)} rows, fewer than the {self.num_replicas} "
+                "replicas it is split across",
+            )
+        return np.array_split(value, self.num_replicas)[replica]
+
+    def _address(self, inst_name, addresses):
+        worker = self.placement[inst_name][0]
+        address = addresses.get(worker.name)
+        if address is None:
+            raise RuntimeError(f"worker {worker.name} has left the cluster; its work has nowhere to run")
+        return address
+
+    def _annotations(self, inst, address):
+        return {
+            "workers": [address],
+            "allow_other_workers": False,
+            # An instance waiting for its inputs keeps its resources (a GPU): run
+            # earlier stages first, so it never waits on one queued behind itself.
+            "priority": -self._stage[inst.part],
+            **({"resources": {"GPU": 1}} if self.placement[inst.name][1] else {}),
+        }
+
+    # -- results ---------------------------------------------------------------------------
+    def fetched_variables(self, variables):
+        names = [what[4:] for kind, what in self.executable.fetch_sources if kind == "var"]
+        missing = [name for name in names if name not in variables]
+        if missing:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {missing[0]}")
+        return [variables[name] for name in names]
+
+    def variable_keys(self, n):
+        return [(name, (lineage.VAR_PREFIX + name, n)) for name, _, _ in self.executable.updates]
+
+    def results(self, fetched, feed_values):
+        """Fetched values in fetch order (``fetched``: partition outputs, then variables)."""
+        n_parts = sum(kind == "part" for kind, _ in self.executable.fetch_sources)
+        parts, variables = iter(fetched[:n_parts]), iter(fetched[n_parts:])
+        out = []
+        for kind, what in self.executable.fetch_sources:
+            if kind == "part":
+                out.append(next(parts))
+            elif kind == "var":
+                out.append(next(variables))
+            elif kind == "feed":
+                out.append(feed_values[int(what[5:])])
+            else:
+                out.append(what)
+        return out
+
+
+def _fetch_name(part_key, j):
+    # Named after the partition, so the dashboard groups it with its role.
+    return f"{part_key}-fetch-{j}"
+
+
+def _chain(program):
+    """(argument position, result index) of each variable the program reads and updates.
+
+    Applying replicas' results one after another feeds each call's new
+    values into the next call's variable arguments.
+    """
+    updated = dict(program.updates)
+    return tuple(
+        (pos, updated[what.name])
+        for pos, (kind, what) in enumerate(program.args)
+        if kind == "var" and what.name in updated
+    )
+
+
+def _route(templates, reads):
+    """Fill in each template's sends: who reads its results, and which of them."""
+    by_name = {t.inst.name: t for t in templates}
+    for consumer in templates:
+        for spec in consumer.args:
+            if spec[0] == "recv":
+                producers = [spec[1]]
+            elif spec[0] == "gather":
+                producers = spec[1]
+            else:
+                continue
+            for name in producers:
+                producer = by_name[name]
+                indices = tuple(sorted(reads[consumer.inst.part].get(producer.inst.part, ())))
+                producer.sends.append((consumer.inst.name, indices))

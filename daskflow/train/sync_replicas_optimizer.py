@@ -1,0 +1,107 @@
+"""``tf.train.SyncReplicasOptimizer``: synchronous data parallelism with backup workers.
+
+As in TF1, it wraps another optimizer: each global step averages the
+gradients of the first ``replicas_to_aggregate`` of ``total_num_replicas``
+replicas and applies them once; the gradients that come later are dropped,
+so ``total_num_replicas - replicas_to_aggregate`` replicas act as backup
+workers that keep a straggler from setting the pace. TF1 builds this from
+token and accumulator queues on the ps; here each gradient passes through an
+``AggregateReplicas`` op on its variable's device, and the cluster runtime
+hands that op the first replicas to finish (and cancels the rest). Embedded,
+or with one replica, the wrapped optimizer's numbers come out unchanged.
+"""
+
+from __future__ import annotations
+
+from ..framework.graph import colocate_with, name_scope
+from ..ops.replica_ops import aggregate_replicas
+from .hooks import SessionRunHook
+from .optimizer import Optimizer
+
+
+class SyncReplicasOptimizer(Optimizer):
+    """Average the first ``replicas_to_aggregate`` replicas' gradients each step.
+
+    Parameters
+    ----------
+    opt : Optimizer
+        The optimizer that applies the averaged gradients.
+    replicas_to_aggregate : int
+        How many replicas' gradients make a step.
+    total_num_replicas : int, optional
+        How many replicas run (default: ``replicas_to_aggregate``); must be
+        the number of worker tasks the session replicates over.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> w = tf.Variable(1.0)
+    >>> opt = tf.train.SyncReplicasOptimizer(
+    ...     tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=2, total_num_replicas=3
+    ... )
+    >>> train_op = opt.minimize(tf.square(w))
+    """
+
+    def __init__(
+        self,
+        opt,
+        replicas_to_aggregate,
+        total_num_replicas=None,
+        variable_averages=None,
+        variables_to_average=None,
+        use_locking=False,
+        name="sync_replicas",
+    ):
+        if variable_averages is not None or variables_to_average is not None:
+            raise NotImplementedError("SyncReplicasOptimizer: variable_averages is not supported")
+        total = replicas_to_aggregate if total_num_replicas is None else total_num_replicas
+        if not 1 <= int(replicas_to_aggregate) <= int(total):
+            raise ValueError(
+                f"SyncReplicasOptimizer needs 1 <= replicas_to_aggregate <= total_num_replicas, "
+                f"got {replicas_to_aggregate} and {total}"
+            )
+        super().__init__(use_locking, name)
+        self._opt = opt
+        self._replicas_to_aggregate = int(replicas_to_aggregate)
+        self._total_num_replicas = int(total)
+
+    def compute_gradients(self, *args, **kwargs):
+        return self._opt.compute_gradients(*args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Average each gradient over the replicas on its variable's device, then apply once."""
+        averaged = []
+        with name_scope(self._name):
+            for g, v in grads_and_vars:
+                if g is None:
+                    averaged.append((g, v))
+                    continue
+                with colocate_with(v.op):
+                    mean = aggregate_replicas(g, self._replicas_to_aggregate, self._total_num_replicas)
+                averaged.append((mean, v))
+        return self._opt.apply_gradients(averaged, global_step=global_step, name=name)
+
+    def get_slot(self, var, name):
+        return self._opt.get_slot(var, name)
+
+    def get_slot_names(self):
+        return self._opt.get_slot_names()
+
+    def make_session_run_hook(self, is_chief, num_tokens=-1):
+        """The hook TF1 needs to start the token queues; here it checks the replica count."""
+        return _SyncReplicasHook(self._total_num_replicas)
+
+
+class _SyncReplicasHook(SessionRunHook):
+    """Refuses a session that replicates over a different number of workers."""
+
+    def __init__(self, total_num_replicas):
+        self._total = total_num_replicas
+
+    def after_create_session(self, session, coord):
+        replicas = getattr(session, "num_replicas", None)
+        if replicas not in (None, 1, self._total):
+            raise ValueError(
+                f"SyncReplicasOptimizer(total_num_replicas={self._total}) but the session replicates "
+                f"over {replicas} worker tasks"
+            )
