@@ -8,11 +8,12 @@ import daskflow as tf
 from tests.cli_cluster import cli_cluster
 from tests.models import assert_same_training
 from tests.test_cluster import _in_graph_replicated, _model_parallel
+from tests.test_data_parallel import contract_program
 
 
 @pytest.fixture(scope="module")
 def cli():
-    with cli_cluster(["ps-0", "worker-0", "worker-1"]) as (address, _):
+    with cli_cluster(["ps-0", "worker-0", "worker-1", "worker-2"]) as (address, _):
         yield address
 
 
@@ -34,4 +35,10 @@ def test_model_parallel_on_a_cli_cluster_keeps_variables_on_the_ps(cli):
         names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
         spec = tf.train.ClusterSpec.from_client(client)
     assert {names[h] for holders in who.values() for h in holders} == {"ps-0"}
-    assert spec.as_dict() == {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
+    assert spec.as_dict() == {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
+
+
+def test_the_data_parallel_contract_program_on_a_cli_cluster(cli):
+    accuracy, metrics = contract_program(cli, sync=True)
+    assert accuracy >= 0.95
+    assert {m["replicas_used"] for m in metrics if m["replicas_used"]} == {2}

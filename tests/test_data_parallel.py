@@ -1,7 +1,11 @@
 """Data-parallel training: one replica per worker task, sync (backup workers) and async."""
 
+import pickle
+import time
+
 import numpy as np
 import pytest
+from distributed import Client, WorkerPlugin
 
 import daskflow as tf
 from daskflow.datasets import load_digits
@@ -106,3 +110,155 @@ def test_async_replicas_train_the_contract_program_within_the_staleness_bound(cl
     rounds = [m for m in metrics if m["replicas_used"]]
     assert all(m["replicas_used"] == 2 and m["gradients_dropped"] == 1 for m in rounds)
     assert len(rounds) in (150, 151)
+
+
+def _replicated_sgd(target, batches, aggregate, workers, split_feed=True):
+    """Softmax regression fed through placeholders; returns (losses, final weights)."""
+    cluster = {"ps": ["ps-0"], "worker": [f"worker-{i}" for i in range(workers)]}
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 64])
+        y = tf.placeholder(tf.float32, [None, 10])
+        with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+            w = tf.Variable(np.zeros((64, 10), np.float32))
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, w)))
+            opt = tf.train.SyncReplicasOptimizer(
+                tf.train.GradientDescentOptimizer(0.5),
+                replicas_to_aggregate=aggregate,
+                total_num_replicas=workers,
+            )
+            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+        with tf.Session(target, graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, train], {x: bx, y: by})[0] for bx, by in batches]
+            return losses, sess.run(w)
+
+
+def _batches(steps, rows):
+    data = load_digits(one_hot=True)
+    return [data.train.next_batch(rows) for _ in range(steps)]
+
+
+def test_sync_with_one_replica_gives_the_embedded_numbers():
+    batches = _batches(6, 32)
+    with tf.local_cluster(ps=1, workers=1, processes=False) as one:
+        losses, final = _replicated_sgd(one, batches, aggregate=1, workers=1)
+    ref_losses, ref_final = _replicated_sgd(None, batches, aggregate=1, workers=1)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    np.testing.assert_allclose(final, ref_final, rtol=1e-5, atol=1e-6)
+
+
+def test_a_fed_batch_is_split_evenly_across_the_replicas(cluster):
+    # The mean of three equal shards' mean gradients is the whole batch's mean gradient:
+    # three replicas aggregating all three follow the embedded full-batch numbers.
+    batches = _batches(5, 30)
+    _, final = _replicated_sgd(cluster, batches, aggregate=3, workers=3)
+    _, ref_final = _replicated_sgd(None, batches, aggregate=3, workers=3)
+    np.testing.assert_allclose(final, ref_final, rtol=1e-4, atol=1e-6)
+
+
+def test_replication_errors_name_the_culprit_and_change_nothing(cluster):
+    with pytest.raises(ValueError, match="total_num_replicas=2.*3 replicas"):
+        _replicated_sgd(cluster, _batches(1, 30), aggregate=2, workers=2)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="Placeholder.*2 rows, fewer than the 3 replicas"
+    ):
+        _replicated_sgd(cluster, _batches(1, 2), aggregate=3, workers=3)
+    with tf.device("/job:worker"):  # a variable of the replicas: each would write it
+        v = tf.Variable(1.0, name="weights")
+    with tf.Session(cluster) as sess:
+        with pytest.raises(ValueError, match=r"\['weights'\] would be updated by every replica"):
+            sess.run(v.initializer)
+        assert sess.uninitialized_variables() == ["weights"]
+
+
+def test_no_training_data_passes_through_the_client(cluster):
+    data = load_digits(one_hot=True)
+    ds = tf.data.Dataset.from_tensor_slices((data.train.images, data.train.labels)).repeat().batch(64)
+    x, y_ = ds.make_one_shot_iterator().get_next()
+    spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
+    with tf.device(tf.train.replica_device_setter(cluster=spec)):
+        logits = mlp(x, _params([64, 64, 10]))
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=logits))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session(cluster) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        _, executable, _ = sess._entry(train, {})
+        lowered = sess._cluster._plans[executable]
+        graph, _, _, _, posts = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses())
+    sent = len(pickle.dumps(dict(graph))) + sum(v.nbytes for _, _, v in posts)
+    one_batch = 64 * (64 + 10) * 4
+    assert sent < one_batch / 4, f"the client sends {sent} bytes per step; one batch is {one_batch}"
+
+
+class _SlowExecutor:
+    """An executor that starts every job ``delay`` seconds late."""
+
+    def __init__(self, inner, delay):
+        self.inner, self.delay = inner, delay
+
+    def submit(self, fn, *args, **kwargs):
+        def late(*a, **k):
+            time.sleep(self.delay)
+            return fn(*a, **k)
+
+        return self.inner.submit(late, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+class Straggle(WorkerPlugin):
+    """Slows one worker's computations: the straggler the test injects."""
+
+    name = "test-straggle"
+
+    def __init__(self, worker_name, delay):
+        self.worker_name, self.delay = worker_name, delay
+
+    def setup(self, worker):
+        if worker.name == self.worker_name:
+            worker.executors["default"] = _SlowExecutor(worker.executors["default"], self.delay)
+
+    def teardown(self, worker):
+        executor = worker.executors["default"]
+        if isinstance(executor, _SlowExecutor):
+            worker.executors["default"] = executor.inner
+
+
+def _step_times(target, aggregate, steps=8):
+    batches = _batches(steps + 2, 30)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 64])
+        y = tf.placeholder(tf.float32, [None, 10])
+        spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
+        with tf.device(tf.train.replica_device_setter(cluster=spec)):
+            w = tf.Variable(np.zeros((64, 10), np.float32))
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, w)))
+            sgd = tf.train.GradientDescentOptimizer(0.5)
+            train = tf.train.SyncReplicasOptimizer(sgd, aggregate, 3).minimize(loss)
+        with tf.Session(target, graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            times = []
+            for bx, by in batches:
+                start = time.perf_counter()
+                sess.run(train, {x: bx, y: by})
+                times.append(time.perf_counter() - start)
+            return float(np.median(times[2:]))
+
+
+def test_backup_workers_keep_a_straggler_from_setting_the_pace():
+    delay = 0.4
+    with tf.local_cluster(ps=1, workers=3, processes=False) as cluster, Client(cluster) as client:
+        normal = _step_times(cluster, aggregate=2)
+        client.register_plugin(Straggle("worker-2", delay))
+        all_three = _step_times(cluster, aggregate=3)
+        first_two = _step_times(cluster, aggregate=2)
+    print(
+        f"\nstep time: no straggler {normal * 1e3:.0f} ms; with worker-2 {delay * 1e3:.0f} ms late: "
+        f"3 of 3 {all_three * 1e3:.0f} ms, 2 of 3 {first_two * 1e3:.0f} ms"
+    )
+    assert all_three >= delay  # waiting for every replica follows the straggler
+    assert first_two < delay / 2  # a backup worker does not
