@@ -72,3 +72,21 @@ def test_basics_trains_digits(kernel_name):
     assert sum(k.startswith("feed-") for k in keys) == 2, keys
     assert sum(k.startswith("var-") for k in keys) == 2, keys
     assert len(keys) == 5, keys
+
+
+def test_data_parallel_saved_without_outputs():
+    nb = read("02-data-parallel.ipynb")
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_data_parallel_runs_the_contract_program(kernel_name):
+    nb = read("02-data-parallel.ipynb")
+    execute(nb, kernel_name)
+    text = "".join(stdout(c) for c in nb.cells if c.cell_type == "code")
+    assert "dashboard: http" in text
+    sync = float(text.split("test accuracy after 300 global steps: ")[1].split()[0])
+    asynchronous = float(text.split("async test accuracy: ")[1].split()[0])
+    assert sync >= 0.95 and asynchronous >= 0.93, text
+    assert "replicas used per step: [2] | dropped per step: [1]" in text
