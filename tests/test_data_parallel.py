@@ -262,3 +262,21 @@ def test_backup_workers_keep_a_straggler_from_setting_the_pace():
     )
     assert all_three >= delay  # waiting for every replica follows the straggler
     assert first_two < delay / 2  # a backup worker does not
+
+
+def test_each_replica_reads_its_shard_and_draws_its_own_random_numbers():
+    from daskflow.framework.replica import replica_context
+
+    element = tf.data.Dataset.range(9).make_one_shot_iterator().get_next()
+    noise = tf.random_uniform([4], seed=3)
+    seen, draws = {}, {}
+    for replica in (None, 0, 1, 2):
+        with tf.Session() as sess:
+            if replica is None:
+                seen[replica], draws[replica] = [sess.run(element) for _ in range(3)], sess.run(noise)
+                continue
+            with replica_context(replica, 3):
+                seen[replica], draws[replica] = [sess.run(element) for _ in range(3)], sess.run(noise)
+    assert seen == {None: [0, 1, 2], 0: [0, 3, 6], 1: [1, 4, 7], 2: [2, 5, 8]}
+    np.testing.assert_array_equal(draws[0], draws[None])  # replica 0 draws what a plain run draws
+    assert not np.allclose(draws[1], draws[0]) and not np.allclose(draws[2], draws[1])

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive, apply
+from ..framework.replica import current_replica
 from .array_ops import _as_shape_tensor
 from .infer import static_shape_value
 
@@ -45,12 +46,14 @@ def _shape(s):
     return tuple(int(d) for d in s)
 
 
-def _normal(xp, rng, s, *, dtype, seed):
+def _normal(xp, streams, s, *, dtype, seed):
+    rng = streams.generator()
     return xp.asarray(rng.standard_normal(_shape(s), dtype=np.float64).astype(dtype.np))
 
 
-def _truncated(xp, rng, s, *, dtype, seed):
+def _truncated(xp, streams, s, *, dtype, seed):
     # Redraw values beyond two standard deviations, as TF's TruncatedNormal does.
+    rng = streams.generator()
     out = rng.standard_normal(_shape(s))
     bad = np.abs(out) > 2
     while bad.any():
@@ -59,21 +62,37 @@ def _truncated(xp, rng, s, *, dtype, seed):
     return xp.asarray(out.astype(dtype.np))
 
 
-def _uniform(xp, rng, s, *, dtype, seed):
-    return xp.asarray(rng.random(_shape(s)).astype(dtype.np))
+def _uniform(xp, streams, s, *, dtype, seed):
+    return xp.asarray(streams.generator().random(_shape(s)).astype(dtype.np))
 
 
-def _uniform_int(xp, rng, s, lo, hi, *, dtype, seed):
-    return xp.asarray(rng.integers(int(lo), int(hi), _shape(s)).astype(dtype.np))
+def _uniform_int(xp, streams, s, lo, hi, *, dtype, seed):
+    return xp.asarray(streams.generator().integers(int(lo), int(hi), _shape(s)).astype(dtype.np))
 
 
-def _generator(op):
-    """A session's generator for a random op, seeded by the op's (graph, op) seeds."""
-    return np.random.default_rng(op.attrs["seed"])
+class _Streams:
+    """A session's generators for a random op, seeded by the op's (graph, op) seeds.
+
+    One per replica (see ``framework.replica``): replicas draw different
+    numbers — dropout masks differ across workers — and replica 0 draws what
+    an unreplicated run draws.
+    """
+
+    def __init__(self, op):
+        self.seed = op.attrs["seed"]
+        self._generators: dict = {}
+
+    def generator(self):
+        index = current_replica()[0]
+        rng = self._generators.get(index)
+        if rng is None:
+            seed = self.seed if index == 0 else np.random.SeedSequence(self.seed, spawn_key=(index,))
+            rng = self._generators[index] = np.random.default_rng(seed)
+        return rng
 
 
 def _rand(name, kernel):
-    return Primitive(name, _random_infer, kernel, stateful=True, make_state=_generator)
+    return Primitive(name, _random_infer, kernel, stateful=True, make_state=_Streams)
 
 
 RandomStandardNormal = _rand("RandomStandardNormal", _normal)
