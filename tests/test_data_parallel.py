@@ -9,6 +9,7 @@ from distributed import Client, WorkerPlugin
 
 import daskflow as tf
 from daskflow.datasets import load_digits
+from tests.models import mlp_logits
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +35,7 @@ def _params(shapes, seed=0):
 
 
 def mlp(x, params):
-    ws, bs = params
-    h = x
-    for i, (w, b) in enumerate(zip(ws, bs)):
-        h = tf.matmul(h, w) + b
-        if i < len(ws) - 1:
-            h = tf.nn.relu(h)
-    return h
+    return mlp_logits(x, *params)
 
 
 class _Evaluate(tf.train.SessionRunHook):
