@@ -60,3 +60,7 @@ class AbortedError(OpError, RuntimeError):
 
 class DeadlineExceededError(OpError, TimeoutError):
     """The step ran past its deadline."""
+
+
+class DataLossError(OpError, IOError):
+    """Stored data is truncated or corrupt (a checkpoint file)."""

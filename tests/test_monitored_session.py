@@ -316,13 +316,19 @@ def test_other_errors_propagate_without_end():
     assert "end" not in hook.calls
 
 
-def test_checkpoint_dir_is_not_built_yet(tmp_path, fresh_graph):
-    softmax_model()
-    with pytest.raises(NotImplementedError, match="checkpointing is not built yet"):
-        mts(checkpoint_dir=str(tmp_path))
-    assert not fresh_graph.finalized
-    with mts(save_checkpoint_secs=10, save_checkpoint_steps=5) as sess:  # meaningless without a dir
-        assert not sess.should_stop()
+def test_checkpoint_dir_saves_and_a_new_session_resumes_from_it(tmp_path):
+    m = softmax_model()
+    with mts(checkpoint_dir=str(tmp_path), save_checkpoint_steps=5) as sess:
+        for _ in range(12):
+            sess.run(m.train, batch(m))
+    assert tf.train.latest_checkpoint(str(tmp_path)) == f"{tmp_path}/model.ckpt-12"  # saved at the end
+    assert sorted(p.name for p in tmp_path.glob("*.index.json")) == [
+        "model.ckpt-10.index.json",
+        "model.ckpt-12.index.json",
+        "model.ckpt-5.index.json",
+    ]
+    with mts(checkpoint_dir=str(tmp_path)) as sess:  # restores: the global step goes on from 12
+        assert sess.run(tf.train.get_global_step()) == 12
 
 
 def test_monitored_and_singular_monitored_sessions():

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from distributed.client import _wait
 
-from ..errors import OpError
+from ..errors import FailedPreconditionError, OpError
 from . import lineage
+from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
@@ -181,6 +182,51 @@ class ClusterRuntime:
         if executable is not None and executable in self._plans:
             return self._plans[executable].num_replicas
         return sum(w.job == "worker" for w in self.workers())
+
+    # -- checkpoints ---------------------------------------------------------------------------
+    def write_checkpoint(self, urls):
+        """Write each variable's file from the worker holding it, all at once."""
+        self.sync()
+        missing = sorted(name for name in urls if name not in self.variables)
+        if missing:
+            raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
+        futures = {name: self.variables[name] for name in urls}
+        holders = self.client.who_has(list(futures.values()))
+        tag = uuid.uuid4().hex[:8]
+        writes = {
+            name: self.client.submit(
+                write_variable,
+                future,
+                urls[name],
+                workers=list(holders.get(future.key, ())) or None,
+                key=f"checkpoint-write-{tag}-{i}",
+                pure=False,
+            )
+            for i, (name, future) in enumerate(futures.items())
+        }
+        return dict(zip(writes, self.client.gather(list(writes.values()))))
+
+    def read_checkpoint(self, files):
+        """Read every variable's file on the worker its device names; swap them in only if all read."""
+        self.sync()
+        workers, soft, tag = self.workers(), self.config.allow_soft_placement, uuid.uuid4().hex[:8]
+        reads = {
+            name: self.client.submit(
+                read_variable,
+                url,
+                record,
+                workers=[place(device, workers, soft)[0].address],
+                allow_other_workers=False,
+                key=(lineage.VAR_PREFIX + name, f"restore-{tag}"),
+                pure=False,
+            )
+            for name, (url, record, device) in files.items()
+        }
+        self.client.sync(_wait, list(reads.values()))
+        failed = [f for f in reads.values() if f.status == "error"]
+        if failed:
+            failed[0].result()  # raises the reading error; no variable has changed
+        self.variables.update(reads)
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""

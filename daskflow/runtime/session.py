@@ -13,8 +13,9 @@ import contextlib
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
+from .checkpoint import read_variable, write_variable
 from .executable import Executable
 from .feeds import FeedSpec, check_feed
 from .fetches import FetchMapper
@@ -209,6 +210,27 @@ class Session:
             self.run(variable.initializer, {variable.initial_value: array})
             return
         self._keep(ref.op.name, np.array(array, copy=True))
+
+    # -- checkpoints (train.Saver) ---------------------------------------------------------
+    def _write_checkpoint(self, urls) -> dict:
+        """Write each variable ``{name: url}`` where it lives; return ``{name: record}``."""
+        if self._cluster is not None:
+            return self._cluster.write_checkpoint(urls)
+        missing = sorted(name for name in urls if name not in self._store)
+        if missing:
+            raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
+        return {name: write_variable(self._store[name], url) for name, url in urls.items()}
+
+    def _read_checkpoint(self, files):
+        """Read ``{name: (url, record, device)}``, check every file, then set every variable.
+
+        Nothing changes unless every file reads back as its manifest says.
+        """
+        if self._cluster is not None:
+            return self._cluster.read_checkpoint(files)
+        values = {name: read_variable(url, record) for name, (url, record, _) in files.items()}
+        for name, value in values.items():
+            self._keep(name, value)
 
     def uninitialized_variables(self) -> list[str]:
         names = [v.op.name for v in self.graph.get_collection("variables")]

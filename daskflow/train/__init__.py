@@ -1,7 +1,6 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop.
 
-Not built yet (later issues): ``Saver`` (and with it checkpoints in
-``MonitoredTrainingSession``), summaries.
+Not built yet: summaries.
 """
 
 from .cluster_spec import ClusterSpec
@@ -12,6 +11,7 @@ from .device_setter import (
     replica_device_setter,
 )
 from .hooks import (
+    CheckpointSaverHook,
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
@@ -43,4 +43,5 @@ from .optimizer import (
     get_global_step,
     get_or_create_global_step,
 )
+from .saver import Saver, latest_checkpoint
 from .sync_replicas_optimizer import SyncReplicasOptimizer

@@ -37,6 +37,7 @@ from .optimizer import get_global_step
 logger = logging.getLogger("daskflow")
 
 __all__ = [
+    "CheckpointSaverHook",
     "LoggingTensorHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",
@@ -335,6 +336,75 @@ class LoggingTensorHook(SessionRunHook):
 
 def _tag(tensor):
     return tensor if isinstance(tensor, str) else tensor.name
+
+
+# -- CheckpointSaverHook ----------------------------------------------------------------------------
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Save a checkpoint every ``save_secs`` seconds or ``save_steps`` steps, and at the end.
+
+    Parameters
+    ----------
+    checkpoint_dir : str
+        A folder or fsspec URL; checkpoints are ``<checkpoint_basename>-<step>``.
+    save_secs, save_steps : int, optional
+        Exactly one of them.
+    saver : Saver, optional
+        Default: the scaffold's, else a new ``Saver()``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> step = tf.train.get_or_create_global_step()
+    >>> hook = tf.train.CheckpointSaverHook("memory://hook-doctest", save_steps=100)
+    """
+
+    def __init__(
+        self,
+        checkpoint_dir,
+        save_secs=None,
+        save_steps=None,
+        saver=None,
+        checkpoint_basename="model.ckpt",
+        scaffold=None,
+    ):
+        if (save_secs is None) == (save_steps is None):
+            raise ValueError("CheckpointSaverHook: give exactly one of save_secs and save_steps")
+        self._path = checkpoint_dir.rstrip("/") + "/" + checkpoint_basename
+        self._secs, self._steps = save_secs, save_steps
+        self._saver, self._scaffold = saver, scaffold
+
+    def begin(self):
+        self._global_step = _global_step_of("CheckpointSaverHook")
+        self._last_time, self._last_step = time.monotonic(), None
+
+    def after_create_session(self, session, coord):
+        if self._saver is None:
+            from .saver import Saver  # saver needs no graph ops: made once the graph is final
+
+            self._saver = (self._scaffold and self._scaffold.saver) or Saver()
+        self._last_step = int(session.run(self._global_step))
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1  # read before the step, as TF1's hooks do
+        due = (self._steps is not None and step - self._last_step >= self._steps) or (
+            self._secs is not None and time.monotonic() - self._last_time >= self._secs
+        )
+        if due:
+            self._save(run_context.session)
+
+    def end(self, session):
+        self._save(session)
+
+    def _save(self, session):
+        step = int(session.run(self._global_step))
+        self._saver.save(session, self._path, global_step=step)
+        logger.info("saved checkpoint %s-%d", self._path, step)
+        self._last_time, self._last_step = time.monotonic(), step
 
 
 # -- StepCounterHook -------------------------------------------------------------------------------

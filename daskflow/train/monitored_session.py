@@ -20,9 +20,12 @@ Leaving the ``with`` block runs the hooks' ``end`` and closes the session.
 ``OutOfRangeError`` (an input ran out) and ``StopIteration`` end the block
 quietly, as in TF1; any other error propagates and skips ``end``.
 
-Not built yet: checkpoints (``checkpoint_dir``), summaries, and recovery
-from a lost worker (TF1's ``_RecoverableSession`` restores from a
-checkpoint, which needs checkpoints). A non-chief session does not wait for
+With ``checkpoint_dir``, the chief restores the latest checkpoint there at
+start (after running the init ops, so variables outside the checkpoint are
+initialised too), saves every ``save_checkpoint_steps`` or
+``save_checkpoint_secs`` (600 s when neither is given, as TF1) and at the
+end (:class:`CheckpointSaverHook`). Not built yet: summaries, and TF1's
+``_RecoverableSession`` restart loop. A non-chief session does not wait for
 the chief: daskflow sessions do not share variables.
 """
 
@@ -36,6 +39,7 @@ from ..errors import OutOfRangeError
 from ..framework.graph import get_default_graph
 from ..variables import global_variables_initializer, local_variables_initializer
 from .hooks import (
+    CheckpointSaverHook,
     ProgressBarHook,
     SessionRunArgs,
     SessionRunContext,
@@ -44,6 +48,7 @@ from .hooks import (
     StopAtStepHook,
 )
 from .optimizer import get_global_step
+from .saver import Saver, latest_checkpoint
 
 logger = logging.getLogger("daskflow")
 
@@ -60,12 +65,10 @@ __all__ = [
 _CALLER = "caller"  # the caller's entry in the merged fetches; hooks use their index
 
 
-def _no_checkpoints(checkpoint_dir, checkpoint_filename_with_path=None):
-    if checkpoint_dir is not None or checkpoint_filename_with_path is not None:
-        raise NotImplementedError(
-            "checkpointing is not built yet in daskflow (no Saver): pass checkpoint_dir=None; "
-            "save_checkpoint_secs/save_checkpoint_steps are ignored without it"
-        )
+def _checkpoint_to_restore(checkpoint_dir, checkpoint_filename_with_path):
+    if checkpoint_filename_with_path is not None:
+        return checkpoint_filename_with_path
+    return None if checkpoint_dir is None else latest_checkpoint(checkpoint_dir)
 
 
 # -- scaffold and session creators -----------------------------------------------------------------
@@ -114,7 +117,6 @@ class Scaffold:
             ready_op=ready_op,
             ready_for_local_init_op=ready_for_local_init_op,
             summary_op=summary_op,
-            saver=saver,
             copy_from_scaffold=copy_from_scaffold,
         )
         given = [name for name, value in unbuilt.items() if value is not None]
@@ -124,6 +126,7 @@ class Scaffold:
         self.init_feed_dict = init_feed_dict
         self.init_fn = init_fn
         self.local_init_op = local_init_op
+        self.saver = saver
 
     def finalize(self):
         """Build the default init ops, then finalize the default graph."""
@@ -144,8 +147,9 @@ class ChiefSessionCreator:
     master : str, distributed.Client or cluster, optional
         The ``Session`` target; empty runs embedded.
     config : ConfigProto, optional
-    checkpoint_dir, checkpoint_filename_with_path
-        Not built yet; giving one raises NotImplementedError.
+    checkpoint_dir, checkpoint_filename_with_path : str, optional
+        Restore the latest checkpoint in ``checkpoint_dir`` (or this one)
+        after the init ops, when there is one.
 
     Examples
     --------
@@ -156,14 +160,17 @@ class ChiefSessionCreator:
     def __init__(
         self, scaffold=None, master="", config=None, checkpoint_dir=None, checkpoint_filename_with_path=None
     ):
-        _no_checkpoints(checkpoint_dir, checkpoint_filename_with_path)
         self._scaffold = scaffold or Scaffold()
         self._master = master
         self._config = config
+        self._checkpoint = (checkpoint_dir, checkpoint_filename_with_path)
 
     def create_session(self):
         self._scaffold.finalize()
-        return _initialised(self._master, self._config, lambda sess: _chief_init(self._scaffold, sess))
+        restore = _checkpoint_to_restore(*self._checkpoint)
+        return _initialised(
+            self._master, self._config, lambda sess: _chief_init(self._scaffold, sess, restore)
+        )
 
 
 class WorkerSessionCreator:
@@ -204,9 +211,13 @@ def _initialised(master, config, init):
     return sess
 
 
-def _chief_init(scaffold, sess):
+def _chief_init(scaffold, sess, restore=None):
     sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
-    if scaffold.init_fn is not None:
+    if restore is not None:
+        if scaffold.saver is None:
+            scaffold.saver = Saver()
+        scaffold.saver.restore(sess, restore)
+    elif scaffold.init_fn is not None:
         scaffold.init_fn(scaffold, sess)
     sess.run(scaffold.local_init_op)
 
@@ -470,11 +481,15 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     is_chief : bool
         The chief initialises the variables and runs ``chief_only_hooks``.
     checkpoint_dir : str, optional
-        Not built yet: giving one raises NotImplementedError.
+        A folder or fsspec URL: the chief restores the latest checkpoint
+        there at start, and saves there (``model.ckpt-<step>``).
     scaffold : Scaffold, optional
     hooks, chief_only_hooks : list of SessionRunHook, optional
-    save_checkpoint_secs, save_checkpoint_steps, save_summaries_steps, save_summaries_secs
-        Accepted and ignored: checkpoints and summaries are not built yet.
+    save_checkpoint_secs, save_checkpoint_steps : optional
+        How often the chief saves to ``checkpoint_dir`` (600 s by default), and
+        always at the end.
+    save_summaries_steps, save_summaries_secs
+        Accepted and ignored: summaries are not built yet.
     config : ConfigProto, optional
     stop_grace_period_secs, max_wait_secs
         Accepted for TF1 compatibility.
@@ -507,10 +522,17 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     >>> round(float(w_value), 3)
     2.0
     """
-    _no_checkpoints(checkpoint_dir)
+    scaffold = scaffold or Scaffold()
     if is_chief:
-        creator = ChiefSessionCreator(scaffold, master, config)
+        creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir)
         all_hooks = [*(chief_only_hooks or []), *_step_counter(summary_dir, log_step_count_steps)]
+        if checkpoint_dir is not None:
+            if save_checkpoint_steps is None and save_checkpoint_secs is None:
+                save_checkpoint_secs = 600
+            saving = CheckpointSaverHook(
+                checkpoint_dir, save_checkpoint_secs, save_checkpoint_steps, scaffold=scaffold
+            )
+            all_hooks.append(saving)
     else:
         creator = WorkerSessionCreator(scaffold, master, config, max_wait_secs)
         all_hooks = []

@@ -1,0 +1,196 @@
+"""``tf.train.Saver``: sharded, safe, atomic checkpoints to any fsspec URL.
+
+A checkpoint ``<save_path>-<step>`` is a folder of ``.npy`` files, one per
+variable (``<prefix>.data/00000.npy``...), written where each variable lives
+(see :mod:`daskflow.runtime.checkpoint`), then a manifest
+``<prefix>.index.json`` naming each file with its shape, dtype, size and
+SHA-256, then the folder's ``checkpoint`` state file (the latest and the
+kept ones). The manifest is written last and whole, so a save that dies
+half-way leaves the previous checkpoint the latest and intact. File names
+are generated; no variable name becomes a path. Restoring checks the names,
+shapes and dtypes against the graph and every file against the manifest
+before any variable changes.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+
+import fsspec
+
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..variables import Variable, global_variables
+
+FORMAT = "daskflow-checkpoint-1"
+STATE = "checkpoint"
+
+
+class Saver:
+    """Save and restore variables.
+
+    Parameters
+    ----------
+    var_list : list or dict of Variable, optional
+        What to save: a list (keyed by op name) or ``{name: variable}``;
+        default every global variable at construction, as in TF1.
+    max_to_keep : int, optional
+        Checkpoints kept; older ones are deleted after each save (None or 0:
+        keep all).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> v = tf.Variable(1.0, name="v")
+    >>> saver = tf.train.Saver()
+    >>> with tf.Session() as sess:
+    ...     sess.run(v.initializer)
+    ...     path = saver.save(sess, "memory://doctest/model", global_step=7)
+    ...     saver.restore(sess, path)
+    >>> tf.train.latest_checkpoint("memory://doctest")
+    'memory://doctest/model-7'
+    """
+
+    def __init__(self, var_list=None, max_to_keep=5, **_tf1_options):
+        self._vars = _named(var_list if var_list is not None else global_variables())
+        self._max_to_keep = max_to_keep
+        self.last_checkpoints: list[str] = []
+
+    def save(self, sess, save_path, global_step=None, write_state=True):
+        """Write a checkpoint; return its path prefix (``save_path-<step>`` with a step)."""
+        step = _step_value(sess, global_step)
+        prefix = save_path if step is None else f"{save_path}-{step}"
+        fs, _ = fsspec.core.url_to_fs(prefix)
+        names = sorted(self._vars)
+        files = {name: f"{i:05d}.npy" for i, name in enumerate(names)}
+        fs.makedirs(_fs_path(fs, prefix + ".data"), exist_ok=True)
+        records = sess._write_checkpoint({name: f"{prefix}.data/{files[name]}" for name in names})
+        manifest = {
+            "format": FORMAT,
+            "global_step": step,
+            "variables": {name: {"file": files[name], **records[name]} for name in names},
+        }
+        _write_whole(fs, prefix + ".index.json", json.dumps(manifest, indent=1))
+        if prefix in self.last_checkpoints:
+            self.last_checkpoints.remove(prefix)
+        self.last_checkpoints.append(prefix)
+        self._prune(fs)
+        if write_state:
+            state = {
+                "latest": posixpath.basename(prefix),
+                "all": [posixpath.basename(p) for p in self.last_checkpoints],
+            }
+            _write_whole(fs, posixpath.join(posixpath.dirname(prefix), STATE), json.dumps(state))
+        return prefix
+
+    def restore(self, sess, save_path):
+        """Set the variables from a checkpoint, or raise and change nothing."""
+        manifest = read_manifest(save_path)
+        stored = manifest["variables"]
+        missing = sorted(set(self._vars) - set(stored))
+        extra = sorted(set(stored) - set(self._vars))
+        wrong = [
+            f"{name}: checkpoint {tuple(r['shape'])} {r['dtype']}, graph {v.shape} {v.dtype.name}"
+            for name, v in sorted(self._vars.items())
+            if (r := stored.get(name)) is not None and not _fits(v, r)
+        ]
+        if missing or extra or wrong:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"checkpoint {save_path} does not match the graph: missing {missing}, unexpected {extra}, "
+                f"mismatched {wrong}",
+            )
+        files = {
+            name: (f"{save_path}.data/{stored[name]['file']}", stored[name], v.op.device)
+            for name, v in self._vars.items()
+        }
+        sess._read_checkpoint(files)
+
+    def _prune(self, fs):
+        keep = self._max_to_keep
+        while keep and len(self.last_checkpoints) > keep:
+            old = self.last_checkpoints.pop(0)
+            # The manifest first: a half-deleted checkpoint is then no checkpoint at all.
+            for path, recursive in ((old + ".index.json", False), (old + ".data", True)):
+                if fs.exists(_fs_path(fs, path)):
+                    fs.rm(_fs_path(fs, path), recursive=recursive)
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The path prefix of the newest complete checkpoint in ``checkpoint_dir``, or None."""
+    fs, _ = fsspec.core.url_to_fs(checkpoint_dir)
+    state_path = posixpath.join(checkpoint_dir.rstrip("/"), latest_filename or STATE)
+    try:
+        with fsspec.open(state_path, "r") as f:
+            state = json.load(f)
+        prefix = posixpath.join(checkpoint_dir.rstrip("/"), str(state["latest"]))
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return None
+    return prefix if fs.exists(_fs_path(fs, prefix + ".index.json")) else None
+
+
+def read_manifest(save_path) -> dict:
+    """A checkpoint's manifest, checked for shape; raises NotFoundError or DataLossError."""
+    try:
+        with fsspec.open(save_path + ".index.json", "r") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise NotFoundError(
+            None, None, f"no checkpoint at {save_path} ({save_path}.index.json is missing)"
+        ) from None
+    try:
+        manifest = json.loads(text)
+        ok = manifest.get("format") == FORMAT and all(
+            isinstance(r, dict) and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
+            for r in manifest["variables"].values()
+        )
+    except (ValueError, AttributeError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise DataLossError(None, None, f"{save_path}.index.json is not a daskflow checkpoint manifest")
+    return manifest
+
+
+def _named(var_list):
+    if isinstance(var_list, dict):
+        named = dict(var_list)
+    else:
+        named = {}
+        for v in var_list:
+            if not isinstance(v, Variable):
+                raise TypeError(f"Saver: var_list holds {v!r}, not a Variable")
+            if v.op.name in named:
+                raise ValueError(f"Saver: variable {v.op.name} is listed twice")
+            named[v.op.name] = v
+    if not named:
+        raise ValueError("Saver: no variables to save")
+    return named
+
+
+def _fits(variable, record):
+    dims = variable.shape.dims
+    shape_ok = dims is None or (
+        len(dims) == len(record["shape"]) and all(d is None or d == s for d, s in zip(dims, record["shape"]))
+    )
+    return shape_ok and variable.dtype.name == record["dtype"]
+
+
+def _step_value(sess, global_step):
+    if global_step is None:
+        return None
+    if hasattr(global_step, "op") or hasattr(global_step, "_ref"):
+        global_step = sess.run(global_step)
+    return int(global_step)
+
+
+def _fs_path(fs, url):
+    return fs._strip_protocol(url)
+
+
+def _write_whole(fs, url, text):
+    """Write ``text`` to a temporary name, then move it into place."""
+    tmp = url + ".tmp"
+    with fs.open(_fs_path(fs, tmp), "w") as f:
+        f.write(text)
+    fs.mv(_fs_path(fs, tmp), _fs_path(fs, url))

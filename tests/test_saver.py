@@ -1,0 +1,177 @@
+"""train.Saver: safe, atomic checkpoints, embedded and written from the workers."""
+
+import json
+
+import numpy as np
+import pytest
+from distributed import Client, get_task_stream
+
+import daskflow as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _model():
+    w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")
+    b = tf.Variable(np.ones(3, np.float32), name="layer/b")
+    step = tf.train.get_or_create_global_step()
+    return w, b, step
+
+
+@pytest.mark.parametrize("root", ["file", "memory"])
+def test_save_restore_latest_and_pruning(tmp_path, root):
+    base = str(tmp_path) if root == "file" else f"memory://saver-{tmp_path.name}"
+    w, b, step = _model()
+    saver = tf.train.Saver(max_to_keep=2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        paths = []
+        for _ in range(3):
+            sess.run(tf.assign_add(step, 1))
+            paths.append(saver.save(sess, f"{base}/model", global_step=step))
+        assert paths[-1] == f"{base}/model-3"
+        assert tf.train.latest_checkpoint(base) == paths[-1]
+        assert saver.last_checkpoints == paths[1:]  # the oldest pruned
+        with pytest.raises(tf.errors.NotFoundError, match="model-1"):
+            saver.restore(sess, paths[0])
+        sess.run([tf.assign(w, tf.zeros([2, 3])), tf.assign(step, 0)])
+        saver.restore(sess, paths[1])
+        np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
+        assert sess.run(step) == 2
+    manifest = json.loads(open_text(f"{paths[-1]}.index.json"))
+    assert sorted(manifest["variables"]) == ["global_step", "layer/b", "w"]
+    assert {r["file"] for r in manifest["variables"].values()} == {"00000.npy", "00001.npy", "00002.npy"}
+
+
+def open_text(url):
+    import fsspec
+
+    with fsspec.open(url, "r") as f:
+        return f.read()
+
+
+def _saved(tmp_path):
+    w, b, step = _model()
+    saver = tf.train.Saver()
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    path = saver.save(sess, f"{tmp_path}/model")
+    sess.run(tf.assign(w, tf.fill([2, 3], 7.0)))
+    return sess, saver, path, w
+
+
+def test_a_checkpoint_of_another_graph_is_refused_with_the_full_list(tmp_path):
+    sess, _, path, w = _saved(tmp_path)
+    with sess.graph.as_default():
+        other = tf.Variable(tf.zeros([3, 2]), name="w2")
+        wide = tf.Variable(tf.zeros([2, 3], tf.int32), name="w3")
+    saver = tf.train.Saver({"w": other, "extra": wide})
+    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+        saver.restore(sess, path)
+    message = str(err.value)
+    assert "missing ['extra']" in message and "unexpected ['global_step', 'layer/b']" in message
+    assert "w: checkpoint (2, 3) float32, graph (3, 2) float32" in message
+    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))  # untouched
+    sess.close()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "missing", "pickle"])
+def test_a_damaged_file_is_refused_before_any_variable_changes(tmp_path, damage):
+    sess, saver, path, w = _saved(tmp_path)
+    victim = tmp_path / "model.data" / "00002.npy"  # "w", sorted last: the others read fine first
+    data = victim.read_bytes()
+    if damage == "truncate":
+        victim.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":
+        victim.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    elif damage == "missing":
+        victim.unlink()
+    else:  # a pickled object array in place of the data, manifest updated to match
+        import hashlib
+        import io
+
+        buffer = io.BytesIO()
+        np.save(buffer, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+        victim.write_bytes(buffer.getvalue())
+        manifest = json.loads((tmp_path / "model.index.json").read_text())
+        manifest["variables"]["w"].update(
+            bytes=len(buffer.getvalue()), sha256=hashlib.sha256(buffer.getvalue()).hexdigest()
+        )
+        (tmp_path / "model.index.json").write_text(json.dumps(manifest))
+    with sess.graph.as_default():
+        zero_b = tf.assign(tf.global_variables()[1], tf.zeros([3]))
+    sess.run(zero_b)
+    with pytest.raises(tf.errors.DataLossError, match="00002.npy"):
+        saver.restore(sess, path)
+    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))
+    np.testing.assert_array_equal(sess.run(tf.global_variables()[1]), np.zeros(3))  # read fine, not set
+    sess.close()
+
+
+def test_a_manifest_that_is_not_one_is_refused(tmp_path):
+    sess, saver, path, w = _saved(tmp_path)
+    (tmp_path / "model.index.json").write_text('{"format": "daskflow-checkpoint-1", "variables": {"w": 3}}')
+    with pytest.raises(tf.errors.DataLossError, match="not a daskflow checkpoint manifest"):
+        saver.restore(sess, path)
+    (tmp_path / "model.index.json").write_text("{not json")
+    with pytest.raises(tf.errors.DataLossError):
+        saver.restore(sess, path)
+    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))
+    sess.close()
+
+
+def test_a_save_that_fails_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
+    w, b, step = _model()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = saver.save(sess, f"{tmp_path}/model", global_step=1)
+        # The third file cannot be written (a folder holds its name): the save dies after two.
+        (tmp_path / "model-2.data" / "00002.npy").mkdir(parents=True)
+        sess.run(tf.assign(w, tf.zeros([2, 3])))
+        with pytest.raises(OSError):
+            saver.save(sess, f"{tmp_path}/model", global_step=2)
+        assert (tmp_path / "model-2.data" / "00000.npy").exists()  # it did write some
+        assert tf.train.latest_checkpoint(str(tmp_path)) == first
+        saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
+        np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
+
+
+def test_saving_an_uninitialised_variable_names_it(tmp_path):
+    _model()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="global_step"):
+            tf.train.Saver().save(sess, f"{tmp_path}/model")
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+
+
+def test_on_a_cluster_each_variable_is_written_and_restored_on_its_worker(tmp_path):
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")
+    with tf.device("/job:ps/task:1"):
+        b = tf.Variable(np.ones(3, np.float32), name="b")
+    saver = tf.train.Saver()
+    with tf.local_cluster(ps=2, workers=1, processes=False) as cluster, Client(cluster) as client:
+        with tf.Session(cluster) as sess:
+            sess.run(tf.global_variables_initializer())
+            with get_task_stream(client) as stream:
+                path = saver.save(sess, f"{tmp_path}/model")
+            sess.run([tf.assign(w, tf.zeros([2, 3])), tf.assign(b, tf.zeros([3]))])
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
+            futures = sess.variable_futures()
+            names = {a: info["name"] for a, info in client.scheduler_info()["workers"].items()}
+            holders = client.who_has(list(futures.values()))
+            assert {n: {names[a] for a in holders[f.key]} for n, f in futures.items()} == {
+                "w": {"ps-0"},
+                "b": {"ps-1"},
+            }
+            names = {a: info["name"] for a, info in client.scheduler_info()["workers"].items()}
+            writers = sorted(
+                names[r["worker"]] for r in stream.data if str(r["key"]).startswith("checkpoint-write")
+            )
+            assert writers == ["ps-0", "ps-1"]  # each file written where its variable lives
