@@ -18,7 +18,15 @@ setup(
         "fsspec>=2023.1",
     ],
     extras_require={
-        "test": ["pytest>=7", "nbclient>=0.8", "ipykernel>=6", "nbformat>=5.7", "ruff>=0.5"],
+        "test": [
+            "pytest>=7",
+            "nbclient>=0.8",
+            "ipykernel>=6",
+            "nbformat>=5.7",
+            "ruff>=0.5",
+            "hypothesis>=6",  # hostile-input tests generate feeds, device strings, checkpoints
+            "cryptography>=41",  # distributed's Security.temporary() makes TLS test certificates
+        ],
         "gpu": ["cupy-cuda12x>=13"],
         "notebook": ["jupyterlab>=4", "ipykernel>=6"],
     },

@@ -5,7 +5,7 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
-from . import data, datasets, errors, nn, train
+from . import data, datasets, debugging, errors, nn, train
 from .dtypes import (
     DType,
     as_dtype,
@@ -121,6 +121,7 @@ from .ops.math_ops import (
     truediv,
     where,
 )
+from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .variables import (
     GraphKeys,

@@ -23,6 +23,7 @@ def local_cluster(
     memory_limit="2GiB",
     dashboard_address=":0",
     host="127.0.0.1",
+    security=None,
     **worker_options,
 ):
     """Start a local Dask cluster with named roles.
@@ -36,6 +37,9 @@ def local_cluster(
         named after the CPU workers (``worker-<workers + i>``).
     processes : bool
         Worker processes under Nannies (the default), or threads in this process.
+    security : distributed.Security, optional
+        Run over TLS with these certificates (e.g. ``Security.temporary()``);
+        connect with ``tf.Session(cluster.scheduler_address, security=...)``.
 
     Returns
     -------
@@ -51,7 +55,9 @@ def local_cluster(
     if min(ps, workers, gpu_workers) < 0 or ps + workers + gpu_workers == 0:
         raise ValueError(f"need a non-negative count of each role and one worker at least: {ps=}, {workers=}")
     cls = Nanny if processes else Worker
-    base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host, **worker_options}
+    tls = {} if security is None else {"security": security}
+    base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host}
+    base.update(tls, **worker_options)
     spec = {}
     for i in range(ps):
         spec[f"ps-{i}"] = {"cls": cls, "options": {**base, "name": f"ps-{i}"}}
@@ -60,5 +66,10 @@ def local_cluster(
         if i >= workers:
             options["resources"] = {"GPU": 1}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
-    scheduler = {"cls": Scheduler, "options": {"host": host, "dashboard_address": dashboard_address}}
-    return SpecCluster(workers=spec, scheduler=scheduler, name="daskflow", silence_logs=logging.WARNING)
+    options = {"host": host, "dashboard_address": dashboard_address, **tls}
+    if security is not None:
+        options["protocol"] = "tls://"
+    scheduler = {"cls": Scheduler, "options": options}
+    return SpecCluster(
+        workers=spec, scheduler=scheduler, name="daskflow", silence_logs=logging.WARNING, security=security
+    )

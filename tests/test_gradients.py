@@ -138,6 +138,7 @@ CASES = [
         [Away(3, 4) + np.array([0.4, -0.4, 0.8, -0.8])],
     ),
     GradCase("identity", tf.identity, [R(2, 3)]),
+    GradCase("check_numerics", lambda x: tf.check_numerics(x * x, "x"), [R(2, 3)]),
     GradCase("placeholder_with_default", lambda x: tf.placeholder_with_default(x, [None, 3]) * x, [R(2, 3)]),
     # finite differences see through stop_gradient: stop a path that is flat anyway
     GradCase("stop_gradient", lambda x: x + tf.stop_gradient(tf.floor(x)), [Away(2, 3) + 0.25]),

@@ -144,6 +144,7 @@ CASES = [
     ),
     Case("const_f32_default", "Const", lambda: tf.constant([1.0, 2.0]), [], lambda: np.array([1, 2], F32)),
     Case("identity", "Identity", tf.identity, [R(3, 2)], lambda x: x),
+    Case("check_numerics", "CheckNumerics", lambda x: tf.check_numerics(x, "x"), [R(3, 2)], lambda x: x),
     # Not replicated (embedded), the mean over replicas is the value itself.
     Case(
         "aggregate_replicas",

@@ -133,14 +133,14 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 def read_manifest(save_path) -> dict:
     """A checkpoint's manifest, checked for shape; raises NotFoundError or DataLossError."""
     try:
-        with fsspec.open(save_path + ".index.json", "r") as f:
-            text = f.read()
+        with fsspec.open(save_path + ".index.json", "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise NotFoundError(
             None, None, f"no checkpoint at {save_path} ({save_path}.index.json is missing)"
         ) from None
     try:
-        manifest = json.loads(text)
+        manifest = json.loads(raw.decode("utf-8"))
         ok = manifest.get("format") == FORMAT and all(
             isinstance(r, dict) and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
             for r in manifest["variables"].values()

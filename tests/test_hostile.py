@@ -1,0 +1,172 @@
+"""Hostile input: every bad feed, device string, cluster spec or checkpoint gets a clear
+error and leaves variables and checkpoints as they were (hypothesis-generated)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+# Derandomized, no example database: CI runs the same examples every time.
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+CLEAR = (tf.errors.InvalidArgumentError, ValueError, TypeError)
+
+
+class _Model:
+    """A placeholder [None, 4] float32 feeding one SGD step of a linear model."""
+
+    def __init__(self):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.x = tf.placeholder(tf.float32, [None, 4], name="x")
+            self.w = tf.Variable(np.ones((4, 1), np.float32), name="w")
+            loss = tf.reduce_mean(tf.square(tf.matmul(self.x, self.w)))
+            self.train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+            self.checks = tf.add_check_numerics_ops()
+        self.sess = tf.Session(graph=self.graph)
+        self.sess.run(self.w.initializer)
+
+
+MODEL = _Model()
+
+feeds = st.one_of(
+    hnp.arrays(
+        dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.bool_, np.complex64, np.uint8]),
+        shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+        elements=None,
+    ),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6),
+    st.text(max_size=5),
+    st.none(),
+)
+
+
+@SETTINGS
+@given(value=feeds)
+def test_any_feed_runs_or_is_refused_naming_the_placeholder(value):
+    before = MODEL.sess.run(MODEL.w)
+    try:
+        MODEL.sess.run(MODEL.train, {MODEL.x: value})
+    except CLEAR as e:
+        assert "x" in str(e)  # the culprit is named
+        np.testing.assert_array_equal(MODEL.sess.run(MODEL.w), before)  # and nothing changed
+        return
+    MODEL.sess.load_variable(MODEL.w, before)  # a good feed trained: put it back for the next example
+
+
+@SETTINGS
+@given(rows=st.sampled_from([0, 1, 100_000]), poison=st.sampled_from([None, np.nan, np.inf]))
+def test_empty_huge_and_non_finite_batches(rows, poison):
+    batch = np.ones((rows, 4), np.float32)
+    if poison is not None and rows:
+        batch[rows // 2, 1] = poison
+    before = MODEL.sess.run(MODEL.w)
+    if poison is not None and rows:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="x:0 : Tensor had (NaN|Inf)"):
+            MODEL.sess.run([MODEL.train, MODEL.checks], {MODEL.x: batch})
+        np.testing.assert_array_equal(MODEL.sess.run(MODEL.w), before)
+    else:
+        MODEL.sess.run(MODEL.train, {MODEL.x: batch})
+        MODEL.sess.load_variable(MODEL.w, before)
+
+
+@SETTINGS
+@given(spec=st.text(max_size=40))
+def test_any_device_string_is_taken_or_refused_clearly(spec):
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            with tf.device(spec):
+                t = tf.constant(1.0)
+        except CLEAR as e:
+            assert str(e)
+            return
+        assert isinstance(t.device, str)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@SETTINGS
+@given(cluster=st.dictionaries(st.text(max_size=6), json_values, max_size=3) | json_values)
+def test_any_cluster_spec_is_taken_or_refused_clearly(cluster):
+    try:
+        spec = tf.train.ClusterSpec(cluster)
+    except CLEAR as e:
+        assert str(e)
+        return
+    assert set(spec.jobs) <= set(cluster)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(np.arange(4, dtype=np.float32), name="w")
+        saver = tf.train.Saver()
+    sess = tf.Session(graph=g)
+    sess.run(w.initializer)
+    path = saver.save(sess, f"{root}/model")
+    yield root, path, sess, saver, w
+    sess.close()
+
+
+@SETTINGS
+@given(data=st.binary(max_size=300), target=st.sampled_from(["data", "manifest"]))
+def test_any_checkpoint_bytes_are_refused_before_anything_changes(checkpoint, data, target):
+    root, path, sess, saver, w = checkpoint
+    file = root / ("model.data/00000.npy" if target == "data" else "model.index.json")
+    good = file.read_bytes()
+    try:
+        file.write_bytes(data)
+        sess.load_variable(w, np.full(4, -1.0, np.float32))
+        try:
+            saver.restore(sess, path)
+        except (tf.errors.DataLossError, tf.errors.NotFoundError, tf.errors.InvalidArgumentError):
+            np.testing.assert_array_equal(sess.run(w), np.full(4, -1.0))
+        else:  # only the very same bytes restore
+            assert data == good or json.loads(data) == json.loads(good)
+    finally:
+        file.write_bytes(good)
+
+
+@SETTINGS
+@given(path=st.text(max_size=30))
+def test_any_checkpoint_path_is_refused_clearly(checkpoint, path):
+    _, _, sess, saver, w = checkpoint
+    try:
+        saver.restore(sess, path)
+    except (tf.errors.OpError, ValueError, OSError):
+        return
+    np.testing.assert_array_equal(sess.run(w), np.arange(4))
+
+
+def test_nan_tensor_hook_stops_at_the_first_nan_naming_the_op():
+    x = tf.placeholder(tf.float32, [None])
+    w = tf.Variable(1.0)
+    loss = tf.reduce_mean(tf.log(x * w))
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    checks = tf.add_check_numerics_ops()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Log:0 : Tensor had NaN"):
+        with tf.train.MonitoredTrainingSession(progress_bar=False) as sess:
+            sess.run([train, checks], {x: [1.0, 2.0]})
+            sess.run([train, checks], {x: [-1.0, 2.0]})
+    tf.reset_default_graph()
