@@ -46,10 +46,11 @@ class _Evaluate(tf.train.SessionRunHook):
 
     def end(self, session):
         self.metrics = session.step_metrics()
+        self.recoveries = session.recoveries
         self.value = session.run(self.accuracy, self.feed)
 
 
-def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=None):
+def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=None, extra_hooks=()):
     """The issue's program, as written, plus an evaluation hook; returns (accuracy, metrics)."""
     data = load_digits(one_hot=True)
     X, Y = data.train.images, data.train.labels
@@ -73,7 +74,7 @@ def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=Non
     evaluate = _Evaluate(
         tf.reduce_mean(tf.cast(correct, tf.float32)), {xt: data.test.images, yt: data.test.labels}
     )
-    hooks = [tf.train.StopAtStepHook(last_step=steps), evaluate]
+    hooks = [tf.train.StopAtStepHook(last_step=steps), evaluate, *extra_hooks]
     if sync:
         hooks.append(opt.make_session_run_hook(is_chief=True))
     with tf.train.MonitoredTrainingSession(
@@ -81,6 +82,7 @@ def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=Non
     ) as sess:
         while not sess.should_stop():
             sess.run(train_op)
+    contract_program.recoveries = evaluate.recoveries
     return evaluate.value, evaluate.metrics
 
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from distributed.client import _wait
 
 from ..errors import FailedPreconditionError, OpError
-from . import lineage
+from . import lineage, recovery
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
-from .steps import Lowered
+from .steps import BACKUP_PREFIX, Lowered
 from .transport import UpstreamFailedError, post
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
@@ -47,6 +47,10 @@ class ClusterRuntime:
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
         self.metrics = StepMetrics(client)
+        self.backups: dict = {}  # variable name -> (Future of a copy on another worker, step)
+        self._versions: dict = {}  # variable name -> step that last updated it
+        self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
+        self.recoveries: list = []  # what each recovery found and did
         lineage.install(client)
         if getattr(config, "low_latency", True):
             _unbatch(client)
@@ -60,12 +64,24 @@ class ClusterRuntime:
         self._known = ({w.name: w.address for w in workers}, time.monotonic())
         return workers
 
+    def workers_now(self):
+        """Worker name -> address, asked of the scheduler now."""
+        info = self.client.scheduler_info()
+        self._known = ({w.name: w.address for w in cluster_workers(info)}, time.monotonic())
+        return self._known[0]
+
     def _addresses(self):
-        """Worker name -> address, asked of the scheduler at most every REFRESH seconds."""
+        """Worker name -> address, asked of the scheduler at most every REFRESH seconds;
+        a lost worker's name gives its stand-in's address until it is back."""
         known, when = self._known
         if time.monotonic() - when > REFRESH:
-            self.workers()
-        return self._known[0]
+            known = self.workers_now()
+        if not self._aliases:
+            return known
+        stand_ins = {
+            lost: known[live] for lost, live in self._aliases.items() if lost not in known and live in known
+        }
+        return {**known, **stand_ins}
 
     # -- a step -------------------------------------------------------------------------------
     def step(self, executable, feed_values):
@@ -88,8 +104,15 @@ class ClusterRuntime:
                 self._finish(self._pending.popleft())
             return []
         self.sync()
-        pending = self._submit(lowered, feed_values)
-        fetched = self._finish(pending)
+        start = time.perf_counter()
+        while True:
+            pending = self._submit(lowered, feed_values)
+            pending.start = start  # a recovered step's wall time includes the pause
+            try:
+                fetched = self._finish(pending)
+                break
+            except recovery.WorkerLost as lost:
+                self._recover(lost)  # then run the step again
         self._commit(pending)
         return lowered.results(fetched, feed_values)
 
@@ -97,7 +120,11 @@ class ClusterRuntime:
         """Wait for every dispatched step; raise the first failure."""
         try:
             while self._pending:
-                self._finish(self._pending[0])
+                try:
+                    self._finish(self._pending[0])
+                except recovery.WorkerLost as lost:
+                    self._replay(lost)
+                    continue
                 self._pending.popleft()
         except Exception:
             self.variables.update(self._pending[0].before)  # back to before the failing step
@@ -107,8 +134,11 @@ class ClusterRuntime:
     def _submit(self, lowered, feed_values):
         n = next(self._steps)
         start = time.perf_counter()
+        addresses = self._addresses()
+        every = getattr(self.config, "backup_variables_every", 0)
+        backups = recovery.backup_workers(self._known[0]) if every and n % every == 0 else None
         graph, wanted, optional, fetch_keys, posts = lowered.graph(
-            n, feed_values, self.variables, self._addresses()
+            n, feed_values, self.variables, addresses, backups
         )
         for address, key, value in posts:
             post(self.client, address, key, value)
@@ -119,12 +149,22 @@ class ClusterRuntime:
         updated = [name for name, _ in lowered.variable_keys(n) if name in self.variables]
         before = {name: self.variables[name] for name in updated}
         fetch = [futures[k] for k in fetch_keys] + read
-        return _Pending(lowered, n, futures, awaited, fetch, before, start)
+        names = {w.name for w, _ in lowered.placement.values()} | set((backups or {}).values())
+        used = {addresses[name]: name for name in names if name in addresses}
+        return _Pending(lowered, n, futures, awaited, fetch, before, start, feed_values, used)
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
-        # Waiting costs no request: completions arrive on the client's stream.
-        self.client.sync(_wait, pending.awaited)
+        # Waiting costs no request: completions arrive on the client's stream. A
+        # worker that dies leaves its tasks waiting forever, so look now and then.
+        while True:
+            try:
+                self.client.sync(_wait, pending.awaited, timeout=REFRESH)
+                break
+            except TimeoutError:
+                gone = set(pending.used) - set(self.workers_now().values())
+                if gone:
+                    raise recovery.WorkerLost({pending.used[a] for a in gone}) from None
         try:
             if any(f.status == "error" for f in pending.awaited):
                 self.client.sync(_wait, list(pending.futures.values()))  # the cause may be a replica
@@ -140,6 +180,37 @@ class ClusterRuntime:
     def _commit(self, pending):
         for name, key in pending.lowered.variable_keys(pending.n):
             self.variables[name] = pending.futures[key]
+            self._versions[name] = pending.n
+            copy = pending.futures.get((BACKUP_PREFIX + name, pending.n))
+            if copy is not None:
+                self.backups[name] = (copy, pending.n)
+
+    def _recover(self, lost):
+        """After a worker loss: wait for it or a stand-in, restore lost variables."""
+        start = time.monotonic()
+        wait = getattr(self.config, "recovery_wait_secs", 20.0)
+        give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
+        names = lost.names
+        self._aliases.update(recovery.wait_for(self, names, wait, give_up))
+        steps_lost = recovery.restore_lost(self, self._versions)
+        self.recoveries.append(
+            {
+                "lost": sorted(names),
+                "stand_ins": dict(self._aliases),
+                "steps_lost": steps_lost,
+                "seconds": time.monotonic() - start,
+            }
+        )
+
+    def _replay(self, lost):
+        """Recover, then submit again every dispatched step from the first unfinished one."""
+        steps = list(self._pending)
+        self.variables.update(steps[0].before)
+        self._pending.clear()
+        self._recover(lost)
+        for old in steps:
+            self._pending.append(self._submit(old.lowered, old.feed_values))
+            self._commit(self._pending[-1])
 
     def _lower(self, executable):
         workers = self.workers()
@@ -232,6 +303,7 @@ class ClusterRuntime:
         """Release the variables and take this session's programs off the workers."""
         self._pending.clear()
         self.variables.clear()
+        self.backups.clear()
         self._plans.clear()
         if self.client.status == "running":
             for name in self._registries:
@@ -258,6 +330,8 @@ class _Pending:
     fetch: list  # futures whose values the run returns
     before: dict  # variable name -> Future before this step, to roll back to
     start: float  # perf_counter when submitted
+    feed_values: list  # to submit the step again after a recovery
+    used: dict  # address -> name of each worker the step runs on
 
 
 def _unbatch(client):

@@ -33,6 +33,9 @@ class ConfigProto:
         async_dispatch=0,
         operation_timeout_in_ms=0,
         max_staleness=None,
+        backup_variables_every=0,
+        recovery_wait_secs=20.0,
+        recovery_timeout_secs=60.0,
         **kwargs,
     ):
         self.allow_soft_placement = allow_soft_placement
@@ -45,6 +48,13 @@ class ConfigProto:
         self.operation_timeout_in_ms = int(operation_timeout_in_ms)
         # Asynchronous replication: an update more than this many updates stale is dropped.
         self.max_staleness = None if max_staleness is None else int(max_staleness)
+        # Cluster sessions: keep a copy of each variable on a second worker, refreshed
+        # every this many steps (0: none), to continue after losing a worker.
+        self.backup_variables_every = int(backup_variables_every)
+        # After a loss: wait this long for the worker to come back under its name,
+        # then continue on a stand-in; with no worker at all this long, fail.
+        self.recovery_wait_secs = float(recovery_wait_secs)
+        self.recovery_timeout_secs = float(recovery_timeout_secs)
         self.options = kwargs
 
 
@@ -185,6 +195,12 @@ class Session:
             return []
         self._cluster.sync()
         return self._cluster.metrics.collect()
+
+    @property
+    def recoveries(self) -> list[dict]:
+        """Each recovery from a lost worker: ``lost`` (worker names), ``stand_ins``,
+        ``steps_lost`` and ``seconds`` (see ``ConfigProto(backup_variables_every=)``)."""
+        return [] if self._cluster is None else list(self._cluster.recoveries)
 
     @property
     def num_replicas(self) -> int:

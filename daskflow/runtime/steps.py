@@ -22,6 +22,8 @@ from .programs import run_program
 from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from .transport import FromReplicas, Recv, Send, posts_directly, take
 
+BACKUP_PREFIX = "backup-"  # keys of the copies recovery falls back on: ("backup-<variable>", step)
+
 
 @dataclass
 class _Template:
@@ -113,8 +115,7 @@ class Lowered:
                 needed = aggregation(partition, self.num_replicas)
                 chain = _chain(program)
                 mode = ("first", needed) if needed is not None else ("each", chain, staleness)
-            takers = outputs if inst.replica in (None, 0) else []  # a replicated fetch: replica 0's
-            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, takers, mode, []))
+            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, outputs, mode, []))
         return out
 
     def _arg_spec(self, inst, kind, what):
@@ -129,35 +130,77 @@ class Lowered:
         return ("gather", tuple(i.name for i in self._instances(what)))
 
     # -- one step -----------------------------------------------------------------------------
-    def graph(self, n, feed_values, variables, addresses):
-        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post)."""
+    def graph(self, n, feed_values, variables, addresses, backups=None):
+        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post).
+
+        A replica whose worker has left is skipped (the step runs with the
+        replicas there are). ``backups`` (variable's worker name -> another
+        worker's name) asks for a copy of each new variable value on that
+        other worker, held by a ``backup-<name>`` task: what recovery falls
+        back on if the variable's worker is lost.
+        """
+        absent = {
+            t.inst.name
+            for t in self._templates
+            if t.inst.replica is not None and self.placement[t.inst.name][0].name not in addresses
+        }
+        if len(absent) == sum(t.inst.replica is not None for t in self._templates) and absent:
+            raise RuntimeError("every worker of the replicas has left the cluster")
+        # A replicated fetch is the first present replica's (replica 0's, TF1's chief, normally).
+        first = {}
+        for t in self._templates:
+            if t.inst.replica is not None and t.inst.name not in absent:
+                first.setdefault(t.inst.part, t.inst.replica)
         layers, posts = {}, []
         for t in self._templates:
+            if t.inst.name in absent:
+                continue
             here = self._address(t.inst.name, addresses)
-            args = [self._arg(t.inst, a, n, feed_values, variables, here, posts) for a in t.args]
+            args = [self._arg(t.inst, a, n, feed_values, variables, here, posts, absent) for a in t.args]
             sends = [
                 Send(self._address(consumer, addresses), (self.plan_id, n, t.inst.name, consumer), indices)
                 for consumer, indices in t.sends
+                if consumer not in absent
             ]
             takers = {}
-            for name, i in t.takers:
+            for name, i in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
                 box = (self.plan_id, n, t.inst.name, name)
                 sends.append(Send(here, box, (i,)))
                 takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
             key = t.inst.key(n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
-            task = Task(key, run_program, key, t.program_id, replica, t.mode, sends, self.timeout, *args)
+            mode = _fewer(t.mode, args)
+            task = Task(key, run_program, key, t.program_id, replica, mode, sends, self.timeout, *args)
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}
                 layers[f"{t.inst.name}-out"] = MaterializedLayer(takers, annotations=pinned)
+            copy = backups and backups.get(self.placement[t.inst.name][0].name)
+            if copy and copy in addresses and t.inst.replica is None:
+                backup = self._backups(t, n, addresses[copy], sends)
+                if backup:
+                    layers[f"{t.inst.name}-backup"] = MaterializedLayer(
+                        backup, annotations={"workers": [addresses[copy]], "allow_other_workers": False}
+                    )
         wanted = [k for layer in layers.values() for k in layer]
         optional = {t.inst.key(n) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [(name, n) for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
         return graph, wanted, optional, fetch_keys, posts
 
-    def _arg(self, inst, spec, n, feed_values, variables, here, posts):
+    def _backups(self, template, n, address, sends):
+        """Tasks on ``address`` holding copies of the variables ``template`` updates."""
+        tasks = {}
+        for name, i in template.takers:
+            if not name.startswith(lineage.VAR_PREFIX):
+                continue
+            key = (BACKUP_PREFIX + name[len(lineage.VAR_PREFIX) :], n)
+            box = (self.plan_id, n, template.inst.name, key[0])
+            sends.append(Send(address, box, (i,)))
+            tasks[key] = Task(key, take, key, box, i, self.timeout)
+        return tasks
+
+    def _arg(self, inst, spec, n, feed_values, variables, here, posts, absent=()):
         kind = spec[0]
         if kind == "feed":
             value = self._feed(spec[1], feed_values, inst.replica if spec[2] else None)
@@ -169,7 +212,7 @@ class Lowered:
         if kind == "recv":
             return Recv((self.plan_id, n, spec[1], inst.name))
         if kind == "gather":
-            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in spec[1]))
+            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in spec[1] if p not in absent))
         name = spec[1]
         if name in variables:
             return variables[name]
@@ -236,6 +279,14 @@ class Lowered:
             else:
                 out.append(what)
         return out
+
+
+def _fewer(mode, args):
+    """``mode`` for the replicas present: aggregate no more than there are."""
+    if mode is None or mode[0] != "first":
+        return mode
+    present = min(len(a.keys) for a in args if type(a) is FromReplicas)
+    return ("first", min(mode[1], present))
 
 
 def _fetch_name(part_key, j):

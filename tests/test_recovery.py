@@ -1,0 +1,87 @@
+"""Training that survives kill -9 of a worker, on a CLI-started cluster with Nannies."""
+
+import os
+import signal
+
+import pytest
+from distributed import Client
+
+import daskflow as tf
+from tests.cli_cluster import cli_cluster
+from tests.test_data_parallel import contract_program
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+class KillAt(tf.train.SessionRunHook):
+    """kill -9 the process of worker ``name`` once the global step reaches ``step``."""
+
+    def __init__(self, address, name, step):
+        self.address, self.name, self.step, self.done = address, name, step, False
+
+    def begin(self):
+        self.global_step = tf.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self.global_step)
+
+    def after_run(self, run_context, run_values):
+        if not self.done and run_values.results >= self.step:
+            with Client(self.address, set_as_default=False) as client:
+                pids = client.run(os.getpid)
+                names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+            os.kill(next(pid for a, pid in pids.items() if names[a] == self.name), signal.SIGKILL)
+            self.done = True
+
+
+@pytest.mark.parametrize("victim", ["ps-0", "worker-1"])
+def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
+    names = ["ps-0", "worker-0", "worker-1", "worker-2"]
+    with cli_cluster(names, nanny=True) as (address, _):
+        config = tf.ConfigProto(backup_variables_every=1)
+        kill = KillAt(address, victim, 150)
+        accuracy, metrics = contract_program(address, sync=True, steps=400, config=config, extra_hooks=[kill])
+    recoveries = contract_program.recoveries
+    print(
+        f"\nkilled {victim}: recoveries {recoveries}, accuracy {accuracy:.3f}, "
+        f"longest step {max(m['wall_time'] for m in metrics):.1f} s"
+    )
+    assert kill.done
+    assert accuracy >= 0.93
+    assert max(m["wall_time"] for m in metrics) < 60
+    if victim == "ps-0":  # its variables were lost: restored from the copies, nothing lost
+        assert len(recoveries) == 1 and recoveries[0]["steps_lost"] == 0
+        assert max(m["wall_time"] for m in metrics) >= 1  # the pause shows in its step
+        assert recoveries[0]["lost"] == ["ps-0"]
+
+
+def test_with_no_worker_left_a_run_fails_clearly_within_the_bound():
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0)
+    with tf.device("/job:worker/task:0"):
+        y = v * 2.0
+    config = tf.ConfigProto(recovery_wait_secs=1, recovery_timeout_secs=3)
+    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster:
+        with tf.Session(cluster, config=config) as sess:
+            sess.run(v.initializer)
+            assert sess.run(y) == 2.0
+            cluster.scale(0)
+            with pytest.raises(RuntimeError, match="left the cluster|no workers|no worker to continue"):
+                sess.run(y)
+
+
+def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
+    names = ["ps-0", "worker-0", "worker-1", "worker-2"]
+    with cli_cluster(names, nanny=False) as (address, _):  # no Nanny: a killed worker stays dead
+        config = tf.ConfigProto(backup_variables_every=1, recovery_wait_secs=3)
+        kill = KillAt(address, "ps-0", 100)
+        accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
+    (recovered,) = contract_program.recoveries
+    assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
+    assert recovered["stand_ins"]["ps-0"] in {"worker-0", "worker-1", "worker-2"}
+    assert accuracy >= 0.93
+    assert max(m["wall_time"] for m in metrics) < 60
