@@ -2,6 +2,8 @@
 
 import os
 import signal
+import threading
+import time
 
 import pytest
 from distributed import Client
@@ -85,3 +87,41 @@ def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     assert recovered["stand_ins"]["ps-0"] in {"worker-0", "worker-1", "worker-2"}
     assert accuracy >= 0.93
     assert max(m["wall_time"] for m in metrics) < 60
+
+
+def _kill_when_writing(address, name):
+    """kill -9 worker ``name`` once a checkpoint write is running on the cluster."""
+    with Client(address, set_as_default=False) as client:
+        for _ in range(400):
+            running = client.run_on_scheduler(
+                lambda dask_scheduler: [
+                    str(k) for k, ts in dask_scheduler.tasks.items() if ts.state == "processing"
+                ]
+            )
+            if any(k.startswith("checkpoint-write") for k in running):
+                break
+            time.sleep(0.01)
+        pids = client.run(os.getpid)
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+    time.sleep(0.05)
+    os.kill(next(pid for a, pid in pids.items() if names[a] == name), signal.SIGKILL)
+
+
+def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
+    with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
+        with tf.device("/job:ps/task:0"):
+            big = tf.Variable(tf.zeros([25_000_000]), name="big")  # 100 MB: its file takes a while
+            small = tf.Variable(1.0, name="small")
+        saver = tf.train.Saver()
+        with tf.Session(address) as sess:
+            sess.run(tf.global_variables_initializer())
+            first = saver.save(sess, f"{tmp_path}/model", global_step=1)
+            sess.run(tf.assign(small, 2.0))
+            killer = threading.Thread(target=_kill_when_writing, args=(address, "ps-0"))
+            killer.start()
+            with pytest.raises(RuntimeError, match="checkpoint not written"):
+                saver.save(sess, f"{tmp_path}/model", global_step=2)
+            killer.join()
+            assert tf.train.latest_checkpoint(str(tmp_path)) == first
+            saver.restore(sess, first)  # the values died with ps-0; the checkpoint brings them back
+            assert sess.run(small) == 1.0 and sess.run(tf.reduce_sum(big)) == 0.0

@@ -155,16 +155,7 @@ class ClusterRuntime:
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
-        # Waiting costs no request: completions arrive on the client's stream. A
-        # worker that dies leaves its tasks waiting forever, so look now and then.
-        while True:
-            try:
-                self.client.sync(_wait, pending.awaited, timeout=REFRESH)
-                break
-            except TimeoutError:
-                gone = set(pending.used) - set(self.workers_now().values())
-                if gone:
-                    raise recovery.WorkerLost({pending.used[a] for a in gone}) from None
+        self._wait_watching(pending.awaited, pending.used)
         try:
             if any(f.status == "error" for f in pending.awaited):
                 self.client.sync(_wait, list(pending.futures.values()))  # the cause may be a replica
@@ -176,6 +167,20 @@ class ClusterRuntime:
             raise
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
             raise pending.lowered.executable.op_error("?", e) from e
+
+    def _wait_watching(self, futures, used):
+        """Wait for ``futures``; raise WorkerLost if a worker of ``used`` (address -> name) leaves.
+
+        Waiting costs no request: completions arrive on the client's stream. A
+        worker that dies leaves its tasks waiting forever, so look now and then.
+        """
+        while True:
+            try:
+                return self.client.sync(_wait, futures, timeout=REFRESH)
+            except TimeoutError:
+                gone = set(used) - set(self.workers_now().values())
+                if gone:
+                    raise recovery.WorkerLost({used[a] for a in gone}) from None
 
     def _commit(self, pending):
         for name, key in pending.lowered.variable_keys(pending.n):
@@ -275,6 +280,15 @@ class ClusterRuntime:
             )
             for i, (name, future) in enumerate(futures.items())
         }
+        names = {a: n for n, a in self._known[0].items()}
+        used = {a: names.get(a, a) for holder in holders.values() for a in holder}
+        try:
+            self._wait_watching(list(writes.values()), used)
+        except recovery.WorkerLost as lost:
+            raise RuntimeError(
+                f"checkpoint not written: worker(s) {sorted(lost.names)} left while saving; "
+                "the previous checkpoint stays the latest"
+            ) from None
         return dict(zip(writes, self.client.gather(list(writes.values()))))
 
     def read_checkpoint(self, files):

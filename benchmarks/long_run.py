@@ -1,0 +1,83 @@
+"""Long runs stay flat: the scheduler's task count and the workers' memory over many steps.
+
+Data-parallel training (the digits MLP, SyncReplicasOptimizer 2 of 2, copies
+of the variables on a second worker every step) on a local cluster of ps-0
+and two worker processes. After the first ``--first`` steps, half-way and
+after all ``--steps`` it prints the scheduler's task records, the workers' process
+memory and the bytes Dask manages, and last/first ratios: flat means ~1.
+
+Run: ``python benchmarks/long_run.py [--steps 2000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from distributed import Client  # noqa: E402
+
+import daskflow as tf  # noqa: E402
+from daskflow.datasets import load_digits  # noqa: E402
+
+
+def build():
+    data = load_digits(one_hot=True)
+    ds = tf.data.Dataset.from_tensor_slices((data.train.images, data.train.labels)).shuffle(2000, seed=0)
+    x, y = ds.repeat().batch(64).make_one_shot_iterator().get_next()
+    spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
+    rng = np.random.default_rng(0)
+    with tf.device(tf.train.replica_device_setter(cluster=spec)):
+        w0 = tf.Variable((rng.standard_normal((64, 64)) * 0.1).astype(np.float32))
+        w1 = tf.Variable((rng.standard_normal((64, 10)) * 0.1).astype(np.float32))
+        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w0)), w1)
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(0.01), 2, 2)
+        train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+    return train, loss
+
+
+def snapshot(client):
+    tasks = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+    memory = client.run(lambda dask_worker: dask_worker.monitor.get_process_memory())
+    managed = client.run(lambda dask_worker: sum(ts.nbytes or 0 for ts in dask_worker.state.tasks.values()))
+    return tasks, sum(memory.values()), sum(managed.values())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--first", type=int, default=50)
+    args = parser.parse_args(argv)
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    train, loss = build()
+    config = tf.ConfigProto(backup_variables_every=1)
+    with tf.local_cluster(ps=1, workers=2) as cluster, Client(cluster, set_as_default=False) as client:
+        with tf.Session(cluster, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(args.first):
+                sess.run(train)
+            first = snapshot(client)
+            middle_at = (args.steps + args.first) // 2
+            for _ in range(middle_at - args.first):
+                sess.run(train)
+            middle = snapshot(client)
+            for _ in range(args.steps - middle_at):
+                sess.run(train)
+            last = snapshot(client)
+            final_loss = sess.run(loss)
+    print(f"{args.steps} data-parallel steps (2 replicas, variable copies each step), loss {final_loss:.3f}")
+    after = [f"after {n}" for n in (args.first, middle_at, args.steps)]
+    print(f"{'':28s} {after[0]:>12s} {after[1]:>12s} {after[2]:>12s} {'last/first':>11s}")
+    labels = ("scheduler task records", "workers' process memory", "bytes Dask manages")
+    for label, a, m, b, unit in zip(labels, first, middle, last, ("", "MB", "MB")):
+        scale = 1e6 if unit else 1
+        cells = " ".join(f"{v / scale:10.1f}{unit:2s}" for v in (a, m, b))
+        print(f"{label:28s} {cells} {b / a:11.2f}")
+
+
+if __name__ == "__main__":
+    main()
