@@ -125,3 +125,36 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
             assert tf.train.latest_checkpoint(str(tmp_path)) == first
             saver.restore(sess, first)  # the values died with ps-0; the checkpoint brings them back
             assert sess.run(small) == 1.0 and sess.run(tf.reduce_sum(big)) == 0.0
+
+
+def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
+    from daskflow.datasets import load_digits
+    from tests.test_data_parallel import _params, mlp
+
+    data = load_digits(one_hot=True)
+    names = ["ps-0", "worker-0", "worker-1"]
+    with cli_cluster(names, nanny=True) as (address, _):
+        ds = tf.data.Dataset.from_tensor_slices((data.train.images, data.train.labels)).shuffle(2000, seed=0)
+        x, y_ = ds.repeat().batch(64).make_one_shot_iterator().get_next()
+        with tf.device(tf.train.replica_device_setter(cluster={"ps": ["ps-0"], "worker": names[1:]})):
+            params = _params([64, 64, 10])
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=mlp(x, params)))
+            opt = tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(0.01), 2, 2)
+            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+        xt = tf.placeholder(tf.float32, [None, 64])
+        yt = tf.placeholder(tf.float32, [None, 10])
+        correct = tf.equal(tf.argmax(mlp(xt, params), 1), tf.argmax(yt, 1))
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+        config = tf.ConfigProto(async_dispatch=2, backup_variables_every=1)
+        with tf.Session(address, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(250):
+                if i == 100:
+                    KillAt(address, "ps-0", 0).after_run(None, tf.train.SessionRunValues(1, None, None))
+                sess.run(train)
+            sess.sync()
+            assert sess.run(tf.train.get_global_step()) == 250  # every step ran, once
+            value = sess.run(accuracy, {xt: data.test.images, yt: data.test.labels})
+            (recovered,) = sess.recoveries
+    assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
+    assert value >= 0.93

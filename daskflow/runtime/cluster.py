@@ -100,8 +100,7 @@ class ClusterRuntime:
         if depth and not executable.fetch_sources:
             self._pending.append(self._submit(lowered, feed_values))
             self._commit(self._pending[-1])
-            while len(self._pending) > depth:
-                self._finish(self._pending.popleft())
+            self._drain(keep=depth)
             return []
         self.sync()
         start = time.perf_counter()
@@ -118,8 +117,17 @@ class ClusterRuntime:
 
     def sync(self):
         """Wait for every dispatched step; raise the first failure."""
+        self._drain(keep=0)
+
+    def _drain(self, keep):
+        """Finish dispatched steps, oldest first, until ``keep`` are in flight.
+
+        A failure rolls the variables back to before the failing step and
+        drops the steps after it; a lost worker is recovered from and the
+        unfinished steps are submitted again.
+        """
         try:
-            while self._pending:
+            while len(self._pending) > keep:
                 try:
                     self._finish(self._pending[0])
                 except recovery.WorkerLost as lost:
@@ -127,7 +135,8 @@ class ClusterRuntime:
                     continue
                 self._pending.popleft()
         except Exception:
-            self.variables.update(self._pending[0].before)  # back to before the failing step
+            if self._pending:
+                self.variables.update(self._pending[0].before)  # back to before the failing step
             self._pending.clear()
             raise
 
@@ -162,6 +171,7 @@ class ClusterRuntime:
                 _raise_first_failure(pending.futures.values())
             fetched = self.client.gather(pending.fetch)
             self.metrics.finished(pending)
+            self._keep_copies(pending)
             return fetched
         except OpError:
             raise
@@ -185,6 +195,10 @@ class ClusterRuntime:
     def _commit(self, pending):
         for name, key in pending.lowered.variable_keys(pending.n):
             self.variables[name] = pending.futures[key]
+
+    def _keep_copies(self, pending):
+        """A finished step's copies become what recovery falls back on."""
+        for name, _ in pending.lowered.variable_keys(pending.n):
             self._versions[name] = pending.n
             copy = pending.futures.get((BACKUP_PREFIX + name, pending.n))
             if copy is not None:
