@@ -50,7 +50,9 @@ class _Evaluate(tf.train.SessionRunHook):
         self.value = session.run(self.accuracy, self.feed)
 
 
-def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=None, extra_hooks=()):
+def contract_program(
+    target, sync, steps=300, workers=3, aggregate=2, config=None, extra_hooks=(), **monitored_options
+):
     """The issue's program, as written, plus an evaluation hook; returns (accuracy, metrics)."""
     data = load_digits(one_hot=True)
     X, Y = data.train.images, data.train.labels
@@ -78,11 +80,12 @@ def contract_program(target, sync, steps=300, workers=3, aggregate=2, config=Non
     if sync:
         hooks.append(opt.make_session_run_hook(is_chief=True))
     with tf.train.MonitoredTrainingSession(
-        master=target, hooks=hooks, config=config, progress_bar=False
+        master=target, hooks=hooks, config=config, progress_bar=False, **monitored_options
     ) as sess:
         while not sess.should_stop():
             sess.run(train_op)
     contract_program.recoveries = evaluate.recoveries
+    contract_program.from_checkpoints = sess.recoveries
     return evaluate.value, evaluate.metrics
 
 

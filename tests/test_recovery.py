@@ -158,3 +158,20 @@ def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
             (recovered,) = sess.recoveries
     assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
     assert value >= 0.93
+
+
+def test_without_copies_training_goes_on_from_the_latest_checkpoint(tmp_path):
+    names = ["ps-0", "worker-0", "worker-1", "worker-2"]
+    with cli_cluster(names, nanny=True) as (address, _):
+        kill = KillAt(address, "ps-0", 110)
+        accuracy, _ = contract_program(
+            address,
+            sync=True,
+            steps=200,
+            extra_hooks=[kill],
+            checkpoint_dir=str(tmp_path),
+            save_checkpoint_steps=25,
+        )
+    assert kill.done
+    assert contract_program.from_checkpoints == [{"checkpoint": f"{tmp_path}/model.ckpt-100"}]
+    assert accuracy >= 0.93

@@ -24,6 +24,8 @@ from __future__ import annotations
 import logging
 import time
 
+from ..errors import AbortedError
+
 logger = logging.getLogger("daskflow")
 
 POLL = 0.5  # seconds between looks at the cluster while recovering
@@ -82,9 +84,11 @@ def restore_lost(runtime, steps_done):
     alive = client.who_has([future for future, _ in backed.values()]) if backed else {}
     gone = sorted(name for name in lost if name not in backed or not alive.get(backed[name][0].key))
     if gone:
-        raise RuntimeError(
+        raise AbortedError(
+            None,
+            None,
             f"the values of {gone} were lost with their worker and have no copy on another worker; "
-            "restore them from a checkpoint (ConfigProto(backup_variables_every=K) keeps copies)"
+            "restore them from a checkpoint (ConfigProto(backup_variables_every=K) keeps copies)",
         )
     lost_steps = 0
     for name in lost:

@@ -35,7 +35,7 @@ import logging
 import sys
 import threading
 
-from ..errors import OutOfRangeError
+from ..errors import AbortedError, OutOfRangeError
 from ..framework.graph import get_default_graph
 from ..variables import global_variables_initializer, local_variables_initializer
 from .hooks import (
@@ -165,9 +165,18 @@ class ChiefSessionCreator:
         self._config = config
         self._checkpoint = (checkpoint_dir, checkpoint_filename_with_path)
 
+    def checkpoint_to_restore(self):
+        """The checkpoint a (re)started chief session begins from, or None."""
+        return _checkpoint_to_restore(*self._checkpoint)
+
+    def saver(self):
+        if self._scaffold.saver is None:
+            self._scaffold.saver = Saver()
+        return self._scaffold.saver
+
     def create_session(self):
         self._scaffold.finalize()
-        restore = _checkpoint_to_restore(*self._checkpoint)
+        restore = self.checkpoint_to_restore()
         return _initialised(
             self._master, self._config, lambda sess: _chief_init(self._scaffold, sess, restore)
         )
@@ -310,8 +319,10 @@ class MonitoredSession:
             hook.begin()
         self._coord = Coordinator()
         self._stop_requested = False
+        self._creator = session_creator or ChiefSessionCreator()
+        self.recoveries: list = []  # each restore from a checkpoint after variables were lost
         try:
-            self._sess = (session_creator or ChiefSessionCreator()).create_session()
+            self._sess = self._creator.create_session()
         except BaseException:
             self._reopen_graph()
             raise
@@ -341,11 +352,28 @@ class MonitoredSession:
             if args is not None:
                 requests[i] = args
         merged_fetches, merged_feeds = _merge(self._graph, fetches, feed_dict, requests, self._hooks)
-        results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
+        try:
+            results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
+        except AbortedError:
+            # Variables lost with no copy (see ConfigProto(backup_variables_every)): as TF1's
+            # recoverable session, go on from the latest checkpoint if there is one.
+            if not self._restore_latest():
+                raise
+            results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
         for i, hook in enumerate(self._hooks):
             hook.after_run(context, SessionRunValues(results.get(i), options, run_metadata))
         self._stop_requested = self._stop_requested or context.stop_requested
         return results[_CALLER]
+
+    def _restore_latest(self):
+        restore = getattr(self._creator, "checkpoint_to_restore", lambda: None)()
+        if restore is None:
+            return False
+        saver = self._creator.saver()
+        saver.restore(self._sess, restore)
+        self.recoveries.append({"checkpoint": restore})
+        logger.warning("variables lost with their worker: training goes on from %s", restore)
+        return True
 
     def should_stop(self):
         """True once a hook requested a stop (or the session is closed)."""
