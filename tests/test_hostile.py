@@ -132,7 +132,8 @@ def checkpoint(tmp_path_factory):
 @given(data=st.binary(max_size=300), target=st.sampled_from(["data", "manifest"]))
 def test_any_checkpoint_bytes_are_refused_before_anything_changes(checkpoint, data, target):
     root, path, sess, saver, w = checkpoint
-    file = root / ("model.data/00000.npy" if target == "data" else "model.index.json")
+    folder = next(root.glob("model.data-*"))
+    file = folder / "00000.npy" if target == "data" else root / "model.index.json"
     good = file.read_bytes()
     try:
         file.write_bytes(data)

@@ -82,7 +82,7 @@ def test_a_checkpoint_of_another_graph_is_refused_with_the_full_list(tmp_path):
 @pytest.mark.parametrize("damage", ["truncate", "flip", "missing", "pickle"])
 def test_a_damaged_file_is_refused_before_any_variable_changes(tmp_path, damage):
     sess, saver, path, w = _saved(tmp_path)
-    victim = tmp_path / "model.data" / "00002.npy"  # "w", sorted last: the others read fine first
+    victim = next(tmp_path.glob("model.data-*")) / "00002.npy"  # "w", sorted last: the others read first
     data = victim.read_bytes()
     if damage == "truncate":
         victim.write_bytes(data[: len(data) // 2])
@@ -130,12 +130,13 @@ def test_a_save_that_fails_half_way_leaves_the_previous_checkpoint_latest(tmp_pa
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         first = saver.save(sess, f"{tmp_path}/model", global_step=1)
-        # The third file cannot be written (a folder holds its name): the save dies after two.
-        (tmp_path / "model-2.data" / "00002.npy").mkdir(parents=True)
+        # The manifest cannot be written (a folder holds its name): the save dies after
+        # writing every data file.
+        (tmp_path / "model-2.index.json.tmp").mkdir()
         sess.run(tf.assign(w, tf.zeros([2, 3])))
         with pytest.raises(OSError):
             saver.save(sess, f"{tmp_path}/model", global_step=2)
-        assert (tmp_path / "model-2.data" / "00000.npy").exists()  # it did write some
+        assert (next(tmp_path.glob("model-2.data-*")) / "00002.npy").exists()  # it did write them
         assert tf.train.latest_checkpoint(str(tmp_path)) == first
         saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
         np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
@@ -175,3 +176,23 @@ def test_on_a_cluster_each_variable_is_written_and_restored_on_its_worker(tmp_pa
                 names[r["worker"]] for r in stream.data if str(r["key"]).startswith("checkpoint-write")
             )
             assert writers == ["ps-0", "ps-1"]  # each file written where its variable lives
+
+
+def test_saving_again_under_the_same_prefix_keeps_the_old_checkpoint_whole_until_replaced(tmp_path):
+    w, _, _ = _model()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, f"{tmp_path}/model")
+        sess.run(tf.assign(w, tf.zeros([2, 3])))
+        (tmp_path / "model.index.json.tmp").mkdir()  # the second save dies before its manifest
+        with pytest.raises(OSError):
+            saver.save(sess, f"{tmp_path}/model")
+        saver.restore(sess, path)  # the first checkpoint's files were never touched
+        np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
+        (tmp_path / "model.index.json.tmp").rmdir()
+        sess.run(tf.assign(w, tf.zeros([2, 3])))
+        saver.save(sess, f"{tmp_path}/model")  # now it replaces it, and its old files go
+        assert len(list(tmp_path.glob("model.data-*"))) == 1
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(w), np.zeros((2, 3)))

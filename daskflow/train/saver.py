@@ -1,7 +1,7 @@
 """``tf.train.Saver``: sharded, safe, atomic checkpoints to any fsspec URL.
 
 A checkpoint ``<save_path>-<step>`` is a folder of ``.npy`` files, one per
-variable (``<prefix>.data/00000.npy``...), written where each variable lives
+variable (``<prefix>.data-<token>/00000.npy``..., a new folder per save), written where each variable lives
 (see :mod:`daskflow.runtime.checkpoint`), then a manifest
 ``<prefix>.index.json`` naming each file with its shape, dtype, size and
 SHA-256, then the folder's ``checkpoint`` state file (the latest and the
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
+import uuid
 
 import fsspec
 
@@ -57,30 +59,43 @@ class Saver:
         self.last_checkpoints: list[str] = []
 
     def save(self, sess, save_path, global_step=None, write_state=True):
-        """Write a checkpoint; return its path prefix (``save_path-<step>`` with a step)."""
+        """Write a checkpoint; return its path prefix (``save_path-<step>`` with a step).
+
+        Each save writes a new data folder; only its manifest, moved into place
+        last, makes it the checkpoint — so saving again under the same prefix
+        never touches the files the current manifest names.
+        """
         step = _step_value(sess, global_step)
         prefix = save_path if step is None else f"{save_path}-{step}"
         fs, _ = fsspec.core.url_to_fs(prefix)
         names = sorted(self._vars)
         files = {name: f"{i:05d}.npy" for i, name in enumerate(names)}
-        fs.makedirs(_fs_path(fs, prefix + ".data"), exist_ok=True)
-        records = sess._write_checkpoint({name: f"{prefix}.data/{files[name]}" for name in names})
+        data = f"{posixpath.basename(prefix)}.data-{uuid.uuid4().hex[:8]}"
+        folder = posixpath.join(posixpath.dirname(prefix), data)
+        fs.makedirs(_fs_path(fs, folder), exist_ok=True)
+        records = sess._write_checkpoint({name: f"{folder}/{files[name]}" for name in names})
         manifest = {
             "format": FORMAT,
             "global_step": step,
+            "data": data,
             "variables": {name: {"file": files[name], **records[name]} for name in names},
         }
         _write_whole(fs, prefix + ".index.json", json.dumps(manifest, indent=1))
+        _remove_data(fs, prefix, keep=data)  # an earlier save under this prefix
         if prefix in self.last_checkpoints:
             self.last_checkpoints.remove(prefix)
         self.last_checkpoints.append(prefix)
-        self._prune(fs)
-        if write_state:
+        keep = self._max_to_keep
+        dropped = self.last_checkpoints[:-keep] if keep else []
+        self.last_checkpoints = self.last_checkpoints[len(dropped) :]
+        if write_state:  # before deleting: the state never names a checkpoint being deleted
             state = {
                 "latest": posixpath.basename(prefix),
                 "all": [posixpath.basename(p) for p in self.last_checkpoints],
             }
             _write_whole(fs, posixpath.join(posixpath.dirname(prefix), STATE), json.dumps(state))
+        for old in dropped:
+            _delete(fs, old)
         return prefix
 
     def restore(self, sess, save_path):
@@ -101,20 +116,12 @@ class Saver:
                 f"checkpoint {save_path} does not match the graph: missing {missing}, unexpected {extra}, "
                 f"mismatched {wrong}",
             )
+        folder = posixpath.join(posixpath.dirname(save_path), manifest["data"])
         files = {
-            name: (f"{save_path}.data/{stored[name]['file']}", stored[name], v.op.device)
+            name: (f"{folder}/{stored[name]['file']}", stored[name], v.op.device)
             for name, v in self._vars.items()
         }
         sess._read_checkpoint(files)
-
-    def _prune(self, fs):
-        keep = self._max_to_keep
-        while keep and len(self.last_checkpoints) > keep:
-            old = self.last_checkpoints.pop(0)
-            # The manifest first: a half-deleted checkpoint is then no checkpoint at all.
-            for path, recursive in ((old + ".index.json", False), (old + ".data", True)):
-                if fs.exists(_fs_path(fs, path)):
-                    fs.rm(_fs_path(fs, path), recursive=recursive)
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
@@ -141,15 +148,42 @@ def read_manifest(save_path) -> dict:
         ) from None
     try:
         manifest = json.loads(raw.decode("utf-8"))
-        ok = manifest.get("format") == FORMAT and all(
-            isinstance(r, dict) and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
-            for r in manifest["variables"].values()
+        ok = (
+            manifest.get("format") == FORMAT
+            and _plain_name(manifest.get("data"))
+            and all(
+                isinstance(r, dict)
+                and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
+                and _plain_name(r["file"])
+                for r in manifest["variables"].values()
+            )
         )
     except (ValueError, AttributeError, KeyError, TypeError):
         ok = False
     if not ok:
         raise DataLossError(None, None, f"{save_path}.index.json is not a daskflow checkpoint manifest")
     return manifest
+
+
+def _plain_name(name) -> bool:
+    """A file or folder name of ours: no separators, no way out of the folder."""
+    return isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None and ".." not in name
+
+
+def _remove_data(fs, prefix, keep=None):
+    """Delete the data folders of checkpoint ``prefix`` (except ``keep``)."""
+    pattern = _fs_path(fs, prefix) + ".data-*"
+    for path in fs.glob(pattern):
+        if posixpath.basename(path) != keep:
+            fs.rm(path, recursive=True)
+
+
+def _delete(fs, prefix):
+    # The manifest first: a half-deleted checkpoint is then no checkpoint at all.
+    manifest = _fs_path(fs, prefix + ".index.json")
+    if fs.exists(manifest):
+        fs.rm(manifest)
+    _remove_data(fs, prefix)
 
 
 def _named(var_list):
