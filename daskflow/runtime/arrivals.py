@@ -66,10 +66,11 @@ async def in_arrival_order(args, timeout):
             yield replica, values
     finally:
         for r, wait in enumerate(waits):
-            if r not in done:
-                wait.cancel()
-                for p in positions:
-                    MAILBOX.discard(args[p].keys[r])
+            if r in done or wait.done():
+                continue  # its values were taken (a finished wait not yet yielded)
+            wait.cancel()
+            for p in positions:
+                MAILBOX.discard(args[p].keys[r])
 
 
 async def first(args, needed, timeout, record):

@@ -15,6 +15,7 @@ gathers only the fetched values.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import time
 import uuid
@@ -98,16 +99,16 @@ class ClusterRuntime:
             lowered = self._plans[executable] = self._lower(executable)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
-            self._pending.append(self._submit(lowered, feed_values))
+            self._pending.append(self._submit_recovering(lowered, feed_values))
             self._commit(self._pending[-1])
             self._drain(keep=depth)
             return []
         self.sync()
         start = time.perf_counter()
         while True:
-            pending = self._submit(lowered, feed_values)
-            pending.start = start  # a recovered step's wall time includes the pause
             try:
+                pending = self._submit(lowered, feed_values)
+                pending.start = start  # a recovered step's wall time includes the pause
                 fetched = self._finish(pending)
                 break
             except recovery.WorkerLost as lost:
@@ -135,10 +136,23 @@ class ClusterRuntime:
                     continue
                 self._pending.popleft()
         except Exception:
-            if self._pending:
-                self.variables.update(self._pending[0].before)  # back to before the failing step
-            self._pending.clear()
+            self._roll_back(list(self._pending))
             raise
+
+    def _roll_back(self, steps):
+        """Variables as they were before the oldest of ``steps``; the steps are dropped."""
+        for step in reversed(steps):
+            for name in step.created:
+                self.variables.pop(name, None)
+            self.variables.update(step.before)
+        self._pending.clear()
+
+    def _submit_recovering(self, lowered, feed_values):
+        while True:
+            try:
+                return self._submit(lowered, feed_values)
+            except recovery.WorkerLost as lost:
+                self._replay(lost) if self._pending else self._recover(lost)
 
     def _submit(self, lowered, feed_values):
         n = next(self._steps)
@@ -155,19 +169,21 @@ class ClusterRuntime:
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
         # Replicas whose results may be dropped (backup workers) are not waited for.
         awaited = [f for k, f in futures.items() if k not in optional]
-        updated = [name for name, _ in lowered.variable_keys(n) if name in self.variables]
-        before = {name: self.variables[name] for name in updated}
+        updated = [name for name, _ in lowered.variable_keys(n)]
+        before = {name: self.variables[name] for name in updated if name in self.variables}
+        created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in fetch_keys] + read
         names = {w.name for w, _ in lowered.placement.values()} | set((backups or {}).values())
         used = {addresses[name]: name for name in names if name in addresses}
-        return _Pending(lowered, n, futures, awaited, fetch, before, start, feed_values, used)
+        return _Pending(lowered, n, futures, awaited, fetch, before, start, feed_values, used, created)
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
         self._wait_watching(pending.awaited, pending.used)
         try:
             if any(f.status == "error" for f in pending.awaited):
-                self.client.sync(_wait, list(pending.futures.values()))  # the cause may be a replica
+                with contextlib.suppress(TimeoutError):  # the cause may be a replica: give it a moment
+                    self.client.sync(_wait, list(pending.futures.values()), timeout=REFRESH)
                 _raise_first_failure(pending.futures.values())
             fetched = self.client.gather(pending.fetch)
             self.metrics.finished(pending)
@@ -188,6 +204,8 @@ class ClusterRuntime:
             try:
                 return self.client.sync(_wait, futures, timeout=REFRESH)
             except TimeoutError:
+                if any(f.status == "error" for f in futures):
+                    return  # an error ends the wait: its consumers may wait for a sender that failed
                 gone = set(used) - set(self.workers_now().values())
                 if gone:
                     raise recovery.WorkerLost({used[a] for a in gone}) from None
@@ -224,8 +242,7 @@ class ClusterRuntime:
     def _replay(self, lost):
         """Recover, then submit again every dispatched step from the first unfinished one."""
         steps = list(self._pending)
-        self.variables.update(steps[0].before)
-        self._pending.clear()
+        self._roll_back(steps)
         self._recover(lost)
         for old in steps:
             self._pending.append(self._submit(old.lowered, old.feed_values))
@@ -309,23 +326,32 @@ class ClusterRuntime:
         """Read every variable's file on the worker its device names; swap them in only if all read."""
         self.sync()
         workers, soft, tag = self.workers(), self.config.allow_soft_placement, uuid.uuid4().hex[:8]
+        homes = {name: place(device, workers, soft)[0] for name, (_, _, device) in files.items()}
         reads = {
             name: self.client.submit(
                 read_variable,
                 url,
                 record,
-                workers=[place(device, workers, soft)[0].address],
+                workers=[homes[name].address],
                 allow_other_workers=False,
                 key=(lineage.VAR_PREFIX + name, f"restore-{tag}"),
                 pure=False,
             )
-            for name, (url, record, device) in files.items()
+            for name, (url, record, _) in files.items()
         }
-        self.client.sync(_wait, list(reads.values()))
+        try:
+            self._wait_watching(list(reads.values()), {w.address: w.name for w in homes.values()})
+        except recovery.WorkerLost as lost:
+            raise RuntimeError(
+                f"restore interrupted: worker(s) {sorted(lost.names)} left; nothing changed"
+            ) from None
         failed = [f for f in reads.values() if f.status == "error"]
         if failed:
             failed[0].result()  # raises the reading error; no variable has changed
         self.variables.update(reads)
+        for name in reads:  # copies from before the restore must not bring old values back
+            self.backups.pop(name, None)
+            self._versions.pop(name, None)
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""
@@ -360,6 +386,7 @@ class _Pending:
     start: float  # perf_counter when submitted
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on
+    created: list  # variables this step gives their first value
 
 
 def _unbatch(client):

@@ -50,7 +50,11 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     when it fails, a marker goes instead, which fails them too.
     """
     worker = get_worker()
-    key, fn = _PROGRAMS[(worker.address, program_id)]
+    program = _PROGRAMS.get((worker.address, program_id))
+    if program is None:
+        await transport.fail_consumers(worker, program_id, sends)
+        raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
+    key, fn = program
     loop = asyncio.get_running_loop()
 
     async def compute(values):
@@ -68,15 +72,16 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
             else:
                 results = await arrivals.each(values, mode[1], mode[2], timeout, compute, record)
     except transport.UpstreamFailedError:
-        transport.send_results(worker, transport.Failed(key), sends)
+        await transport.fail_consumers(worker, key, sends)
         raise
     except Exception as e:
-        transport.send_results(worker, transport.Failed(key), sends)
+        await transport.fail_consumers(worker, key, sends)
         # Pickling code renames its file, so record which line of which
         # partition failed; the session maps it back to the op.
         e.daskflow_line = (key, _line_in(fn, e.__traceback__))
         raise
-    transport.send_results(worker, results, sends)
+    for delivery in transport.send_results(worker, results, sends):
+        await delivery  # a delivery that fails fails this task, not silently its consumer
 
 
 def _call(replica, fn, values):

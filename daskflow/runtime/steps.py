@@ -19,6 +19,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError
 from . import lineage
 from .devices import place
 from .programs import run_program
+from .recovery import WorkerLost
 from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from .transport import FromReplicas, Recv, Send, posts_directly, take
 
@@ -239,8 +240,8 @@ class Lowered:
     def _address(self, inst_name, addresses):
         worker = self.placement[inst_name][0]
         address = addresses.get(worker.name)
-        if address is None:
-            raise RuntimeError(f"worker {worker.name} has left the cluster; its work has nowhere to run")
+        if address is None:  # the session recovers: waits for it or a stand-in
+            raise WorkerLost({worker.name})
         return address
 
     def _annotations(self, inst, address):

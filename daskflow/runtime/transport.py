@@ -169,8 +169,14 @@ def unless_failed(value):
     return value
 
 
-def send_results(worker, results, sends):
-    """Deliver each consumer the results it reads (``None`` elsewhere)."""
+def send_results(worker, results, sends) -> list:
+    """Deliver each consumer the results it reads (``None`` elsewhere).
+
+    Returns the deliveries to other workers, as asyncio tasks: the producer
+    awaits them, so a delivery that fails fails its task instead of leaving
+    the consumer waiting.
+    """
+    deliveries = []
     for send in sends:
         if send.address == worker.address:
             MAILBOX.put(send.key, results)  # same process: the tuple itself, no copy
@@ -180,7 +186,8 @@ def send_results(worker, results, sends):
         else:
             payload = tuple(results[i] if i in send.indices else None for i in range(len(results)))
             _count_sent(send.key[:2], payload)
-        worker.loop.add_callback(_deliver, worker, send.address, send.key, payload)
+        deliveries.append(asyncio.ensure_future(_deliver(worker, send.address, send.key, payload)))
+    return deliveries
 
 
 def _count_sent(step, payload):
@@ -203,10 +210,16 @@ async def take(task_key, box, index, timeout):
 
 
 async def _deliver(worker, address, key, payload):
-    try:
-        await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
-    except Exception:  # noqa: BLE001 - the consumer times out and names the partition
-        logger.exception("daskflow could not send %s to %s", key, address)
+    await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
+
+
+async def fail_consumers(worker, producer, sends):
+    """Tell every consumer ``producer`` failed (best effort: it is failing already)."""
+    for delivery in send_results(worker, Failed(producer), sends):
+        try:
+            await delivery
+        except Exception:  # noqa: BLE001 - its consumer's worker is gone or unreachable
+            logger.warning("daskflow could not tell a consumer that %s failed", producer)
 
 
 DIRECT_FEED_BYTES = 64 * 1024  # feeds at least this big skip the scheduler
