@@ -22,8 +22,9 @@ def fresh_graph():
 class KillAt(tf.train.SessionRunHook):
     """kill -9 the process of worker ``name`` once the global step reaches ``step``."""
 
-    def __init__(self, address, name, step):
+    def __init__(self, address, name, step, then_wait=0.0):
         self.address, self.name, self.step, self.done = address, name, step, False
+        self.then_wait = then_wait
 
     def begin(self):
         self.global_step = tf.train.get_global_step()
@@ -38,6 +39,7 @@ class KillAt(tf.train.SessionRunHook):
                 names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
             os.kill(next(pid for a, pid in pids.items() if names[a] == self.name), signal.SIGKILL)
             self.done = True
+            time.sleep(self.then_wait)  # let the session notice between steps, not within one
 
 
 @pytest.mark.parametrize("victim", ["ps-0", "worker-1"])
@@ -80,7 +82,7 @@ def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=False) as (address, _):  # no Nanny: a killed worker stays dead
         config = tf.ConfigProto(backup_variables_every=1, recovery_wait_secs=3)
-        kill = KillAt(address, "ps-0", 100)
+        kill = KillAt(address, "ps-0", 100, then_wait=3.0)  # gone before the next step is built
         accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
     (recovered,) = contract_program.recoveries
     assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
