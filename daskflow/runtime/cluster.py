@@ -51,6 +51,7 @@ class ClusterRuntime:
         self.backups: dict = {}  # variable name -> (Future of a copy on another worker, step)
         self._versions: dict = {}  # variable name -> step that last updated it
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
+        self._homes: dict = {}  # variable name -> name of the worker holding its value
         self.recoveries: list = []  # what each recovery found and did
         lineage.install(client)
         if getattr(config, "low_latency", True):
@@ -174,6 +175,8 @@ class ClusterRuntime:
         created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in fetch_keys] + read
         names = {w.name for w, _ in lowered.placement.values()} | set((backups or {}).values())
+        # Also the workers holding the variables it reads: a lost input leaves a task waiting.
+        names |= {self._homes[v] for v in lowered.required if self._homes.get(v)}
         used = {addresses[name]: name for name in names if name in addresses}
         return _Pending(lowered, n, futures, awaited, fetch, before, start, feed_values, used, created)
 
@@ -213,6 +216,7 @@ class ClusterRuntime:
     def _commit(self, pending):
         for name, key in pending.lowered.variable_keys(pending.n):
             self.variables[name] = pending.futures[key]
+            self._homes[name] = pending.lowered.var_home.get(name)
 
     def _keep_copies(self, pending):
         """A finished step's copies become what recovery falls back on."""
@@ -352,6 +356,7 @@ class ClusterRuntime:
         for name in reads:  # copies from before the restore must not bring old values back
             self.backups.pop(name, None)
             self._versions.pop(name, None)
+            self._homes[name] = homes[name].name
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""

@@ -94,6 +94,7 @@ def restore_lost(runtime, steps_done):
     for name in lost:
         future, step = backed[name]
         runtime.variables[name] = future
+        runtime._homes.pop(name, None)  # on the copy's worker now
         lost_steps = max(lost_steps, steps_done.get(name, step) - step)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps

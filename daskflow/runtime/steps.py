@@ -60,6 +60,8 @@ class Lowered:
         for v in executable.var_inputs:
             self.required[v.name] = self.required.get(v.name, False) or v.required
         self._check_updates()
+        # Where each variable's new value will live: the worker of the partition updating it.
+        self.var_home = {name: self.placement[part][0].name for name, part, _ in executable.updates}
         staleness = getattr(config, "max_staleness", None)
         self._stage = {p.key: p.stage for p in plan.partitions}
         self._templates = [
