@@ -168,13 +168,12 @@ class ClusterRuntime:
             post(self.client, address, key, value)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
-        # Replicas whose results may be dropped (backup workers) are not waited for.
         awaited = [f for k, f in futures.items() if k not in optional]
         updated = [name for name, _ in lowered.variable_keys(n)]
         before = {name: self.variables[name] for name in updated if name in self.variables}
         created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in fetch_keys] + read
-        names = {w.name for w, _ in lowered.placement.values()} | set((backups or {}).values())
+        names = lowered.worker_names | set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
         names |= {self._homes[v] for v in lowered.required if self._homes.get(v)}
         used = {addresses[name]: name for name in names if name in addresses}
@@ -233,7 +232,9 @@ class ClusterRuntime:
         give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
         names = lost.names
         self._aliases.update(recovery.wait_for(self, names, wait, give_up))
-        steps_lost = recovery.restore_lost(self, self._versions)
+        steps_lost, restored = recovery.restore_lost(self, self._versions)
+        for name in restored:
+            self._homes.pop(name, None)  # on its copy's worker now
         self.recoveries.append(
             {
                 "lost": sorted(names),
@@ -385,7 +386,7 @@ class _Pending:
     lowered: object
     n: int
     futures: dict  # key -> Future, everything the step computes
-    awaited: list  # futures the step is done without (not backup replicas)
+    awaited: list  # futures the step waits for (all but backup replicas)
     fetch: list  # futures whose values the run returns
     before: dict  # variable name -> Future before this step, to roll back to
     start: float  # perf_counter when submitted

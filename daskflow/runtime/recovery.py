@@ -72,13 +72,13 @@ def wait_for(runtime, missing, wait_for_same_name, give_up):
 
 
 def restore_lost(runtime, steps_done):
-    """Swap each lost variable value for its backup copy; return the steps lost."""
+    """Swap each lost variable value for its backup copy; return (steps lost, their names)."""
     client = runtime.client
     current = dict(runtime.variables)
     holders = client.who_has(list(current.values()))
     lost = [name for name, future in current.items() if not holders.get(future.key)]
     if not lost:
-        return 0
+        return 0, []
     copies = {name: runtime.backups.get(name) for name in lost}
     backed = {name: c for name, c in copies.items() if c is not None}
     alive = client.who_has([future for future, _ in backed.values()]) if backed else {}
@@ -94,7 +94,6 @@ def restore_lost(runtime, steps_done):
     for name in lost:
         future, step = backed[name]
         runtime.variables[name] = future
-        runtime._homes.pop(name, None)  # on the copy's worker now
         lost_steps = max(lost_steps, steps_done.get(name, step) - step)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
-    return lost_steps
+    return lost_steps, lost

@@ -70,9 +70,10 @@ class Lowered:
             for t in self._templates_of(program, task, staleness)
         ]
         _route(self._templates, {p.key: p.reads for p in executable.programs})
-        self.optional = {
-            t.inst.name for t in self._templates if t.inst.replica is not None and self._first_only()
-        }
+        # Replicas whose results may be dropped (backup workers) are not waited for.
+        first_only = any(t.mode and t.mode[0] == "first" for t in self._templates)
+        self.optional = {t.inst.name for t in self._templates if first_only and t.inst.replica is not None}
+        self.worker_names = {worker.name for worker, _ in self.placement.values()}
         self._fetch_names = [
             _fetch_name(what[0], j)
             for j, (kind, what) in enumerate(executable.fetch_sources)
@@ -95,9 +96,6 @@ class Lowered:
                 f"variables {bad} would be updated by every replica; place their updates with the "
                 "variables (on the ps), e.g. with replica_device_setter"
             )
-
-    def _first_only(self):
-        return any(t.mode and t.mode[0] == "first" for t in self._templates)
 
     def _templates_of(self, program, task, staleness):
         ex = self.executable
