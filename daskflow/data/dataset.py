@@ -86,7 +86,15 @@ class Dataset:
         >>> ds = tf.data.Dataset.from_tensor_slices({"x": np.zeros((5, 2)), "y": [0, 1, 0, 1, 1]})
         >>> ds.output_shapes["x"], ds.output_types["y"]
         (TensorShape([2]), tf.int32)
+
+        Components may be ``dask.array`` arrays (all of them): data already
+        on the cluster, which each replica reads where it lies
+        (:mod:`daskflow.data.cluster_source`).
         """
+        from .cluster_source import DaskSlices, is_dask_array
+
+        if any(is_dask_array(t) for t in nest.flatten(tensors)):
+            return DaskSlices(tensors)
         return _TensorSlices(tensors)
 
     @staticmethod
@@ -266,6 +274,13 @@ class Dataset:
     def _iterate(self, state):
         raise NotImplementedError
 
+    def cluster_sources(self):
+        """The nodes of this dataset whose data lives on a cluster (dask-array sources)."""
+        node = self
+        while hasattr(node, "_input"):
+            node = node._input
+        return [node] if hasattr(node, "dask_arrays") else []
+
 
 class _Pass:
     """The iteration state of one pass over a dataset tree, per node."""
@@ -275,6 +290,7 @@ class _Pass:
         self._epochs: dict = {}
         self._entropy: dict = {}
         self._runners: dict = {}
+        self._blocks: dict = {}
 
     def epoch(self, node) -> int:
         """How many times ``node`` began iterating before (in this pass)."""
@@ -286,6 +302,12 @@ class _Pass:
         if node not in self._entropy:
             self._entropy[node] = np.random.SeedSequence().entropy
         return self._entropy[node]
+
+    def blocks(self, node, read):
+        """A source's blocks for this pass's shard, read once (``read(shard)``) for all its epochs."""
+        if node not in self._blocks:
+            self._blocks[node] = read(self.shard)
+        return self._blocks[node]
 
     def runner(self, node, traced):
         """A map node's private session (as a runner), made once per pass."""

@@ -8,6 +8,9 @@ through this module, so ops stay free of the runtime:
   (``(0, 1)`` when not replicated); a dataset iterator reads its shard by it.
 * :class:`PerReplica` — the values several replicas produced for one tensor,
   which only an op declared with ``aggregates_replicas`` may consume.
+
+And for data already on the cluster (dask-array datasets):
+:func:`current_source` gives the blocks the runtime placed for this replica.
 """
 
 from __future__ import annotations
@@ -44,3 +47,20 @@ class PerReplica:
 
     def __repr__(self):
         return f"PerReplica({len(self.values)} values)"
+
+
+def current_source(source_id):
+    """The blocks of a cluster-resident dataset source for the running replica; None embedded."""
+    resolve = getattr(_local, "sources", None)
+    return None if resolve is None else resolve(source_id)
+
+
+@contextmanager
+def sources_context(resolve):
+    """Run the body with ``resolve(source_id) -> blocks`` answering :func:`current_source`."""
+    before = getattr(_local, "sources", None)
+    _local.sources = resolve
+    try:
+        yield
+    finally:
+        _local.sources = before

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from distributed.client import _wait
 
 from ..errors import FailedPreconditionError, OpError
-from . import lineage, recovery
+from . import lineage, recovery, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
 from .metrics import StepMetrics
@@ -33,6 +33,7 @@ from .steps import BACKUP_PREFIX, Lowered
 from .transport import UpstreamFailedError, post
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
+STEPS_PER_SESSION = 10**12
 
 
 class ClusterRuntime:
@@ -43,15 +44,24 @@ class ClusterRuntime:
         self.config = config
         self.variables: dict = {}  # variable name -> Future of its current value
         self._plans: dict = {}  # Executable -> _Lowered
-        self._steps = itertools.count()
+        # Step numbers are in the tasks' keys: sessions sharing a cluster must not
+        # share keys (Dask would hand one session's values to the other).
+        self.token = uuid.uuid4().hex[:8]
+        first_step = int(self.token[:5], 16) * STEPS_PER_SESSION  # < 2**63: msgpack's integers
+        self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
-        self.metrics = StepMetrics(client)
+        self.metrics = StepMetrics(client, first_step)
         self.backups: dict = {}  # variable name -> (Future of a copy on another worker, step)
         self._versions: dict = {}  # variable name -> step that last updated it
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
         self._homes: dict = {}  # variable name -> name of the worker holding its value
+        # The last step's futures, released only after the next submission: the
+        # release message would otherwise reach the scheduler ahead of it.
+        self._retired: list = []
+        self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
+        self._pushed: dict = {}  # variable name -> where its newest value was pushed (steps.Lowered.graph)
         self.recoveries: list = []  # what each recovery found and did
         lineage.install(client)
         if getattr(config, "low_latency", True):
@@ -115,6 +125,7 @@ class ClusterRuntime:
             except recovery.WorkerLost as lost:
                 self._recover(lost)  # then run the step again
         self._commit(pending)
+        self._retired.append(pending)
         return lowered.results(fetched, feed_values)
 
     def sync(self):
@@ -161,13 +172,15 @@ class ClusterRuntime:
         addresses = self._addresses()
         every = getattr(self.config, "backup_variables_every", 0)
         backups = recovery.backup_workers(self._known[0]) if every and n % every == 0 else None
-        graph, wanted, optional, fetch_keys, posts = lowered.graph(
-            n, feed_values, self.variables, addresses, backups
+        graph, wanted, optional, fetch_keys, posts, pushes = lowered.graph(
+            n, feed_values, self.variables, addresses, backups, self._pushed
         )
+        self._pushed.update(pushes)
         for address, key, value in posts:
             post(self.client, address, key, value)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
+        self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in optional]
         updated = [name for name, _ in lowered.variable_keys(n)]
         before = {name: self.variables[name] for name in updated if name in self.variables}
@@ -214,6 +227,7 @@ class ClusterRuntime:
 
     def _commit(self, pending):
         for name, key in pending.lowered.variable_keys(pending.n):
+            self._retired.append(self.variables.get(name))
             self.variables[name] = pending.futures[key]
             self._homes[name] = pending.lowered.var_home.get(name)
 
@@ -231,6 +245,7 @@ class ClusterRuntime:
         wait = getattr(self.config, "recovery_wait_secs", 20.0)
         give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
         names = lost.names
+        self._pushed.clear()  # a lost worker's cache is gone: read values as Dask dependencies
         self._aliases.update(recovery.wait_for(self, names, wait, give_up))
         steps_lost, restored = recovery.restore_lost(self, self._versions)
         for name in restored:
@@ -258,9 +273,11 @@ class ClusterRuntime:
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
-        lowered = Lowered(executable, plan_id, workers, self.config, timeout)
+        lowered = Lowered(executable, plan_id, workers, self.config, timeout, self.token)
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
-        registry = ProgramRegistry(plan_id, programs)
+        bindings, blocks = sources.place(self.client, lowered)
+        self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
+        registry = ProgramRegistry(plan_id, programs, self.token, bindings)
         self.client.register_plugin(registry)
         self._registries.append(registry.name)
         self.metrics.plans.append(plan_id)
@@ -362,7 +379,10 @@ class ClusterRuntime:
     def close(self):
         """Release the variables and take this session's programs off the workers."""
         self._pending.clear()
+        self._retired.clear()
+        self._sources.clear()
         self.variables.clear()
+        self._pushed.clear()
         self.backups.clear()
         self._plans.clear()
         if self.client.status == "running":

@@ -19,8 +19,9 @@ from .transport import LOG_LIMIT
 class StepMetrics:
     """The client's half of the metrics: step wall times, and collection."""
 
-    def __init__(self, client):
+    def __init__(self, client, first_step=0):
         self.client = client
+        self.first_step = first_step  # the session's step keys count from here
         self.plans: list = []
         self._walls: collections.deque = collections.deque(maxlen=LOG_LIMIT)
 
@@ -47,7 +48,7 @@ class StepMetrics:
             entry = logs.get((plan, n), {})
             out.append(
                 {
-                    "step": n,
+                    "step": n - self.first_step,
                     "wall_time": wall,
                     "replicas_used": len(entry.get("used", [])) or None,
                     "gradients_dropped": len(entry.get("dropped", [])),

@@ -13,8 +13,8 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import pickle
 
-from ..framework.replica import replica_context
-from . import arrivals, transport
+from ..framework.replica import replica_context, sources_context
+from . import allocator, arrivals, pushes, sources, transport
 
 _PROGRAMS: dict = {}
 
@@ -22,21 +22,26 @@ _PROGRAMS: dict = {}
 class ProgramRegistry(WorkerPlugin):
     """Installs a plan's compiled partitions on each worker."""
 
-    def __init__(self, plan_id: str, programs: dict):
+    def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None):
         self.name = f"daskflow-programs-{plan_id}"
         self.programs = programs
+        self.session = session
+        self.sources = sources or {}  # dataset source id -> blocks per replica (runtime.sources)
 
     def setup(self, worker):
         # A copy per worker: workers sharing a process (a test cluster) must not
         # share the per-session state of stateful ops (an iterator's position).
         programs = pickle.loads(pickle.dumps(self.programs))
-        _PROGRAMS.update({(worker.address, pid): program for pid, program in programs.items()})
+        for pid, (key, fn) in programs.items():
+            _PROGRAMS[(worker.address, pid)] = (key, fn, self.sources)
         transport.install(worker)
+        allocator.keep_step_buffers()
 
     def teardown(self, worker):
         for pid in self.programs:
             _PROGRAMS.pop((worker.address, pid), None)
         transport.MAILBOX.clear(self.name.rpartition("-")[2])
+        pushes.cache_of(worker).clear(pushes.cache_name(self.session, ""))
 
 
 async def run_program(task_key, program_id, replica, mode, sends, timeout, *args):
@@ -54,11 +59,12 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     if program is None:
         await transport.fail_consumers(worker, program_id, sends)
         raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
-    key, fn = program
+    key, fn, bindings = program
     loop = asyncio.get_running_loop()
+    blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
 
     async def compute(values):
-        return await loop.run_in_executor(worker.executors["default"], _call, replica, fn, values)
+        return await loop.run_in_executor(worker.executors["default"], _call, replica, blocks, fn, values)
 
     try:
         values = await transport.receive_args(worker, task_key, args, timeout)
@@ -84,10 +90,8 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
         await delivery  # a delivery that fails fails this task, not silently its consumer
 
 
-def _call(replica, fn, values):
-    if replica is None:
-        return fn(*values)
-    with replica_context(*replica):
+def _call(replica, blocks, fn, values):
+    with replica_context(*(replica or (0, 1))), sources_context(blocks):
         return fn(*values)
 
 

@@ -19,6 +19,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError
 from . import lineage
 from .devices import place
 from .programs import run_program
+from .pushes import Pushed, cache_name
 from .recovery import WorkerLost
 from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from .transport import FromReplicas, Recv, Send, posts_directly, take
@@ -41,9 +42,10 @@ class _Template:
 class Lowered:
     """Per-step task graphs for one Executable on one cluster."""
 
-    def __init__(self, executable, plan_id, workers, config, timeout=None):
+    def __init__(self, executable, plan_id, workers, config, timeout=None, session=""):
         self.executable = executable
         self.plan_id = plan_id
+        self.session = session  # names this session's pushed values in the workers' caches
         self.timeout = timeout  # seconds an instance waits for another's results
         plan = executable.plan
         self.replicated = replicated_partitions(plan.partitions)
@@ -53,7 +55,7 @@ class Lowered:
         soft = config.allow_soft_placement
         self.placement = {}  # instance name -> (WorkerDevice, needs GPU)
         for p in plan.partitions:
-            for inst in self._instances(p.key):
+            for inst in self.instances(p.key):
                 device = p.device if inst.replica is None else replica_device(p.device, tasks[inst.replica])
                 self.placement[inst.name] = place(device, workers, soft)
         self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
@@ -70,6 +72,15 @@ class Lowered:
             for t in self._templates_of(program, task, staleness)
         ]
         _route(self._templates, {p.key: p.reads for p in executable.programs})
+        # Workers, besides its own, whose partitions read each variable: its new values go there.
+        self._readers = {name: set() for name in self.var_home}
+        for t in self._templates:
+            for spec in t.args:
+                if spec[0] == "var" and spec[1] in self._readers:
+                    self._readers[spec[1]].add(self.placement[t.inst.name][0].name)
+        for name, readers in self._readers.items():
+            readers.discard(self.var_home[name])
+        self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
         # Replicas whose results may be dropped (backup workers) are not waited for.
         first_only = any(t.mode and t.mode[0] == "first" for t in self._templates)
         self.optional = {t.inst.name for t in self._templates if first_only and t.inst.replica is not None}
@@ -84,7 +95,7 @@ class Lowered:
         self._splits = {i for i, t in enumerate(feeds) if t._dims and t._dims[0] is None}
 
     # -- building the templates ---------------------------------------------------------------
-    def _instances(self, part_key):
+    def instances(self, part_key):
         if part_key in self.replicated:
             return [Instance(part_key, i) for i in range(self.num_replicas)]
         return [Instance(part_key)]
@@ -109,7 +120,7 @@ class Lowered:
             if kind == "part" and what[0] == program.key
         ]
         out = []
-        for inst in self._instances(program.key):
+        for inst in self.instances(program.key):
             args = [self._arg_spec(inst, kind, what) for kind, what in specs]
             mode = None
             if any(a[0] == "gather" for a in args):
@@ -128,17 +139,22 @@ class Lowered:
             return ("recv", Instance(what).name)
         if inst.replica is not None:
             return ("recv", Instance(what, inst.replica).name)
-        return ("gather", tuple(i.name for i in self._instances(what)))
+        return ("gather", tuple(i.name for i in self.instances(what)))
 
     # -- one step -----------------------------------------------------------------------------
-    def graph(self, n, feed_values, variables, addresses, backups=None):
-        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post).
+    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None):
+        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post, pushes).
 
         A replica whose worker has left is skipped (the step runs with the
         replicas there are). ``backups`` (variable's worker name -> another
         worker's name) asks for a copy of each new variable value on that
         other worker, held by a ``backup-<name>`` task: what recovery falls
         back on if the variable's worker is lost.
+
+        New variable values are pushed to the other workers that read them
+        (:mod:`.pushes`); ``pushes`` says where: variable name -> (its new
+        value's key, the readers' addresses, the holder's address). Pass it
+        back as ``pushed`` while those values are current.
         """
         absent = {
             t.inst.name
@@ -152,12 +168,13 @@ class Lowered:
         for t in self._templates:
             if t.inst.replica is not None and t.inst.name not in absent:
                 first.setdefault(t.inst.part, t.inst.replica)
-        layers, posts = {}, []
+        layers, posts, pushes = {}, [], {}
+        read = _Reading(variables, pushed or {}, feed_values, posts, self.session)
         for t in self._templates:
             if t.inst.name in absent:
                 continue
             here = self._address(t.inst.name, addresses)
-            args = [self._arg(t.inst, a, n, feed_values, variables, here, posts, absent) for a in t.args]
+            args = [self._arg(t.inst, a, n, read, here, absent) for a in t.args]
             sends = [
                 Send(self._address(consumer, addresses), (self.plan_id, n, t.inst.name, consumer), indices)
                 for consumer, indices in t.sends
@@ -168,6 +185,7 @@ class Lowered:
                 box = (self.plan_id, n, t.inst.name, name)
                 sends.append(Send(here, box, (i,)))
                 takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
+                self._push(name, i, n, here, addresses, sends, pushes)
             key = t.inst.key(n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
@@ -187,7 +205,19 @@ class Lowered:
         optional = {t.inst.key(n) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [(name, n) for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
-        return graph, wanted, optional, fetch_keys, posts
+        return graph, wanted, optional, fetch_keys, posts, pushes
+
+    def _push(self, taker, index, n, here, addresses, sends, pushes):
+        """Sends of a variable's new value to the other workers reading it."""
+        if not taker.startswith(lineage.VAR_PREFIX):
+            return
+        name = taker[len(lineage.VAR_PREFIX) :]
+        readers = {addresses[r] for r in self._readers[name] if r in addresses}
+        for address in readers:
+            key = (self.plan_id, n, cache_name(self.session, name))
+            sends.append(Send(address, key, (index,), keep=self._keep))
+        if readers:
+            pushes[name] = ((taker, n), readers, here)
 
     def _backups(self, template, n, address, sends):
         """Tasks on ``address`` holding copies of the variables ``template`` updates."""
@@ -201,22 +231,22 @@ class Lowered:
             tasks[key] = Task(key, take, key, box, i, self.timeout)
         return tasks
 
-    def _arg(self, inst, spec, n, feed_values, variables, here, posts, absent=()):
+    def _arg(self, inst, spec, n, read, here, absent=()):
         kind = spec[0]
         if kind == "feed":
-            value = self._feed(spec[1], feed_values, inst.replica if spec[2] else None)
+            value = self._feed(spec[1], read.feed_values, inst.replica if spec[2] else None)
             if not posts_directly(value):
                 return value
             box = (self.plan_id, n, f"feed-{spec[1]}", inst.name)
-            posts.append((here, box, value))
+            read.posts.append((here, box, value))
             return Recv(box)
         if kind == "recv":
             return Recv((self.plan_id, n, spec[1], inst.name))
         if kind == "gather":
             return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in spec[1] if p not in absent))
         name = spec[1]
-        if name in variables:
-            return variables[name]
+        if name in read.variables:
+            return read.variable(name, here)
         if self.required[name]:
             raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
         return None
@@ -280,6 +310,25 @@ class Lowered:
             else:
                 out.append(what)
         return out
+
+
+@dataclass
+class _Reading:
+    """What a step's instances read: the current variables (pushed copies where there are), feeds."""
+
+    variables: dict  # name -> Future of the current value
+    pushed: dict  # name -> (key, reader addresses, holder's address) of values pushed to readers
+    feed_values: list
+    posts: list  # (address, mailbox key, value) of feeds sent straight to their workers
+    session: str
+
+    def variable(self, name, address):
+        """The current value of ``name`` as a task on ``address`` reads it."""
+        future = self.variables[name]
+        key, readers, home = self.pushed.get(name, (None, (), None))
+        if key == future.key and address in readers:  # there, or on its way: no Dask dependency
+            return Pushed(cache_name(self.session, name), key[1], key, home)
+        return future
 
 
 def _fewer(mode, args):

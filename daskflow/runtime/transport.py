@@ -26,6 +26,8 @@ from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 from distributed.worker_state_machine import SecedeEvent
 
+from . import pushes
+
 logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_recv"
@@ -47,11 +49,18 @@ class FromReplicas:
 
 @dataclass(frozen=True)
 class Send:
-    """Where a partition's results go: the worker, the mailbox key, the indices it reads."""
+    """Where a partition's results go: the worker, the mailbox key, the indices it reads.
+
+    A *push* (``keep > 0``) sends one new variable value to a worker that
+    reads it, under ``key = (plan id, step, variable name)``, for its
+    cache (:mod:`.pushes`) to keep among the newest ``keep`` versions; the
+    producer does not wait for its delivery.
+    """
 
     address: str
     key: tuple
     indices: tuple
+    keep: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,7 @@ LOG_LIMIT = 10_000  # steps of accounting kept per worker
 def install(worker):
     """Give ``worker`` the receiving end (idempotent)."""
     worker.handlers[HANDLER] = _receive
+    pushes.install(worker)
 
 
 def _receive(key=None, value=None):
@@ -140,11 +150,13 @@ def release_slot(worker, key):
     worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=f"daskflow-wait-{time()}"))
 
 
-def _ready(a):
+def _ready(worker, a):
     if type(a) is Recv:
         return MAILBOX.ready(a.key)
     if type(a) is FromReplicas:
         return all(MAILBOX.ready(k) for k in a.keys)
+    if type(a) is pushes.Pushed:
+        return pushes.ready(worker, a)
     return True
 
 
@@ -153,12 +165,14 @@ async def receive_args(worker, task_key, args, timeout):
 
     :class:`FromReplicas` arguments are left for :mod:`.arrivals`.
     """
-    if not all(_ready(a) for a in args):
+    if not all(_ready(worker, a) for a in args):
         release_slot(worker, task_key)
     out = []
     for a in args:
         if type(a) is Recv:
             a = unless_failed(await MAILBOX.take(a.key, timeout))
+        elif type(a) is pushes.Pushed:
+            a = unless_failed(await pushes.value_of(worker, a, timeout))
         out.append(a)
     return out
 
@@ -178,6 +192,9 @@ def send_results(worker, results, sends) -> list:
     """
     deliveries = []
     for send in sends:
+        if send.keep:
+            _push(worker, send, results)
+            continue
         if send.address == worker.address:
             MAILBOX.put(send.key, results)  # same process: the tuple itself, no copy
             continue
@@ -211,6 +228,33 @@ async def take(task_key, box, index, timeout):
 
 async def _deliver(worker, address, key, payload):
     await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
+
+
+def _push(worker, send, results):
+    """Send a reader one new variable value, in the background (see :mod:`.pushes`)."""
+    value = results if type(results) is Failed else results[send.indices[0]]
+    if type(results) is not Failed:
+        _count_sent(send.key[:2], (value,))
+    version, name = send.key[1:]
+    task = asyncio.ensure_future(_push_in_background(worker, send.address, name, version, send.keep, value))
+    _BACKGROUND.add(task)  # the loop keeps only a weak reference to a task
+    task.add_done_callback(_BACKGROUND.discard)
+
+
+_BACKGROUND: set = set()
+PUSH_DELAY = 0.001  # seconds
+
+
+async def _push_in_background(worker, address, name, version, keep, value):
+    # Let the step's completion messages leave this worker's event loop first:
+    # writing megabytes to a socket there delays them (measured: 5.5 ms -> 2 ms
+    # from the last partition's end to the scheduler knowing it).
+    await asyncio.sleep(PUSH_DELAY)
+    try:
+        rpc = worker.rpc(address)
+        await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value))
+    except Exception:  # noqa: BLE001 - the reader's worker is gone: recovery handles it
+        logger.warning("daskflow could not push variable %s to %s", name, address)
 
 
 async def fail_consumers(worker, producer, sends):

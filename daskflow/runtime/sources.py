@@ -1,0 +1,99 @@
+"""Dataset sources already on the cluster (dask arrays): placing and reading them.
+
+When a plan reads a dask-array dataset (:mod:`daskflow.data.cluster_source`),
+the session persists its arrays once and gives each replica that reads it a
+share of the blocks, by key: first the blocks its own worker holds, while
+its share of rows is below an even split, then the rest to whoever has the
+fewest rows. On the worker, a replica reads its blocks once per pass: from
+its own memory, or straight from the worker holding them — never through the
+client.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from distributed import futures_of
+from distributed.utils import sync
+
+
+def place(client, lowered):
+    """Persist and share out every dask-array source the plan reads.
+
+    Returns ``(bindings, futures)``: source id -> per replica, the list of
+    its blocks, each a tuple (one per component) of ``(key, holders)``;
+    and the persisted blocks' futures, which the session holds so the data
+    stays on the cluster.
+    """
+    executable = lowered.executable
+    bindings, held = {}, []
+    for op in executable.plan.ops:
+        part = executable.plan.partition_of.get(op)
+        for value in op.attrs.values():
+            for node in getattr(value, "cluster_sources", lambda: [])():
+                if part is None or node.source_id in bindings:
+                    continue
+                readers = [lowered.placement[inst.name][0].address for inst in lowered.instances(part.key)]
+                bindings[node.source_id], futures = _share(client, node.dask_arrays(), readers)
+                held.extend(futures)
+    return bindings, held
+
+
+def _share(client, arrays, readers):
+    persisted = client.persist(list(arrays))
+    futures = [f for a in persisted for f in futures_of(a)]
+    holders = client.who_has(futures)
+    blocks = list(zip(*[_flat(a.__dask_keys__()) for a in persisted]))  # per block, a key per component
+    rows = persisted[0].chunks[0]
+    shares = [[] for _ in readers]
+    load = [0] * len(readers)
+    even = sum(rows) / len(readers)
+    for i in sorted(range(len(blocks)), key=lambda i: -rows[i]):  # biggest first: a closer balance
+        here = set(holders.get(blocks[i][0], ()))
+        local = [r for r, address in enumerate(readers) if address in here and load[r] < even]
+        r = min(local or range(len(readers)), key=lambda r: load[r])
+        shares[r].append(i)
+        load[r] += rows[i]
+    bound = [
+        [tuple((key, tuple(holders.get(key, ()))) for key in blocks[i]) for i in sorted(share)]
+        for share in shares
+    ]
+    return bound, futures
+
+
+def _flat(keys):
+    """A dask array's block keys in order (its other dimensions are one block each)."""
+    if isinstance(keys, list):
+        return list(itertools.chain.from_iterable(_flat(k) for k in keys))
+    return [keys]
+
+
+def resolver(worker, bindings, replica):
+    """``source id -> this replica's blocks`` for :func:`daskflow.framework.replica.sources_context`."""
+
+    def blocks(source_id):
+        shares = bindings.get(source_id)
+        if shares is None:
+            raise RuntimeError(f"dataset source {source_id} was not placed on this cluster")
+        return [tuple(_read(worker, key, holders) for key, holders in block) for block in shares[replica]]
+
+    return blocks
+
+
+def _read(worker, key, holders):
+    """One block, from this worker's memory or from a worker holding it (called off the loop)."""
+    if key in worker.data:
+        return worker.data[key]
+    return sync(worker.loop, _fetch, worker, key, holders)
+
+
+async def _fetch(worker, key, holders):
+    for _ in range(2):
+        for address in holders:
+            response = await worker.rpc(address).get_data(keys=[key], who=worker.address)
+            data = response.get("data", {}) if isinstance(response, dict) else {}
+            if key in data:
+                return data[key]
+        # Moved or recomputed since the plan was made: ask the scheduler where it is now.
+        holders = (await worker.scheduler.who_has(keys=[key])).get(key, ())
+    raise RuntimeError(f"dataset block {key} is on no worker of the cluster")
