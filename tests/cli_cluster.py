@@ -39,9 +39,7 @@ def cli_cluster(names, nanny=True, timeout=90):
             )
         )
         for name in names:
-            args = ["worker", address, "--name", name, "--nthreads", "1", "--host", "127.0.0.1"]
-            args += ["--no-dashboard", "--memory-limit", "1GiB"] + ([] if nanny else ["--no-nanny"])
-            procs.append(subprocess.Popen(_dask(*args), **quiet))
+            procs.append(start_worker(address, name, nanny))
         _wait_for(address, len(names), timeout)
         yield address, procs
     finally:
@@ -55,6 +53,15 @@ def cli_cluster(names, nanny=True, timeout=90):
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGKILL)
+
+
+def start_worker(address, name, nanny=True):
+    """A `dask worker --name NAME` process joining the scheduler at ``address``."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    args = ["worker", address, "--name", name, "--nthreads", "1", "--host", "127.0.0.1"]
+    args += ["--no-dashboard", "--memory-limit", "1GiB"] + ([] if nanny else ["--no-nanny"])
+    return subprocess.Popen(_dask(*args), **quiet)
 
 
 def _wait_for(address, n, timeout):

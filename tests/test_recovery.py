@@ -9,7 +9,7 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
-from tests.cli_cluster import cli_cluster
+from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
 
 
@@ -76,6 +76,40 @@ def test_with_no_worker_left_a_run_fails_clearly_within_the_bound():
             cluster.scale(0)
             with pytest.raises(RuntimeError, match="left the cluster|no workers|no worker to continue"):
                 sess.run(y)
+
+
+class ReplaceAt(KillAt):
+    """kill -9 a replica's worker, then start a worker under a new name in its place."""
+
+    def __init__(self, address, name, step, newcomer, procs):
+        super().__init__(address, name, step)
+        self.newcomer, self.procs = newcomer, procs
+
+    def after_run(self, run_context, run_values):
+        if self.done or run_values.results < self.step:
+            return
+        super().after_run(run_context, run_values)
+        self.procs.append(start_worker(self.address, self.newcomer, nanny=False))
+        with Client(self.address, set_as_default=False) as client:
+            deadline = time.time() + 60
+            while self.newcomer not in {w["name"] for w in client.scheduler_info()["workers"].values()}:
+                assert time.time() < deadline, f"{self.newcomer} did not join"
+                time.sleep(0.2)
+
+
+def test_a_worker_joining_under_a_new_name_takes_a_lost_replicas_place():
+    names = ["ps-0", "worker-0", "worker-1", "worker-2"]
+    with cli_cluster(names, nanny=False) as (address, procs):
+        replace = ReplaceAt(address, "worker-1", 60, "worker-3", procs)
+        accuracy, metrics = contract_program(address, sync=False, steps=240, extra_hooks=[replace])
+    assert replace.done
+    used = [m["replicas_used"] for m in metrics if m["replicas_used"]]  # the training steps
+    assert used[-5:] == [3] * 5, used  # three replicas again: worker-3 works
+    for recovered in contract_program.recoveries:  # a lost replica is not waited for
+        assert recovered["lost"] == ["worker-1"] and not recovered["stand_ins"]
+        assert recovered["seconds"] < 10
+    assert max(m["wall_time"] for m in metrics) < 10
+    assert accuracy >= 0.9
 
 
 def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():

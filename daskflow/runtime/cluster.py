@@ -105,9 +105,7 @@ class ClusterRuntime:
         any error surfaces at the next synchronisation point, naming the op,
         with the variables as they were before the failing step.
         """
-        lowered = self._plans.get(executable)
-        if lowered is None:
-            lowered = self._plans[executable] = self._lower(executable)
+        lowered = self._plan(executable)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
             self._pending.append(self._submit_recovering(lowered, feed_values))
@@ -127,6 +125,26 @@ class ClusterRuntime:
         self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
+
+    def _plan(self, executable):
+        """The executable's plan; made again when a new worker can take a lost replica's place."""
+        lowered = self._plans.get(executable)
+        if lowered is None:
+            lowered = self._plans[executable] = self._lower(executable)
+            return lowered
+        if not lowered.replica_names:
+            return lowered
+        self._addresses()  # membership, as of REFRESH seconds ago at most
+        here = frozenset(self._known[0])
+        if here == lowered.membership:
+            return lowered
+        lowered.membership = here
+        gone = lowered.replica_names - here
+        if gone and any(recovery.is_newcomer(name, lowered) for name in here):
+            workers = recovery.with_replacements(self.workers(), lowered.replica_names, len(gone))
+            self.sync()  # steps in flight finish on the plan they were made with
+            lowered = self._plans[executable] = self._lower(executable, workers)
+        return lowered
 
     def sync(self):
         """Wait for every dispatched step; raise the first failure."""
@@ -246,7 +264,9 @@ class ClusterRuntime:
         give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
         names = lost.names
         self._pushed.clear()  # a lost worker's cache is gone: read values as Dask dependencies
-        self._aliases.update(recovery.wait_for(self, names, wait, give_up))
+        here = set(self.workers_now())
+        awaited = recovery.must_return(names, self._plans.values(), set(self._homes.values()), here)
+        self._aliases.update(recovery.wait_for(self, awaited, wait, give_up))
         steps_lost, restored = recovery.restore_lost(self, self._versions)
         for name in restored:
             self._homes.pop(name, None)  # on its copy's worker now
@@ -268,8 +288,8 @@ class ClusterRuntime:
             self._pending.append(self._submit(old.lowered, old.feed_values))
             self._commit(self._pending[-1])
 
-    def _lower(self, executable):
-        workers = self.workers()
+    def _lower(self, executable, workers=None):
+        workers = workers or self.workers()
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None

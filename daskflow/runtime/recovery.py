@@ -14,8 +14,11 @@ session watches the workers of each step while it waits; when one has left:
    that copy, at most K - 1 (0 for K = 1);
 3. the interrupted step runs again.
 
-A replica's worker that leaves is simply skipped: the step runs with the
-replicas there are (sync training aggregates no more than are present).
+A replica's worker that leaves is not waited for: the step runs with the
+replicas there are (sync training aggregates no more than are present), and
+a worker that joins the worker job later under a new name takes the lost
+replica's place (the plan is made again for it; the replicas' input
+pipelines then start their shards again).
 This module knows no ops; it works on names, addresses and futures.
 """
 
@@ -97,3 +100,27 @@ def restore_lost(runtime, steps_done):
         lost_steps = max(lost_steps, steps_done.get(name, step) - step)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps, lost
+
+
+def must_return(lost, plans, homes, here) -> set:
+    """The lost workers to wait for (or give a stand-in): all but those that only ran
+    replicas, while other replicas go on — the steps skip them, and a worker joining
+    later takes their place (:func:`with_replacements`)."""
+    must = set(lost) & homes  # they held variables
+    for plan in plans:
+        fixed = plan.worker_names - plan.replica_names
+        replicas_left = (plan.replica_names - set(lost)) & here
+        must |= {n for n in lost if n in fixed or (n in plan.replica_names and not replicas_left)}
+    return must
+
+
+def is_newcomer(name, lowered) -> bool:
+    """Whether worker ``name`` could run a replica and ``lowered`` does not use it."""
+    return name.rpartition("-")[0] == "worker" and name not in lowered.worker_names
+
+
+def with_replacements(workers, planned, count):
+    """The workers to plan replicas on again: those planned that are here, and up to
+    ``count`` newcomers to the worker job taking the places of those that left."""
+    newcomers = [w for w in workers if w.job == "worker" and w.name not in planned][:count]
+    return [w for w in workers if w.job != "worker" or w.name in planned] + newcomers

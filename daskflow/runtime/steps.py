@@ -85,6 +85,13 @@ class Lowered:
         first_only = any(t.mode and t.mode[0] == "first" for t in self._templates)
         self.optional = {t.inst.name for t in self._templates if first_only and t.inst.replica is not None}
         self.worker_names = {worker.name for worker, _ in self.placement.values()}
+        self.replica_names = {
+            self.placement[inst.name][0].name
+            for p in plan.partitions
+            for inst in self.instances(p.key)
+            if inst.replica is not None
+        }
+        self.membership = frozenset(w.name for w in workers)  # the cluster this plan was made for
         self._fetch_names = [
             _fetch_name(what[0], j)
             for j, (kind, what) in enumerate(executable.fetch_sources)

@@ -106,7 +106,10 @@ class Mailbox:
         waiter = self._waiting[key] = asyncio.get_running_loop().create_future()
         try:
             return await asyncio.wait_for(waiter, timeout)
-        except asyncio.TimeoutError:
+        except (asyncio.TimeoutError, asyncio.CancelledError) as e:
+            self._discarded.add(key)  # nobody waits for it now: drop it when it comes
+            if isinstance(e, asyncio.CancelledError):
+                raise
             raise TimeoutError(
                 f"waited {timeout:g} s for the results of partition {key[2]}, which did not come "
                 "(ConfigProto(operation_timeout_in_ms=...) sets this limit)"
@@ -118,6 +121,9 @@ class Mailbox:
         """Nobody will take ``key``: drop its value, now or when it comes."""
         if self._box.pop(key, None) is None:
             self._discarded.add(key)
+
+    def __len__(self):
+        return len(self._box) + len(self._discarded)
 
     def clear(self, prefix):
         """Drop what is left for a plan (a failed step's undelivered values)."""
@@ -168,12 +174,24 @@ async def receive_args(worker, task_key, args, timeout):
     if not all(_ready(worker, a) for a in args):
         release_slot(worker, task_key)
     out = []
-    for a in args:
-        if type(a) is Recv:
-            a = unless_failed(await MAILBOX.take(a.key, timeout))
-        elif type(a) is pushes.Pushed:
-            a = unless_failed(await pushes.value_of(worker, a, timeout))
-        out.append(a)
+    try:
+        for a in args:
+            if type(a) is Recv:
+                a = unless_failed(await MAILBOX.take(a.key, timeout))
+            elif type(a) is pushes.Pushed:
+                a = unless_failed(await pushes.value_of(worker, a, timeout))
+            out.append(a)
+    except BaseException:
+        # What the others send this failed instance would stay in the mailbox: the
+        # arguments it had not waited for yet (the failing one is taken or given up).
+        for i, a in enumerate(args):
+            if type(a) is FromReplicas:
+                keys = a.keys
+            else:
+                keys = (a.key,) if type(a) is Recv and i > len(out) else ()
+            for key in keys:
+                MAILBOX.discard(key)
+        raise
     return out
 
 
