@@ -135,11 +135,11 @@ class ClusterRuntime:
         if not lowered.replica_names:
             return lowered
         self._addresses()  # membership, as of REFRESH seconds ago at most
-        here = frozenset(self._known[0])
-        if here == lowered.membership:
+        if self._known is lowered.membership:  # not looked at again since: nothing to compare
             return lowered
-        lowered.membership = here
-        gone = lowered.replica_names - here
+        lowered.membership = self._known
+        here = self._known[0]
+        gone = lowered.replica_names - set(here)
         if gone and any(recovery.is_newcomer(name, lowered) for name in here):
             workers = recovery.with_replacements(self.workers(), lowered.replica_names, len(gone))
             self.sync()  # steps in flight finish on the plan they were made with

@@ -56,6 +56,12 @@ def cluster_workers(scheduler_info: dict) -> list[WorkerDevice]:
     return sorted(found, key=lambda w: (w.job, w.task))
 
 
+def job_of(name: str) -> str | None:
+    """The job of a worker named ``<job>-<task>``; None for a name off the convention."""
+    match = _NAME.match(name)
+    return match.group(1) if match else None
+
+
 def device_list(workers) -> list[str]:
     return [d for w in workers for d in w.devices()]
 

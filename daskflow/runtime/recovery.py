@@ -28,6 +28,7 @@ import logging
 import time
 
 from ..errors import AbortedError
+from .devices import job_of
 
 logger = logging.getLogger("daskflow")
 
@@ -116,7 +117,7 @@ def must_return(lost, plans, homes, here) -> set:
 
 def is_newcomer(name, lowered) -> bool:
     """Whether worker ``name`` could run a replica and ``lowered`` does not use it."""
-    return name.rpartition("-")[0] == "worker" and name not in lowered.worker_names
+    return job_of(name) == "worker" and name not in lowered.worker_names
 
 
 def with_replacements(workers, planned, count):

@@ -91,7 +91,7 @@ class Lowered:
             for inst in self.instances(p.key)
             if inst.replica is not None
         }
-        self.membership = frozenset(w.name for w in workers)  # the cluster this plan was made for
+        self.membership = None  # the session's view of the cluster this plan last checked
         self._fetch_names = [
             _fetch_name(what[0], j)
             for j, (kind, what) in enumerate(executable.fetch_sources)
