@@ -194,10 +194,10 @@ class ClusterRuntime:
             n, feed_values, self.variables, addresses, backups, self._pushed
         )
         self._pushed.update(pushes)
-        for address, key, value in posts:
-            post(self.client, address, key, value)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
+        for address, key, value in posts:  # after the graph: the scheduler's part comes first
+            post(self.client, address, key, value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in optional]
         updated = [name for name, _ in lowered.variable_keys(n)]

@@ -26,7 +26,7 @@ from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 from distributed.worker_state_machine import SecedeEvent
 
-from . import pushes
+from . import bulk, pushes
 
 logger = logging.getLogger(__name__)
 
@@ -138,9 +138,21 @@ LOG_LIMIT = 10_000  # steps of accounting kept per worker
 
 
 def install(worker):
-    """Give ``worker`` the receiving end (idempotent)."""
+    """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port."""
     worker.handlers[HANDLER] = _receive
     pushes.install(worker)
+    bulk.serve(worker, lambda header, items: worker.loop.add_callback(_arrived, worker, header, items))
+
+
+def _arrived(worker, header, items):
+    """A value that came by :mod:`.bulk`, handed over on the worker's event loop."""
+    kind = header.get("kind")
+    if kind == "mail":
+        MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else tuple(items))
+    elif kind == "push":
+        pushes.cache_of(worker).put(header["name"], header["version"], items[0], header["keep"])
+    else:
+        logger.warning("daskflow dropped a bulk transfer of unknown kind %r", kind)
 
 
 def _receive(key=None, value=None):
@@ -245,7 +257,14 @@ async def take(task_key, box, index, timeout):
 
 
 async def _deliver(worker, address, key, payload):
+    if bulk.eligible(payload) and await bulk.send(worker.rpc, address, _mail(key), payload):
+        return
     await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
+
+
+def _mail(key, single=False):
+    """The bulk header of a mailbox delivery; ``single``: a value, not a tuple of results."""
+    return {"kind": "mail", "key": list(key), "single": single}
 
 
 def _push(worker, send, results):
@@ -269,6 +288,9 @@ async def _push_in_background(worker, address, name, version, keep, value):
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
     try:
+        header = {"kind": "push", "name": name, "version": version, "keep": keep}
+        if bulk.eligible((value,)) and await bulk.send(worker.rpc, address, header, (value,)):
+            return
         rpc = worker.rpc(address)
         await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value))
     except Exception:  # noqa: BLE001 - the reader's worker is gone: recovery handles it
@@ -296,13 +318,29 @@ def post(client, address, key, value):
     """From the client, put ``value`` in a worker's mailbox (without waiting).
 
     Fed batches go this way instead of inside the task graph, which would
-    carry them through the scheduler: one hop and two copies more.
+    carry them through the scheduler: one hop and two copies more. Where the
+    worker's bulk port is known, from this thread, leaving the client's event
+    loop to send the step's graph.
     """
+    where = bulk.known(address)
+    if where is not None and bulk.eligible((value,)):
+        sent = bulk.submit(where, _mail(key, single=True), (value,))
+        sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
+        return
     client.loop.add_callback(_post, client, address, key, value)
+
+
+def _post_again(done, client, address, key, value):
+    if done.exception() is not None:  # the worker's port changed: look it up again
+        bulk.forget(address)
+        client.loop.add_callback(_post, client, address, key, value)
 
 
 async def _post(client, address, key, value):
     try:
+        by_bulk = bulk.eligible((value,))
+        if by_bulk and await bulk.send(client.rpc, address, _mail(key, single=True), (value,)):
+            return
         await client.rpc(address).daskflow_recv(key=key, value=to_serialize(value))
     except Exception:  # noqa: BLE001 - the consumer times out and names what it waited for
         logger.exception("daskflow could not send a fed value to %s", address)

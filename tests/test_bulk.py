@@ -1,0 +1,143 @@
+"""Numeric arrays between processes over plain sockets (runtime/bulk.py)."""
+
+import asyncio
+import queue
+import socket
+import struct
+
+import dask
+import msgpack
+import numpy as np
+import pytest
+from distributed import Client
+
+import daskflow as tf
+from daskflow.runtime import bulk
+
+
+@pytest.fixture
+def receiver():
+    arrived = queue.Queue()
+    r = bulk.Receiver("127.0.0.1", lambda header, items: arrived.put((header, items)))
+    yield r, arrived
+    r.close()
+
+
+def test_every_numeric_kind_arrives_as_it_was_sent(receiver):
+    r, arrived = receiver
+    big = np.arange(800_000, dtype=np.float32).reshape(800, 1000)
+    items = (
+        big,
+        np.arange(12, dtype=np.int64).reshape(3, 4).T[1:],  # not contiguous
+        np.array([True, False, True]),
+        np.array([1 + 2j, 3 - 4j], np.complex64),
+        np.float64(2.5),
+        None,
+        np.zeros((0, 3), np.float16),
+    )
+    bulk.submit(("127.0.0.1", r.port), {"kind": "mail", "key": ["p", 7, "a", "b"]}, items).result(10)
+    header, got = arrived.get(timeout=10)
+    assert header == {"kind": "mail", "key": ["p", 7, "a", "b"]}
+    assert len(got) == len(items) and got[5] is None
+    for sent, back in zip(items, got):
+        if sent is None:
+            continue
+        assert type(back) is type(sent) and back.dtype == sent.dtype
+        np.testing.assert_array_equal(back, sent)
+
+
+def test_only_numeric_values_go_this_way():
+    assert bulk.eligible((np.ones(3, np.float32), None, np.int32(4)))
+    for bad in (np.array(["a"]), np.array([{}], dtype=object), 1.5, [1.0], "text", b"bytes"):
+        assert not bulk.eligible((np.ones(3), bad)), bad
+
+
+def _raw(port, header, payload=b"", stop=False):
+    """Send hand-made bytes (``stop``: and no more); return b'' once the receiver hangs up."""
+    head = msgpack.packb(header)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(struct.pack("<Q", len(head)) + head + payload)
+        if stop:
+            s.shutdown(socket.SHUT_WR)
+        try:
+            return s.recv(1)
+        except ConnectionResetError:  # it hung up with our bytes unread
+            return b""
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"kind": "mail", "items": [["|O", [1], False]]},  # an object array would be unpickled
+        {"kind": "mail", "items": [["<f4", [-1], False]]},
+        {"kind": "mail", "items": [["not a dtype", [1], False]]},
+        {"kind": "mail", "items": "nope"},
+        ["not", "a", "map"],
+    ],
+)
+def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, header, caplog):
+    r, arrived = receiver
+    assert _raw(r.port, header, b"\0" * 8) == b""  # hung up on
+    assert arrived.empty()
+    assert "refused a bulk transfer" in caplog.text
+    bulk.submit(("127.0.0.1", r.port), {"kind": "ok"}, (np.ones(2),)).result(10)
+    assert arrived.get(timeout=10)[0] == {"kind": "ok"}
+
+
+def test_a_truncated_message_delivers_nothing(receiver):
+    r, arrived = receiver
+    header = {"kind": "mail", "items": [["<f8", [1000], False]]}
+    assert _raw(r.port, header, b"\0" * 100, stop=True) == b""  # 100 of 8,000 bytes
+    assert arrived.empty()
+
+
+def test_a_stale_port_is_forgotten_and_tls_workers_are_never_asked():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = ("127.0.0.1", s.getsockname()[1])  # nothing listens there once closed
+    address = "tcp://127.0.0.1:1"
+    bulk._PORTS[address] = dead
+    sent = asyncio.run(bulk.send(None, address, {"kind": "mail"}, (np.ones(2),)))
+    assert sent is False and bulk.known(address) is None and address not in bulk._PORTS
+    assert asyncio.run(bulk.lookup(None, "tls://127.0.0.1:2")) is None  # rpc None: not called
+
+
+def _tower_graph():
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(np.full((300, 300), 0.01, np.float32), name="w")
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.float32, [None, 300])
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return g, w, x, train
+
+
+def _train(target):
+    g, w, x, train = _tower_graph()
+    feed = {x: np.random.default_rng(0).random((256, 300), dtype=np.float32)}  # 300 KB: posted
+    with tf.Session(target, graph=g) as sess:
+        sess.run(w.initializer)
+        for _ in range(5):
+            sess.run(train, feed)
+        return sess.run(w)
+
+
+def _received(dask_worker):
+    receiver = dask_worker.extensions.get("daskflow-bulk")
+    return None if receiver is None else receiver.received
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_steps_move_their_values_by_bulk_or_else_on_dasks_comms(enabled):
+    expected = _train(None)
+    with dask.config.set({"daskflow.bulk-transfers": enabled}):
+        with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, Client(cluster) as client:
+            np.testing.assert_allclose(_train(client), expected, rtol=1e-5)
+            received = client.run(_received)
+    if enabled:  # gradients came to the ps, new values and feeds to the worker
+        assert all(count > 0 for count in received.values()), received
+    else:
+        assert all(count is None for count in received.values()), received
