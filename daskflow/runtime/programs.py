@@ -66,10 +66,13 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     async def compute(values):
         return await loop.run_in_executor(worker.executors["default"], _call, replica, blocks, fn, values)
 
+    early = None
     try:
         values = await transport.receive_args(worker, task_key, args, timeout)
         if mode is None:
-            results = await compute(values)
+            results, early = await loop.run_in_executor(
+                worker.executors["default"], _call_then_send, worker, sends, replica, blocks, fn, values
+            )
         else:
             plan_id = program_id.partition("-")[0]
             record = arrivals.recorder((plan_id, task_key[1]), key)
@@ -86,8 +89,14 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
         # partition failed; the session maps it back to the op.
         e.daskflow_line = (key, _line_in(fn, e.__traceback__))
         raise
-    for delivery in transport.send_results(worker, results, sends):
+    for delivery in transport.send_results(worker, results, sends, early):
         await delivery  # a delivery that fails fails this task, not silently its consumer
+
+
+def _call_then_send(worker, sends, *call):
+    """Compute, then send by bulk from this thread what can go (:func:`.transport.send_early`)."""
+    results = _call(*call)
+    return results, transport.send_early(worker, results, sends)
 
 
 def _call(replica, blocks, fn, values):

@@ -213,17 +213,22 @@ def unless_failed(value):
     return value
 
 
-def send_results(worker, results, sends) -> list:
+def send_results(worker, results, sends, early=None) -> list:
     """Deliver each consumer the results it reads (``None`` elsewhere).
 
     Returns the deliveries to other workers, as asyncio tasks: the producer
     awaits them, so a delivery that fails fails its task instead of leaving
-    the consumer waiting.
+    the consumer waiting. ``early`` (from :func:`send_early`): the sends
+    already on their way, by position; only confirmed here.
     """
+    early = early or {}
     deliveries = []
-    for send in sends:
+    for j, send in enumerate(sends):
         if send.keep:
-            _push(worker, send, results)
+            if j not in early:
+                _push(worker, send, results)
+            else:
+                _count_sent(send.key[:2], (results[send.indices[0]],))
             continue
         if send.address == worker.address:
             MAILBOX.put(send.key, results)  # same process: the tuple itself, no copy
@@ -231,10 +236,62 @@ def send_results(worker, results, sends) -> list:
         if type(results) is Failed:
             payload = results
         else:
-            payload = tuple(results[i] if i in send.indices else None for i in range(len(results)))
+            payload = _payload(results, send.indices)
             _count_sent(send.key[:2], payload)
-        deliveries.append(asyncio.ensure_future(_deliver(worker, send.address, send.key, payload)))
+        if j in early:
+            deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j])))
+        else:
+            deliveries.append(asyncio.ensure_future(_deliver(worker, send.address, send.key, payload)))
     return deliveries
+
+
+def _payload(results, indices):
+    return tuple(results[i] if i in indices else None for i in range(len(results)))
+
+
+def send_early(worker, results, sends) -> dict:
+    """From the thread that computed ``results``: send by bulk what can go now.
+
+    The event loop may be busy when a partition's compute ends; handing it
+    the results first would add its delay to every consumer's wait (measured
+    up to 2.5 ms from a tower's last op to its gradients leaving). Returns
+    ``{position in sends: concurrent Future}`` of what was submitted (None
+    for pushes, which nobody awaits); :func:`send_results` does the rest.
+    """
+    early = {}
+    for j, send in enumerate(sends):
+        where = bulk.known(send.address) if send.address != worker.address else None
+        if where is None:
+            continue
+        if send.keep:
+            value = results[send.indices[0]]
+            if bulk.eligible((value,)):
+                version, name = send.key[1:]
+                done = bulk.submit(where, _push_header(name, version, send.keep), (value,))
+                again = (worker, send.address, name, version, send.keep, value)
+                done.add_done_callback(lambda d, again=again: _repush(d, *again))
+                early[j] = None
+            continue
+        payload = _payload(results, send.indices)
+        if bulk.eligible(payload):
+            early[j] = bulk.submit(where, _mail(send.key), payload)
+    return early
+
+
+async def _confirm(worker, send, payload, sent):
+    """Wait for an early delivery; on Dask's comms again if it did not go."""
+    try:
+        await asyncio.wrap_future(sent)
+    except OSError:
+        bulk.forget(send.address)
+        await worker.rpc(send.address).daskflow_recv(key=send.key, value=to_serialize(payload))
+
+
+def _repush(done, worker, address, name, version, keep, value):
+    """An early push that did not go: again, from the event loop, on whatever way there is."""
+    if done.exception() is not None:
+        bulk.forget(address)
+        worker.loop.add_callback(_spawn, _push_in_background(worker, address, name, version, keep, value))
 
 
 def _count_sent(step, payload):
@@ -267,13 +324,21 @@ def _mail(key, single=False):
     return {"kind": "mail", "key": list(key), "single": single}
 
 
+def _push_header(name, version, keep):
+    return {"kind": "push", "name": name, "version": version, "keep": keep}
+
+
 def _push(worker, send, results):
     """Send a reader one new variable value, in the background (see :mod:`.pushes`)."""
     value = results if type(results) is Failed else results[send.indices[0]]
     if type(results) is not Failed:
         _count_sent(send.key[:2], (value,))
     version, name = send.key[1:]
-    task = asyncio.ensure_future(_push_in_background(worker, send.address, name, version, send.keep, value))
+    _spawn(_push_in_background(worker, send.address, name, version, send.keep, value))
+
+
+def _spawn(coroutine):
+    task = asyncio.ensure_future(coroutine)
     _BACKGROUND.add(task)  # the loop keeps only a weak reference to a task
     task.add_done_callback(_BACKGROUND.discard)
 
@@ -288,7 +353,7 @@ async def _push_in_background(worker, address, name, version, keep, value):
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
     try:
-        header = {"kind": "push", "name": name, "version": version, "keep": keep}
+        header = _push_header(name, version, keep)
         if bulk.eligible((value,)) and await bulk.send(worker.rpc, address, header, (value,)):
             return
         rpc = worker.rpc(address)
