@@ -149,6 +149,30 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
     assert late <= early + 2, (early, late)
 
 
+def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monkeypatch):
+    # Every step's keys are new; Dask caches key_split for 100,000 keys per process:
+    # that cache was what grew in long runs (tasks and workers share this process here).
+    from dask.utils import key_split
+
+    from daskflow.runtime import lineage
+
+    monkeypatch.setattr(lineage, "KEY_SPLIT_LIMIT", 60)
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([4]), name="counter")
+    with tf.device("/job:worker/task:0"):
+        delta = tf.ones([4]) * 2.0
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        sizes = []
+        for _ in range(60):
+            sess.run(bump.op)
+            sizes.append(key_split.cache_info().currsize)
+        np.testing.assert_array_equal(sess.run(v), np.full(4, 120.0))
+    assert max(sizes[10:]) <= 60 + 20, sizes  # the limit, plus at most a step's keys
+
+
 def test_uninitialised_variable_and_failing_ops_are_named_and_change_nothing(cluster):
     with tf.device("/job:ps/task:0"):
         v = tf.Variable(1.0, name="weights")
