@@ -150,7 +150,9 @@ def _arrived(worker, header, items):
     if kind == "mail":
         MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else tuple(items))
     elif kind == "push":
-        pushes.cache_of(worker).put(header["name"], header["version"], items[0], header["keep"])
+        cache = pushes.cache_of(worker)
+        for (name, version, keep), value in zip(header["entries"], items):
+            cache.put(name, version, value, keep)
     else:
         logger.warning("daskflow dropped a bulk transfer of unknown kind %r", kind)
 
@@ -254,11 +256,12 @@ def send_early(worker, results, sends) -> dict:
 
     The event loop may be busy when a partition's compute ends; handing it
     the results first would add its delay to every consumer's wait (measured
-    up to 2.5 ms from a tower's last op to its gradients leaving). Returns
-    ``{position in sends: concurrent Future}`` of what was submitted (None
-    for pushes, which nobody awaits); :func:`send_results` does the rest.
+    up to 2.5 ms from a tower's last op to its gradients leaving). A
+    worker's pushes go in one message. Returns ``{position in sends:
+    concurrent Future}`` of what was submitted (None for pushes, which
+    nobody awaits); :func:`send_results` does the rest.
     """
-    early = {}
+    early, pushed = {}, {}
     for j, send in enumerate(sends):
         where = bulk.known(send.address) if send.address != worker.address else None
         if where is None:
@@ -267,14 +270,15 @@ def send_early(worker, results, sends) -> dict:
             value = results[send.indices[0]]
             if bulk.eligible((value,)):
                 version, name = send.key[1:]
-                done = bulk.submit(where, _push_header(name, version, send.keep), (value,))
-                again = (worker, send.address, name, version, send.keep, value)
-                done.add_done_callback(lambda d, again=again: _repush(d, *again))
+                pushed.setdefault(send.address, []).append(((name, version, send.keep), value))
                 early[j] = None
             continue
         payload = _payload(results, send.indices)
         if bulk.eligible(payload):
             early[j] = bulk.submit(where, _mail(send.key), payload)
+    for address, entries in pushed.items():
+        done = bulk.submit(bulk.known(address), _push_header(e for e, _ in entries), [v for _, v in entries])
+        done.add_done_callback(lambda d, a=address, e=entries: _repush(d, worker, a, e))
     return early
 
 
@@ -287,11 +291,12 @@ async def _confirm(worker, send, payload, sent):
         await worker.rpc(send.address).daskflow_recv(key=send.key, value=to_serialize(payload))
 
 
-def _repush(done, worker, address, name, version, keep, value):
-    """An early push that did not go: again, from the event loop, on whatever way there is."""
+def _repush(done, worker, address, entries):
+    """Early pushes that did not go: again, from the event loop, on whatever way there is."""
     if done.exception() is not None:
         bulk.forget(address)
-        worker.loop.add_callback(_spawn, _push_in_background(worker, address, name, version, keep, value))
+        for (name, version, keep), value in entries:
+            worker.loop.add_callback(_spawn, _push_in_background(worker, address, name, version, keep, value))
 
 
 def _count_sent(step, payload):
@@ -324,8 +329,9 @@ def _mail(key, single=False):
     return {"kind": "mail", "key": list(key), "single": single}
 
 
-def _push_header(name, version, keep):
-    return {"kind": "push", "name": name, "version": version, "keep": keep}
+def _push_header(entries):
+    """The bulk header of new variable values: ``entries`` of (name, version, versions to keep)."""
+    return {"kind": "push", "entries": [list(e) for e in entries]}
 
 
 def _push(worker, send, results):
@@ -353,7 +359,7 @@ async def _push_in_background(worker, address, name, version, keep, value):
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
     try:
-        header = _push_header(name, version, keep)
+        header = _push_header([(name, version, keep)])
         if bulk.eligible((value,)) and await bulk.send(worker.rpc, address, header, (value,)):
             return
         rpc = worker.rpc(address)
