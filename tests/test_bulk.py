@@ -35,9 +35,9 @@ def test_every_numeric_kind_arrives_as_it_was_sent(receiver):
         None,
         np.zeros((0, 3), np.float16),
     )
-    bulk.submit(("127.0.0.1", r.port), {"kind": "mail", "key": ["p", 7, "a", "b"]}, items).result(10)
+    bulk.submit(r.where, {"kind": "mail", "key": ["p", 7, "a", "b"]}, items).result(10)
     header, got = arrived.get(timeout=10)
-    assert header == {"kind": "mail", "key": ["p", 7, "a", "b"]}
+    assert header == {"kind": "mail", "key": ["p", 7, "a", "b"]}  # the receiver's token taken off
     assert len(got) == len(items) and got[5] is None
     for sent, back in zip(items, got):
         if sent is None:
@@ -48,7 +48,8 @@ def test_every_numeric_kind_arrives_as_it_was_sent(receiver):
 
 def test_only_numeric_values_go_this_way():
     assert bulk.eligible((np.ones(3, np.float32), None, np.int32(4)))
-    for bad in (np.array(["a"]), np.array([{}], dtype=object), 1.5, [1.0], "text", b"bytes"):
+    masked = np.ma.masked_array([1.0, 2.0], mask=[True, False])  # would lose its mask
+    for bad in (np.array(["a"]), np.array([{}], dtype=object), 1.5, [1.0], "text", b"bytes", masked):
         assert not bulk.eligible((np.ones(3), bad)), bad
 
 
@@ -73,6 +74,7 @@ def _raw(port, header, payload=b"", stop=False):
         {"kind": "mail", "items": [["not a dtype", [1], False]]},
         {"kind": "mail", "items": "nope"},
         ["not", "a", "map"],
+        {"kind": "mail", "items": [["<f8", [10**10], False]]},  # 80 GB: refused before allocating
     ],
 )
 def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, header, caplog):
@@ -80,7 +82,7 @@ def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, heade
     assert _raw(r.port, header, b"\0" * 8) == b""  # hung up on
     assert arrived.empty()
     assert "refused a bulk transfer" in caplog.text
-    bulk.submit(("127.0.0.1", r.port), {"kind": "ok"}, (np.ones(2),)).result(10)
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
 
 
@@ -94,7 +96,7 @@ def test_a_truncated_message_delivers_nothing(receiver):
 def test_a_stale_port_is_forgotten_and_tls_workers_are_never_asked():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        dead = ("127.0.0.1", s.getsockname()[1])  # nothing listens there once closed
+        dead = ("127.0.0.1", s.getsockname()[1], "token")  # nothing listens there once closed
     address = "tcp://127.0.0.1:1"
     bulk._PORTS[address] = dead
     sent = asyncio.run(bulk.send(None, address, {"kind": "mail"}, (np.ones(2),)))

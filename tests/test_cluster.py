@@ -1,5 +1,6 @@
 """The distributed engine on a real local Dask cluster (scheduler + named workers)."""
 
+import time
 import warnings
 
 import numpy as np
@@ -171,6 +172,30 @@ def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monk
             sizes.append(key_split.cache_info().currsize)
         np.testing.assert_array_equal(sess.run(v), np.full(4, 120.0))
     assert max(sizes[10:]) <= 60 + 20, sizes  # the limit, plus at most a step's keys
+
+
+def _consumers_waiting():
+    from daskflow.runtime import transport
+
+    return len(transport.MAILBOX._waiting)
+
+
+def test_a_failing_partition_tells_its_consumers_on_other_workers(cluster):
+    with tf.device("/job:worker/task:0"):
+        n = tf.placeholder(tf.int32, [None])
+        bad = tf.reshape(n, [2, 2])
+    with tf.device("/job:ps/task:0"):
+        total = tf.reduce_sum(tf.cast(bad, tf.float32))
+    with tf.Session(cluster) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(total, {n: [1, 2, 3]})
+        client = sess._client
+        for _ in range(50):  # the consumer on ps-0 got the failure marker: nothing waits
+            if not any(client.run(_consumers_waiting).values()):
+                break
+            time.sleep(0.1)
+        assert not any(client.run(_consumers_waiting).values())
+        assert sess.run(total, {n: [1, 2, 3, 4]}) == 10.0
 
 
 def test_uninitialised_variable_and_failing_ops_are_named_and_change_nothing(cluster):

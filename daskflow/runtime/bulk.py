@@ -16,11 +16,15 @@ thread (:class:`_Link`); small ones too: a Dask rpc, with its reply and the
 arrives is handed to the worker's event loop, as Dask's comm handler would.
 
 The wire format is an 8-byte length, a msgpack header (what the message is
-for, and each item's dtype and shape) and the items' bytes: nothing received
-is unpickled or evaluated, and a header naming a non-numeric dtype is
-refused. Only ``tcp://`` workers serve it; on TLS clusters (and where the
-Dask config ``daskflow.bulk-transfers`` is false) values keep to Dask's
-comms.
+for, the receiver's token, each item's dtype and shape) and the items'
+bytes: nothing received is unpickled or evaluated, a header naming a
+non-numeric dtype or more than ``daskflow.bulk-max-bytes`` is refused, and
+the receiver acknowledges each message once it has handed it on, so a send
+completes only when the value is there (a receiver that restarted, or another
+one now on its port, fails the send and the caller uses Dask's comms). Only
+``tcp://`` workers serve it; on TLS clusters (and where the Dask config
+``daskflow.bulk-transfers`` is false) values keep to Dask's comms. Like Dask's
+own ``tcp://`` comms, it is not authenticated.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import math
 import queue
+import secrets
 import socket
 import struct
 import threading
@@ -44,6 +50,9 @@ HANDLER = "daskflow_bulk_port"
 _KINDS = frozenset("biufc")  # numeric and boolean dtypes: bytes with no code in them
 _LENGTH = struct.Struct("<Q")
 MAX_HEADER = 1 << 20
+ACK = b"\x01"
+TIMEOUT = 60.0  # seconds a connection may stall before its send fails
+IDLE = 120.0  # seconds a link to a receiver stays open unused
 
 
 class BulkFormatError(ValueError):
@@ -53,7 +62,8 @@ class BulkFormatError(ValueError):
 def eligible(items) -> bool:
     """Whether ``items`` (arrays, numpy scalars or None) can go by bulk: all numeric."""
     return all(
-        v is None or (isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in _KINDS) for v in items
+        v is None or ((type(v) is np.ndarray or isinstance(v, np.generic)) and v.dtype.kind in _KINDS)
+        for v in items
     )
 
 
@@ -105,20 +115,25 @@ def read_message(conn):
     header = msgpack.unpackb(bytes(head))
     if not isinstance(header, dict) or not isinstance(header.get("items"), list):
         raise BulkFormatError("a header that is not a map with a list of items")
+    specs = [None if spec is None else _checked(spec) for spec in header.pop("items")]
+    total = sum(math.prod(spec[1]) * spec[0].itemsize for spec in specs if spec is not None)
+    limit = dask.config.get("daskflow.bulk-max-bytes", 2**33)
+    if total > limit:
+        raise BulkFormatError(f"a message of {total} bytes (daskflow.bulk-max-bytes: {limit})")
     items = []
-    for spec in header.pop("items"):
+    for spec in specs:
         if spec is None:
             items.append(None)
             continue
-        arr, scalar = _empty(spec)
+        arr, scalar = np.empty(spec[1], spec[0]), spec[2]
         if arr.nbytes and not _recv_into(conn, memoryview(_as_bytes(arr))):
             raise BulkFormatError("the connection closed in the middle of a message")
         items.append(arr[()] if scalar else arr)
     return header, items
 
 
-def _empty(spec):
-    """The buffer an item spec ``[dtype, shape, scalar]`` describes, checked first."""
+def _checked(spec):
+    """(dtype, shape, scalar) of an item spec ``[dtype, shape, scalar]``, checked."""
     try:
         dtype_str, shape, scalar = spec
         dtype = np.dtype(str(dtype_str))
@@ -129,7 +144,7 @@ def _empty(spec):
         raise BulkFormatError(f"an item of dtype {dtype}: only numeric arrays travel this way")
     if any(d < 0 for d in shape):
         raise BulkFormatError(f"an item of shape {shape}")
-    return np.empty(shape, dtype), bool(scalar)
+    return dtype, shape, bool(scalar)
 
 
 class Receiver:
@@ -143,6 +158,8 @@ class Receiver:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._server = socket.create_server((host, 0), family=family)
         self.port = self._server.getsockname()[1]
+        self.token = secrets.token_hex(8)  # senders name the receiver they mean: ports get reused
+        self.where = (host, self.port, self.token)  # what senders submit to
         self._deliver = deliver
         self._conns: set = set()
         self._lock = threading.Lock()
@@ -162,21 +179,33 @@ class Receiver:
                     conn.close()
                     return
                 self._conns.add(conn)
-            threading.Thread(target=self._read, args=(conn,), name="daskflow-bulk-read", daemon=True).start()
+            try:
+                threading.Thread(target=self._read, args=(conn,), name="daskflow-read", daemon=True).start()
+            except RuntimeError:  # no more threads: the sender fails and uses Dask's comms
+                self._forget(conn)
+                conn.close()
 
     def _read(self, conn):
         try:
+            conn.settimeout(None)  # between messages a link may be idle
             while (message := read_message(conn)) is not None:
-                self._deliver(*message)
+                header, items = message
+                if header.pop("to", None) != self.token:
+                    raise BulkFormatError("a message for another receiver (this port was reused)")
+                self._deliver(header, items)
                 with self._lock:
                     self.received += 1
-        except (OSError, BulkFormatError, ValueError) as e:
+                conn.sendall(ACK)
+        except (OSError, BulkFormatError, ValueError, MemoryError) as e:
             if not self._closed:
                 logger.warning("daskflow refused a bulk transfer and closed its connection: %s", e)
         finally:
-            with self._lock:
-                self._conns.discard(conn)
+            self._forget(conn)
             conn.close()
+
+    def _forget(self, conn):
+        with self._lock:
+            self._conns.discard(conn)
 
     def close(self):
         with self._lock:
@@ -191,39 +220,62 @@ class Receiver:
 
 
 class _Link:
-    """One connection to a receiver, written in order by its own thread."""
+    """One connection to a receiver, written in order by its own thread.
 
-    def __init__(self, address: tuple):
-        self.address = address
+    Jobs are queued under the module's lock, so none lands after the link
+    closed; a link unused for ``IDLE`` seconds closes itself.
+    """
+
+    def __init__(self, where: tuple):
+        self.where = where
+        self.closed = False
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sock = None
         threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
 
-    def submit(self, head: bytes, buffers: list) -> concurrent.futures.Future:
-        done: concurrent.futures.Future = concurrent.futures.Future()
-        self._queue.put((head, buffers, done))
-        return done
+    def put(self, job):  # under _LOCK
+        self._queue.put(job)
 
-    def close(self):
+    def close(self):  # under _LOCK
+        self.closed = True
         self._queue.put(None)
 
     def _run(self):
-        while (job := self._queue.get()) is not None:
-            head, buffers, done = job
+        while True:
             try:
-                if self._sock is None:
-                    self._sock = socket.create_connection(self.address, timeout=10)
-                    self._sock.settimeout(None)
-                    self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self._sock.sendall(head)
-                for b in buffers:
-                    self._sock.sendall(b)
-            except OSError as e:
-                self._drop()
-                done.set_exception(e)
-            else:
-                done.set_result(None)
+                job = self._queue.get(timeout=IDLE)
+            except queue.Empty:
+                with _LOCK:
+                    if self._queue.empty():
+                        if _LINKS.get(self.where) is self:
+                            del _LINKS[self.where]
+                        self.closed = True
+                        break
+                continue
+            if job is None:
+                break
+            self._send(*job)
         self._drop()
+        while not self._queue.empty():  # queued before close: fail them, the callers fall back
+            job = self._queue.get()
+            if job is not None:
+                job[2].set_exception(ConnectionError("the link to this receiver closed"))
+
+    def _send(self, head, buffers, done):
+        try:
+            if self._sock is None:
+                self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
+                self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._sock.sendall(head)
+            for b in buffers:
+                self._sock.sendall(b)
+            if self._sock.recv(1) != ACK:  # b"": it closed instead (refused, or gone)
+                raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
+        except Exception as e:  # noqa: BLE001 - the caller falls back to Dask's comms
+            self._drop()
+            done.set_exception(e if isinstance(e, OSError) else ConnectionError(str(e)))
+        else:
+            done.set_result(None)
 
     def _drop(self):
         if self._sock is not None:
@@ -231,8 +283,9 @@ class _Link:
             self._sock = None
 
 
-_PORTS: dict = {}  # Dask address -> (host, bulk port), or None where it serves none
-_LINKS: dict = {}  # (host, port) -> _Link
+_PORTS: dict = {}  # Dask address -> (host, bulk port, token), or None where it serves none
+_LINKS: dict = {}  # (host, port, token) -> _Link
+_UNKNOWN = object()
 _LOCK = threading.Lock()
 
 
@@ -243,28 +296,32 @@ def known(address):
 
 async def lookup(rpc, address):
     """The bulk address the worker at ``address`` serves, asked once; None where none."""
-    if address in _PORTS:
-        return _PORTS[address]
+    found = _PORTS.get(address, _UNKNOWN)  # another thread may forget it meanwhile
+    if found is not _UNKNOWN:
+        return found
     found = None
     if address.startswith("tcp://"):
         try:
-            port = await rpc(address).daskflow_bulk_port()
+            served = await rpc(address).daskflow_bulk_port()
         except Exception:  # noqa: BLE001 - no such handler, or gone: Dask's comms it is
-            port = None
-        if port:
-            found = (get_address_host(address), int(port))
+            served = None
+        if served:
+            port, token = served
+            found = (get_address_host(address), int(port), str(token))
     _PORTS[address] = found
     return found
 
 
 def submit(where, header, items) -> concurrent.futures.Future:
     """Send one message to the bulk address ``where``, from the calling thread, without waiting."""
-    head, buffers = encode(header, items)
+    head, buffers = encode({**header, "to": where[2]}, items)
+    done: concurrent.futures.Future = concurrent.futures.Future()
     with _LOCK:
         link = _LINKS.get(where)
-        if link is None:
+        if link is None or link.closed:
             link = _LINKS[where] = _Link(where)
-    return link.submit(head, buffers)
+        link.put((head, buffers, done))
+    return done
 
 
 def forget(address):
@@ -272,8 +329,8 @@ def forget(address):
     where = _PORTS.pop(address, None)
     with _LOCK:
         link = _LINKS.pop(where, None)
-    if link is not None:
-        link.close()
+        if link is not None:
+            link.close()
 
 
 async def send(rpc, address, header, items) -> bool:
@@ -283,7 +340,7 @@ async def send(rpc, address, header, items) -> bool:
         return False
     try:
         await asyncio.wrap_future(submit(where, header, items))
-    except OSError:
+    except OSError:  # ConnectionError included
         forget(address)
         return False  # the caller sends it on Dask's comms, which say what is wrong
     return True
@@ -299,4 +356,4 @@ def serve(worker, deliver):
         return
     receiver = Receiver(get_address_host(worker.address), deliver)
     worker.extensions["daskflow-bulk"] = receiver  # Worker.close calls its close()
-    worker.handlers[HANDLER] = lambda: receiver.port
+    worker.handlers[HANDLER] = lambda: [receiver.port, receiver.token]

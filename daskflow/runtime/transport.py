@@ -262,23 +262,27 @@ def send_early(worker, results, sends) -> dict:
     nobody awaits); :func:`send_results` does the rest.
     """
     early, pushed = {}, {}
-    for j, send in enumerate(sends):
-        where = bulk.known(send.address) if send.address != worker.address else None
-        if where is None:
-            continue
-        if send.keep:
-            value = results[send.indices[0]]
-            if bulk.eligible((value,)):
-                version, name = send.key[1:]
-                pushed.setdefault(send.address, []).append(((name, version, send.keep), value))
-                early[j] = None
-            continue
-        payload = _payload(results, send.indices)
-        if bulk.eligible(payload):
-            early[j] = bulk.submit(where, _mail(send.key), payload)
-    for address, entries in pushed.items():
-        done = bulk.submit(bulk.known(address), _push_header(e for e, _ in entries), [v for _, v in entries])
-        done.add_done_callback(lambda d, a=address, e=entries: _repush(d, worker, a, e))
+    try:
+        for j, send in enumerate(sends):
+            where = bulk.known(send.address) if send.address != worker.address else None
+            if where is None:
+                continue
+            if send.keep:
+                value = results[send.indices[0]]
+                if bulk.eligible((value,)):
+                    version, name = send.key[1:]
+                    pushed.setdefault((send.address, where), []).append(((name, version, send.keep), value))
+                    early[j] = None
+                continue
+            payload = _payload(results, send.indices)
+            if bulk.eligible(payload):
+                early[j] = bulk.submit(where, _mail(send.key), payload)
+        for (address, where), entries in pushed.items():
+            done = bulk.submit(where, _push_header(e for e, _ in entries), [v for _, v in entries])
+            done.add_done_callback(lambda d, a=address, e=entries: _repush(d, worker, a, e))
+    except Exception:  # noqa: BLE001 - what did not go early goes from the event loop
+        logger.exception("daskflow could not send results early")
+        early = {j: f for j, f in early.items() if f is not None}  # unsent pushes: by the loop
     return early
 
 
@@ -319,7 +323,8 @@ async def take(task_key, box, index, timeout):
 
 
 async def _deliver(worker, address, key, payload):
-    if bulk.eligible(payload) and await bulk.send(worker.rpc, address, _mail(key), payload):
+    by_bulk = type(payload) is not Failed and bulk.eligible(payload)
+    if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload):
         return
     await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
 
