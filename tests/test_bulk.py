@@ -4,6 +4,7 @@ import asyncio
 import queue
 import socket
 import struct
+import time
 
 import dask
 import msgpack
@@ -84,6 +85,35 @@ def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, heade
     assert "refused a bulk transfer" in caplog.text
     bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
+
+
+def test_a_message_for_another_receiver_fails_its_send_and_delivers_nothing(receiver):
+    # A worker that restarted on the same address, or another now on its port.
+    r, arrived = receiver
+    stale = (r.where[0], r.port, "a token of a receiver gone")
+    with pytest.raises(ConnectionError):
+        bulk.submit(stale, {"kind": "mail"}, (np.ones(2),)).result(10)
+    assert arrived.empty()
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)  # the right one still goes
+    assert arrived.get(timeout=10)[0] == {"kind": "ok"}
+
+
+def test_connections_beyond_the_cap_are_refused_and_the_first_ones_served(receiver, monkeypatch):
+    r, arrived = receiver
+    monkeypatch.setattr(bulk, "MAX_CONNECTIONS", 2)
+    held = [socket.create_connection(("127.0.0.1", r.port), timeout=10) for _ in range(2)]
+    try:
+        time.sleep(0.2)  # both accepted
+        with socket.create_connection(("127.0.0.1", r.port), timeout=10) as third:
+            assert third.recv(1) == b""  # hung up on at once
+        for s in held:  # the first two still work
+            head, buffers = bulk.encode({"kind": "ok", "to": r.token}, (np.ones(2),))
+            s.sendall(head + b"".join(bytes(b) for b in buffers))
+            assert s.recv(1) == bulk.ACK
+    finally:
+        for s in held:
+            s.close()
+    assert arrived.qsize() == 2
 
 
 def test_a_truncated_message_delivers_nothing(receiver):

@@ -24,7 +24,8 @@ completes only when the value is there (a receiver that restarted, or another
 one now on its port, fails the send and the caller uses Dask's comms). Only
 ``tcp://`` workers serve it; on TLS clusters (and where the Dask config
 ``daskflow.bulk-transfers`` is false) values keep to Dask's comms. Like Dask's
-own ``tcp://`` comms, it is not authenticated.
+own ``tcp://`` comms, it is not authenticated; a receiver takes at most
+``MAX_CONNECTIONS`` connections at once.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ MAX_HEADER = 1 << 20
 ACK = b"\x01"
 TIMEOUT = 60.0  # seconds a connection may stall before its send fails
 IDLE = 120.0  # seconds a link to a receiver stays open unused
+MAX_CONNECTIONS = 256  # per receiver: one per sending process is the normal case
 
 
 class BulkFormatError(ValueError):
@@ -178,6 +180,10 @@ class Receiver:
                 if self._closed:
                     conn.close()
                     return
+                if len(self._conns) >= MAX_CONNECTIONS:  # its sender fails and uses Dask's comms
+                    logger.warning("daskflow refused a bulk connection: %d open already", len(self._conns))
+                    conn.close()
+                    continue
                 self._conns.add(conn)
             try:
                 threading.Thread(target=self._read, args=(conn,), name="daskflow-read", daemon=True).start()
