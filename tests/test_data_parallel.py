@@ -194,6 +194,26 @@ def test_no_training_data_passes_through_the_client(cluster):
     assert sent < one_batch / 4, f"the client sends {sent} bytes per step; one batch is {one_batch}"
 
 
+def test_a_step_with_every_replica_worker_gone_waits_for_them_as_for_any_lost_worker(cluster):
+    from daskflow.runtime.recovery import WorkerLost
+
+    spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
+    x = tf.placeholder(tf.float32, [None, 64])
+    with tf.device(tf.train.replica_device_setter(cluster=spec)):
+        loss = tf.reduce_mean(tf.square(mlp(x, _params([64, 10]))))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    feed = {x: np.ones((6, 64), np.float32)}
+    with tf.Session(cluster) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, feed)
+        _, executable, _ = sess._entry(train, feed)
+        lowered = sess._cluster._plans[executable]
+        only_the_ps = {k: v for k, v in sess._cluster._addresses().items() if k == "ps-0"}
+        with pytest.raises(WorkerLost) as lost:  # the session's recovery waits, then fails clearly
+            lowered.graph(99, [feed[x]], sess._cluster.variables, only_the_ps)
+    assert lost.value.names == {"worker-0", "worker-1", "worker-2"}
+
+
 class _SlowExecutor:
     """An executor that starts every job ``delay`` seconds late."""
 

@@ -169,7 +169,8 @@ class Lowered:
             if t.inst.replica is not None and self.placement[t.inst.name][0].name not in addresses
         }
         if len(absent) == sum(t.inst.replica is not None for t in self._templates) and absent:
-            raise RuntimeError("every worker of the replicas has left the cluster")
+            # None left to run the step: the session waits for them (or stand-ins), then fails.
+            raise WorkerLost({self.placement[name][0].name for name in absent})
         # A replicated fetch is the first present replica's (replica 0's, TF1's chief, normally).
         first = {}
         for t in self._templates:
