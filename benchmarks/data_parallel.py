@@ -55,20 +55,92 @@ def build(workers, sync):
     return graph, init, train
 
 
+def seconds_per_run(sess, train, steps):
+    """Mean seconds of ``sess.run(train)`` after three warm-up runs (daskflow or TF1)."""
+    for _ in range(3):
+        sess.run(train)
+    start = time.perf_counter()
+    for _ in range(steps):
+        sess.run(train)
+    return (time.perf_counter() - start) / steps
+
+
 def examples_per_second(cluster, workers, sync, steps):
     """(seconds per run, examples per second): each run is one global step (sync) or
     one update per replica (async); either way ``workers * BATCH`` examples."""
     graph, init, train = build(workers, sync)
     with tf.Session(cluster, graph=graph) as sess:
         sess.run(init)
-        for _ in range(3):
-            sess.run(train)
-        start = time.perf_counter()
-        for _ in range(steps):
-            sess.run(train)
-        elapsed = (time.perf_counter() - start) / steps
+        elapsed = seconds_per_run(sess, train, steps)
         moved = np.mean([m["bytes_between_workers"] for m in sess.step_metrics()[-steps:]])
     return elapsed, workers * BATCH / elapsed, moved
+
+
+def tf1_sync(workers, steps):
+    """TF1's in-graph replication of the same MLP over gRPC on localhost: ps-0 plus
+    ``workers`` server processes (one thread each), each tower's batch in a variable on
+    its worker, gradients averaged and applied on the ps; None without tensorflow."""
+    import importlib.util
+    import multiprocessing
+    import socket
+
+    if importlib.util.find_spec("tensorflow") is None:
+        return None
+    import tensorflow.compat.v1 as tf1
+    from distributed_step import _serve
+
+    tf1.disable_eager_execution()
+    ports = []
+    for _ in range(workers + 1):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    ctx = multiprocessing.get_context("spawn")
+    tasks = [("ps", 0)] + [("worker", i) for i in range(workers)]
+    servers = [ctx.Process(target=_serve, args=(spec, job, i), daemon=True) for job, i in tasks]
+    for p in servers:
+        p.start()
+    try:
+        graph, train = _tf1_graph(tf1, workers)
+        with tf1.Session(f"grpc://{spec['worker'][0]}", graph=graph) as sess:
+            sess.run(tf1.global_variables_initializer())
+            elapsed = seconds_per_run(sess, train, steps)
+        return elapsed, workers * BATCH / elapsed
+    finally:
+        for p in servers:
+            p.terminate()
+
+
+def _tf1_graph(tf1, workers):
+    rng = np.random.default_rng(0)
+    graph = tf1.Graph()
+    with graph.as_default():
+        with tf1.device("/job:ps/task:0"):
+            params = []
+            for a, b in zip(SHAPES, SHAPES[1:]):
+                params += [
+                    tf1.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32)),
+                    tf1.Variable(tf1.zeros([b])),
+                ]
+        opt = tf1.train.GradientDescentOptimizer(0.01)
+        grads = []
+        for i in range(workers):
+            with tf1.device(f"/job:worker/task:{i}"):
+                images = rng.random((BATCH, SHAPES[0]), dtype=np.float32)
+                x = tf1.Variable(images, trainable=False)  # the batch lives on its worker
+                y = tf1.Variable(np.eye(SHAPES[-1], dtype=np.float32)[rng.integers(0, SHAPES[-1], BATCH)])
+                h = x
+                for k in range(0, len(params), 2):
+                    h = tf1.matmul(h, params[k]) + params[k + 1]
+                    if k < len(params) - 2:
+                        h = tf1.nn.relu(h)
+                loss = tf1.reduce_mean(tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
+                grads.append(opt.compute_gradients(loss, params))
+        with tf1.device("/job:ps/task:0"):
+            mean = [(tf1.add_n([g[k][0] for g in grads]) / float(workers), p) for k, p in enumerate(params)]
+            train = opt.apply_gradients(mean)
+    return graph, train
 
 
 def main(argv=None):
@@ -95,6 +167,15 @@ def main(argv=None):
                 f"{scale:11.2f}x {scale / workers:10.0%}"
             )
     print("goal: two workers >= 1.80x one worker")
+    tf1 = {workers: tf1_sync(workers, args.steps) for workers in (1, 2)}
+    if tf1[1] is None:
+        print("TF1 (in-graph replication over gRPC): tensorflow not installed here, not measured")
+        return
+    for workers in (1, 2):
+        step, rate = tf1[workers]
+        scale = rate / tf1[1][1]
+        cells = f"{step * 1e3:7.1f}ms {rate:11.0f} {'':>13s} {scale:11.2f}x {scale / workers:10.0%}"
+        print(f"{'TF1':6s} {workers:7d} {cells}")
 
 
 if __name__ == "__main__":

@@ -830,3 +830,7 @@ def test_aggregate_replicas_averages_the_replicas_it_is_given():
     assert mean.dtype == np.float32
     first_two = kernel(np, PerReplica(values[:2]), replicas_to_aggregate=2, total_num_replicas=3)
     np.testing.assert_array_equal(first_two, np.full((2, 2), 1.5))
+    one = kernel(np, PerReplica(values[2:]), replicas_to_aggregate=1, total_num_replicas=3)
+    np.testing.assert_array_equal(one, values[2])
+    for value, v in zip(values, (1.0, 2.0, 6.0)):  # the mean is made in its own array
+        np.testing.assert_array_equal(value, np.full((2, 2), v))

@@ -10,10 +10,16 @@ from .infer import same
 def _mean_of_replicas(xp, x, *, replicas_to_aggregate, total_num_replicas):
     if type(x) is not PerReplica:
         return x  # not replicated (embedded, or one replica): the value itself
-    total = x.values[0]
-    for value in x.values[1:]:
-        total = total + value
-    return total / len(x.values)  # a Python int keeps the arrays' float dtype
+    values = x.values
+    if len(values) == 1:
+        return values[0]  # the mean of one: no 23 MB copies for an MLP's gradients
+    total = values[0] + values[1]
+    for value in values[2:]:
+        total += value  # in place: ``total`` is this kernel's own array
+    if getattr(total, "dtype", None) is not None and total.dtype.kind in "fc":
+        total /= len(values)
+        return total
+    return total / len(values)  # a Python int keeps the arrays' float dtype
 
 
 AggregateReplicas = Primitive(

@@ -25,7 +25,7 @@ from dask.utils import key_split
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
 VAR_PREFIX = "var-"
-KEY_SPLIT_LIMIT = 10_000
+KEY_SPLIT_LIMIT = 1_000
 
 
 def bound_key_split_cache():

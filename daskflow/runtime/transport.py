@@ -134,7 +134,7 @@ class Mailbox:
 
 MAILBOX = Mailbox()
 SENT: dict = {}  # (plan id, step) -> bytes this worker sent to other workers
-LOG_LIMIT = 10_000  # steps of accounting kept per worker
+LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
 
 
 def install(worker):
