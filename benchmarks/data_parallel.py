@@ -14,6 +14,8 @@ Run: ``python benchmarks/data_parallel.py [--steps N]``.
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import logging
 import os
 import time
@@ -22,6 +24,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+from distributed import Client  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 
@@ -55,25 +59,76 @@ def build(workers, sync):
     return graph, init, train
 
 
-def seconds_per_run(sess, train, steps):
-    """Mean seconds of ``sess.run(train)`` after three warm-up runs (daskflow or TF1)."""
+def seconds_per_run(sess, train, steps, around=contextlib.nullcontext):
+    """Mean seconds of ``sess.run(train)`` after three warm-up runs (daskflow or TF1);
+    the timed runs happen inside the context manager ``around()``."""
     for _ in range(3):
         sess.run(train)
-    start = time.perf_counter()
-    for _ in range(steps):
-        sess.run(train)
-    return (time.perf_counter() - start) / steps
+    with around():
+        start = time.perf_counter()
+        for _ in range(steps):
+            sess.run(train)
+        return (time.perf_counter() - start) / steps
 
 
-def examples_per_second(cluster, workers, sync, steps):
-    """(seconds per run, examples per second): each run is one global step (sync) or
-    one update per replica (async); either way ``workers * BATCH`` examples."""
+class CpuMeter:
+    """CPU seconds each role's processes use inside ``with meter:`` (psutil, a Dask dependency):
+    the replicas' workers, the ps, and this process (the client and, on a local cluster,
+    the scheduler)."""
+
+    def __init__(self, client):
+        pids = client.run(os.getpid)
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+        self.roles = {psutil.Process(pid): _role(names[a]) for a, pid in pids.items()}
+        self.roles[psutil.Process()] = "client and scheduler"
+        self.used = collections.Counter()
+
+    def __enter__(self):
+        self.used.subtract(self._now())
+        return self
+
+    def __exit__(self, *exc):
+        self.used.update(self._now())
+
+    def _now(self):
+        now = collections.Counter()
+        for process, role in self.roles.items():
+            times = process.cpu_times()
+            now[role] += times.user + times.system
+        return now
+
+
+def _role(name):
+    return "ps" if name.startswith("ps-") else "replicas"
+
+
+def examples_per_second(cluster, client, workers, sync, steps):
+    """(seconds per run, examples per second, bytes moved, CPU seconds per run by role):
+    each run is one global step (sync) or one update per replica (async); either way
+    ``workers * BATCH`` examples."""
     graph, init, train = build(workers, sync)
+    meter = CpuMeter(client)
     with tf.Session(cluster, graph=graph) as sess:
         sess.run(init)
-        elapsed = seconds_per_run(sess, train, steps)
+        elapsed = seconds_per_run(sess, train, steps, around=lambda: meter)
         moved = np.mean([m["bytes_between_workers"] for m in sess.step_metrics()[-steps:]])
-    return elapsed, workers * BATCH / elapsed, moved
+    cpu = {role: seconds / steps for role, seconds in meter.used.items()}
+    return elapsed, workers * BATCH / elapsed, moved, cpu
+
+
+def print_cpu_bound(results, sync):
+    """Why two workers' scaling is bounded on this machine: the CPU all processes use per
+    two-worker step, spread over every core, is the shortest that step can be."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    one_step = results[1, sync][0]
+    cpu = results[2, sync][3]
+    total = sum(cpu.values())
+    parts = ", ".join(f"{role} {seconds * 1e3:.0f} ms" for role, seconds in sorted(cpu.items()))
+    mode = "sync" if sync else "async"
+    print(
+        f"{mode}, 2 workers: CPU per step {parts} = {total * 1e3:.0f} ms on {cores} cores: a step of "
+        f">= {total / cores * 1e3:.0f} ms, so at most {2 * one_step / (total / cores):.2f}x one worker"
+    )
 
 
 def tf1_sync(workers, steps):
@@ -151,15 +206,16 @@ def main(argv=None):
     results = {}
     for workers in (1, 2):
         with tf.local_cluster(ps=1, workers=workers) as cluster:
-            for sync in (True, False):
-                results[workers, sync] = examples_per_second(cluster, workers, sync, args.steps)
+            with Client(cluster, set_as_default=False) as client:
+                for sync in (True, False):
+                    results[workers, sync] = examples_per_second(cluster, client, workers, sync, args.steps)
     print(f"MLP {'->'.join(map(str, SHAPES))}, batch {BATCH} per replica, ps-0 + N worker processes")
     header = ("mode", "workers", "step", "examples/s", "MB sent/step", "vs 1 worker", "efficiency")
     print("{:6s} {:>7s} {:>9s} {:>11s} {:>13s} {:>12s} {:>11s}".format(*header))
     for sync in (True, False):
         base = results[1, sync][1]
         for workers in (1, 2):
-            step, rate, moved = results[workers, sync]
+            step, rate, moved, _ = results[workers, sync]
             scale = rate / base
             mode = "sync" if sync else "async"
             print(
@@ -167,6 +223,8 @@ def main(argv=None):
                 f"{scale:11.2f}x {scale / workers:10.0%}"
             )
     print("goal: two workers >= 1.80x one worker")
+    for sync in (True, False):
+        print_cpu_bound(results, sync)
     tf1 = {workers: tf1_sync(workers, args.steps) for workers in (1, 2)}
     if tf1[1] is None:
         print("TF1 (in-graph replication over gRPC): tensorflow not installed here, not measured")
