@@ -189,7 +189,7 @@ class Session:
         ``gradients_dropped`` (backup workers' late results, or updates over
         the staleness bound) and ``staleness`` (per update, asynchronous);
         and ``bytes_between_workers``. Collected from the workers when called,
-        so keeping them costs the steps nothing; the last 1,000 steps are kept.
+        so keeping them costs the steps nothing; about the last 1,000 steps are kept.
         Empty when embedded.
         """
         if self._cluster is None:
