@@ -188,9 +188,45 @@ def test_partition_stages_keep_cross_device_training_acyclic():
     with tf.Session() as sess:
         sess.run(w.initializer)
         keys = sorted(k for k, v in sess.lower(train, {x: [[1.0, 1.0]]}).items() if hasattr(v, "func"))
-        assert keys == ["ps-0-s0", "ps-0-s1", "worker-0-s0"]  # s0: what needs only the feed
+        # The worker's step in s0; the ps's update in s1, with its own constants (the
+        # learning rate, needing nothing from the worker) merged into it.
+        assert keys == ["ps-0-s1", "worker-0-s0"]
         sess.run(train, {x: [[1.0, 1.0]]})
         np.testing.assert_allclose(sess.run(w), [[0.5], [1.5]])
+
+
+def _plan_keys(*fetches):
+    from daskflow.runtime.plan import make_plan
+
+    return sorted(p.key for p in make_plan(list(fetches), [], []).partitions)
+
+
+def test_a_stage_that_only_a_later_stage_of_its_device_reads_runs_with_it():
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(np.arange(6.0).reshape(2, 3), name="w")
+        scaled = tf.constant(np.ones((4, 3))) * 2.0
+    with tf.device("/job:worker/task:0"):
+        wt = tf.transpose(w)  # needs only a variable: stage 0 of the worker
+        y = tf.matmul(scaled, wt)  # needs the ps's value: stage 1
+    assert _plan_keys(y) == ["ps-0-s0", "worker-0-s1"]  # the transpose runs in stage 1
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        np.testing.assert_allclose(sess.run(y), np.full((4, 3), 2.0) @ np.arange(6.0).reshape(2, 3).T)
+
+
+def test_a_stage_another_device_also_reads_stays_apart():
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(np.arange(6.0).reshape(2, 3), name="w")
+        scaled = tf.constant(np.ones((4, 3))) * 2.0
+    with tf.device("/job:worker/task:0"):
+        wt = tf.transpose(w)
+        y = tf.matmul(scaled, wt)
+    with tf.device("/job:ps/task:0"):
+        z = tf.reduce_sum(wt)  # the ps reads stage 0 too: merging would make it wait for y's input
+    assert _plan_keys(y, z) == ["ps-0-s0", "ps-0-s1", "worker-0-s0", "worker-0-s1"]
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(z) == 15.0
 
 
 def test_placement_and_log_device_placement(capsys):

@@ -148,5 +148,41 @@ def _partition(order, fed):
             part = partitions[(op.device, stage)] = Partition(op.device, stage)
         part.ops.append(op)
         partition_of[op] = part
-    ordered = sorted(partitions.values(), key=lambda p: (p.stage, min(o._id for o in p.ops)))
+    _merge_feeders(order, partition_of, fed)
+    kept = {id(p): p for p in partition_of.values()}.values()
+    ordered = sorted(kept, key=lambda p: (p.stage, min(o._id for o in p.ops)))
     return ordered, partition_of
+
+
+def _merge_feeders(order, partition_of, fed):
+    """Run a partition as part of the later one of its device that alone reads it.
+
+    Stages split a device's ops wherever a path crosses devices, so the ops
+    that need nothing from elsewhere (constants, shapes, a variable's
+    transpose) become a stage of their own: one more task per step and one
+    more hop, on every replica. When only a later stage of the same device
+    reads that stage, nothing else waits for it, so the two run as one.
+    Partitions are looked at latest first, so a chain of them folds into one.
+    """
+    readers: dict = {}  # id(partition) -> {id: partition} of the partitions reading its values
+    for op in order:
+        part = partition_of.get(op)
+        for pred in _predecessors(op, partition_of, fed) if part is not None else ():
+            if partition_of[pred] is not part:
+                readers.setdefault(id(partition_of[pred]), {})[id(part)] = part
+    into: dict = {}  # id(partition) -> the partition it was merged into
+    parts = sorted({id(p): p for p in partition_of.values()}.values(), key=lambda p: -p.stage)
+    for part in parts:
+        targets = {id(t): t for t in (_final(into, r) for r in readers.get(id(part), {}).values())}
+        if len(targets) == 1 and (target := next(iter(targets.values()))).device == part.device:
+            into[id(part)] = target
+    for op, part in partition_of.items():
+        partition_of[op] = _final(into, part)
+    for part in {id(p): p for p in partition_of.values()}.values():
+        part.ops = [op for op in order if partition_of.get(op) is part]
+
+
+def _final(into, part):
+    while id(part) in into:
+        part = into[id(part)]
+    return part
