@@ -229,6 +229,18 @@ def test_a_stage_another_device_also_reads_stays_apart():
         assert sess.run(z) == 15.0
 
 
+def test_an_input_pipeline_outside_the_replicas_scope_runs_in_each_replicas_task():
+    data = tf.constant(np.ones((4, 3))) * 2.0  # no device: the input, built outside the scope
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(np.ones((3, 2)), name="w")
+    with tf.device("/job:worker"):  # replicas (what replica_device_setter gives compute)
+        y = tf.matmul(data, w)
+    assert _plan_keys(y) == ["worker-s1"]  # one task per replica, not two
+    with tf.device("/job:worker/task:0"):  # one worker task, no replicas: a task of its own
+        z = tf.matmul(data, w)
+    assert _plan_keys(z) == ["local-s0", "worker-0-s1"]
+
+
 def test_placement_and_log_device_placement(capsys):
     with tf.device("/gpu:0"):
         y = tf.constant(1.0) + 1.0

@@ -14,6 +14,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..errors import InvalidArgumentError
+from .replication import is_replica_device
 
 
 @dataclass
@@ -160,8 +161,10 @@ def _merge_feeders(order, partition_of, fed):
     Stages split a device's ops wherever a path crosses devices, so the ops
     that need nothing from elsewhere (constants, shapes, a variable's
     transpose) become a stage of their own: one more task per step and one
-    more hop, on every replica. When only a later stage of the same device
-    reads that stage, nothing else waits for it, so the two run as one.
+    more hop, on every replica; so does an input pipeline built outside the
+    replicas' device scope. When only a later stage of the same device (or of
+    the same replica) reads that stage, nothing else waits for it, so the two
+    run as one.
     Partitions are looked at latest first, so a chain of them folds into one.
     """
     readers: dict = {}  # id(partition) -> {id: partition} of the partitions reading its values
@@ -172,14 +175,22 @@ def _merge_feeders(order, partition_of, fed):
                 readers.setdefault(id(partition_of[pred]), {})[id(part)] = part
     into: dict = {}  # id(partition) -> the partition it was merged into
     parts = sorted({id(p): p for p in partition_of.values()}.values(), key=lambda p: -p.stage)
+    replicating = any(is_replica_device(p.device) for p in parts)
     for part in parts:
         targets = {id(t): t for t in (_final(into, r) for r in readers.get(id(part), {}).values())}
-        if len(targets) == 1 and (target := next(iter(targets.values()))).device == part.device:
-            into[id(part)] = target
+        if len(targets) == 1 and _one_place(part.device, next(iter(targets.values())).device, replicating):
+            into[id(part)] = next(iter(targets.values()))
     for op, part in partition_of.items():
         partition_of[op] = _final(into, part)
     for part in {id(p): p for p in partition_of.values()}.values():
         part.ops = [op for op in order if partition_of.get(op) is part]
+
+
+def _one_place(a, b, replicating):
+    """Whether devices ``a`` and ``b`` run in one task: the same device or, in a plan that
+    replicates, no device and a replica's (each replica's worker runs both; see
+    :mod:`.replication`)."""
+    return a == b or (replicating and "" in (a, b) and is_replica_device(a or b))
 
 
 def _final(into, part):
