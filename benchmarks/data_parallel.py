@@ -136,35 +136,19 @@ def tf1_sync(workers, steps):
     ``workers`` server processes (one thread each), each tower's batch in a variable on
     its worker, gradients averaged and applied on the ps; None without tensorflow."""
     import importlib.util
-    import multiprocessing
-    import socket
 
     if importlib.util.find_spec("tensorflow") is None:
         return None
     import tensorflow.compat.v1 as tf1
-    from distributed_step import _serve
+    from distributed_step import tf1_cluster
 
     tf1.disable_eager_execution()
-    ports = []
-    for _ in range(workers + 1):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
-    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
-    ctx = multiprocessing.get_context("spawn")
-    tasks = [("ps", 0)] + [("worker", i) for i in range(workers)]
-    servers = [ctx.Process(target=_serve, args=(spec, job, i), daemon=True) for job, i in tasks]
-    for p in servers:
-        p.start()
-    try:
+    with tf1_cluster(workers) as spec:
         graph, train = _tf1_graph(tf1, workers)
         with tf1.Session(f"grpc://{spec['worker'][0]}", graph=graph) as sess:
             sess.run(tf1.global_variables_initializer())
             elapsed = seconds_per_run(sess, train, steps)
         return elapsed, workers * BATCH / elapsed
-    finally:
-        for p in servers:
-            p.terminate()
 
 
 def _tf1_graph(tf1, workers):

@@ -15,8 +15,12 @@ The goal is step <= 1.3 x (floor + compute). Run:
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import logging
+import multiprocessing
 import os
+import socket
 import statistics
 import time
 
@@ -98,31 +102,35 @@ def _serve(spec, job, task):
     tf1.train.Server(tf1.train.ClusterSpec(spec), job_name=job, task_index=task, config=config).join()
 
 
-def tf1_steps(models, steps):
-    """TF1's ps/worker over gRPC on localhost, same program; None without tensorflow."""
-    import importlib.util
-    import multiprocessing
-    import socket
-
-    if importlib.util.find_spec("tensorflow") is None:
-        return None
-    import tensorflow.compat.v1 as tf1
-
-    tf1.disable_eager_execution()
+@contextlib.contextmanager
+def tf1_cluster(workers):
+    """ps-0 and ``workers`` TF1 gRPC server processes on localhost; yields the cluster spec."""
     ports = []
-    for _ in range(3):
+    for _ in range(workers + 1):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             ports.append(s.getsockname()[1])
     spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     ctx = multiprocessing.get_context("spawn")
-    servers = [
-        ctx.Process(target=_serve, args=(spec, job, i), daemon=True)
-        for job, i in (("ps", 0), ("worker", 0), ("worker", 1))
-    ]
+    tasks = [("ps", 0)] + [("worker", i) for i in range(workers)]
+    servers = [ctx.Process(target=_serve, args=(spec, job, i), daemon=True) for job, i in tasks]
     for p in servers:
         p.start()
     try:
+        yield spec
+    finally:
+        for p in servers:
+            p.terminate()
+
+
+def tf1_steps(models, steps):
+    """TF1's ps/worker over gRPC on localhost, same program; None without tensorflow."""
+    if importlib.util.find_spec("tensorflow") is None:
+        return None
+    import tensorflow.compat.v1 as tf1
+
+    tf1.disable_eager_execution()
+    with tf1_cluster(2) as spec:
         out = {}
         for title, shapes in models.items():
             graph, init, train, feed = build(shapes, towers=2, batch=128, tf=tf1)
@@ -130,9 +138,6 @@ def tf1_steps(models, steps):
                 sess.run(init)
                 out[title] = time_steps(sess, train, feed, steps)
         return out
-    finally:
-        for p in servers:
-            p.terminate()
 
 
 def dask_floor(client, n):

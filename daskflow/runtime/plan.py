@@ -14,10 +14,10 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..errors import InvalidArgumentError
-from .replication import is_replica_device
+from .replication import is_replica_device, replica_device
 
 
-@dataclass
+@dataclass(eq=False)  # a partition is itself: hashable by identity
 class Partition:
     """Ops of one device and stage, in execution order."""
 
@@ -135,12 +135,14 @@ def _partition(order, fed):
     stage_of: dict = {}
     partitions: dict = {}
     partition_of = {}
+    readers: dict = {}  # partition -> the other partitions reading its values
     for op in order:
         if op.primitive.is_variable:
             stage_of[op] = 0
             continue
+        preds = _predecessors(op, stage_of, fed)
         stage = 0
-        for p in _predecessors(op, stage_of, fed):
+        for p in preds:
             crosses = p.device != op.device and not p.primitive.is_variable
             stage = max(stage, stage_of[p] + crosses)
         stage_of[op] = stage
@@ -149,14 +151,17 @@ def _partition(order, fed):
             part = partitions[(op.device, stage)] = Partition(op.device, stage)
         part.ops.append(op)
         partition_of[op] = part
-    _merge_feeders(order, partition_of, fed)
-    kept = {id(p): p for p in partition_of.values()}.values()
+        for p in preds:
+            if p in partition_of and partition_of[p] is not part:
+                readers.setdefault(partition_of[p], set()).add(part)
+    kept = _merge_feeders(list(partitions.values()), readers, partition_of, order)
     ordered = sorted(kept, key=lambda p: (p.stage, min(o._id for o in p.ops)))
     return ordered, partition_of
 
 
-def _merge_feeders(order, partition_of, fed):
-    """Run a partition as part of the later one of its device that alone reads it.
+def _merge_feeders(partitions, readers, partition_of, order):
+    """Run a partition as part of the later one of its device that alone reads it;
+    returns the partitions left.
 
     Stages split a device's ops wherever a path crosses devices, so the ops
     that need nothing from elsewhere (constants, shapes, a variable's
@@ -164,36 +169,38 @@ def _merge_feeders(order, partition_of, fed):
     more hop, on every replica; so does an input pipeline built outside the
     replicas' device scope. When only a later stage of the same device (or of
     the same replica) reads that stage, nothing else waits for it, so the two
-    run as one.
-    Partitions are looked at latest first, so a chain of them folds into one.
+    run as one. Partitions are looked at latest first, so a chain of them
+    folds into one.
     """
-    readers: dict = {}  # id(partition) -> {id: partition} of the partitions reading its values
+    replicating = any(is_replica_device(p.device) for p in partitions)
+    into: dict = {}  # partition -> the partition it was merged into
+    for part in sorted(partitions, key=lambda p: -p.stage):
+        targets = {_final(into, r) for r in readers.get(part, ())}
+        if len(targets) == 1 and _one_place(part.device, next(iter(targets)).device, replicating):
+            into[part] = targets.pop()
+    if not into:
+        return partitions
+    kept = [p for p in partitions if p not in into]
+    for part in kept:
+        part.ops = []
     for op in order:
-        part = partition_of.get(op)
-        for pred in _predecessors(op, partition_of, fed) if part is not None else ():
-            if partition_of[pred] is not part:
-                readers.setdefault(id(partition_of[pred]), {})[id(part)] = part
-    into: dict = {}  # id(partition) -> the partition it was merged into
-    parts = sorted({id(p): p for p in partition_of.values()}.values(), key=lambda p: -p.stage)
-    replicating = any(is_replica_device(p.device) for p in parts)
-    for part in parts:
-        targets = {id(t): t for t in (_final(into, r) for r in readers.get(id(part), {}).values())}
-        if len(targets) == 1 and _one_place(part.device, next(iter(targets.values())).device, replicating):
-            into[id(part)] = next(iter(targets.values()))
-    for op, part in partition_of.items():
-        partition_of[op] = _final(into, part)
-    for part in {id(p): p for p in partition_of.values()}.values():
-        part.ops = [op for op in order if partition_of.get(op) is part]
+        if op in partition_of:
+            partition_of[op] = _final(into, partition_of[op])
+            partition_of[op].ops.append(op)
+    return kept
 
 
 def _one_place(a, b, replicating):
     """Whether devices ``a`` and ``b`` run in one task: the same device or, in a plan that
-    replicates, no device and a replica's (each replica's worker runs both; see
-    :mod:`.replication`)."""
-    return a == b or (replicating and "" in (a, b) and is_replica_device(a or b))
+    replicates, two replicated devices each replica pins to the same one (no device and
+    ``/job:worker``; see :mod:`.replication`)."""
+    if a == b:
+        return True
+    replicated = all(not d or is_replica_device(d) for d in (a, b))
+    return replicating and replicated and replica_device(a, 0) == replica_device(b, 0)
 
 
 def _final(into, part):
-    while id(part) in into:
-        part = into[id(part)]
+    while part in into:
+        part = into[part]
     return part
