@@ -8,7 +8,14 @@ Each replica reads its own shard of an in-graph dataset on its worker. The
 baseline is the one-worker run of the same mode, measured in the same run;
 the goal on a 2-core machine is two workers >= 1.8x one worker.
 
-Run: ``python benchmarks/data_parallel.py [--steps N]``.
+Both clusters stay up, and the one- and two-worker sessions take turns:
+``--rounds`` bursts of ``--steps`` steps each, in alternating order. Each
+round gives one ratio from two bursts measured back to back, and the median
+over the rounds is printed with its range. A shared, noisy machine then
+slows both sides of a ratio alike, rather than whichever cluster ran in
+the slow minute.
+
+Run: ``python benchmarks/data_parallel.py [--steps N] [--rounds R]``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import collections
 import contextlib
 import logging
 import os
+import statistics
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -60,15 +68,38 @@ def build(workers, sync):
 
 
 def seconds_per_run(sess, train, steps, around=contextlib.nullcontext):
-    """Mean seconds of ``sess.run(train)`` after three warm-up runs (daskflow or TF1);
-    the timed runs happen inside the context manager ``around()``."""
-    for _ in range(3):
-        sess.run(train)
+    """Mean seconds of ``sess.run(train)`` over ``steps`` runs (daskflow or TF1), timed
+    inside the context manager ``around()``."""
     with around():
         start = time.perf_counter()
         for _ in range(steps):
             sess.run(train)
         return (time.perf_counter() - start) / steps
+
+
+def warm(sess, train):
+    """Three runs before any timing: plans made, caches filled."""
+    for _ in range(3):
+        sess.run(train)
+
+
+def take_turns(bursts, rounds):
+    """Run the two ``bursts`` (callables returning seconds per step) in turn, ``rounds``
+    times, the first one first in even rounds: a list of (first's, second's) seconds."""
+    out = []
+    for r in range(rounds):
+        order = (0, 1) if r % 2 == 0 else (1, 0)
+        seconds = {i: bursts[i]() for i in order}
+        out.append((seconds[0], seconds[1]))
+    return out
+
+
+def scaling(pairs):
+    """(median one-worker step, median two-worker step, median ratio, lowest, highest):
+    each round's ratio is two workers' examples per second over one worker's."""
+    ratios = sorted(2 * one / two for one, two in pairs)
+    ones, twos = zip(*pairs)
+    return statistics.median(ones), statistics.median(twos), statistics.median(ratios), ratios[0], ratios[-1]
 
 
 class CpuMeter:
@@ -102,26 +133,48 @@ def _role(name):
     return "ps" if name.startswith("ps-") else "replicas"
 
 
-def examples_per_second(cluster, client, workers, sync, steps):
-    """(seconds per run, examples per second, bytes moved, CPU seconds per run by role):
-    each run is one global step (sync) or one update per replica (async); either way
+@contextlib.contextmanager
+def daskflow_sessions(workers):
+    """A local cluster of ps-0 and ``workers`` worker processes (one thread each), and a
+    warmed-up session for each mode on it: yields {sync: (session, train op)}, a CpuMeter
+    and the client."""
+    with contextlib.ExitStack() as stack:
+        cluster = stack.enter_context(tf.local_cluster(ps=1, workers=workers))
+        client = stack.enter_context(Client(cluster, set_as_default=False))
+        sessions = {}
+        for sync in (True, False):
+            graph, init, train = build(workers, sync)
+            sess = stack.enter_context(tf.Session(cluster, graph=graph))
+            sess.run(init)
+            warm(sess, train)
+            sessions[sync] = sess, train
+        yield sessions, CpuMeter(client)
+
+
+def daskflow_scaling(steps, rounds):
+    """{sync: (scaling(...), CPU seconds per two-worker run by role, bytes moved per two-worker
+    run)}; a run is one global step (sync) or one update per replica (async), either way
     ``workers * BATCH`` examples."""
-    graph, init, train = build(workers, sync)
-    meter = CpuMeter(client)
-    with tf.Session(cluster, graph=graph) as sess:
-        sess.run(init)
-        elapsed = seconds_per_run(sess, train, steps, around=lambda: meter)
-        moved = np.mean([m["bytes_between_workers"] for m in sess.step_metrics()[-steps:]])
-    cpu = {role: seconds / steps for role, seconds in meter.used.items()}
-    return elapsed, workers * BATCH / elapsed, moved, cpu
+    with daskflow_sessions(1) as (one, _), daskflow_sessions(2) as (two, meter):
+        out = {}
+        for sync in (True, False):
+            meter.used.clear()
+            bursts = (
+                lambda run=one[sync]: seconds_per_run(*run, steps),
+                lambda run=two[sync]: seconds_per_run(*run, steps, around=lambda: meter),
+            )
+            pairs = take_turns(bursts, rounds)
+            sess = two[sync][0]
+            moved = np.mean([m["bytes_between_workers"] for m in sess.step_metrics()[-steps:]])
+            cpu = {role: seconds / (steps * rounds) for role, seconds in meter.used.items()}
+            out[sync] = scaling(pairs), cpu, moved
+        return out
 
 
-def print_cpu_bound(results, sync):
+def print_cpu_bound(sync, one_step, cpu):
     """Why two workers' scaling is bounded on this machine: the CPU all processes use per
     two-worker step, spread over every core, is the shortest that step can be."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    one_step = results[1, sync][0]
-    cpu = results[2, sync][3]
     total = sum(cpu.values())
     parts = ", ".join(f"{role} {seconds * 1e3:.0f} ms" for role, seconds in sorted(cpu.items()))
     mode = "sync" if sync else "async"
@@ -131,10 +184,11 @@ def print_cpu_bound(results, sync):
     )
 
 
-def tf1_sync(workers, steps):
-    """TF1's in-graph replication of the same MLP over gRPC on localhost: ps-0 plus
-    ``workers`` server processes (one thread each), each tower's batch in a variable on
-    its worker, gradients averaged and applied on the ps; None without tensorflow."""
+def tf1_scaling(steps, rounds):
+    """scaling(...) of TF1's in-graph replication of the same MLP over gRPC on localhost,
+    sync: ps-0 plus 1 or 2 server processes (one thread each), each tower's batch in a
+    variable on its worker, gradients averaged and applied on the ps; taking turns as
+    daskflow's sessions do. None without tensorflow."""
     import importlib.util
 
     if importlib.util.find_spec("tensorflow") is None:
@@ -143,12 +197,16 @@ def tf1_sync(workers, steps):
     from distributed_step import tf1_cluster
 
     tf1.disable_eager_execution()
-    with tf1_cluster(workers) as spec:
-        graph, train = _tf1_graph(tf1, workers)
-        with tf1.Session(f"grpc://{spec['worker'][0]}", graph=graph) as sess:
-            sess.run(tf1.global_variables_initializer())
-            elapsed = seconds_per_run(sess, train, steps)
-        return elapsed, workers * BATCH / elapsed
+    with contextlib.ExitStack() as stack:
+        bursts = []
+        for workers in (1, 2):
+            spec = stack.enter_context(tf1_cluster(workers))
+            graph, init, train = _tf1_graph(tf1, workers)
+            sess = stack.enter_context(tf1.Session(f"grpc://{spec['worker'][0]}", graph=graph))
+            sess.run(init)
+            warm(sess, train)
+            bursts.append(lambda sess=sess, train=train: seconds_per_run(sess, train, steps))
+        return scaling(take_turns(bursts, rounds))
 
 
 def _tf1_graph(tf1, workers):
@@ -179,45 +237,48 @@ def _tf1_graph(tf1, workers):
         with tf1.device("/job:ps/task:0"):
             mean = [(tf1.add_n([g[k][0] for g in grads]) / float(workers), p) for k, p in enumerate(params)]
             train = opt.apply_gradients(mean)
-    return graph, train
+        init = tf1.global_variables_initializer()
+    return graph, init, train
+
+
+def print_row(mode, workers, step, moved, scale):
+    """One table row; ``scale``: None for the baseline, else (median, lowest, highest)."""
+    moved = f"{moved / 1e6:13.1f}" if moved is not None else f"{'':>13s}"
+    if scale is None:
+        scale = f"{1:11.2f}x {'':>11s} {1:10.0%}"
+    else:
+        scale = f"{scale[0]:11.2f}x {f'{scale[1]:.2f}-{scale[2]:.2f}':>11s} {scale[0] / workers:10.0%}"
+    print(f"{mode:6s} {workers:7d} {step * 1e3:7.1f}ms {workers * BATCH / step:11.0f} {moved} {scale}")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=10, help="steps per burst")
+    parser.add_argument("--rounds", type=int, default=5, help="bursts of each session")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
-    results = {}
-    for workers in (1, 2):
-        with tf.local_cluster(ps=1, workers=workers) as cluster:
-            with Client(cluster, set_as_default=False) as client:
-                for sync in (True, False):
-                    results[workers, sync] = examples_per_second(cluster, client, workers, sync, args.steps)
-    print(f"MLP {'->'.join(map(str, SHAPES))}, batch {BATCH} per replica, ps-0 + N worker processes")
-    header = ("mode", "workers", "step", "examples/s", "MB sent/step", "vs 1 worker", "efficiency")
-    print("{:6s} {:>7s} {:>9s} {:>11s} {:>13s} {:>12s} {:>11s}".format(*header))
+    results = daskflow_scaling(args.steps, args.rounds)
+    print(
+        f"MLP {'->'.join(map(str, SHAPES))}, batch {BATCH} per replica, ps-0 + N worker processes; "
+        f"{args.rounds} rounds of {args.steps} steps, taking turns"
+    )
+    header = ("mode", "workers", "step", "examples/s", "MB sent/step", "vs 1 worker", "range", "efficiency")
+    print("{:6s} {:>7s} {:>9s} {:>11s} {:>13s} {:>12s} {:>11s} {:>10s}".format(*header))
     for sync in (True, False):
-        base = results[1, sync][1]
-        for workers in (1, 2):
-            step, rate, moved, _ = results[workers, sync]
-            scale = rate / base
-            mode = "sync" if sync else "async"
-            print(
-                f"{mode:6s} {workers:7d} {step * 1e3:7.1f}ms {rate:11.0f} {moved / 1e6:13.1f} "
-                f"{scale:11.2f}x {scale / workers:10.0%}"
-            )
-    print("goal: two workers >= 1.80x one worker")
+        (one, two, *scale), _, moved = results[sync]
+        mode = "sync" if sync else "async"
+        print_row(mode, 1, one, None, None)
+        print_row(mode, 2, two, moved, scale)
+    print("goal: two workers >= 1.80x one worker (the median over the rounds)")
     for sync in (True, False):
-        print_cpu_bound(results, sync)
-    tf1 = {workers: tf1_sync(workers, args.steps) for workers in (1, 2)}
-    if tf1[1] is None:
+        print_cpu_bound(sync, results[sync][0][0], results[sync][1])
+    tf1 = tf1_scaling(args.steps, args.rounds)
+    if tf1 is None:
         print("TF1 (in-graph replication over gRPC): tensorflow not installed here, not measured")
         return
-    for workers in (1, 2):
-        step, rate = tf1[workers]
-        scale = rate / tf1[1][1]
-        cells = f"{step * 1e3:7.1f}ms {rate:11.0f} {'':>13s} {scale:11.2f}x {scale / workers:10.0%}"
-        print(f"{'TF1':6s} {workers:7d} {cells}")
+    one, two, *scale = tf1
+    print_row("TF1", 1, one, None, None)
+    print_row("TF1", 2, two, None, scale)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import time
 import warnings
 
+import dask
 import numpy as np
 import pytest
 from distributed import Client, Scheduler, SpecCluster, Worker
@@ -297,6 +298,21 @@ def test_a_worker_name_off_the_convention_is_refused():
         with pytest.raises(ValueError, match="named 'trainer'.*<job>-<task>"):
             with tf.Session(odd) as sess:
                 sess.run(tf.constant(1.0) + 1.0)
+
+
+@pytest.mark.parametrize("light", [True, False])
+def test_local_cluster_turns_dasks_sampling_down_in_its_processes_unless_asked_not_to(light):
+    before = dask.config.get("distributed")
+    with tf.local_cluster(ps=1, workers=1, light_monitoring=light) as processes:
+        with Client(processes, set_as_default=False) as client:
+            profiled = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+            tick = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval)
+            monitor = client.run(lambda dask_worker: dask_worker.periodic_callbacks["monitor"].callback_time)
+    assert len(profiled) == 2
+    assert set(profiled.values()) == {not light}
+    assert tick == (1.0 if light else 0.02)
+    assert set(monitor.values()) == {1000 if light else 500}
+    assert dask.config.get("distributed") == before  # this process's configuration is left as it was
 
 
 def test_session_targets_and_dashboard(cluster):
