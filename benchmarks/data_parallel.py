@@ -136,8 +136,7 @@ def _role(name):
 @contextlib.contextmanager
 def daskflow_sessions(workers):
     """A local cluster of ps-0 and ``workers`` worker processes (one thread each), and a
-    warmed-up session for each mode on it: yields {sync: (session, train op)}, a CpuMeter
-    and the client."""
+    warmed-up session for each mode on it: yields {sync: (session, train op)} and the client."""
     with contextlib.ExitStack() as stack:
         cluster = stack.enter_context(tf.local_cluster(ps=1, workers=workers))
         client = stack.enter_context(Client(cluster, set_as_default=False))
@@ -148,14 +147,15 @@ def daskflow_sessions(workers):
             sess.run(init)
             warm(sess, train)
             sessions[sync] = sess, train
-        yield sessions, CpuMeter(client)
+        yield sessions, client
 
 
 def daskflow_scaling(steps, rounds):
     """{sync: (scaling(...), CPU seconds per two-worker run by role, bytes moved per two-worker
     run)}; a run is one global step (sync) or one update per replica (async), either way
     ``workers * BATCH`` examples."""
-    with daskflow_sessions(1) as (one, _), daskflow_sessions(2) as (two, meter):
+    with daskflow_sessions(1) as (one, _), daskflow_sessions(2) as (two, client):
+        meter = CpuMeter(client)
         out = {}
         for sync in (True, False):
             meter.used.clear()
