@@ -47,6 +47,46 @@ def test_every_numeric_kind_arrives_as_it_was_sent(receiver):
         np.testing.assert_array_equal(back, sent)
 
 
+@pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+def test_a_sender_on_this_machine_has_its_arrays_read_in_place(receiver):
+    r, arrived = receiver
+    items = (np.arange(300_000, dtype=np.float64).reshape(300, 1000), None, np.int32(7), np.zeros(0))
+    before = r.received_in_place
+    bulk.submit(r.where, {"kind": "mail"}, items).result(10)
+    _, got = arrived.get(timeout=10)
+    np.testing.assert_array_equal(got[0], items[0])
+    assert got[1] is None and got[2] == 7 and type(got[2]) is np.int32 and got[3].shape == (0,)
+    assert r.received_in_place == before + 1  # the addresses came, not the bytes
+
+
+@pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+def test_where_the_kernel_refuses_the_read_the_bytes_come_over_the_socket(receiver, monkeypatch):
+    # As Yama's ptrace_scope 1 does between two workers: the receiver asks for the
+    # bytes, and that connection sends bytes from then on.
+    r, arrived = receiver
+    monkeypatch.setattr(bulk.inplace, "read", lambda pid, address, out: False)
+    for k in range(3):
+        bulk.submit(r.where, {"kind": "mail"}, (np.full(50_000, k, np.float32),)).result(10)
+        np.testing.assert_array_equal(arrived.get(timeout=10)[1][0], np.full(50_000, k, np.float32))
+    assert r.received == 3 and r.received_in_place == 0
+
+
+@pytest.mark.parametrize("at", [[0], [2**40], ["0x1"], [1, 2], 7])
+def test_addresses_that_cannot_be_read_get_the_bytes_asked_for(receiver, at):
+    # Over TCP no peer is known, and on any connection a bad address fails: the
+    # receiver reads nothing from them and asks for the bytes.
+    r, arrived = receiver
+    value = np.arange(1000, dtype=np.float64)
+    header = {"kind": "mail", "to": r.token, "items": [["<f8", [1000], False]], "at": at}
+    with socket.create_connection(("127.0.0.1", r.port), timeout=10) as s:
+        s.sendall(bulk.frame(header))
+        assert s.recv(1) == bulk.RESEND
+        s.sendall(value.tobytes())
+        assert s.recv(1) == bulk.ACK
+    np.testing.assert_array_equal(arrived.get(timeout=10)[1][0], value)
+    assert r.received_in_place == 0
+
+
 def test_only_numeric_values_go_this_way():
     assert bulk.eligible((np.ones(3, np.float32), None, np.int32(4)))
     masked = np.ma.masked_array([1.0, 2.0], mask=[True, False])  # would lose its mask
@@ -159,7 +199,7 @@ def _train(target):
 
 def _received(dask_worker):
     receiver = dask_worker.extensions.get("daskflow-bulk")
-    return None if receiver is None else receiver.received
+    return None if receiver is None else (receiver.received, receiver.received_in_place)
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -170,6 +210,31 @@ def test_steps_move_their_values_by_bulk_or_else_on_dasks_comms(enabled):
             np.testing.assert_allclose(_train(client), expected, rtol=1e-5)
             received = client.run(_received)
     if enabled:  # gradients came to the ps, new values and feeds to the worker
-        assert all(count > 0 for count in received.values()), received
+        assert all(count > 0 for count, _ in received.values()), received
     else:
         assert all(count is None for count in received.values()), received
+
+
+@pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+@pytest.mark.parametrize("in_place", [True, False])
+def test_worker_processes_read_each_others_arrays_in_place_unless_told_not_to(in_place):
+    expected = _train(None)
+    with dask.config.set({"daskflow.bulk-in-place": in_place}):
+        with tf.local_cluster(ps=1, workers=1) as cluster, Client(cluster) as client:
+            np.testing.assert_allclose(_train(client), expected, rtol=1e-5)
+            received = client.run(_received)
+    for count, read_in_place in received.values():
+        assert count > 0
+        # A kernel that refuses such reads (Yama's ptrace_scope 1) makes it 0 either way.
+        if in_place and _ptrace_scope() == 0:
+            assert read_in_place == count, received
+        elif not in_place:
+            assert read_in_place == 0, received
+
+
+def _ptrace_scope():
+    try:
+        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
+            return int(f.read())
+    except OSError:
+        return 0  # no Yama: the usual same-user rules

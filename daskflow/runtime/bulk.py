@@ -26,6 +26,13 @@ one now on its port, fails the send and the caller uses Dask's comms). Only
 ``daskflow.bulk-transfers`` is false) values keep to Dask's comms. Like Dask's
 own ``tcp://`` comms, it is not authenticated; a receiver takes at most
 ``MAX_CONNECTIONS`` connections at once.
+
+Between processes of one Linux machine the bytes need not cross a socket at
+all: the receiver also listens on a Unix socket named after its token, and
+a sender that reaches it sends each array's address (the header's ``at``)
+instead; the receiver copies the arrays out of the sender's memory while
+the sender waits for the acknowledgement (:mod:`.inplace`), or answers
+``RESEND`` and reads the bytes where the kernel refuses.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ import msgpack
 import numpy as np
 from distributed.comm.addressing import get_address_host
 
+from . import inplace
+
 logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_bulk_port"
@@ -52,6 +61,7 @@ _KINDS = frozenset("biufc")  # numeric and boolean dtypes: bytes with no code in
 _LENGTH = struct.Struct("<Q")
 MAX_HEADER = 1 << 20
 ACK = b"\x01"
+RESEND = b"\x02"  # to a sender of addresses: the receiver could not read them, send the bytes
 TIMEOUT = 60.0  # seconds a connection may stall before its send fails
 IDLE = 120.0  # seconds a link to a receiver stays open unused
 MAX_CONNECTIONS = 256  # per receiver: one per sending process is the normal case
@@ -76,6 +86,18 @@ def _as_bytes(arr):
 
 def encode(header: dict, items) -> tuple[bytes, list]:
     """The header's bytes and the items' buffers of one message."""
+    described, buffers = describe(header, items)
+    return frame(described), buffers
+
+
+def frame(header: dict) -> bytes:
+    """A described header as it goes on the wire: its length, then its msgpack bytes."""
+    head = msgpack.packb(header)
+    return _LENGTH.pack(len(head)) + head
+
+
+def describe(header: dict, items) -> tuple[dict, list]:
+    """``header`` with the items' dtypes and shapes, and the items' buffers."""
     specs, buffers = [], []
     for v in items:
         if v is None:
@@ -86,8 +108,7 @@ def encode(header: dict, items) -> tuple[bytes, list]:
             arr = np.ascontiguousarray(arr)
         specs.append([arr.dtype.str, list(arr.shape), isinstance(v, np.generic)])
         buffers.append(_as_bytes(arr))
-    head = msgpack.packb({**header, "items": specs})
-    return _LENGTH.pack(len(head)) + head, buffers
+    return {**header, "items": specs}, buffers
 
 
 def _recv_into(conn, view) -> bool:
@@ -103,8 +124,13 @@ def _recv_into(conn, view) -> bool:
     return True
 
 
-def read_message(conn):
-    """(header, items) of the next message on ``conn``; None once the peer has closed."""
+def read_message(conn, peer=None):
+    """(header, items, read in place) of the next message on ``conn``; None once the peer has closed.
+
+    ``peer``: the pid of the sender on this machine, which a header may ask
+    to have its items read from (its ``at``: an address per item); where
+    that fails, the items' bytes are asked for (``RESEND``) and read here.
+    """
     length = bytearray(_LENGTH.size)
     if not _recv_into(conn, memoryview(length)):
         return None
@@ -122,16 +148,27 @@ def read_message(conn):
     limit = dask.config.get("daskflow.bulk-max-bytes", 2**33)
     if total > limit:
         raise BulkFormatError(f"a message of {total} bytes (daskflow.bulk-max-bytes: {limit})")
-    items = []
-    for spec in specs:
-        if spec is None:
-            items.append(None)
-            continue
-        arr, scalar = np.empty(spec[1], spec[0]), spec[2]
-        if arr.nbytes and not _recv_into(conn, memoryview(_as_bytes(arr))):
-            raise BulkFormatError("the connection closed in the middle of a message")
-        items.append(arr[()] if scalar else arr)
-    return header, items
+    at = header.pop("at", None)
+    arrays = [None if spec is None else np.empty(spec[1], spec[0]) for spec in specs]
+    present = [arr for arr in arrays if arr is not None]
+    in_place = at is not None and _read_in_place(peer, present, at)
+    if at is not None and not in_place:
+        conn.sendall(RESEND)
+    if not in_place:
+        for arr in present:
+            if arr.nbytes and not _recv_into(conn, memoryview(_as_bytes(arr))):
+                raise BulkFormatError("the connection closed in the middle of a message")
+    items = [arr if spec is None or not spec[2] else arr[()] for spec, arr in zip(specs, arrays)]
+    return header, items, in_place
+
+
+def _read_in_place(peer, arrays, at) -> bool:
+    """Fill ``arrays`` from the sender's memory at the addresses ``at``; False if not done."""
+    if peer is None or not isinstance(at, list) or len(at) != len(arrays):
+        return False
+    if not all(type(a) is int and a >= 0 for a in at):
+        return False
+    return all(inplace.read(peer, address, _as_bytes(arr)) for arr, address in zip(arrays, at))
 
 
 def _checked(spec):
@@ -167,15 +204,22 @@ class Receiver:
         self._lock = threading.Lock()
         self._closed = False
         self.received = 0  # messages handed on
-        threading.Thread(target=self._accept, name="daskflow-bulk-accept", daemon=True).start()
+        self.received_in_place = 0  # of which read from the sender's memory (:mod:`.inplace`)
+        self._local = inplace.listen(self.token) if in_place_enabled() else None
+        for server in filter(None, [self._server, self._local]):
+            accept = threading.Thread(target=self._accept, args=(server,), name="daskflow-bulk-accept")
+            accept.daemon = True
+            accept.start()
 
-    def _accept(self):
+    def _accept(self, server):
+        local = server is self._local
         while True:
             try:
-                conn, _ = self._server.accept()
+                conn, _ = server.accept()
             except OSError:
                 return  # closed
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if not local:
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 if self._closed:
                     conn.close()
@@ -186,21 +230,25 @@ class Receiver:
                     continue
                 self._conns.add(conn)
             try:
-                threading.Thread(target=self._read, args=(conn,), name="daskflow-read", daemon=True).start()
+                peer = inplace.peer_pid(conn) if local else None  # whose memory it may read
+                reader = threading.Thread(target=self._read, args=(conn, peer), name="daskflow-read")
+                reader.daemon = True
+                reader.start()
             except RuntimeError:  # no more threads: the sender fails and uses Dask's comms
                 self._forget(conn)
                 conn.close()
 
-    def _read(self, conn):
+    def _read(self, conn, peer):
         try:
             conn.settimeout(None)  # between messages a link may be idle
-            while (message := read_message(conn)) is not None:
-                header, items = message
+            while (message := read_message(conn, peer)) is not None:
+                header, items, in_place = message
                 if header.pop("to", None) != self.token:
                     raise BulkFormatError("a message for another receiver (this port was reused)")
                 self._deliver(header, items)
                 with self._lock:
                     self.received += 1
+                    self.received_in_place += in_place
                 conn.sendall(ACK)
         except (OSError, BulkFormatError, ValueError, MemoryError) as e:
             if not self._closed:
@@ -217,7 +265,7 @@ class Receiver:
         with self._lock:
             self._closed = True
             conns, self._conns = list(self._conns), set()
-        for s in [self._server, *conns]:
+        for s in [self._server, *filter(None, [self._local]), *conns]:
             try:
                 s.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked on it
             except OSError:
@@ -237,6 +285,7 @@ class _Link:
         self.closed = False
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sock = None
+        self.in_place = False  # whether this connection sends addresses (:mod:`.inplace`)
         threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
 
     def put(self, job):  # under _LOCK
@@ -265,28 +314,55 @@ class _Link:
         while not self._queue.empty():  # queued before close: fail them, the callers fall back
             job = self._queue.get()
             if job is not None:
-                job[2].set_exception(ConnectionError("the link to this receiver closed"))
+                _settle(job[2], ConnectionError("the link to this receiver closed"))
 
-    def _send(self, head, buffers, done):
+    def _connect(self):
+        """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP."""
+        self._sock = inplace.connect(self.where[2], TIMEOUT) if in_place_enabled() else None
+        self.in_place = self._sock is not None
+        if self._sock is None:
+            self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
+            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _send(self, header, buffers, done):
         try:
             if self._sock is None:
-                self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
-                self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._sock.sendall(head)
-            for b in buffers:
-                self._sock.sendall(b)
-            if self._sock.recv(1) != ACK:  # b"": it closed instead (refused, or gone)
+                self._connect()
+            reply = None
+            if self.in_place:
+                self._sock.sendall(frame({**header, "at": [b.ctypes.data for b in buffers]}))
+                reply = self._sock.recv(1)
+                if reply == RESEND:  # the kernel would not let it read here: bytes from now on
+                    self.in_place = False
+            if reply in (None, RESEND):
+                if reply is None:
+                    self._sock.sendall(frame(header))
+                for b in buffers:
+                    self._sock.sendall(b)
+                reply = self._sock.recv(1)
+            if reply != ACK:  # b"": it closed instead (refused, or gone)
                 raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
         except Exception as e:  # noqa: BLE001 - the caller falls back to Dask's comms
             self._drop()
-            done.set_exception(e if isinstance(e, OSError) else ConnectionError(str(e)))
+            _settle(done, e if isinstance(e, OSError) else ConnectionError(str(e)))
         else:
-            done.set_result(None)
+            _settle(done)
 
     def _drop(self):
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+def _settle(done, error=None):
+    """Complete ``done``, unless its waiter has cancelled it (its event loop closed)."""
+    try:
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+    except concurrent.futures.InvalidStateError:
+        pass
 
 
 _PORTS: dict = {}  # Dask address -> (host, bulk port, token), or None where it serves none
@@ -318,15 +394,20 @@ async def lookup(rpc, address):
     return found
 
 
+def in_place_enabled() -> bool:
+    """Whether arrays between processes of one machine are read in place (:mod:`.inplace`)."""
+    return inplace.AVAILABLE and bool(dask.config.get("daskflow.bulk-in-place", True))
+
+
 def submit(where, header, items) -> concurrent.futures.Future:
     """Send one message to the bulk address ``where``, from the calling thread, without waiting."""
-    head, buffers = encode({**header, "to": where[2]}, items)
+    described, buffers = describe({**header, "to": where[2]}, items)
     done: concurrent.futures.Future = concurrent.futures.Future()
     with _LOCK:
         link = _LINKS.get(where)
         if link is None or link.closed:
             link = _LINKS[where] = _Link(where)
-        link.put((head, buffers, done))
+        link.put((described, buffers, done))
     return done
 
 
