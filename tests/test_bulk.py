@@ -4,6 +4,7 @@ import asyncio
 import queue
 import socket
 import struct
+import threading
 import time
 
 import dask
@@ -64,21 +65,68 @@ def test_where_the_kernel_refuses_the_read_the_bytes_come_over_the_socket(receiv
     # As Yama's ptrace_scope 1 does between two workers: the receiver asks for the
     # bytes, and that connection sends bytes from then on.
     r, arrived = receiver
-    monkeypatch.setattr(bulk.inplace, "read", lambda pid, address, out: False)
+    tries = []
+    monkeypatch.setattr(bulk.inplace, "read", lambda pid, address, out: tries.append(pid) and False)
     for k in range(3):
         bulk.submit(r.where, {"kind": "mail"}, (np.full(50_000, k, np.float32),)).result(10)
         np.testing.assert_array_equal(arrived.get(timeout=10)[1][0], np.full(50_000, k, np.float32))
     assert r.received == 3 and r.received_in_place == 0
+    assert len(tries) == 1  # asked once: the later messages came as bytes
 
 
-@pytest.mark.parametrize("at", [[0], [2**40], ["0x1"], [1, 2], 7])
-def test_addresses_that_cannot_be_read_get_the_bytes_asked_for(receiver, at):
+@pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, caplog):
+    # A sender whose send timed out may have freed its arrays: what was copied
+    # from there is not delivered.
+    r, arrived = receiver
+    hung_up, real_read = threading.Event(), bulk.inplace.read
+
+    def read_late(pid, address, out):
+        hung_up.wait(10)
+        return real_read(pid, address, out)
+
+    monkeypatch.setattr(bulk.inplace, "read", read_late)
+    value = np.arange(1000, dtype=np.float64)
+    header, buffers = bulk.describe({"kind": "mail", "to": r.token}, (value,))
+    sock = bulk.inplace.connect("127.0.0.1", r.token, 10)
+    sock.sendall(bulk.frame({**header, "at": [b.ctypes.data for b in buffers]}))
+    sock.close()
+    hung_up.set()
+    deadline = time.monotonic() + 10
+    while "gave up" not in caplog.text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "the sender gave up before its arrays were read" in caplog.text
+    assert arrived.empty() and r.received == 0
+
+
+@pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+def test_only_a_receiver_on_this_machine_is_sent_addresses(receiver):
+    # Another local process could listen under a remote receiver's name.
+    r, _ = receiver
+    assert bulk.inplace.is_local("127.0.0.1")
+    assert not bulk.inplace.is_local("192.0.2.1")  # TEST-NET-1: no machine's own
+    assert bulk.inplace.connect("192.0.2.1", r.token, 10) is None  # the name exists here
+    sock = bulk.inplace.connect("127.0.0.1", r.token, 10)
+    assert sock is not None
+    sock.close()
+
+
+@pytest.mark.parametrize("local", [True, False])
+@pytest.mark.parametrize("at", [[0], [2**40], ["0x1"], [-1], [1, 2], 7])
+def test_addresses_that_cannot_be_read_get_the_bytes_asked_for(receiver, at, local):
     # Over TCP no peer is known, and on any connection a bad address fails: the
     # receiver reads nothing from them and asks for the bytes.
     r, arrived = receiver
+    if local and not bulk.in_place_enabled():
+        pytest.skip("Linux's process_vm_readv only")
     value = np.arange(1000, dtype=np.float64)
     header = {"kind": "mail", "to": r.token, "items": [["<f8", [1000], False]], "at": at}
-    with socket.create_connection(("127.0.0.1", r.port), timeout=10) as s:
+    connect = (
+        bulk.inplace.connect
+        if local
+        else lambda host, token, timeout: socket.create_connection((host, r.port), timeout=timeout)
+    )
+    with connect("127.0.0.1", r.token, 10) as s:
         s.sendall(bulk.frame(header))
         assert s.recv(1) == bulk.RESEND
         s.sendall(value.tobytes())
@@ -249,3 +297,27 @@ def _kernel_lets_workers_read_each_other(client):
     first, second = sorted(client.scheduler_info()["workers"])
     pid, address = client.run(_probe_target, workers=[first])[first]
     return client.run(_probe_read, pid, address, workers=[second])[second]
+
+
+def test_a_fed_array_refilled_while_its_step_is_in_flight_does_not_change_that_step():
+    # With async_dispatch, run() returns before the step has read its feed; a
+    # caller refilling one buffer each step (a common input loop) must not
+    # change the steps still in flight, as in TF1, which copies feeds.
+    g, w, x, train = _tower_graph()
+    batches = [np.random.default_rng(k).random((256, 300), dtype=np.float32) for k in range(6)]
+    with tf.Session(graph=g) as sess:
+        sess.run(w.initializer)
+        for batch in batches:
+            sess.run(train, {x: batch})
+        expected = sess.run(w)
+    config = tf.ConfigProto(async_dispatch=3)
+    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, Client(cluster) as client:
+        with tf.Session(client, graph=g, config=config) as sess:
+            sess.run(w.initializer)
+            buffer = np.empty((256, 300), np.float32)  # 300 KB: posted to the worker directly
+            for batch in batches:
+                buffer[...] = batch
+                sess.run(train, {x: buffer})
+                buffer[...] = np.nan
+            got = sess.run(w)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)

@@ -152,6 +152,8 @@ def read_message(conn, peer=None):
     arrays = [None if spec is None else np.empty(spec[1], spec[0]) for spec in specs]
     present = [arr for arr in arrays if arr is not None]
     in_place = at is not None and _read_in_place(peer, present, at)
+    if in_place and not inplace.still_waiting(conn):
+        raise BulkFormatError("the sender gave up before its arrays were read (they may be gone)")
     if at is not None and not in_place:
         conn.sendall(RESEND)
     if not in_place:
@@ -318,7 +320,8 @@ class _Link:
 
     def _connect(self):
         """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP."""
-        self._sock = inplace.connect(self.where[2], TIMEOUT) if in_place_enabled() else None
+        host, _, token = self.where
+        self._sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
         self.in_place = self._sock is not None
         if self._sock is None:
             self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)

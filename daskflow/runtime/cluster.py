@@ -108,6 +108,7 @@ class ClusterRuntime:
         lowered = self._plan(executable)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
+            feed_values = _copies(feed_values)  # the caller may refill them before they are read
             self._pending.append(self._submit_recovering(lowered, feed_values))
             self._commit(self._pending[-1])
             self._drain(keep=depth)
@@ -417,6 +418,12 @@ def _raise_first_failure(futures):
     failed.sort(key=lambda f: isinstance(f.exception(), UpstreamFailedError))
     if failed:
         failed[0].result()  # raises the task's exception, traceback included
+
+
+def _copies(feed_values):
+    """The fed arrays copied, as TF1's ``run`` copies feeds: a step that returns before it
+    has read them (``async_dispatch``) must not see the caller's later writes."""
+    return [v.copy() if hasattr(v, "dtype") and hasattr(v, "copy") else v for v in feed_values]
 
 
 @dataclass

@@ -12,7 +12,15 @@ So :mod:`.bulk` also listens on a Unix socket in Linux's abstract namespace
 namespace reach. A sender that reaches it sends each array's address instead
 of its bytes, and the receiver reads them from the process at the other end
 of that connection: the kernel names it (``SO_PEERCRED``), so a sender can
-make a receiver read only its own memory. Where the kernel refuses the read
+make a receiver read only its own memory, and only a sender of the
+receiver's own user is read at all (any local process may connect to an
+abstract socket; one of the same user could read the memory anyway). A
+sender likewise uses the Unix socket only for a receiver whose host address
+is one of this machine's, and only where the process listening there is of
+its own user: another local process could otherwise take a remote
+receiver's name and be sent its data. The receiver checks that the sender
+is still waiting after copying: a sender that gave up (its send timed out)
+may have freed the arrays, and such a copy is dropped. Where the kernel refuses the read
 — Yama's ``ptrace_scope`` 1 (Ubuntu's default) refuses it between processes
 that are not parent and child, and so may a container's seccomp profile —
 the receiver asks for the bytes, and that connection sends bytes from then
@@ -22,9 +30,14 @@ on. The Dask config ``daskflow.bulk-in-place: false`` turns this off.
 from __future__ import annotations
 
 import ctypes
+import functools
+import logging
+import os
 import socket
 import struct
 import sys
+
+logger = logging.getLogger(__name__)
 
 _CHUNK = 1 << 30  # bytes per call: the kernel caps one transfer near 2 GiB
 
@@ -70,28 +83,56 @@ def listen(token: str):
     return server
 
 
-def connect(token: str, timeout: float):
-    """A connection to the receiver ``token`` on this machine; None where it cannot be reached."""
-    if not AVAILABLE:
+def connect(host: str, token: str, timeout: float):
+    """A connection to the receiver ``token`` at ``host``, if that is this machine; else None."""
+    if not AVAILABLE or not is_local(host):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(local_name(token))
-    except OSError:  # another machine's receiver, or another network namespace
+    except OSError:  # another network namespace, or a receiver that has gone
+        sock.close()
+        return None
+    if peer_pid(sock) is None:  # listened for by another user: not ours to trust
         sock.close()
         return None
     return sock
 
 
+@functools.lru_cache(maxsize=256)
+def is_local(host: str) -> bool:
+    """Whether ``host`` (an IP address) is one of this machine's: only those can be bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, 0))
+        except OSError:
+            return False
+    return True
+
+
 def peer_pid(conn) -> int | None:
-    """The pid of the process at the other end of the Unix socket ``conn``, as the kernel says."""
+    """The pid of the process at the other end of the Unix socket ``conn``, as the kernel says;
+    None where it is of another user or out of sight (another pid namespace)."""
     try:
         raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     except (OSError, AttributeError):
         return None
-    pid = struct.unpack("3i", raw)[0]
+    pid, uid, _ = struct.unpack("3i", raw)
+    if uid != os.geteuid():
+        return None
     return pid or None  # 0: in a pid namespace this process cannot see
+
+
+def still_waiting(conn) -> bool:
+    """Whether the sender at the other end of ``conn`` has not hung up (it waits for a reply)."""
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+    except BlockingIOError:
+        return True  # nothing to read: still connected, waiting
+    except OSError:
+        return False
 
 
 def read(pid: int, address: int, out) -> bool:
@@ -103,7 +144,10 @@ def read(pid: int, address: int, out) -> bool:
     while done < total:
         n = min(_CHUNK, total - done)
         local, remote = _IoVec(base + done, n), _IoVec(address + done, n)
-        if _READV(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != n:
-            return False  # one iovec is never split: a short count is an error
+        got = _READV(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if got != n:  # short where the range is partly unmapped: the sender's error either way
+            errno = ctypes.get_errno()
+            logger.debug("process_vm_readv from pid %d: %d of %d bytes, errno %d", pid, got, n, errno)
+            return False
         done += n
     return True
