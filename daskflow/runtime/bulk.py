@@ -331,18 +331,15 @@ class _Link:
         try:
             if self._sock is None:
                 self._connect()
-            reply = None
             if self.in_place:
                 self._sock.sendall(frame({**header, "at": [b.ctypes.data for b in buffers]}))
                 reply = self._sock.recv(1)
                 if reply == RESEND:  # the kernel would not let it read here: bytes from now on
                     self.in_place = False
-            if reply in (None, RESEND):
-                if reply is None:
-                    self._sock.sendall(frame(header))
-                for b in buffers:
-                    self._sock.sendall(b)
-                reply = self._sock.recv(1)
+                    reply = self._send_bytes(buffers)
+            else:
+                self._sock.sendall(frame(header))
+                reply = self._send_bytes(buffers)
             if reply != ACK:  # b"": it closed instead (refused, or gone)
                 raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
         except Exception as e:  # noqa: BLE001 - the caller falls back to Dask's comms
@@ -350,6 +347,12 @@ class _Link:
             _settle(done, e if isinstance(e, OSError) else ConnectionError(str(e)))
         else:
             _settle(done)
+
+    def _send_bytes(self, buffers) -> bytes:
+        """Write the items' bytes; the receiver's reply."""
+        for b in buffers:
+            self._sock.sendall(b)
+        return self._sock.recv(1)
 
     def _drop(self):
         if self._sock is not None:

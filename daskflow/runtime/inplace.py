@@ -70,9 +70,11 @@ def local_name(token: str) -> str:
 
 
 def listen(token: str):
-    """A listening Unix socket for this machine's senders; None where there can be none."""
-    if not AVAILABLE:
-        return None
+    """A listening Unix socket for this machine's senders; None where there can be none.
+
+    Callers check :func:`.bulk.in_place_enabled` (Linux, and not turned off) first; so does
+    :func:`connect`'s.
+    """
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         server.bind(local_name(token))
@@ -85,7 +87,7 @@ def listen(token: str):
 
 def connect(host: str, token: str, timeout: float):
     """A connection to the receiver ``token`` at ``host``, if that is this machine; else None."""
-    if not AVAILABLE or not is_local(host):
+    if not is_local(host):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
