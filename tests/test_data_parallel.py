@@ -302,3 +302,55 @@ def test_each_replica_reads_its_shard_and_draws_its_own_random_numbers():
     assert seen == {None: [0, 1, 2], 0: [0, 3, 6], 1: [1, 4, 7], 2: [2, 5, 8]}
     np.testing.assert_array_equal(draws[0], draws[None])  # replica 0 draws what a plain run draws
     assert not np.allclose(draws[1], draws[0]) and not np.allclose(draws[2], draws[1])
+
+
+def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers_own():
+    """The mean may write into a replica's value only where it is this worker's copy:
+    one from the same process is the producer's own array, perhaps held elsewhere."""
+    import asyncio
+
+    from daskflow.runtime import arrivals, transport
+
+    keys = [("own-test", 0, way) for way in ("bulk", "comm", "local")]
+    sent = {way: np.full(3, i, np.float32) for i, (*_, way) in enumerate(keys)}
+    transport._arrived(None, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
+    transport._receive(key=list(keys[1]), value=(sent["comm"],))
+    transport.MAILBOX.put(keys[2], (sent["local"],))
+    args = [transport.FromReplicas(tuple(keys))]
+    (per_replica,) = asyncio.run(arrivals.first(args, 3, 5.0, lambda **_: None))
+    gradients = per_replica[0]
+    own = {way: gradients.own[[v is a for v in gradients.values].index(True)] for way, a in sent.items()}
+    assert own == {"bulk": True, "comm": True, "local": False}
+
+
+def _aggregate_donates(sess, fetches):
+    """Whether the compiled step passes each mean ``donate``: its input read by nothing else."""
+    from daskflow.ops.replica_ops import AggregateReplicas
+
+    _, executable, _ = sess._entry(fetches, {})
+    flags = [
+        k.keywords.get("donate", False)
+        for p in executable.programs
+        for k in p.fn.__globals__.values()
+        if getattr(k, "func", None) is AggregateReplicas.kernel
+    ]
+    return flags
+
+
+def test_the_mean_may_overwrite_the_replicas_gradients_only_when_nothing_else_here_reads_them():
+    from daskflow.ops.replica_ops import aggregate_replicas
+
+    cluster = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
+    x = tf.constant(np.ones((4, 3), np.float32))
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+        w = tf.Variable(np.ones((3, 2), np.float32))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
+        ((grad, _),) = opt.compute_gradients(tf.reduce_sum(tf.square(tf.matmul(x, w))), [w])
+        train = opt.apply_gradients([(grad, w)])
+    with tf.device("/job:ps/task:0"):
+        other_mean = aggregate_replicas(grad, 2, 2)  # a second reader of the same values there
+    with tf.Session() as sess:
+        assert _aggregate_donates(sess, train) == [True]
+        # The replica's gradient fetched too: the fetch reads the replica's own array.
+        assert _aggregate_donates(sess, [train, grad]) == [True]
+        assert _aggregate_donates(sess, [train, other_mean]) == [False, False]

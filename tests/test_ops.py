@@ -834,3 +834,31 @@ def test_aggregate_replicas_averages_the_replicas_it_is_given():
     np.testing.assert_array_equal(one, values[2])
     for value, v in zip(values, (1.0, 2.0, 6.0)):  # the mean is made in its own array
         np.testing.assert_array_equal(value, np.full((2, 2), v))
+
+
+def test_aggregate_replicas_sums_into_only_its_own_copies_and_only_when_told_its_input_is_dead():
+    from daskflow.framework.replica import PerReplica
+    from daskflow.ops.replica_ops import AggregateReplicas
+
+    def mean(own, donate, read_only=()):
+        values = [np.full((2, 2), v, np.float32) for v in (1.0, 2.0, 6.0)]
+        for i in read_only:
+            values[i].flags.writeable = False
+        out = AggregateReplicas.kernel(
+            np, PerReplica(values, own), replicas_to_aggregate=3, total_num_replicas=3, donate=donate
+        )
+        np.testing.assert_array_equal(out, np.full((2, 2), 3.0))
+        return [i for i, v in enumerate(values) if v is out], [v[0, 0] for v in values]
+
+    assert mean([True] * 3, donate=True) == ([0], [3.0, 2.0, 6.0])  # written into the first
+    assert mean([False, True, True], donate=True) == ([1], [1.0, 3.0, 6.0])
+    assert mean([True] * 3, donate=True, read_only=[0]) == ([1], [1.0, 3.0, 6.0])
+    untouched = ([], [1.0, 2.0, 6.0])
+    assert mean([True] * 3, donate=False) == untouched  # another op reads them
+    assert mean([False] * 3, donate=True) == untouched  # this process's values may be held elsewhere
+    assert mean(None, donate=True) == untouched
+    odd = [np.ones((2, 2), np.float32), np.ones((1, 2), np.float32)]  # broadcasting: a new array
+    out = AggregateReplicas.kernel(
+        np, PerReplica(odd, [True, True]), replicas_to_aggregate=2, total_num_replicas=2, donate=True
+    )
+    assert out.shape == (2, 2) and not any(out is v for v in odd)

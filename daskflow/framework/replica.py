@@ -38,12 +38,18 @@ def replica_context(index: int, count: int):
 
 
 class PerReplica:
-    """One tensor's values from the replicas whose results are used, in arrival order."""
+    """One tensor's values from the replicas whose results are used, in arrival order.
 
-    __slots__ = ("values",)
+    ``own[i]`` is true where value ``i`` is this process's own copy (it came
+    from another process), which an aggregating kernel told its input is dead
+    may overwrite; a value from this process may be held elsewhere too.
+    """
 
-    def __init__(self, values):
+    __slots__ = ("values", "own")
+
+    def __init__(self, values, own=None):
         self.values = list(values)
+        self.own = [False] * len(self.values) if own is None else list(own)
 
     def __repr__(self):
         return f"PerReplica({len(self.values)} values)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import compatible, fmt
+from ..kernels.buffers import owned
 
 VariableV2 = Primitive(
     "VariableV2",
@@ -37,16 +38,9 @@ def _assign_infer(inputs, **_):
 def _assign_kernel(xp, old, value, *, dims, donate=False):
     if len(value.shape) != len(dims) or any(d is not None and d != v for d, v in zip(dims, value.shape)):
         raise ValueError(f"value of shape {tuple(value.shape)} does not fit the variable's shape {fmt(dims)}")
-    if donate and _owned(value):
+    if donate and owned(value):
         return value
     return xp.array(value, copy=True)  # the store must own its arrays
-
-
-def _owned(a):
-    """A writable array that is no view: overwriting it disturbs no one (the
-    runtime already knows no other op reads it)."""
-    flags = getattr(a, "flags", None)
-    return flags is not None and flags.writeable and a.base is None
 
 
 def _update_kernel(sign):
@@ -55,7 +49,7 @@ def _update_kernel(sign):
             raise ValueError(
                 f"update of shape {tuple(delta.shape)} does not fit the variable's shape {old.shape}"
             )
-        if donate and _owned(delta) and delta.dtype == old.dtype:
+        if donate and owned(delta) and delta.dtype == old.dtype:
             # Write into the dead delta: saves allocating (and page-faulting) a
             # variable-sized array every step.
             return xp.add(old, delta, out=delta) if sign > 0 else xp.subtract(old, delta, out=delta)

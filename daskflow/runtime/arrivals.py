@@ -24,7 +24,7 @@ import asyncio
 import collections
 
 from ..framework.replica import PerReplica
-from .transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, unless_failed
+from .transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, Received, unless_failed
 
 LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
 
@@ -38,7 +38,7 @@ class _ReplicaTuple:
         self.tuples = tuples
 
     def __getitem__(self, i):
-        return PerReplica([t[i] for t in self.tuples])
+        return PerReplica([t[i] for t in self.tuples], [type(t) is Received for t in self.tuples])
 
 
 def _positions(args):

@@ -16,6 +16,7 @@ succeeded, so a failing step leaves every variable as it was.
 
 from __future__ import annotations
 
+import collections
 import functools
 from dataclasses import dataclass, field
 
@@ -60,6 +61,7 @@ class _Builder:
         self.part_args: dict = {}  # producer key -> arg name
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
+        self.reads_here = collections.Counter(t for op in part.ops for t in op.inputs)
 
     # -- names for inputs -----------------------------------------------------------
     def _arg(self, spec, prefix="a"):
@@ -129,6 +131,13 @@ class _Builder:
             and self.uses.get(t, 0) == 1
         )
 
+    def _dead_after_aggregating(self, t):
+        """An aggregating op is the only reader of ``t`` here. ``t`` comes from other
+        partitions, and its values from other processes are this worker's own copies
+        (:attr:`~daskflow.framework.replica.PerReplica.own`), whoever else reads the
+        producers' (a fetch, another worker)."""
+        return t.op not in self.own_ops and self.reads_here[t] == 1
+
     def add(self, op):
         prim = op.primitive
         if all(t in self.folded for t in op.outputs) and op.outputs:
@@ -145,7 +154,12 @@ class _Builder:
         args = ", ".join(self.value_of(t) for t in op.inputs)
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
-        self._emit(f"{lhs} = {self._kernel(op)}({args})", op)
+        extra = (
+            {"donate": True}
+            if prim.aggregates_replicas and self._dead_after_aggregating(op.inputs[-1])
+            else {}
+        )
+        self._emit(f"{lhs} = {self._kernel(op, **extra)}({args})", op)
         self.names.update(zip(op.outputs, outs))
 
     def _add_update(self, op):

@@ -63,6 +63,12 @@ class Send:
     keep: int = 0
 
 
+class Received(tuple):
+    """A producer's results that came from another process: this worker's own copies."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Failed:
     """Sent in place of results by a partition that raised."""
@@ -148,7 +154,7 @@ def _arrived(worker, header, items):
     """A value that came by :mod:`.bulk`, handed over on the worker's event loop."""
     kind = header.get("kind")
     if kind == "mail":
-        MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else tuple(items))
+        MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else Received(items))
     elif kind == "push":
         cache = pushes.cache_of(worker)
         for (name, version, keep), value in zip(header["entries"], items):
@@ -158,7 +164,7 @@ def _arrived(worker, header, items):
 
 
 def _receive(key=None, value=None):
-    MAILBOX.put(tuple(key), value)
+    MAILBOX.put(tuple(key), Received(value) if type(value) is tuple else value)
 
 
 def release_slot(worker, key):
