@@ -320,7 +320,30 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
     (per_replica,) = asyncio.run(arrivals.first(args, 3, 5.0, lambda **_: None))
     gradients = per_replica[0]
     own = {way: gradients.own[[v is a for v in gradients.values].index(True)] for way, a in sent.items()}
-    assert own == {"bulk": True, "comm": True, "local": False}
+    # Dask's comms may hand over the producer's own arrays (inproc:// passes objects).
+    assert own == {"bulk": True, "comm": False, "local": False}
+
+
+def test_the_mean_leaves_a_fetched_replica_gradient_as_that_replica_computed_it():
+    """Over Dask's inproc:// comms the ps receives the replica's own arrays, which the
+    fetch returns too: the mean must not be summed into them."""
+    spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
+    x = tf.placeholder(tf.float32, [None, 3])
+    with tf.device(tf.train.replica_device_setter(cluster=spec)):
+        w = tf.Variable(np.ones((3, 2), np.float32))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
+        # Each replica's gradient is a new array (a matmul's): its row, in both columns.
+        ((grad, _),) = opt.compute_gradients(tf.reduce_sum(tf.matmul(x, w)), [w])
+        train = opt.apply_gradients([(grad, w)])
+    rows = np.array([[1.0] * 3, [100.0] * 3], np.float32)  # split: one row per replica
+    with tf.local_cluster(ps=1, workers=2, processes=False, protocol="inproc://", host=None) as inproc:
+        with tf.Session(inproc) as sess:
+            sess.run(w.initializer)
+            for _ in range(3):
+                _, fetched = sess.run([train, grad], {x: rows})
+                np.testing.assert_array_equal(fetched, np.stack([rows[0]] * 2, axis=1))  # replica 0's
+            mean = rows.mean(axis=0)[:, None]
+            np.testing.assert_allclose(sess.run(w), np.ones((3, 2)) - 3 * 0.1 * mean, rtol=1e-6)
 
 
 def _aggregate_donates(sess, fetches):

@@ -857,6 +857,12 @@ def test_aggregate_replicas_sums_into_only_its_own_copies_and_only_when_told_its
     assert mean([True] * 3, donate=False) == untouched  # another op reads them
     assert mean([False] * 3, donate=True) == untouched  # this process's values may be held elsewhere
     assert mean(None, donate=True) == untouched
+    whole = np.ones((2, 4), np.float32)
+    view_first = [whole[:, :2], np.full((2, 2), 2.0, np.float32)]  # a view may share its buffer
+    out = AggregateReplicas.kernel(
+        np, PerReplica(view_first, [True, True]), replicas_to_aggregate=2, total_num_replicas=2, donate=True
+    )
+    assert out is view_first[1] and (whole == 1.0).all() and (out == 1.5).all()
     odd = [np.ones((2, 2), np.float32), np.ones((1, 2), np.float32)]  # broadcasting: a new array
     out = AggregateReplicas.kernel(
         np, PerReplica(odd, [True, True]), replicas_to_aggregate=2, total_num_replicas=2, donate=True

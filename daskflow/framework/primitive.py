@@ -19,9 +19,9 @@ the input's shape centrally (in ``gradients``). ``fresh_output`` kernels
 always return new arrays that alias none of their inputs; a ``can_donate``
 kernel accepts ``donate=True``, letting it write into its last input, which
 the runtime passes only when that input is a fresh array no one else reads
-(an ``aggregates_replicas`` kernel: when no one else reads its input in the
-step; it may then overwrite the values that
-:attr:`~daskflow.framework.replica.PerReplica.own` marks as this process's
+(an ``aggregates_replicas`` kernel: when nothing else in its partition reads
+its input; it may then overwrite only the values that
+:attr:`~daskflow.framework.replica.PerReplica.own` marks as this worker's
 own copies).
 A ``forwards_input`` op's output is its first input's value: the compiler
 binds a name instead of calling the kernel. An ``aggregates_replicas`` op

@@ -40,9 +40,9 @@ def replica_context(index: int, count: int):
 class PerReplica:
     """One tensor's values from the replicas whose results are used, in arrival order.
 
-    ``own[i]`` is true where value ``i`` is this process's own copy (it came
-    from another process), which an aggregating kernel told its input is dead
-    may overwrite; a value from this process may be held elsewhere too.
+    ``own[i]`` is true where value ``i`` is this worker's own copy (read into
+    a new array as it arrived), which an aggregating kernel told its input is
+    dead may overwrite; any other value may be held elsewhere too.
     """
 
     __slots__ = ("values", "own")

@@ -132,10 +132,10 @@ class _Builder:
         )
 
     def _dead_after_aggregating(self, t):
-        """An aggregating op is the only reader of ``t`` here. ``t`` comes from other
-        partitions, and its values from other processes are this worker's own copies
-        (:attr:`~daskflow.framework.replica.PerReplica.own`), whoever else reads the
-        producers' (a fetch, another worker)."""
+        """An aggregating op is the only reader of ``t`` in this partition. ``t`` comes
+        from other partitions: each consumer gets its own delivery, and the kernel
+        overwrites only the values that arrived as this worker's own copies
+        (:attr:`~daskflow.framework.replica.PerReplica.own`), never the producers'."""
         return t.op not in self.own_ops and self.reads_here[t] == 1
 
     def add(self, op):
@@ -154,11 +154,8 @@ class _Builder:
         args = ", ".join(self.value_of(t) for t in op.inputs)
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
-        extra = (
-            {"donate": True}
-            if prim.aggregates_replicas and self._dead_after_aggregating(op.inputs[-1])
-            else {}
-        )
+        dead = prim.can_donate and prim.aggregates_replicas and self._dead_after_aggregating(op.inputs[-1])
+        extra = {"donate": True} if dead else {}
         self._emit(f"{lhs} = {self._kernel(op, **extra)}({args})", op)
         self.names.update(zip(op.outputs, outs))
 

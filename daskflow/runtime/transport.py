@@ -64,7 +64,9 @@ class Send:
 
 
 class Received(tuple):
-    """A producer's results that came from another process: this worker's own copies."""
+    """A producer's results read off a bulk connection into new arrays: this worker's own
+    copies, which nothing else holds. (Dask's comms may hand over the producer's own
+    arrays: its ``inproc://`` transport passes objects as they are.)"""
 
     __slots__ = ()
 
@@ -164,7 +166,7 @@ def _arrived(worker, header, items):
 
 
 def _receive(key=None, value=None):
-    MAILBOX.put(tuple(key), Received(value) if type(value) is tuple else value)
+    MAILBOX.put(tuple(key), value)
 
 
 def release_slot(worker, key):
