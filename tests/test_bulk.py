@@ -195,8 +195,8 @@ def test_connections_beyond_the_cap_are_refused_and_the_first_ones_served(receiv
         with socket.create_connection(("127.0.0.1", r.port), timeout=10) as third:
             assert third.recv(1) == b""  # hung up on at once
         for s in held:  # the first two still work
-            head, buffers = bulk.encode({"kind": "ok", "to": r.token}, (np.ones(2),))
-            s.sendall(head + b"".join(bytes(b) for b in buffers))
+            described, buffers = bulk.describe({"kind": "ok", "to": r.token}, (np.ones(2),))
+            s.sendall(bulk.frame(described) + b"".join(bytes(b) for b in buffers))
             assert s.recv(1) == bulk.ACK
     finally:
         for s in held:

@@ -25,11 +25,9 @@ def _spare(x):
     """Which of the first two values the sum may be written into: one of this
     process's own copies, like the others in shape and dtype (None: none is)."""
     kind = _kind(x.values[0])
-    alike = all(_kind(v) == kind for v in x.values[1:])
-    for i in (0, 1):
-        if alike and x.own[i] and owned(x.values[i]):
-            return i
-    return None
+    if any(_kind(v) != kind for v in x.values[1:]):
+        return None  # broadcasting: the sum needs an array of its own
+    return next((i for i in (0, 1) if x.own[i] and owned(x.values[i])), None)
 
 
 def _kind(value):

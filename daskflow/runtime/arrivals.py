@@ -32,13 +32,14 @@ LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
 class _ReplicaTuple:
     """A producer's results from several replicas: item ``i`` is a PerReplica."""
 
-    __slots__ = ("tuples",)
+    __slots__ = ("tuples", "own")
 
     def __init__(self, tuples):
         self.tuples = tuples
+        self.own = [type(t) is Received for t in tuples]  # read off a bulk connection
 
     def __getitem__(self, i):
-        return PerReplica([t[i] for t in self.tuples], [type(t) is Received for t in self.tuples])
+        return PerReplica([t[i] for t in self.tuples], self.own)
 
 
 def _positions(args):

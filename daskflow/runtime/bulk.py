@@ -84,12 +84,6 @@ def _as_bytes(arr):
     return arr.reshape(-1).view(np.uint8)
 
 
-def encode(header: dict, items) -> tuple[bytes, list]:
-    """The header's bytes and the items' buffers of one message."""
-    described, buffers = describe(header, items)
-    return frame(described), buffers
-
-
 def frame(header: dict) -> bytes:
     """A described header as it goes on the wire: its length, then its msgpack bytes."""
     head = msgpack.packb(header)

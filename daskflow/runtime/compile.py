@@ -138,6 +138,15 @@ class _Builder:
         (:attr:`~daskflow.framework.replica.PerReplica.own`), never the producers'."""
         return t.op not in self.own_ops and self.reads_here[t] == 1
 
+    def _donation(self, op):
+        """``{"donate": True}`` where ``op``'s kernel may write into its last input."""
+        prim, inputs = op.primitive, op.inputs[1:] if op.primitive.updates_variable else op.inputs
+        if not (prim.can_donate and inputs):
+            return {}
+        last = inputs[-1]
+        dead = self._dead_after_aggregating(last) if prim.aggregates_replicas else self._donatable(last)
+        return {"donate": True} if dead else {}
+
     def add(self, op):
         prim = op.primitive
         if all(t in self.folded for t in op.outputs) and op.outputs:
@@ -154,9 +163,7 @@ class _Builder:
         args = ", ".join(self.value_of(t) for t in op.inputs)
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
-        dead = prim.can_donate and prim.aggregates_replicas and self._dead_after_aggregating(op.inputs[-1])
-        extra = {"donate": True} if dead else {}
-        self._emit(f"{lhs} = {self._kernel(op, **extra)}({args})", op)
+        self._emit(f"{lhs} = {self._kernel(op, **self._donation(op))}({args})", op)
         self.names.update(zip(op.outputs, outs))
 
     def _add_update(self, op):
@@ -164,8 +171,7 @@ class _Builder:
         slot = self._slot(ref, reading=not op.primitive.ignores_old_value)
         args = ", ".join([slot] + [self.value_of(t) for t in rest])
         out = f"t{len(self.lines)}_0"
-        extra = {"donate": True} if op.primitive.can_donate and rest and self._donatable(rest[-1]) else {}
-        self._emit(f"{out} = {slot} = {self._kernel(op, **extra)}({args})", op)
+        self._emit(f"{out} = {slot} = {self._kernel(op, **self._donation(op))}({args})", op)
         self.written[slot] = ref.op.name
         self.names[op.outputs[0]] = out
 
