@@ -66,6 +66,37 @@ def test_model_parallel_trains_to_the_embedded_numbers(cluster):
     assert who and all(holders == (ps_address,) for holders in who.values())
 
 
+def test_a_partitions_new_variable_values_are_one_task_a_step_and_still_a_future_each(cluster):
+    with tf.device("/job:ps/task:0"):
+        a = tf.Variable([1.0, 2.0], name="a")
+        b = tf.Variable(3.0, name="b")
+        c = tf.Variable([[4.0]], name="c")
+        bump = tf.group(tf.assign_add(a, [1.0, 1.0]), tf.assign_add(b, 1.0), tf.assign_add(c, [[1.0]]))
+    with tf.Session(cluster) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(bump)
+        _, executable, _ = sess._entry(bump, {})
+        lowered = sess._cluster._plans[executable]
+        _, wanted, *_ = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses())
+        # One task holds the three new values, instead of one task per variable.
+        assert [k for k in wanted if k[0].startswith("values-")] == [("values-ps-0-s0", 99)]
+        assert not [k for k in wanted if k[0].startswith("var-")]
+        futures = sess.variable_futures()
+        values = sess._client.gather(futures)
+        assert sorted(values) == ["a", "b", "c"]
+        np.testing.assert_array_equal(values["a"], [2.0, 3.0])
+        assert values["b"] == 4.0
+        np.testing.assert_array_equal(values["c"], [[5.0]])
+        # Fetched twice and with the step updating them: their values as the step starts.
+        a1, a2, b1, _ = sess.run([a, a, b, bump])
+        np.testing.assert_array_equal(a1, [2.0, 3.0])
+        np.testing.assert_array_equal(a2, [2.0, 3.0])
+        assert b1 == 4.0
+        fa, fc = sess.run([a, c])
+        np.testing.assert_array_equal(fa, [3.0, 4.0])
+        np.testing.assert_array_equal(fc, [[6.0]])
+
+
 def _in_graph_replicated(steps, target, towers=2):
     """TF1 in-graph replication: a tower per worker, gradients averaged on the ps."""
     batches, _ = digits_batches(steps * towers, 16)

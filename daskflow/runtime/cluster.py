@@ -6,9 +6,9 @@ device names (and to a GPU, for a GPU device). A step's tasks all start at
 once; partitions pass their results to each other worker to worker, as TF's
 Send/Recv do (:mod:`.transport`), instead of through Dask dependencies, each
 of which would cost a round trip through the scheduler. Variables live as
-futures on their workers: a step's tasks take the current futures as inputs
-and its new values become the new futures — they never pass through the
-client unless fetched. A step is one graph submission; the client then
+futures on their workers (:mod:`.held`): a step's tasks take the current
+values as inputs and its new values become the new futures — they never pass
+through the client unless fetched. A step is one graph submission; the client then
 gathers only the fetched values.
 """
 
@@ -27,6 +27,7 @@ from ..errors import FailedPreconditionError, OpError
 from . import lineage, recovery, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
+from .held import Held, singles
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
 from .steps import BACKUP_PREFIX, Lowered
@@ -42,7 +43,7 @@ class ClusterRuntime:
     def __init__(self, client, config):
         self.client = client
         self.config = config
-        self.variables: dict = {}  # variable name -> Future of its current value
+        self.variables: dict = {}  # variable name -> Held, where its current value is
         self._plans: dict = {}  # Executable -> _Lowered
         # Step numbers are in the tasks' keys: sessions sharing a cluster must not
         # share keys (Dask would hand one session's values to the other).
@@ -196,12 +197,14 @@ class ClusterRuntime:
         )
         self._pushed.update(pushes)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
+        alone = singles(self.client, dict(read)) if read else {}
+        read = [alone[name] for name, _ in read]
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
         for address, key, value in posts:  # after the graph: the scheduler's part comes first
             post(self.client, address, key, value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in optional]
-        updated = [name for name, _ in lowered.variable_keys(n)]
+        updated = lowered.updated()
         before = {name: self.variables[name] for name in updated if name in self.variables}
         created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in fetch_keys] + read
@@ -245,14 +248,14 @@ class ClusterRuntime:
                     raise recovery.WorkerLost({used[a] for a in gone}) from None
 
     def _commit(self, pending):
-        for name, key in pending.lowered.variable_keys(pending.n):
+        for name, held in pending.lowered.new_values(pending.n, pending.futures).items():
             self._retired.append(self.variables.get(name))
-            self.variables[name] = pending.futures[key]
+            self.variables[name] = held
             self._homes[name] = pending.lowered.var_home.get(name)
 
     def _keep_copies(self, pending):
         """A finished step's copies become what recovery falls back on."""
-        for name, _ in pending.lowered.variable_keys(pending.n):
+        for name in pending.lowered.updated():
             self._versions[name] = pending.n
             copy = pending.futures.get((BACKUP_PREFIX + name, pending.n))
             if copy is not None:
@@ -333,6 +336,11 @@ class ClusterRuntime:
             return self._plans[executable].num_replicas
         return sum(w.job == "worker" for w in self.workers())
 
+    def variable_futures(self):
+        """``{name: Future}`` of each variable's value alone (after the steps in flight)."""
+        self.sync()
+        return singles(self.client, self.variables, wait=True)
+
     # -- checkpoints ---------------------------------------------------------------------------
     def write_checkpoint(self, urls):
         """Write each variable's file from the worker holding it, all at once."""
@@ -340,19 +348,19 @@ class ClusterRuntime:
         missing = sorted(name for name in urls if name not in self.variables)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
-        futures = {name: self.variables[name] for name in urls}
-        holders = self.client.who_has(list(futures.values()))
+        held = {name: self.variables[name] for name in urls}
+        holders = self.client.who_has([h.future for h in held.values()])
         tag = uuid.uuid4().hex[:8]
         writes = {
             name: self.client.submit(
                 write_variable,
-                future,
+                h.arg(),
                 urls[name],
-                workers=list(holders.get(future.key, ())) or None,
+                workers=list(holders.get(h.future.key, ())) or None,
                 key=f"checkpoint-write-{tag}-{i}",
                 pure=False,
             )
-            for i, (name, future) in enumerate(futures.items())
+            for i, (name, h) in enumerate(held.items())
         }
         names = {a: n for n, a in self._known[0].items()}
         used = {a: names.get(a, a) for holder in holders.values() for a in holder}
@@ -391,7 +399,7 @@ class ClusterRuntime:
         failed = [f for f in reads.values() if f.status == "error"]
         if failed:
             failed[0].result()  # raises the reading error; no variable has changed
-        self.variables.update(reads)
+        self.variables.update((name, Held(future)) for name, future in reads.items())
         for name in reads:  # copies from before the restore must not bring old values back
             self.backups.pop(name, None)
             self._versions.pop(name, None)

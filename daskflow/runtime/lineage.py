@@ -24,7 +24,8 @@ import time
 from dask.utils import key_split
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
-VAR_PREFIX = "var-"
+VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
+VALUES_PREFIX = "values-"  # a partition's new variable values: ("values-<instance>", step)
 KEY_SPLIT_LIMIT = 1_000
 
 
@@ -34,9 +35,12 @@ def bound_key_split_cache():
 
 
 def is_variable_key(key) -> bool:
-    """Keys of variable values are ``("var-<name>", step)``."""
+    """Keys of variable values: ``("var-<name>", step)`` and ``("values-<instance>", step)``."""
     return (
-        isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) and key[0].startswith(VAR_PREFIX)
+        isinstance(key, tuple)
+        and len(key) == 2
+        and isinstance(key[0], str)
+        and key[0].startswith((VAR_PREFIX, VALUES_PREFIX))
     )
 
 

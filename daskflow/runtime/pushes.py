@@ -24,23 +24,28 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+from distributed.worker import get_data_from_worker
+
 logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_push"
+BUSY_RETRIES = 10  # a holder too busy to answer is asked again, for about 10 s in all
 
 
 @dataclass(frozen=True)
 class Pushed:
     """A task argument: variable ``name``'s value from step ``version``, pushed here.
 
-    ``key`` and ``home`` (the Dask key of that value and the address of the
-    worker holding it) fetch it should it have been superseded here first.
+    ``key``, ``index`` and ``home`` (the Dask key holding that value, its
+    place in that key's tuple, and the address of the worker holding it)
+    fetch it should it have been superseded here first.
     """
 
     name: str
     version: int
     key: tuple
     home: str
+    index: int | None = None
 
 
 class VariableCache:
@@ -132,12 +137,21 @@ async def value_of(worker, arg, timeout):
 
 
 async def _fetch(worker, arg):
-    """From the variable's home: a late reader whose version was superseded here."""
-    response = await worker.rpc(arg.home).get_data(keys=[arg.key], who=worker.address)
-    data = response.get("data", {}) if isinstance(response, dict) else {}
+    """From the variable's home: a late reader whose version was superseded here.
+
+    With Dask's own handshake (:func:`distributed.worker.get_data_from_worker`):
+    a bare ``get_data`` call leaves the holder waiting for the reader's "OK",
+    counted as an outgoing transfer for ever.
+    """
+    for attempt in range(BUSY_RETRIES):
+        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
+        if response.get("status") != "busy":
+            break
+        await asyncio.sleep(0.01 * 2**attempt)  # the holder is sending to many: wait our turn
+    data = response.get("data", {}) if response.get("status") == "OK" else {}
     if arg.key not in data:
         raise RuntimeError(
             f"the value of variable {arg.name} from step {arg.version} is gone: newer steps replaced it "
             "before this partition read it"
         )
-    return data[arg.key]
+    return data[arg.key] if arg.index is None else data[arg.key][arg.index]

@@ -29,6 +29,7 @@ import time
 
 from ..errors import AbortedError
 from .devices import job_of
+from .held import Held
 
 logger = logging.getLogger("daskflow")
 
@@ -78,7 +79,7 @@ def wait_for(runtime, missing, wait_for_same_name, give_up):
 def restore_lost(runtime, steps_done):
     """Swap each lost variable value for its backup copy; return (steps lost, their names)."""
     client = runtime.client
-    current = dict(runtime.variables)
+    current = {name: held.future for name, held in runtime.variables.items()}
     holders = client.who_has(list(current.values()))
     lost = [name for name, future in current.items() if not holders.get(future.key)]
     if not lost:
@@ -97,7 +98,7 @@ def restore_lost(runtime, steps_done):
     lost_steps = 0
     for name in lost:
         future, step = backed[name]
-        runtime.variables[name] = future
+        runtime.variables[name] = Held(future)
         lost_steps = max(lost_steps, steps_done.get(name, step) - step)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps, lost

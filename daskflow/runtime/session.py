@@ -179,8 +179,7 @@ class Session:
         """``{variable name: distributed.Future}`` of a cluster session's variables."""
         if self._cluster is None:
             raise ValueError("variable_futures() needs a cluster session; embedded variables are arrays")
-        self._cluster.sync()
-        return dict(self._cluster.variables)
+        return self._cluster.variable_futures()
 
     def step_metrics(self) -> list[dict]:
         """Metrics of each finished step of a cluster session, oldest first.

@@ -1,10 +1,11 @@
 """An Executable's tasks on the cluster: templates built once, keyed per step.
 
 Each partition instance (a partition, or one replica of it) is one task per
-step, pinned to its worker. Its arguments are feeds, variable futures, and
+step, pinned to its worker. Its arguments are feeds, variable values, and
 values other instances send it (:mod:`.transport`); its results go to the
-instances that read them and to small *taker* tasks that hold, as Dask
-futures, the new variable values and the fetched tensors.
+instances that read them and to small *taker* tasks that hold them as Dask
+futures: one per fetched tensor, and one holding all the new variable values
+the instance made (:mod:`.held`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dask.task_spec import Task
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from . import lineage
 from .devices import place
+from .held import Held
 from .programs import run_program
 from .pushes import Pushed, cache_name
 from .recovery import WorkerLost
@@ -34,7 +36,8 @@ class _Template:
     inst: Instance
     program_id: str
     args: list  # ("feed", index, split) | ("var", name) | ("recv", producer) | ("gather", producers)
-    takers: list  # (output name, result index)
+    takers: list  # (fetch name, result index)
+    values: list  # (variable name, result index) of the variables it updates
     mode: tuple | None  # None | ("first", n) | ("each", chain, max_staleness)
     sends: list  # (consumer instance name, result indices it reads)
 
@@ -120,8 +123,8 @@ class Lowered:
         partition = next(p for p in ex.plan.partitions if p.key == program.key)
         specs = [(kind, what.name if kind == "var" else what) for kind, what in program.args]
         specs += [("part", ref.key) for ref in task.args[len(program.args) :]]  # control edges
-        outputs = [(lineage.VAR_PREFIX + name, i) for name, part, i in ex.updates if part == program.key]
-        outputs += [
+        values = [(name, i) for name, part, i in ex.updates if part == program.key]
+        fetches = [
             (_fetch_name(program.key, j), what[1])
             for j, (kind, what) in enumerate(ex.fetch_sources)
             if kind == "part" and what[0] == program.key
@@ -134,7 +137,7 @@ class Lowered:
                 needed = aggregation(partition, self.num_replicas)
                 chain = _chain(program)
                 mode = ("first", needed) if needed is not None else ("each", chain, staleness)
-            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, outputs, mode, []))
+            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, fetches, values, mode, []))
         return out
 
     def _arg_spec(self, inst, kind, what):
@@ -160,8 +163,8 @@ class Lowered:
 
         New variable values are pushed to the other workers that read them
         (:mod:`.pushes`); ``pushes`` says where: variable name -> (its new
-        value's key, the readers' addresses, the holder's address). Pass it
-        back as ``pushed`` while those values are current.
+        value's :attr:`.Held.ident`, the readers' addresses, the holder's
+        address). Pass it back as ``pushed`` while those values are current.
         """
         absent = {
             t.inst.name
@@ -193,7 +196,13 @@ class Lowered:
                 box = (self.plan_id, n, t.inst.name, name)
                 sends.append(Send(here, box, (i,)))
                 takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
-                self._push(name, i, n, here, addresses, sends, pushes)
+            if t.values:  # never a replica's (_check_updates)
+                key, box = self.values_key(t.inst, n), (self.plan_id, n, t.inst.name, "values")
+                indices = tuple(i for _, i in t.values)
+                sends.append(Send(here, box, indices))
+                takers[key] = Task(key, take, key, box, indices, self.timeout)
+                for position, (name, i) in enumerate(t.values):
+                    self._push(name, i, (key, position), here, addresses, sends, pushes)
             key = t.inst.key(n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
@@ -215,25 +224,21 @@ class Lowered:
         graph = HighLevelGraph(layers, {name: set() for name in layers})
         return graph, wanted, optional, fetch_keys, posts, pushes
 
-    def _push(self, taker, index, n, here, addresses, sends, pushes):
-        """Sends of a variable's new value to the other workers reading it."""
-        if not taker.startswith(lineage.VAR_PREFIX):
-            return
-        name = taker[len(lineage.VAR_PREFIX) :]
+    def _push(self, name, index, ident, here, addresses, sends, pushes):
+        """Sends of variable ``name``'s new value (result ``index``; ``ident``: its
+        :attr:`.Held.ident`) to the other workers reading it."""
         readers = {addresses[r] for r in self._readers[name] if r in addresses}
         for address in readers:
-            key = (self.plan_id, n, cache_name(self.session, name))
+            key = (self.plan_id, ident[0][1], cache_name(self.session, name))
             sends.append(Send(address, key, (index,), keep=self._keep))
         if readers:
-            pushes[name] = ((taker, n), readers, here)
+            pushes[name] = (ident, readers, here)
 
     def _backups(self, template, n, address, sends):
         """Tasks on ``address`` holding copies of the variables ``template`` updates."""
         tasks = {}
-        for name, i in template.takers:
-            if not name.startswith(lineage.VAR_PREFIX):
-                continue
-            key = (BACKUP_PREFIX + name[len(lineage.VAR_PREFIX) :], n)
+        for name, i in template.values:
+            key = (BACKUP_PREFIX + name, n)
             box = (self.plan_id, n, template.inst.name, key[0])
             sends.append(Send(address, box, (i,)))
             tasks[key] = Task(key, take, key, box, i, self.timeout)
@@ -293,15 +298,30 @@ class Lowered:
         }
 
     # -- results ---------------------------------------------------------------------------
-    def fetched_variables(self, variables):
+    def fetched_variables(self, variables) -> list:
+        """``[(name, Held)]`` of the variables the step fetches, as it starts, in fetch order."""
         names = [what[4:] for kind, what in self.executable.fetch_sources if kind == "var"]
         missing = [name for name in names if name not in variables]
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {missing[0]}")
-        return [variables[name] for name in names]
+        return [(name, variables[name]) for name in names]
 
-    def variable_keys(self, n):
-        return [(name, (lineage.VAR_PREFIX + name, n)) for name, _, _ in self.executable.updates]
+    def values_key(self, inst, n):
+        """The key of the task holding the new variable values ``inst`` makes in step ``n``."""
+        return (lineage.VALUES_PREFIX + inst.name, n)
+
+    def new_values(self, n, futures) -> dict:
+        """``{variable name: Held}`` of step ``n``'s new values, given its ``futures`` by key."""
+        out = {}
+        for t in self._templates:
+            if t.values:
+                future = futures[self.values_key(t.inst, n)]
+                out.update((name, Held(future, position)) for position, (name, _) in enumerate(t.values))
+        return out
+
+    def updated(self):
+        """The names of the variables a step updates."""
+        return [name for name, _, _ in self.executable.updates]
 
     def results(self, fetched, feed_values):
         """Fetched values in fetch order (``fetched``: partition outputs, then variables)."""
@@ -324,19 +344,20 @@ class Lowered:
 class _Reading:
     """What a step's instances read: the current variables (pushed copies where there are), feeds."""
 
-    variables: dict  # name -> Future of the current value
-    pushed: dict  # name -> (key, reader addresses, holder's address) of values pushed to readers
+    variables: dict  # name -> Held, the current value
+    pushed: dict  # name -> (Held.ident, reader addresses, holder's address) of values pushed to readers
     feed_values: list
     posts: list  # (address, mailbox key, value) of feeds sent straight to their workers
     session: str
 
     def variable(self, name, address):
         """The current value of ``name`` as a task on ``address`` reads it."""
-        future = self.variables[name]
-        key, readers, home = self.pushed.get(name, (None, (), None))
-        if key == future.key and address in readers:  # there, or on its way: no Dask dependency
-            return Pushed(cache_name(self.session, name), key[1], key, home)
-        return future
+        held = self.variables[name]
+        ident, readers, home = self.pushed.get(name, (None, (), None))
+        if ident == held.ident and address in readers:  # there, or on its way: no Dask dependency
+            (key, index) = ident
+            return Pushed(cache_name(self.session, name), key[1], key, home, index)
+        return held.arg()
 
 
 def _fewer(mode, args):

@@ -318,7 +318,8 @@ def _count_sent(step, payload):
 
 
 async def take(task_key, box, index, timeout):
-    """The task holding one result of a partition (a variable's new value, a fetch).
+    """The task holding a partition's result ``index`` (a fetch), or the tuple of its
+    results at ``index`` (a tuple: its new variable values).
 
     It starts with the step and waits for the partition's results in the
     mailbox: as a dependency of the partition it would start only after a
@@ -327,7 +328,8 @@ async def take(task_key, box, index, timeout):
     worker = get_worker()
     if not MAILBOX.ready(box):
         release_slot(worker, task_key)
-    return unless_failed(await MAILBOX.take(box, timeout))[index]
+    results = unless_failed(await MAILBOX.take(box, timeout))
+    return tuple(results[i] for i in index) if type(index) is tuple else results[index]
 
 
 async def _deliver(worker, address, key, payload):
