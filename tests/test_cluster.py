@@ -97,6 +97,33 @@ def test_a_partitions_new_variable_values_are_one_task_a_step_and_still_a_future
         np.testing.assert_array_equal(fc, [[6.0]])
 
 
+def _held_on_a_worker(dask_scheduler, key):
+    ts = dask_scheduler.tasks.get(key)
+    return ts is not None and bool(ts.who_has)
+
+
+def test_a_value_left_in_a_tuple_whose_others_were_replaced_does_not_keep_the_tuple(cluster):
+    with tf.device("/job:ps/task:0"):
+        a = tf.Variable([1.0], name="a")
+        b = tf.Variable(tf.zeros([1000]), name="b")  # never trained
+        bump = tf.assign_add(a, [1.0])
+    with tf.Session(cluster) as sess:
+        sess.run(tf.global_variables_initializer())
+        held = sess._cluster.variables
+        initial = held["a"].future.key
+        assert held["b"].future.key == initial  # the initializer made both in one task
+        for _ in range(3):
+            sess.run(bump)
+        assert held["b"].index is None  # a future of its own now
+        np.testing.assert_array_equal(sess.run(b), np.zeros(1000))
+        np.testing.assert_array_equal(sess.run(a), [4.0])
+        for _ in range(50):  # so the initializer's tuple, with a's first value, is freed
+            if not sess._client.run_on_scheduler(_held_on_a_worker, key=initial):
+                break
+            time.sleep(0.1)
+        assert not sess._client.run_on_scheduler(_held_on_a_worker, key=initial)
+
+
 def _in_graph_replicated(steps, target, towers=2):
     """TF1 in-graph replication: a tower per worker, gradients averaged on the ps."""
     batches, _ = digits_batches(steps * towers, 16)

@@ -163,6 +163,25 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
             assert sess.run(small) == 1.0 and sess.run(tf.reduce_sum(big)) == 0.0
 
 
+def test_variable_futures_after_their_worker_died_say_so_instead_of_waiting():
+    with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
+        with tf.device("/job:ps/task:0"):
+            a = tf.Variable([1.0], name="a")
+            b = tf.Variable([2.0], name="b")
+            bump = tf.group(tf.assign_add(a, [1.0]), tf.assign_add(b, [1.0]))
+        with tf.Session(address) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(bump)
+            assert sess._cluster.variables["a"].index is not None  # items of the ps's new values
+            assert sorted(sess.variable_futures()) == ["a", "b"]
+            with Client(address, set_as_default=False) as client:
+                pids = client.run(os.getpid)
+                names = {w: info["name"] for w, info in client.scheduler_info()["workers"].items()}
+            os.kill(next(pid for w, pid in pids.items() if names[w] == "ps-0"), signal.SIGKILL)
+            with pytest.raises(RuntimeError, match=r"the values of \['a', 'b'\] were lost"):
+                sess.variable_futures()
+
+
 def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
     from daskflow.datasets import load_digits
     from tests.test_data_parallel import _params, mlp

@@ -248,10 +248,28 @@ class ClusterRuntime:
                     raise recovery.WorkerLost({used[a] for a in gone}) from None
 
     def _commit(self, pending):
+        superseded = set()
         for name, held in pending.lowered.new_values(pending.n, pending.futures).items():
-            self._retired.append(self.variables.get(name))
+            old = self.variables.get(name)
+            self._retired.append(old)
+            if old is not None and old.index is not None:
+                superseded.add(old.future.key)
             self.variables[name] = held
             self._homes[name] = pending.lowered.var_home.get(name)
+        if superseded:
+            self._unshare(superseded)
+
+    def _unshare(self, superseded):
+        """Values left in tuples that had others replaced become futures of their own:
+        an item would keep its whole tuple alive (after the initializer, every variable's
+        initial value, as long as one variable is never trained)."""
+        left = {
+            name: held
+            for name, held in self.variables.items()
+            if held.index is not None and held.future.key in superseded
+        }
+        if left:
+            self.variables.update((name, Held(f)) for name, f in singles(self.client, left).items())
 
     def _keep_copies(self, pending):
         """A finished step's copies become what recovery falls back on."""
@@ -339,7 +357,20 @@ class ClusterRuntime:
     def variable_futures(self):
         """``{name: Future}`` of each variable's value alone (after the steps in flight)."""
         self.sync()
-        return singles(self.client, self.variables, wait=True)
+        holders = self.client.who_has([h.future for h in self.variables.values()])
+        lost = sorted(name for name, h in self.variables.items() if not holders.get(h.future.key))
+        futures = {} if lost else singles(self.client, self.variables)
+        used = {a: a for where in holders.values() for a in where}
+        try:  # items are taken out of their tuples first: a lost holder would leave them waiting
+            self._wait_watching(list(futures.values()), used)
+        except recovery.WorkerLost:
+            lost = sorted(self.variables)
+        if lost:
+            raise RuntimeError(
+                f"the values of {lost} were lost with their worker; the next step recovers them "
+                "from their copies (ConfigProto(backup_variables_every=K)), or restore a checkpoint"
+            )
+        return futures
 
     # -- checkpoints ---------------------------------------------------------------------------
     def write_checkpoint(self, urls):
@@ -443,7 +474,7 @@ class _Pending:
     futures: dict  # key -> Future, everything the step computes
     awaited: list  # futures the step waits for (all but backup replicas)
     fetch: list  # futures whose values the run returns
-    before: dict  # variable name -> Future before this step, to roll back to
+    before: dict  # variable name -> Held before this step, to roll back to
     start: float  # perf_counter when submitted
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on

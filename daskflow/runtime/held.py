@@ -2,12 +2,12 @@
 
 A step's new variable values are held by one task per partition that
 updates them (a tuple of them all), not one task per variable: every Dask
-task costs CPU on the scheduler, the worker and the client, and most of it
-lands as the step starts, when the replicas compute (measured: seven such
-tasks more per step made a two-worker step 18% longer, one worker's not at
-all). A variable is then an item of that tuple: a :class:`Held` with an
-index. Values made on their own (restored from a checkpoint, or a recovery
-copy) are a :class:`Held` without one.
+task costs CPU on the client, the scheduler and its worker, most of it as
+the step starts (measured with the benchmark's 7 variables: submission to
+the replicas starting 12.5 -> 7.9 ms with one worker, 12.0 -> 10.6 ms with
+two). A variable is then an item of that tuple: a :class:`Held` with an
+index. Values made on their own (restored from a checkpoint, a recovery
+copy, or an item taken out of a tuple) are a :class:`Held` without one.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
-from distributed.client import _wait
 
-from .lineage import VAR_PREFIX
+# Not a variable key (lineage.is_variable_key): an item keeps its one link to the
+# tuple it came from, so a lost item is waited for as a lost worker's value, and
+# recovered, instead of being forgotten (and what reads it cancelled).
+ITEM_PREFIX = "item-"
 
 
 @dataclass(frozen=True)
@@ -44,21 +46,18 @@ class Held:
         return Task(None, operator.getitem, self.future, self.index)
 
 
-def singles(client, held: dict, wait=False) -> dict:
-    """``{name: Future}`` of each value alone, for the session's callers (fetches, checkpoints,
-    ``variable_futures``); items are taken out of their tuples on the workers holding them,
-    in one submission (``wait``: and are there when this returns)."""
+def singles(client, held: dict) -> dict:
+    """``{name: Future}`` of each value alone (for fetches, ``variable_futures``, and values
+    whose tuple would otherwise stay alive for them); items are taken out of their tuples
+    on the workers holding them, in one submission."""
     out = {name: h.future for name, h in held.items() if h.index is None}
     items = {name: h for name, h in held.items() if h.index is not None}
     if not items:
         return out
     tag = uuid.uuid4().hex[:8]
-    keys = {name: (VAR_PREFIX + name, f"item-{tag}") for name in items}
+    keys = {name: (ITEM_PREFIX + name, tag) for name in items}
     tasks = {keys[name]: Task(keys[name], operator.getitem, h.future, h.index) for name, h in items.items()}
     layer = f"daskflow-items-{tag}"
     graph = HighLevelGraph({layer: MaterializedLayer(tasks)}, {layer: set()})
-    futures = client.get(graph, list(tasks), sync=False)
-    if wait:
-        client.sync(_wait, futures)
-    out.update(zip(items, futures))
+    out.update(zip(items, client.get(graph, list(tasks), sync=False)))
     return {name: out[name] for name in held}

@@ -13,8 +13,10 @@ the step that produced it.
 
 The session passes a :class:`Pushed` argument only for a value it knows was
 pushed to that worker; any other value (restored from a checkpoint or a
-copy, or made by a plan with no reader there) is read as a Dask dependency,
-as before. A worker keeps the newest few versions of each variable it reads:
+copy, or made by a plan with no reader there) is read as a Dask dependency.
+Such a read moves the whole task it is part of: all the new values its
+partition made in that step (:mod:`.held`), once, until they are replaced.
+A worker keeps the newest few versions of each variable it reads:
 as many as steps may be in flight.
 """
 
@@ -143,12 +145,18 @@ async def _fetch(worker, arg):
     a bare ``get_data`` call leaves the holder waiting for the reader's "OK",
     counted as an outgoing transfer for ever.
     """
+    response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
     for attempt in range(BUSY_RETRIES):
-        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
         if response.get("status") != "busy":
             break
         await asyncio.sleep(0.01 * 2**attempt)  # the holder is sending to many: wait our turn
-    data = response.get("data", {}) if response.get("status") == "OK" else {}
+        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
+    if response.get("status") == "busy":
+        raise RuntimeError(
+            f"the worker {arg.home} holding the value of variable {arg.name} from step {arg.version} "
+            f"stayed too busy to send it ({BUSY_RETRIES} tries)"
+        )
+    data = response.get("data", {})
     if arg.key not in data:
         raise RuntimeError(
             f"the value of variable {arg.name} from step {arg.version} is gone: newer steps replaced it "
