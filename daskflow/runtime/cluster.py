@@ -27,7 +27,7 @@ from ..errors import FailedPreconditionError, OpError
 from . import lineage, recovery, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
-from .held import Held, singles
+from .held import Held, holders, singles
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
 from .steps import BACKUP_PREFIX, Lowered
@@ -197,7 +197,7 @@ class ClusterRuntime:
         )
         self._pushed.update(pushes)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
-        alone = singles(self.client, dict(read)) if read else {}
+        alone = singles(self.client, dict(read))
         read = [alone[name] for name, _ in read]
         futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
         for address, key, value in posts:  # after the graph: the scheduler's part comes first
@@ -357,14 +357,15 @@ class ClusterRuntime:
     def variable_futures(self):
         """``{name: Future}`` of each variable's value alone (after the steps in flight)."""
         self.sync()
-        holders = self.client.who_has([h.future for h in self.variables.values()])
-        lost = sorted(name for name, h in self.variables.items() if not holders.get(h.future.key))
-        futures = {} if lost else singles(self.client, self.variables)
-        used = {a: a for where in holders.values() for a in where}
-        try:  # items are taken out of their tuples first: a lost holder would leave them waiting
-            self._wait_watching(list(futures.values()), used)
-        except recovery.WorkerLost:
-            lost = sorted(self.variables)
+        where = holders(self.client, self.variables)
+        lost = sorted(name for name, addresses in where.items() if not addresses)
+        if not lost:
+            futures = singles(self.client, self.variables)
+            used = {a: a for addresses in where.values() for a in addresses}
+            try:  # items are taken out of their tuples first: a lost holder would leave them waiting
+                self._wait_watching(list(futures.values()), used)
+            except recovery.WorkerLost:
+                lost = sorted(self.variables)
         if lost:
             raise RuntimeError(
                 f"the values of {lost} were lost with their worker; the next step recovers them "
@@ -380,21 +381,21 @@ class ClusterRuntime:
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
         held = {name: self.variables[name] for name in urls}
-        holders = self.client.who_has([h.future for h in held.values()])
+        where = holders(self.client, held)
         tag = uuid.uuid4().hex[:8]
         writes = {
             name: self.client.submit(
                 write_variable,
                 h.arg(),
                 urls[name],
-                workers=list(holders.get(h.future.key, ())) or None,
+                workers=list(where[name]) or None,
                 key=f"checkpoint-write-{tag}-{i}",
                 pure=False,
             )
             for i, (name, h) in enumerate(held.items())
         }
         names = {a: n for n, a in self._known[0].items()}
-        used = {a: names.get(a, a) for holder in holders.values() for a in holder}
+        used = {a: names.get(a, a) for addresses in where.values() for a in addresses}
         try:
             self._wait_watching(list(writes.values()), used)
         except recovery.WorkerLost as lost:

@@ -46,6 +46,12 @@ class Held:
         return Task(None, operator.getitem, self.future, self.index)
 
 
+def holders(client, held: dict) -> dict:
+    """``{name: addresses of the workers holding its value}`` (empty: lost), in one request."""
+    where = client.who_has([h.future for h in held.values()])
+    return {name: tuple(where.get(h.future.key, ())) for name, h in held.items()}
+
+
 def singles(client, held: dict) -> dict:
     """``{name: Future}`` of each value alone (for fetches, ``variable_futures``, and values
     whose tuple would otherwise stay alive for them); items are taken out of their tuples

@@ -145,13 +145,13 @@ async def _fetch(worker, arg):
     a bare ``get_data`` call leaves the holder waiting for the reader's "OK",
     counted as an outgoing transfer for ever.
     """
-    response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
     for attempt in range(BUSY_RETRIES):
+        if attempt:
+            await asyncio.sleep(0.01 * 2**attempt)  # the holder is sending to many: wait our turn
+        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
         if response.get("status") != "busy":
             break
-        await asyncio.sleep(0.01 * 2**attempt)  # the holder is sending to many: wait our turn
-        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
-    if response.get("status") == "busy":
+    else:
         raise RuntimeError(
             f"the worker {arg.home} holding the value of variable {arg.name} from step {arg.version} "
             f"stayed too busy to send it ({BUSY_RETRIES} tries)"

@@ -29,7 +29,7 @@ import time
 
 from ..errors import AbortedError
 from .devices import job_of
-from .held import Held
+from .held import Held, holders
 
 logger = logging.getLogger("daskflow")
 
@@ -79,9 +79,7 @@ def wait_for(runtime, missing, wait_for_same_name, give_up):
 def restore_lost(runtime, steps_done):
     """Swap each lost variable value for its backup copy; return (steps lost, their names)."""
     client = runtime.client
-    current = {name: held.future for name, held in runtime.variables.items()}
-    holders = client.who_has(list(current.values()))
-    lost = [name for name, future in current.items() if not holders.get(future.key)]
+    lost = [name for name, where in holders(client, runtime.variables).items() if not where]
     if not lost:
         return 0, []
     copies = {name: runtime.backups.get(name) for name in lost}
