@@ -15,6 +15,12 @@ over the rounds is printed with its range. A shared, noisy machine then
 slows both sides of a ratio alike, rather than whichever cluster ran in
 the slow minute.
 
+The same rounds also time the MLP's step in plain numpy, in one and in two
+processes at once (:mod:`plain_numpy`: no framework, no ps, no transfers).
+Their ratio is what this machine allows any runtime: two processes computing
+at once share its caches, memory bandwidth and host. daskflow's ratio is
+printed as a share of it, round by round.
+
 Run: ``python benchmarks/data_parallel.py [--steps N] [--rounds R]``.
 """
 
@@ -34,6 +40,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 from distributed import Client  # noqa: E402
+from plain_numpy import PlainReplicas  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 
@@ -84,13 +91,13 @@ def warm(sess, train):
 
 
 def take_turns(bursts, rounds):
-    """Run the two ``bursts`` (callables returning seconds per step) in turn, ``rounds``
-    times, the first one first in even rounds: a list of (first's, second's) seconds."""
+    """Run the ``bursts`` (callables returning seconds per step) in turn, ``rounds`` times,
+    in their order in even rounds and in reverse in odd ones: a tuple of seconds per round."""
     out = []
     for r in range(rounds):
-        order = (0, 1) if r % 2 == 0 else (1, 0)
+        order = range(len(bursts)) if r % 2 == 0 else reversed(range(len(bursts)))
         seconds = {i: bursts[i]() for i in order}
-        out.append((seconds[0], seconds[1]))
+        out.append(tuple(seconds[i] for i in range(len(bursts))))
     return out
 
 
@@ -152,9 +159,13 @@ def daskflow_sessions(workers):
 
 def daskflow_scaling(steps, rounds):
     """{sync: (scaling(...), CPU seconds per two-worker run by role, bytes moved per two-worker
-    run)}; a run is one global step (sync) or one update per replica (async), either way
-    ``workers * BATCH`` examples."""
-    with daskflow_sessions(1) as (one, _), daskflow_sessions(2) as (two, client):
+    run, plain numpy's scaling(...), daskflow's ratio over plain numpy's (median, lowest,
+    highest over the rounds))}; a run is one global step (sync) or one update per replica
+    (async), either way ``workers * BATCH`` examples."""
+    with contextlib.ExitStack() as stack:
+        one, _ = stack.enter_context(daskflow_sessions(1))
+        two, client = stack.enter_context(daskflow_sessions(2))
+        plain = [stack.enter_context(PlainReplicas(n, SHAPES, BATCH)) for n in (1, 2)]
         meter = CpuMeter(client)
         out = {}
         for sync in (True, False):
@@ -162,13 +173,22 @@ def daskflow_scaling(steps, rounds):
             bursts = (
                 lambda run=one[sync]: seconds_per_run(*run, steps),
                 lambda run=two[sync]: seconds_per_run(*run, steps, around=lambda: meter),
+                lambda s=sync: plain[0].seconds_per_step(steps, s),
+                lambda s=sync: plain[1].seconds_per_step(steps, s),
             )
-            pairs = take_turns(bursts, rounds)
+            rounds_seconds = take_turns(bursts, rounds)
             sess = two[sync][0]
             moved = np.mean([m["bytes_between_workers"] for m in sess.step_metrics()[-steps:]])
             cpu = {role: seconds / (steps * rounds) for role, seconds in meter.used.items()}
-            out[sync] = scaling(pairs), cpu, moved
+            ours, machine = [t[:2] for t in rounds_seconds], [t[2:] for t in rounds_seconds]
+            out[sync] = scaling(ours), cpu, moved, scaling(machine), share(ours, machine)
         return out
+
+
+def share(ours, machine):
+    """(median, lowest, highest) over the rounds of daskflow's ratio over plain numpy's."""
+    shares = sorted((one / two) / (np_one / np_two) for (one, two), (np_one, np_two) in zip(ours, machine))
+    return statistics.median(shares), shares[0], shares[-1]
 
 
 def print_cpu_bound(sync, one_step, cpu):
@@ -265,11 +285,20 @@ def main(argv=None):
     header = ("mode", "workers", "step", "examples/s", "MB sent/step", "vs 1 worker", "range", "efficiency")
     print("{:6s} {:>7s} {:>9s} {:>11s} {:>13s} {:>12s} {:>11s} {:>10s}".format(*header))
     for sync in (True, False):
-        (one, two, *scale), _, moved = results[sync]
+        (one, two, *scale), _, moved, (np_one, np_two, *np_scale), _ = results[sync]
         mode = "sync" if sync else "async"
         print_row(mode, 1, one, None, None)
         print_row(mode, 2, two, moved, scale)
+        print_row("numpy", 1, np_one, None, None)
+        print_row("numpy", 2, np_two, None, np_scale)
     print("goal: two workers >= 1.80x one worker (the median over the rounds)")
+    print("numpy: the MLP's step in plain numpy, 1 or 2 processes at once, no ps (the machine's ceiling)")
+    for sync in (True, False):
+        (_, _, ratio, *_), _, _, (_, _, ceiling, *_), (mid, low, high) = results[sync]
+        print(
+            f"{'sync' if sync else 'async'}: daskflow {ratio:.2f}x where plain numpy scales {ceiling:.2f}x; "
+            f"round by round daskflow reaches {mid:.0%} of numpy's ratio ({low:.0%}-{high:.0%})"
+        )
     for sync in (True, False):
         print_cpu_bound(sync, results[sync][0][0], results[sync][1])
     tf1 = tf1_scaling(args.steps, args.rounds)
