@@ -321,3 +321,49 @@ def test_a_fed_array_refilled_while_its_step_is_in_flight_does_not_change_that_s
                 buffer[...] = np.nan
             got = sess.run(w)
     np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
+def _two_variables_graph():
+    """One replica on worker-0 reading two variables of the ps, which a synchronous
+    optimizer updates each step (the ps's step aggregates the replicas' gradients)."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(tf.train.replica_device_setter(cluster={"ps": ["ps-0"], "worker": ["worker-0"]})):
+            a = tf.Variable(np.full((30, 20), 0.5, np.float32), name="a")
+            b = tf.Variable(np.full((20,), 0.25, np.float32), name="b")
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([4, 30]), a) + b))
+            opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(1e-4), 1, 1)
+            train = opt.minimize(loss)
+    return g, a, b, train
+
+
+def _run_two_variables(target, steps, between=lambda: None):
+    g, a, b, train = _two_variables_graph()
+    with tf.Session(target, graph=g) as sess:
+        sess.run([a.initializer, b.initializer])
+        for _ in range(3):
+            sess.run(train)
+        before = between()
+        for _ in range(steps):
+            sess.run(train)
+        return sess.run([a, b]), before, between()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_reader_gets_the_new_values_of_a_step_in_one_message(enabled):
+    steps = 5
+    expected, _, _ = _run_two_variables(None, steps)
+    with dask.config.set({"daskflow.bulk-transfers": enabled}):
+        with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, Client(cluster) as client:
+            tower = next(a for a, w in client.scheduler_info()["workers"].items() if w["name"] == "worker-0")
+
+            def received():
+                return client.run(_received, workers=[tower])[tower]
+
+            got, before, after = _run_two_variables(client, steps, received)
+    for value, want in zip(got, expected):
+        np.testing.assert_allclose(value, want, rtol=1e-6)
+    if enabled:  # both new values in one message a step, each acknowledged once
+        assert after[0] - before[0] == steps
+    else:  # pushed on Dask's comms, one value at a time
+        assert before is None and after is None

@@ -232,11 +232,11 @@ def send_results(worker, results, sends, early=None) -> list:
     already on their way, by position; only confirmed here.
     """
     early = early or {}
-    deliveries = []
+    deliveries, pushes = [], {}
     for j, send in enumerate(sends):
         if send.keep:
             if j not in early:
-                _push(worker, send, results)
+                pushes.setdefault(send.address, []).append(send)
             else:
                 _count_sent(send.key[:2], (results[send.indices[0]],))
             continue
@@ -252,6 +252,8 @@ def send_results(worker, results, sends, early=None) -> list:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j])))
         else:
             deliveries.append(asyncio.ensure_future(_deliver(worker, send.address, send.key, payload)))
+    for address, reader_sends in pushes.items():
+        _push(worker, address, reader_sends, results)
     return deliveries
 
 
@@ -307,8 +309,7 @@ def _repush(done, worker, address, entries):
     """Early pushes that did not go: again, from the event loop, on whatever way there is."""
     if done.exception() is not None:
         bulk.forget(address)
-        for (name, version, keep), value in entries:
-            worker.loop.add_callback(_spawn, _push_in_background(worker, address, name, version, keep, value))
+        worker.loop.add_callback(_spawn, _push_in_background(worker, address, entries))
 
 
 def _count_sent(step, payload):
@@ -349,13 +350,17 @@ def _push_header(entries):
     return {"kind": "push", "entries": [list(e) for e in entries]}
 
 
-def _push(worker, send, results):
-    """Send a reader one new variable value, in the background (see :mod:`.pushes`)."""
-    value = results if type(results) is Failed else results[send.indices[0]]
+def _push(worker, address, sends, results):
+    """Send a reader the new variable values it reads, in one message, in the background
+    (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
+    entries = []
+    for send in sends:
+        version, name = send.key[1:]
+        value = results if type(results) is Failed else results[send.indices[0]]
+        entries.append(((name, version, send.keep), value))
     if type(results) is not Failed:
-        _count_sent(send.key[:2], (value,))
-    version, name = send.key[1:]
-    _spawn(_push_in_background(worker, send.address, name, version, send.keep, value))
+        _count_sent(sends[0].key[:2], [value for _, value in entries])
+    _spawn(_push_in_background(worker, address, entries))
 
 
 def _spawn(coroutine):
@@ -368,19 +373,23 @@ _BACKGROUND: set = set()
 PUSH_DELAY = 0.001  # seconds
 
 
-async def _push_in_background(worker, address, name, version, keep, value):
+async def _push_in_background(worker, address, entries):
+    """Push ``entries`` — ((name, version, versions to keep), value) — to one reader."""
     # Let the step's completion messages leave this worker's event loop first:
     # writing megabytes to a socket there delays them (measured: 5.5 ms -> 2 ms
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
+    values = [value for _, value in entries]
     try:
-        header = _push_header([(name, version, keep)])
-        if bulk.eligible((value,)) and await bulk.send(worker.rpc, address, header, (value,)):
+        header = _push_header(e for e, _ in entries)
+        if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values):
             return
         rpc = worker.rpc(address)
-        await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value))
+        for (name, version, keep), value in entries:
+            await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value))
     except Exception:  # noqa: BLE001 - the reader's worker is gone: recovery handles it
-        logger.warning("daskflow could not push variable %s to %s", name, address)
+        names = ", ".join(name for (name, _, _), _ in entries)
+        logger.warning("daskflow could not push variables %s to %s", names, address)
 
 
 async def fail_consumers(worker, producer, sends):
