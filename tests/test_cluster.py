@@ -209,6 +209,31 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
     assert late <= early + 2, (early, late)
 
 
+def test_a_run_fetching_a_variable_is_still_one_submission(cluster):
+    # A training loop's hooks fetch the global step every run: taking its value out of the
+    # task holding the step's new values must not cost a second graph submission.
+    counter = _CountGraphs()
+    cluster.scheduler.add_plugin(counter)
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.zeros([4]), name="counter")
+            w = tf.Variable(tf.ones([2]), name="other")
+        with tf.device("/job:worker/task:0"):
+            delta = tf.ones([4]) * 2.0
+        with tf.device("/job:ps/task:0"):
+            bump = tf.group(tf.assign_add(v, delta), tf.assign_add(w, tf.ones([2])))
+        with tf.Session(cluster) as sess:
+            sess.run([v.initializer, w.initializer])
+            sess.run(bump)
+            before = counter.graphs
+            for k in range(10):
+                _, got = sess.run([bump, v])
+                np.testing.assert_array_equal(got, np.full(4, 2.0 * (k + 1)))  # as the step starts
+            assert counter.graphs - before == 10
+    finally:
+        cluster.scheduler.remove_plugin(name=counter.name)
+
+
 def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monkeypatch):
     # Every step's keys are new; Dask caches key_split for 100,000 keys per process:
     # that cache was what grew in long runs (tasks and workers share this process here).

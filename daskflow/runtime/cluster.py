@@ -27,7 +27,7 @@ from ..errors import FailedPreconditionError, OpError
 from . import lineage, recovery, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place
-from .held import Held, holders, singles
+from .held import Held, holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
 from .steps import BACKUP_PREFIX, Lowered
@@ -197,9 +197,10 @@ class ClusterRuntime:
         )
         self._pushed.update(pushes)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
-        alone = singles(self.client, dict(read))
-        read = [alone[name] for name, _ in read]
-        futures = dict(zip(wanted, self.client.get(graph, wanted, sync=False)))
+        items = item_tasks(dict(read))  # submitted with the step: one submission a run
+        keys = wanted + [t.key for t in items.values()]
+        futures = dict(zip(keys, self.client.get(with_tasks(graph, items.values()), keys, sync=False)))
+        read = [futures[items[name].key] if name in items else held.future for name, held in read]
         for address, key, value in posts:  # after the graph: the scheduler's part comes first
             post(self.client, address, key, value)
         self._retired.clear()

@@ -52,18 +52,35 @@ def holders(client, held: dict) -> dict:
     return {name: tuple(where.get(h.future.key, ())) for name, h in held.items()}
 
 
-def singles(client, held: dict) -> dict:
-    """``{name: Future}`` of each value alone (for fetches, ``variable_futures``, and values
-    whose tuple would otherwise stay alive for them); items are taken out of their tuples
-    on the workers holding them, in one submission."""
-    out = {name: h.future for name, h in held.items() if h.index is None}
-    items = {name: h for name, h in held.items() if h.index is not None}
-    if not items:
-        return out
+def item_tasks(held: dict) -> dict:
+    """``{name: Task}`` taking each item out of its tuple on the worker holding it, under a
+    key of its own; values held on their own need none."""
     tag = uuid.uuid4().hex[:8]
-    keys = {name: (ITEM_PREFIX + name, tag) for name in items}
-    tasks = {keys[name]: Task(keys[name], operator.getitem, h.future, h.index) for name, h in items.items()}
-    layer = f"daskflow-items-{tag}"
-    graph = HighLevelGraph({layer: MaterializedLayer(tasks)}, {layer: set()})
-    out.update(zip(items, client.get(graph, list(tasks), sync=False)))
+    return {
+        name: Task((ITEM_PREFIX + name, tag), operator.getitem, h.future, h.index)
+        for name, h in held.items()
+        if h.index is not None
+    }
+
+
+def with_tasks(graph: HighLevelGraph, tasks) -> HighLevelGraph:
+    """``graph`` and a layer of ``tasks`` (Dask ``Task`` objects) that depend on no other layer."""
+    if not tasks:
+        return graph
+    layer = f"daskflow-items-{uuid.uuid4().hex[:8]}"
+    return HighLevelGraph(
+        {**graph.layers, layer: MaterializedLayer({t.key: t for t in tasks})},
+        {**graph.dependencies, layer: set()},
+    )
+
+
+def singles(client, held: dict) -> dict:
+    """``{name: Future}`` of each value alone (for ``variable_futures``, and values whose
+    tuple would otherwise stay alive for them), in one submission. A step's fetches
+    submit :func:`item_tasks` with the step instead."""
+    tasks = item_tasks(held)
+    out = {name: h.future for name, h in held.items() if h.index is None}
+    if tasks:
+        graph = with_tasks(HighLevelGraph({}, {}), tasks.values())
+        out.update(zip(tasks, client.get(graph, [t.key for t in tasks.values()], sync=False)))
     return {name: out[name] for name in held}

@@ -278,17 +278,16 @@ def send_early(worker, results, sends) -> dict:
             if where is None:
                 continue
             if send.keep:
-                value = results[send.indices[0]]
-                if bulk.eligible((value,)):
-                    version, name = send.key[1:]
-                    pushed.setdefault((send.address, where), []).append(((name, version, send.keep), value))
+                entry = _push_entry(send, results)
+                if bulk.eligible((entry[1],)):
+                    pushed.setdefault((send.address, where), []).append(entry)
                     early[j] = None
                 continue
             payload = _payload(results, send.indices)
             if bulk.eligible(payload):
                 early[j] = bulk.submit(where, _mail(send.key), payload)
         for (address, where), entries in pushed.items():
-            done = bulk.submit(where, _push_header(e for e, _ in entries), [v for _, v in entries])
+            done = bulk.submit(where, *_push_message(entries))
             done.add_done_callback(lambda d, a=address, e=entries: _repush(d, worker, a, e))
     except Exception:  # noqa: BLE001 - what did not go early goes from the event loop
         logger.exception("daskflow could not send results early")
@@ -345,19 +344,23 @@ def _mail(key, single=False):
     return {"kind": "mail", "key": list(key), "single": single}
 
 
-def _push_header(entries):
-    """The bulk header of new variable values: ``entries`` of (name, version, versions to keep)."""
-    return {"kind": "push", "entries": [list(e) for e in entries]}
+def _push_entry(send, results):
+    """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``."""
+    version, name = send.key[1:]
+    value = results if type(results) is Failed else results[send.indices[0]]
+    return (name, version, send.keep), value
+
+
+def _push_message(entries):
+    """The bulk header and items of a message pushing ``entries`` (see :func:`_push_entry`)."""
+    header = {"kind": "push", "entries": [list(e) for e, _ in entries]}
+    return header, [value for _, value in entries]
 
 
 def _push(worker, address, sends, results):
     """Send a reader the new variable values it reads, in one message, in the background
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
-    entries = []
-    for send in sends:
-        version, name = send.key[1:]
-        value = results if type(results) is Failed else results[send.indices[0]]
-        entries.append(((name, version, send.keep), value))
+    entries = [_push_entry(send, results) for send in sends]
     if type(results) is not Failed:
         _count_sent(sends[0].key[:2], [value for _, value in entries])
     _spawn(_push_in_background(worker, address, entries))
@@ -379,9 +382,8 @@ async def _push_in_background(worker, address, entries):
     # writing megabytes to a socket there delays them (measured: 5.5 ms -> 2 ms
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
-    values = [value for _, value in entries]
+    header, values = _push_message(entries)
     try:
-        header = _push_header(e for e, _ in entries)
         if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values):
             return
         rpc = worker.rpc(address)
