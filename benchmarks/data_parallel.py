@@ -43,6 +43,7 @@ from distributed import Client  # noqa: E402
 from plain_numpy import PlainReplicas  # noqa: E402
 
 import daskflow as tf  # noqa: E402
+from daskflow.runtime.devices import scheduler_identity  # noqa: E402
 
 SHAPES = [784, 2048, 2048, 10]
 BATCH = 256
@@ -81,6 +82,8 @@ def seconds_per_run(sess, train, steps, around=contextlib.nullcontext):
         start = time.perf_counter()
         for _ in range(steps):
             sess.run(train)
+        if hasattr(sess, "sync"):  # daskflow with async_dispatch: steps still in flight
+            sess.sync()
         return (time.perf_counter() - start) / steps
 
 
@@ -116,7 +119,7 @@ class CpuMeter:
 
     def __init__(self, client):
         pids = client.run(os.getpid)
-        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
         self.roles = {psutil.Process(pid): _role(names[a]) for a, pid in pids.items()}
         self.roles[psutil.Process()] = "client and scheduler"
         self.used = collections.Counter()
@@ -141,30 +144,32 @@ def _role(name):
 
 
 @contextlib.contextmanager
-def daskflow_sessions(workers):
+def daskflow_sessions(workers, dispatch=0):
     """A local cluster of ps-0 and ``workers`` worker processes (one thread each), and a
-    warmed-up session for each mode on it: yields {sync: (session, train op)} and the client."""
+    warmed-up session for each mode on it (``ConfigProto(async_dispatch=dispatch)``):
+    yields {sync: (session, train op)} and the client."""
     with contextlib.ExitStack() as stack:
         cluster = stack.enter_context(tf.local_cluster(ps=1, workers=workers))
         client = stack.enter_context(Client(cluster, set_as_default=False))
         sessions = {}
         for sync in (True, False):
             graph, init, train = build(workers, sync)
-            sess = stack.enter_context(tf.Session(cluster, graph=graph))
+            config = tf.ConfigProto(async_dispatch=dispatch)
+            sess = stack.enter_context(tf.Session(cluster, graph=graph, config=config))
             sess.run(init)
             warm(sess, train)
             sessions[sync] = sess, train
         yield sessions, client
 
 
-def daskflow_scaling(steps, rounds):
+def daskflow_scaling(steps, rounds, dispatch=0):
     """{sync: (scaling(...), CPU seconds per two-worker run by role, bytes moved per two-worker
     run, plain numpy's scaling(...), daskflow's ratio over plain numpy's (median, lowest,
     highest over the rounds))}; a run is one global step (sync) or one update per replica
     (async), either way ``workers * BATCH`` examples."""
     with contextlib.ExitStack() as stack:
-        one, _ = stack.enter_context(daskflow_sessions(1))
-        two, client = stack.enter_context(daskflow_sessions(2))
+        one, _ = stack.enter_context(daskflow_sessions(1, dispatch))
+        two, client = stack.enter_context(daskflow_sessions(2, dispatch))
         plain = [stack.enter_context(PlainReplicas(n, SHAPES, BATCH)) for n in (1, 2)]
         meter = CpuMeter(client)
         out = {}
@@ -275,12 +280,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10, help="steps per burst")
     parser.add_argument("--rounds", type=int, default=5, help="bursts of each session")
+    parser.add_argument(
+        "--async-dispatch",
+        type=int,
+        default=0,
+        help="daskflow's ConfigProto(async_dispatch=N) for both sessions: N steps in flight",
+    )
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
-    results = daskflow_scaling(args.steps, args.rounds)
+    results = daskflow_scaling(args.steps, args.rounds, args.async_dispatch)
     print(
         f"MLP {'->'.join(map(str, SHAPES))}, batch {BATCH} per replica, ps-0 + N worker processes; "
         f"{args.rounds} rounds of {args.steps} steps, taking turns"
+        + (f"; daskflow with async_dispatch={args.async_dispatch}" if args.async_dispatch else "")
     )
     header = ("mode", "workers", "step", "examples/s", "MB sent/step", "vs 1 worker", "range", "efficiency")
     print("{:6s} {:>7s} {:>9s} {:>11s} {:>13s} {:>12s} {:>11s} {:>10s}".format(*header))

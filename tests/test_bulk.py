@@ -15,6 +15,7 @@ from distributed import Client
 
 import daskflow as tf
 from daskflow.runtime import bulk
+from daskflow.runtime.devices import scheduler_identity
 
 
 @pytest.fixture
@@ -294,7 +295,7 @@ def _probe_read(pid, address):
 
 
 def _kernel_lets_workers_read_each_other(client):
-    first, second = sorted(client.scheduler_info()["workers"])
+    first, second = sorted(scheduler_identity(client)["workers"])
     pid, address = client.run(_probe_target, workers=[first])[first]
     return client.run(_probe_read, pid, address, workers=[second])[second]
 
@@ -355,7 +356,8 @@ def test_a_reader_gets_the_new_values_of_a_step_in_one_message(enabled):
     expected, _, _ = _run_two_variables(None, steps)
     with dask.config.set({"daskflow.bulk-transfers": enabled}):
         with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, Client(cluster) as client:
-            tower = next(a for a, w in client.scheduler_info()["workers"].items() if w["name"] == "worker-0")
+            workers = scheduler_identity(client)["workers"]
+            tower = next(a for a, w in workers.items() if w["name"] == "worker-0")
 
             def received():
                 return client.run(_received, workers=[tower])[tower]

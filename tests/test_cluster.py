@@ -1,5 +1,6 @@
 """The distributed engine on a real local Dask cluster (scheduler + named workers)."""
 
+import threading
 import time
 import warnings
 
@@ -372,6 +373,29 @@ def test_cluster_spec_is_read_off_the_cluster(cluster):
         spec = tf.train.ClusterSpec.from_client(client)
     assert spec.as_dict() == {"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]}
     assert spec == tf.train.ClusterSpec({"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]})
+
+
+def test_a_session_sees_its_workers_while_the_client_refreshes_its_cache(cluster):
+    """Dask's client refreshes the cache that ``scheduler_info()`` returns in the background,
+    with no per-worker entries; a session asking which workers are there must never read
+    that, or it would think them gone (and recover from a loss that did not happen)."""
+    with tf.Session(cluster) as sess:
+        client, stop = sess._cluster.client, threading.Event()
+
+        def poll():  # what the client's periodic poll does every 2 s, here without a pause
+            while not stop.is_set():
+                client.sync(client._update_scheduler_info, n_workers=0)
+
+        thread = threading.Thread(target=poll)
+        thread.start()
+        try:
+            seen = {tuple(sorted(sess._cluster.workers_now())) for _ in range(200)}
+            specs = {tuple(tf.train.ClusterSpec.from_client(client).jobs) for _ in range(50)}
+        finally:
+            stop.set()
+            thread.join()
+    assert seen == {("ps-0", "worker-0", "worker-1")}
+    assert specs == {("ps", "worker")}
 
 
 def test_a_worker_name_off_the_convention_is_refused():

@@ -9,6 +9,7 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
+from daskflow.runtime.devices import scheduler_identity
 from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
 
@@ -36,7 +37,7 @@ class KillAt(tf.train.SessionRunHook):
         if not self.done and run_values.results >= self.step:
             with Client(self.address, set_as_default=False) as client:
                 pids = client.run(os.getpid)
-                names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+                names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
             os.kill(next(pid for a, pid in pids.items() if names[a] == self.name), signal.SIGKILL)
             self.done = True
             time.sleep(self.then_wait)  # let the session notice between steps, not within one
@@ -92,7 +93,7 @@ class ReplaceAt(KillAt):
         self.procs.append(start_worker(self.address, self.newcomer, nanny=False))
         with Client(self.address, set_as_default=False) as client:
             deadline = time.time() + 60
-            while self.newcomer not in {w["name"] for w in client.scheduler_info()["workers"].values()}:
+            while self.newcomer not in {w["name"] for w in scheduler_identity(client)["workers"].values()}:
                 assert time.time() < deadline, f"{self.newcomer} did not join"
                 time.sleep(0.2)
 
@@ -138,7 +139,7 @@ def _kill_when_writing(address, name):
                 break
             time.sleep(0.01)
         pids = client.run(os.getpid)
-        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
     time.sleep(0.05)
     os.kill(next(pid for a, pid in pids.items() if names[a] == name), signal.SIGKILL)
 
@@ -176,7 +177,7 @@ def test_variable_futures_after_their_worker_died_say_so_instead_of_waiting():
             assert sorted(sess.variable_futures()) == ["a", "b"]
             with Client(address, set_as_default=False) as client:
                 pids = client.run(os.getpid)
-                names = {w: info["name"] for w, info in client.scheduler_info()["workers"].items()}
+                names = {w: info["name"] for w, info in scheduler_identity(client)["workers"].items()}
             os.kill(next(pid for w, pid in pids.items() if names[w] == "ps-0"), signal.SIGKILL)
             with pytest.raises(RuntimeError, match=r"the values of \['a', 'b'\] were lost"):
                 sess.variable_futures()

@@ -7,6 +7,7 @@ import pytest
 from distributed import Client, get_task_stream
 
 import daskflow as tf
+from daskflow.runtime.devices import scheduler_identity
 
 
 @pytest.fixture(autouse=True)
@@ -165,13 +166,13 @@ def test_on_a_cluster_each_variable_is_written_and_restored_on_its_worker(tmp_pa
             saver.restore(sess, path)
             np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
             futures = sess.variable_futures()
-            names = {a: info["name"] for a, info in client.scheduler_info()["workers"].items()}
+            names = {a: info["name"] for a, info in scheduler_identity(client)["workers"].items()}
             holders = client.who_has(list(futures.values()))
             assert {n: {names[a] for a in holders[f.key]} for n, f in futures.items()} == {
                 "w": {"ps-0"},
                 "b": {"ps-1"},
             }
-            names = {a: info["name"] for a, info in client.scheduler_info()["workers"].items()}
+            names = {a: info["name"] for a, info in scheduler_identity(client)["workers"].items()}
             writers = sorted(
                 names[r["worker"]] for r in stream.data if str(r["key"]).startswith("checkpoint-write")
             )

@@ -26,7 +26,7 @@ from distributed.client import _wait
 from ..errors import FailedPreconditionError, OpError
 from . import lineage, recovery, sources
 from .checkpoint import read_variable, write_variable
-from .devices import cluster_workers, place
+from .devices import cluster_workers, place, scheduler_identity
 from .held import Held, holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .programs import ProgramRegistry
@@ -70,7 +70,7 @@ class ClusterRuntime:
 
     # -- cluster membership ---------------------------------------------------------------
     def workers(self):
-        info = self.client.scheduler_info()
+        info = scheduler_identity(self.client)
         workers = cluster_workers(info)
         if not workers:
             raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers")
@@ -79,7 +79,7 @@ class ClusterRuntime:
 
     def workers_now(self):
         """Worker name -> address, asked of the scheduler now."""
-        info = self.client.scheduler_info()
+        info = scheduler_identity(self.client)
         self._known = ({w.name: w.address for w in cluster_workers(info)}, time.monotonic())
         return self._known[0]
 

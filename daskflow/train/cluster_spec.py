@@ -37,10 +37,10 @@ class ClusterSpec:
     @classmethod
     def from_client(cls, client) -> ClusterSpec:
         """The cluster a ``distributed.Client`` is connected to, by worker names."""
-        from ..runtime.devices import cluster_workers
+        from ..runtime.devices import cluster_workers, scheduler_identity
 
         jobs: dict = {}
-        for w in cluster_workers(client.scheduler_info()):
+        for w in cluster_workers(scheduler_identity(client)):
             jobs.setdefault(w.job, {})[w.task] = w.name
         return cls(jobs)
 
