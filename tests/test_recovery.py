@@ -1,14 +1,16 @@
 """Training that survives kill -9 of a worker, on a CLI-started cluster with Nannies."""
 
+import asyncio
 import os
 import signal
 import threading
 import time
 
 import pytest
-from distributed import Client
+from distributed import Client, get_worker
 
 import daskflow as tf
+from daskflow.runtime import transport
 from daskflow.runtime.devices import scheduler_identity
 from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
@@ -48,8 +50,8 @@ def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=True) as (address, _):
         config = tf.ConfigProto(backup_variables_every=1)
-        kill = KillAt(address, victim, 150)
-        accuracy, metrics = contract_program(address, sync=True, steps=400, config=config, extra_hooks=[kill])
+        kill = KillAt(address, victim, 100)
+        accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
     recoveries = contract_program.recoveries
     print(
         f"\nkilled {victim}: recoveries {recoveries}, accuracy {accuracy:.3f}, "
@@ -57,11 +59,28 @@ def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
     )
     assert kill.done
     assert accuracy >= 0.93
-    assert max(m["wall_time"] for m in metrics) < 60
+    # Noticed within 2 s, the Nanny's restart awaited: no step waits out Dask's 30 s connect
+    # timeout behind a task still delivering to the dead worker (see the test below).
+    assert max(m["wall_time"] for m in metrics) < 25
     if victim == "ps-0":  # its variables were lost: restored from the copies, nothing lost
         assert len(recoveries) == 1 and recoveries[0]["steps_lost"] == 0
         assert max(m["wall_time"] for m in metrics) >= 1  # the pause shows in its step
         assert recoveries[0]["lost"] == ["ps-0"]
+
+
+async def _delivering(key, seconds):
+    """Task ``key``, whose results are still on their way (to a worker that died, say)."""
+    delivery = asyncio.ensure_future(asyncio.sleep(seconds))
+    await transport.delivered(get_worker(), key, [delivery])
+    return "delivered"
+
+
+def test_a_task_still_delivering_its_results_lets_the_next_task_run():
+    with tf.local_cluster(ps=0, workers=1, processes=False) as cluster, Client(cluster) as client:
+        slow = client.submit(_delivering, "delivering", 3.0, key="delivering")
+        after = client.submit(lambda: "ran", pure=False)
+        assert after.result(timeout=1.5) == "ran"  # one thread: it waited 3 s behind `slow`
+        assert slow.result(timeout=10) == "delivered"
 
 
 def test_with_no_worker_left_a_run_fails_clearly_within_the_bound():

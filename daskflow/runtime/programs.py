@@ -89,8 +89,8 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
         # partition failed; the session maps it back to the op.
         e.daskflow_line = (key, _line_in(fn, e.__traceback__))
         raise
-    for delivery in transport.send_results(worker, results, sends, early):
-        await delivery  # a delivery that fails fails this task, not silently its consumer
+    # A delivery that fails fails this task, not silently its consumer.
+    await transport.delivered(worker, task_key, transport.send_results(worker, results, sends, early))
 
 
 def _call_then_send(worker, sends, *call):
