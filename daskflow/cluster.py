@@ -75,6 +75,8 @@ def local_cluster(
     cls = Nanny if processes else Worker
     tls = {} if security is None else {"security": security}
     base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host}
+    if processes:  # as LocalCluster does: a worker process logs warnings and errors only
+        base["silence_logs"] = logging.WARNING
     base.update(tls, **worker_options)
     spec = {}
     for i in range(ps):

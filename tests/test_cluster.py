@@ -1,5 +1,6 @@
 """The distributed engine on a real local Dask cluster (scheduler + named workers)."""
 
+import logging
 import threading
 import time
 import warnings
@@ -415,6 +416,8 @@ def test_local_cluster_turns_dasks_sampling_down_in_its_processes_unless_asked_n
             profiled = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
             tick = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval)
             monitor = client.run(lambda dask_worker: dask_worker.periodic_callbacks["monitor"].callback_time)
+            levels = client.run(lambda: [h.level for h in logging.getLogger("distributed").handlers])
+    assert {level for found in levels.values() for level in found} == {logging.WARNING}  # no INFO lines
     assert len(profiled) == 2
     assert set(profiled.values()) == {not light}
     assert tick == (1.0 if light else 0.02)
