@@ -1,5 +1,6 @@
 """The distributed engine on a real local Dask cluster (scheduler + named workers)."""
 
+import contextlib
 import logging
 import threading
 import time
@@ -177,14 +178,23 @@ class _CountGraphs(SchedulerPlugin):
         self.graphs += 1
 
 
+@contextlib.contextmanager
+def _counting_graphs(cluster):
+    """A :class:`_CountGraphs` on the cluster's scheduler while the block runs."""
+    counter = _CountGraphs()
+    cluster.scheduler.add_plugin(counter)
+    try:
+        yield counter
+    finally:
+        cluster.scheduler.remove_plugin(name=counter.name)
+
+
 def _scheduler_tasks(client):
     return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
 
 
 def test_one_submission_per_run_and_a_flat_task_count(cluster):
-    counter = _CountGraphs()
-    cluster.scheduler.add_plugin(counter)
-    try:
+    with _counting_graphs(cluster) as counter:
         with tf.device("/job:ps/task:0"):
             v = tf.Variable(tf.zeros([4]), name="counter")
         with tf.device("/job:worker/task:0"):
@@ -204,8 +214,6 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
                 sess.run(bump.op)
             late = _scheduler_tasks(sess._client)
             np.testing.assert_array_equal(sess.run(v), np.full(4, 600.0))
-    finally:
-        cluster.scheduler.remove_plugin(name=counter.name)
     # 300 steps of a chain v_{t+1} = v_t + delta: the lineage is cut, so the
     # scheduler holds about the same number of tasks after 300 steps as after 50.
     assert late <= early + 2, (early, late)
@@ -214,9 +222,7 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
 def test_a_run_fetching_a_variable_is_still_one_submission(cluster):
     # A training loop's hooks fetch the global step every run: taking its value out of the
     # task holding the step's new values must not cost a second graph submission.
-    counter = _CountGraphs()
-    cluster.scheduler.add_plugin(counter)
-    try:
+    with _counting_graphs(cluster) as counter:
         with tf.device("/job:ps/task:0"):
             v = tf.Variable(tf.zeros([4]), name="counter")
             w = tf.Variable(tf.ones([2]), name="other")
@@ -232,8 +238,6 @@ def test_a_run_fetching_a_variable_is_still_one_submission(cluster):
                 _, got = sess.run([bump, v])
                 np.testing.assert_array_equal(got, np.full(4, 2.0 * (k + 1)))  # as the step starts
             assert counter.graphs - before == 10
-    finally:
-        cluster.scheduler.remove_plugin(name=counter.name)
 
 
 def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monkeypatch):

@@ -70,18 +70,21 @@ class ClusterRuntime:
 
     # -- cluster membership ---------------------------------------------------------------
     def workers(self):
-        info = scheduler_identity(self.client)
-        workers = cluster_workers(info)
+        workers = self._look()
         if not workers:
             raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers")
-        self._known = ({w.name: w.address for w in workers}, time.monotonic())
         return workers
 
     def workers_now(self):
         """Worker name -> address, asked of the scheduler now."""
-        info = scheduler_identity(self.client)
-        self._known = ({w.name: w.address for w in cluster_workers(info)}, time.monotonic())
+        self._look()
         return self._known[0]
+
+    def _look(self):
+        """The workers there are, asked of the scheduler; remembered as ``_known``."""
+        workers = cluster_workers(scheduler_identity(self.client))
+        self._known = ({w.name: w.address for w in workers}, time.monotonic())
+        return workers
 
     def _addresses(self):
         """Worker name -> address, asked of the scheduler at most every REFRESH seconds;
