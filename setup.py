@@ -16,6 +16,8 @@ setup(
         "tqdm>=4.60",
         "scikit-learn>=1.3",
         "fsspec>=2023.1",
+        "absl-py>=1.0",  # tf.app.flags / tf.app.run: TF1's own flags were absl's
+        "tensorboardX>=2.6",  # tf.summary event files and their protos, without TensorFlow
     ],
     extras_require={
         "test": [
@@ -26,6 +28,7 @@ setup(
             "ruff>=0.5",
             "hypothesis>=6",  # hostile-input tests generate feeds, device strings, checkpoints
             "cryptography>=41",  # distributed's Security.temporary() makes TLS test certificates
+            "tensorboard>=2.12",  # the tests read tf.summary event files with TensorBoard's own reader
         ],
         "gpu": ["cupy-cuda12x>=13"],
         "notebook": ["jupyterlab>=4", "ipykernel>=6"],
