@@ -5,11 +5,13 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
-from . import data, datasets, debugging, errors, nn, train
+from . import data, datasets, debugging, dtypes, errors, initializers, nn, strings, train
 from .dtypes import (
     DType,
     as_dtype,
     bool,  # noqa: A004 - TF1's public name
+    complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -19,7 +21,11 @@ from .dtypes import (
     int16,
     int32,
     int64,
+    string,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .framework.constant import constant, convert_to_tensor
 from .framework.graph import (
@@ -67,6 +73,39 @@ from .ops.array_ops import (
     zeros_like,
 )
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.init_ops import (
+    Constant as constant_initializer,
+)
+from .ops.init_ops import (
+    GlorotNormal as glorot_normal_initializer,
+)
+from .ops.init_ops import (
+    GlorotUniform as glorot_uniform_initializer,
+)
+from .ops.init_ops import (
+    Ones as ones_initializer,
+)
+from .ops.init_ops import (
+    Orthogonal as orthogonal_initializer,
+)
+from .ops.init_ops import (
+    RandomNormal as random_normal_initializer,
+)
+from .ops.init_ops import (
+    RandomUniform as random_uniform_initializer,
+)
+from .ops.init_ops import (
+    TruncatedNormal as truncated_normal_initializer,
+)
+from .ops.init_ops import (
+    UniformUnitScaling as uniform_unit_scaling_initializer,
+)
+from .ops.init_ops import (
+    VarianceScaling as variance_scaling_initializer,
+)
+from .ops.init_ops import (
+    Zeros as zeros_initializer,
+)
 from .ops.math_ops import (
     abs,  # noqa: A004
     add,
@@ -76,6 +115,7 @@ from .ops.math_ops import (
     cast,
     ceil,
     clip_by_value,
+    cos,
     div,
     divide,
     equal,
@@ -113,6 +153,7 @@ from .ops.math_ops import (
     rsqrt,
     sigmoid,
     sign,
+    sin,
     sqrt,
     square,
     subtract,
@@ -123,6 +164,16 @@ from .ops.math_ops import (
 )
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .ops.string_ops import as_string, string_join, string_to_number
+from .variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_scope,
+)
 from .variables import (
     GraphKeys,
     Variable,
@@ -133,8 +184,10 @@ from .variables import (
     global_variables,
     global_variables_initializer,
     initialize_all_variables,
+    is_variable_initialized,
     local_variables,
     local_variables_initializer,
+    report_uninitialized_variables,
     trainable_variables,
     variables_initializer,
 )

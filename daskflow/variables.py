@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import dtypes
 from .framework.constant import convert_to_tensor
 from .framework.graph import control_dependencies, get_default_graph, name_scope
-from .framework.primitive import apply
+from .framework.primitive import Primitive, apply
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
 from .ops.control_flow_ops import group
@@ -28,8 +28,31 @@ class GraphKeys:
     GLOBAL_STEP = "global_step"
     UPDATE_OPS = "update_ops"
     LOSSES = "losses"
+    REGULARIZATION_LOSSES = "regularization_losses"
     SUMMARIES = "summaries"
+    SUMMARY_OP = "summary_op"
     TRAIN_OP = "train_op"
+    QUEUE_RUNNERS = "queue_runners"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    METRIC_VARIABLES = "metric_variables"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    SAVERS = "savers"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    EVAL_STEP = "eval_step"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
 
 
 class Variable:
@@ -231,5 +254,38 @@ def local_variables_initializer():
     return variables_initializer(local_variables(), name="init_local")
 
 
-def report_uninitialized_variables(var_list=None):
-    raise NotImplementedError("use Session.uninitialized_variables()")
+def _report_infer(inputs, *, names):
+    return (None,), dtypes.string
+
+
+def _report_kernel(xp, *values, names):
+    import numpy as np
+
+    return np.array([n.encode() for n, v in zip(names, values) if v is None], dtype=object)
+
+
+ReportUninitialized = Primitive(
+    "ReportUninitializedVariables", _report_infer, _report_kernel, stateful=True, accepts_uninitialized=True
+)
+IsVariableInitialized = Primitive(
+    "IsVariableInitialized",
+    lambda inputs: ((), dtypes.bool),
+    lambda xp, value: xp.asarray(value is not None),
+    stateful=True,
+    accepts_uninitialized=True,
+)
+
+
+def is_variable_initialized(variable):
+    """A bool scalar: whether ``variable`` has a value in the session that runs it."""
+    return apply(IsVariableInitialized, variable, name="IsVariableInitialized")
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor: the names of the variables of ``var_list`` (default: global
+    and local variables) that have no value in the session that runs it."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    names = tuple(v.op.name for v in var_list)
+    with control_dependencies(None):
+        return apply(ReportUninitialized, *var_list, names=names, name=name)

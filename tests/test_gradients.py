@@ -122,6 +122,8 @@ CASES = [
     GradCase("rsqrt", tf.rsqrt, [P(2, 3)]),
     GradCase("reciprocal", tf.reciprocal, [P(2, 3)]),
     GradCase("tanh", tf.tanh, [R(2, 3)]),
+    GradCase("cos", tf.cos, [R(2, 3)]),
+    GradCase("sin", tf.sin, [R(2, 3)]),
     GradCase("sigmoid", tf.sigmoid, [R(2, 3) * 3]),
     GradCase("relu", tf.nn.relu, [Away(2, 3)]),
     GradCase("softplus", tf.nn.softplus, [R(2, 3) * 3]),
@@ -247,6 +249,7 @@ CASES = [
 # Second order: the gradient of a first-order gradient graph.
 SECOND_ORDER = [
     GradCase("tanh", grad_of(tf.tanh), [R(2, 3)]),
+    GradCase("cos", grad_of(tf.cos), [R(2, 3)]),
     GradCase("exp", grad_of(tf.exp), [R(2, 3)]),
     GradCase("log", grad_of(tf.log), [P(2, 3)]),
     GradCase("sigmoid", grad_of(tf.sigmoid), [R(2, 3)]),

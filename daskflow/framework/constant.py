@@ -21,16 +21,31 @@ Const = Primitive("Const", _const_infer, _const_kernel)
 
 
 def _default_dtype(value) -> dtypes.DType:
-    """TF1's defaults: Python floats are float32 and ints int32; numpy keeps its dtype."""
+    """TF1's defaults: Python floats are float32 and ints int32; numpy keeps its dtype;
+    str and bytes are strings."""
     if isinstance(value, (np.ndarray, np.generic)):
         return dtypes.as_dtype(value.dtype)
     kind = np.asarray(value).dtype.kind
+    if kind in "SUO":
+        return dtypes.string
     return {"f": dtypes.float32, "i": dtypes.int32, "u": dtypes.int32, "b": dtypes.bool}.get(
         kind, None
     ) or dtypes.as_dtype(np.asarray(value).dtype)
 
 
-def constant(value, dtype=None, shape=None, name="Const"):
+def _as_array(value, dtype) -> np.ndarray:
+    if dtype is dtypes.string:
+        return dtypes.as_string_array(value)
+    raw = np.asarray(value)
+    if raw.dtype.kind in "SUO":
+        raise TypeError(f"{value!r} is a string, not a {dtype.name} value")
+    array = raw.astype(dtype.np)
+    if raw.dtype.kind == "f" and dtype.np.kind in "iub" and not np.array_equal(array, raw):
+        raise TypeError(f"{value!r} cannot be represented as {dtype.name} without loss")
+    return array
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A tensor with a fixed value.
 
     Examples
@@ -38,20 +53,34 @@ def constant(value, dtype=None, shape=None, name="Const"):
     >>> import daskflow as tf
     >>> tf.constant([1.0, 2.0]).dtype
     tf.float32
+    >>> tf.constant("Hello").dtype
+    tf.string
     """
     from .primitive import apply
 
     dtype = dtypes.as_dtype(dtype) if dtype is not None else _default_dtype(value)
-    raw = np.asarray(value)
-    array = raw.astype(dtype.np)
-    if raw.dtype.kind == "f" and dtype.np.kind in "iub" and not np.array_equal(array, raw):
-        raise TypeError(f"{value!r} cannot be represented as {dtype.name} without loss")
+    array = _as_array(value, dtype)
     if shape is not None:
-        shape = tuple(int(d) for d in shape)
-        array = array.reshape(shape) if array.size == np.prod(shape) else np.broadcast_to(array, shape)
+        shape = tuple(int(d) for d in np.atleast_1d(np.asarray(shape, dtype=np.int64)))
+        if verify_shape and array.shape != shape:
+            raise TypeError(f"Expected Tensor's shape: {shape}, got {array.shape}.")
+        array = _fit(array, shape)
     array = np.array(array)  # own a contiguous copy, so later user edits cannot reach the graph
     array.flags.writeable = False
     return apply(Const, value=array, dtype=dtype, name=name)
+
+
+def _fit(array, shape):
+    """TF1's rule: a value of the same size is reshaped, a scalar (or 1-element) value
+    fills the shape, a shorter list is padded with its last element."""
+    n = int(np.prod(shape))
+    if array.size == n:
+        return array.reshape(shape)
+    if array.size == 1:
+        return np.broadcast_to(array.reshape(()), shape)
+    if 0 < array.size < n and array.ndim <= 1:
+        return np.concatenate([array, np.repeat(array[-1:], n - array.size)]).reshape(shape)
+    raise ValueError(f"Too many elements provided. Takes at most {n}, but got {array.size}.")
 
 
 def convert_to_tensor(value, dtype=None, name=None, graph=None, preferred_dtype=None):

@@ -23,6 +23,8 @@ the runtime passes only when that input is a fresh array no one else reads
 its input; it may then overwrite only the values that
 :attr:`~daskflow.framework.replica.PerReplica.own` marks as this worker's
 own copies).
+An ``accepts_uninitialized`` kernel gets None for a variable input that
+has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
 binds a name instead of calling the kernel. An ``aggregates_replicas`` op
 (attr ``replicas_to_aggregate``) combines its input's values from several
@@ -73,6 +75,7 @@ class Primitive:
     is_variable: bool = False
     is_placeholder: bool = False
     aggregates_replicas: bool = False
+    accepts_uninitialized: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -43,11 +43,29 @@ def broadcast_dims(inputs):
 
 
 def binary(inputs, **_):
-    """Broadcasting binary op: both dtypes equal, output of that dtype."""
+    """Broadcasting binary op on numbers: both dtypes equal, output of that dtype."""
+    return broadcast_dims(inputs), numeric(check_same_dtype(inputs), inputs)
+
+
+def binary_or_string(inputs, **_):
+    """Like :func:`binary`, and strings too (``Add`` concatenates them, as in TF)."""
     return broadcast_dims(inputs), check_same_dtype(inputs)
 
 
+def numeric(dtype, inputs):
+    """``dtype``, unless it is ``string``: TF's numeric kernels have no string form."""
+    if dtype is dtypes.string:
+        raise TypeError(f"expects numeric inputs, got string ({', '.join(t.name for t in inputs)})")
+    return dtype
+
+
+def numeric_comparison(inputs, **_):
+    numeric(check_same_dtype(inputs), inputs)
+    return broadcast_dims(inputs), dtypes.bool
+
+
 def comparison(inputs, **_):
+    check_same_dtype(inputs)
     return broadcast_dims(inputs), dtypes.bool
 
 

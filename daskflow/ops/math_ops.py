@@ -15,10 +15,12 @@ from ..framework.tensor_shape import broadcast
 from . import array_ops
 from .infer import (
     binary,
+    binary_or_string,
     broadcast_dims,
     check_same_dtype,
     comparison,
     normalize_axes,
+    numeric_comparison,
     reduced_dims,
     same,
     same_float,
@@ -42,11 +44,11 @@ def _is_tensor(v):
     return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
 
 
-def _bin(name, kernel, grad=None):
-    return Primitive(name, binary, kernel, grad, broadcasting=True, fresh_output=True)
+def _bin(name, kernel, grad=None, infer=binary):
+    return Primitive(name, infer, kernel, grad, broadcasting=True, fresh_output=True)
 
 
-Add = _bin("Add", lambda xp, x, y: x + y, lambda op, g: [g, g])
+Add = _bin("Add", lambda xp, x, y: x + y, lambda op, g: [g, g], infer=binary_or_string)
 Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g])
 Mul = _bin(
     "Mul",
@@ -169,6 +171,9 @@ Exp, exp = _unary("Exp", lambda xp, x: xp.exp(x), lambda op, g: [g * op.outputs[
 Log, log = _unary("Log", lambda xp, x: xp.log(x), lambda op, g: [g / op.inputs[0]])
 Sqrt, sqrt = _unary("Sqrt", lambda xp, x: xp.sqrt(x), lambda op, g: [g * 0.5 / op.outputs[0]])
 Tanh, tanh = _unary("Tanh", lambda xp, x: xp.tanh(x), lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])])
+# Each is the other's derivative (up to sign); TF1's Cos and Sin, used by the cosine schedules.
+Cos, cos = _unary("Cos", lambda xp, x: xp.cos(x), lambda op, g: [-g * sin(op.inputs[0])])
+Sin, sin = _unary("Sin", lambda xp, x: xp.sin(x), lambda op, g: [g * cos(op.inputs[0])])
 Floor, floor = _unary("Floor", lambda xp, x: xp.floor(x), lambda op, g: [None])
 Ceil, ceil = _unary("Ceil", lambda xp, x: xp.ceil(x), lambda op, g: [None])
 Round, round = _unary("Round", lambda xp, x: xp.round(x), lambda op, g: [None])  # noqa: A001
@@ -231,8 +236,8 @@ def softplus(x, name=None):
 # -- comparisons and logic (not differentiable) --------------------------------
 
 
-def _cmp(name, kernel):
-    prim = Primitive(name, comparison, kernel)
+def _cmp(name, kernel, infer=numeric_comparison):
+    prim = Primitive(name, infer, kernel)
 
     def op_fn(x, y, name=None):
         return _binary_op(prim, x, y, name)
@@ -240,8 +245,8 @@ def _cmp(name, kernel):
     return prim, op_fn
 
 
-Equal, equal = _cmp("Equal", lambda xp, x, y: x == y)
-NotEqual, not_equal = _cmp("NotEqual", lambda xp, x, y: x != y)
+Equal, equal = _cmp("Equal", lambda xp, x, y: xp.equal(x, y), comparison)
+NotEqual, not_equal = _cmp("NotEqual", lambda xp, x, y: xp.not_equal(x, y), comparison)
 Less, less = _cmp("Less", lambda xp, x, y: x < y)
 LessEqual, less_equal = _cmp("LessEqual", lambda xp, x, y: x <= y)
 Greater, greater = _cmp("Greater", lambda xp, x, y: x > y)

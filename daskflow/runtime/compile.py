@@ -160,11 +160,16 @@ class _Builder:
             self._emit(f"{out} = {self.value_of(op.inputs[0])}", op)  # a snapshot, even of a variable
             self.names[op.outputs[0]] = out
             return
-        args = ", ".join(self.value_of(t) for t in op.inputs)
+        args = ", ".join(self._input(t, prim) for t in op.inputs)
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
         self._emit(f"{lhs} = {self._kernel(op, **self._donation(op))}({args})", op)
         self.names.update(zip(op.outputs, outs))
+
+    def _input(self, t, prim):
+        if prim.accepts_uninitialized and t.op.primitive.is_variable and t not in self.feeds:
+            return self._slot(t, reading=False)
+        return self.value_of(t)
 
     def _add_update(self, op):
         ref, *rest = op.inputs

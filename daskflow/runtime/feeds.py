@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import as_string_array
 from ..errors import InvalidArgumentError
 
 
@@ -26,7 +27,7 @@ class FeedSpec:
         are made, as TF1 does; anything else (float -> int, strings) and any
         shape mismatch raises an error naming the tensor and both shapes.
         """
-        if type(value) is not np.ndarray or value.dtype != self.dtype:
+        if type(value) is not np.ndarray or value.dtype != self.dtype or value.dtype.hasobject:
             value = _cast(self.tensor, value, self.dtype)
         if self.rank is not None:
             shape = value.shape
@@ -52,6 +53,8 @@ def _shape_error(tensor, shape):
 
 
 def _cast(tensor, value, dtype):
+    if dtype.hasobject:
+        return _strings(tensor, value)
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as e:
@@ -68,3 +71,12 @@ def _cast(tensor, value, dtype):
             f"'{tensor.name}' of dtype {tensor.dtype.name} (shape {tensor.shape})",
         )
     return array.astype(dtype)
+
+
+def _strings(tensor, value):
+    try:
+        return as_string_array(value)
+    except TypeError as e:
+        raise InvalidArgumentError(
+            tensor.op.node_def, tensor.op, f"cannot feed '{tensor.name}': {e}"
+        ) from None

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework.graph import Operation, Tensor
+
+
+def _as_fetched(value):
+    """A 0-d result as TF1 returns it: a numpy scalar, or ``bytes`` for a string."""
+    if type(value) is np.ndarray and not value.shape:
+        return value[()]
+    return value
 
 
 class FetchMapper:
@@ -35,7 +44,7 @@ class FetchMapper:
         if element not in self.tensors:
             self.tensors.append(element)
         index = self.tensors.index(element)
-        return lambda vs: vs[index]
+        return lambda vs: _as_fetched(vs[index])
 
     @staticmethod
     def _element(graph, fetch):
