@@ -30,6 +30,7 @@ from .dtypes import (
 from .framework.constant import constant, convert_to_tensor
 from .framework.graph import (
     Graph,
+    NodeDef,
     Operation,
     Tensor,
     colocate_with,
@@ -44,9 +45,11 @@ from .framework.tensor_shape import TensorShape
 from .gradients import gradients
 from .ops import operators as _operators
 from .ops.array_ops import (
+    boolean_mask,
     broadcast_to,
     concat,
     expand_dims,
+    eye,
     fill,
     gather,
     identity,
@@ -59,6 +62,9 @@ from .ops.array_ops import (
     placeholder_with_default,
     rank,
     reshape,
+    reverse,
+    reverse_v2,
+    sequence_mask,
     shape,
     size,
     slice,  # noqa: A004 - TF1's public name
@@ -72,6 +78,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
+from .ops.array_ops import range_ as range  # noqa: A004 - TF1's public name
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.init_ops import (
     Constant as constant_initializer,
@@ -110,12 +117,16 @@ from .ops.math_ops import (
     abs,  # noqa: A004
     add,
     add_n,
+    arg_max,
+    arg_min,
     argmax,
     argmin,
     cast,
     ceil,
     clip_by_value,
     cos,
+    count_nonzero,
+    cumsum,
     div,
     divide,
     equal,
@@ -144,6 +155,7 @@ from .ops.math_ops import (
     reciprocal,
     reduce_all,
     reduce_any,
+    reduce_logsumexp,
     reduce_max,
     reduce_mean,
     reduce_min,
@@ -156,15 +168,20 @@ from .ops.math_ops import (
     sin,
     sqrt,
     square,
+    squared_difference,
     subtract,
     tanh,
+    to_double,
     to_float,
+    to_int32,
+    to_int64,
     truediv,
     where,
 )
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.string_ops import as_string, string_join, string_to_number
+from .train.moving_averages import moving_average_variables
 from .variable_scope import (
     AUTO_REUSE,
     VariableScope,

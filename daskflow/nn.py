@@ -1,6 +1,7 @@
 """``tf.nn``: activations, losses, convolution and pooling."""
 
 from .ops.conv_ops import avg_pool, conv2d, max_pool
+from .ops.embedding_ops import embedding_lookup
 from .ops.math_ops import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
     bias_add,
@@ -26,6 +27,7 @@ __all__ = [
     "conv2d",
     "dropout",
     "elu",
+    "embedding_lookup",
     "in_top_k",
     "l2_loss",
     "leaky_relu",

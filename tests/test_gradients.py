@@ -237,6 +237,11 @@ CASES = [
     GradCase("getitem_int_ellipsis", lambda x: x[..., 1], [R(2, 3, 4)]),
     GradCase("getitem_newaxis_reverse", lambda x: x[None, ::-1, -1], [R(3, 4)]),
     GradCase("tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)]),
+    GradCase("reverse", lambda x: tf.reverse(x, [1]) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
+    GradCase("cumsum", lambda x: tf.cumsum(x, 1) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
+    GradCase(
+        "cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True) ** 2, [R(3, 2)]
+    ),
     GradCase("pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)]),
     GradCase("reshape", lambda x: tf.reshape(x, [-1, 3]), [R(4, 6)]),
     GradCase("transpose", lambda x: tf.transpose(x, [1, 2, 0]), [R(2, 3, 4)]),

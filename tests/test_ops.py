@@ -490,6 +490,23 @@ CASES = [
         lambda i: np.eye(3)[i] * 6 - 1,
     ),
     Case("tile", "Tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)], lambda x: np.tile(x, (2, 3))),
+    Case("reverse", "ReverseV2", lambda x: tf.reverse(x, [0, -1]), [R(2, 3)], lambda x: x[::-1, ::-1]),
+    Case("cumsum", "Cumsum", lambda x: tf.cumsum(x, 1), [R(2, 3)], lambda x: np.cumsum(x, 1)),
+    Case(
+        "cumsum_exclusive_reverse",
+        "Cumsum",
+        lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True),
+        [Int(3, 2)],
+        lambda x: np.flip(np.cumsum(np.flip(x, 0), 0) - np.flip(x, 0), 0),
+    ),
+    Case(
+        "range",
+        "Range",
+        lambda a, b: tf.range(a, b, 2),
+        [np.array(1, I32), np.array(8, I32)],
+        lambda a, b: np.arange(a, b, 2, dtype=I32),
+        static=False,
+    ),
     Case(
         "pad", "Pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [R(2, 3)], lambda x: np.pad(x, [(1, 0), (2, 1)])
     ),

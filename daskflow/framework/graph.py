@@ -118,7 +118,8 @@ class Operation:
 
     @property
     def node_def(self):
-        return {"name": self.name, "op": self.type, "device": self.device, "attr": self.attrs}
+        inputs = [t.name for t in self.inputs] + ["^" + c.name for c in self.control_inputs]
+        return NodeDef(self.name, self.type, self.device, self.attrs, inputs)
 
     def values(self):
         return self.outputs
@@ -140,6 +141,23 @@ class Operation:
 
     def __repr__(self):
         return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class NodeDef:
+    """An op's description as TF1's ``NodeDef`` shows it: ``name``, ``op``, ``device``, ``attr``.
+
+    Device functions read ``op.node_def.op`` to place by op type.
+    """
+
+    __slots__ = ("name", "op", "device", "attr", "input")
+
+    def __init__(self, name="", op="", device="", attr=None, input=()):  # noqa: A002 - TF1's field
+        self.name, self.op, self.device = name, op, device
+        self.attr = dict(attr or {})
+        self.input = list(input)
+
+    def __repr__(self):
+        return f"NodeDef(name={self.name!r}, op={self.op!r}, device={self.device!r})"
 
 
 class Graph:

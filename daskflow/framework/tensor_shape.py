@@ -22,6 +22,8 @@ class TensorShape:
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             dims = dims.dims
+        elif isinstance(dims, int) or hasattr(dims, "__index__"):
+            dims = (dims,)  # TF1 takes a bare int for a 1-D shape: placeholder(tf.float32, 100)
         self.dims = None if dims is None else tuple(_dim(d) for d in dims)
 
     @property
@@ -84,7 +86,8 @@ class TensorShape:
     def __str__(self):
         if self.dims is None:
             return "<unknown>"
-        return "(" + ", ".join("?" if d is None else str(d) for d in self.dims) + ")"
+        inner = ", ".join("?" if d is None else str(d) for d in self.dims)
+        return f"({inner},)" if len(self.dims) == 1 else f"({inner})"
 
 
 def _dim(d):

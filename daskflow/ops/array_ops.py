@@ -353,10 +353,9 @@ def reduce_to(g, like, axes=(), mean=False):
 def broadcast_back(g, x, axis, keepdims, mean=False):
     """Broadcast a reduction's gradient ``g`` back to the reduced input ``x``
     (divided by the number of reduced elements when ``mean``)."""
-    if keepdims:
-        return BroadcastTo_(g, x, (), mean)
-    axes = axis if axis is not None else tuple(range(_known_rank(x, "reduction gradient")))
-    return BroadcastTo_(g, x, axes, mean)
+    if keepdims or axis is None:
+        return BroadcastTo_(g, x, (), mean)  # a kept dim, or a scalar, broadcasts as it is
+    return BroadcastTo_(g, x, axis, mean)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -580,7 +579,7 @@ def _static_int(v):
 
 def getitem(tensor, index):
     """``tensor[index]`` (``Tensor.__getitem__``): static integer/slice indexing."""
-    return strided_slice_spec(tensor, _normalize_index(index))
+    return strided_slice_spec(tensor, _normalize_index(index), name="strided_slice")
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's public name
@@ -771,3 +770,113 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
         raise NotImplementedError(f"pad mode {mode!r} is not supported (only CONSTANT)")
     paddings = tuple((int(a), int(b)) for a, b in paddings)
     return apply(Pad, tensor, paddings=paddings, constant_values=constant_values, name=name)
+
+
+# -- ranges, masks, reversal -------------------------------------------------------------
+
+
+def _range_infer(inputs, *, dtype):
+    values = [static_scalar(t) for t in inputs]
+    if None in values:
+        return (None,), dtype
+    start, limit, delta = values
+    return (max(0, int(np.ceil((limit - start) / delta))),), dtype
+
+
+def static_scalar(t):
+    """A scalar tensor's value when it is a constant, else None."""
+    if t.op.type == "Const" and t.op.attrs["value"].size == 1:
+        return t.op.attrs["value"].reshape(()).item()
+    return None
+
+
+Range = Primitive(
+    "Range",
+    _range_infer,
+    lambda xp, start, limit, delta, *, dtype: xp.arange(start, limit, delta, dtype=dtype.np),
+)
+
+
+def range_(start, limit=None, delta=1, dtype=None, name="range"):
+    """``[start, start + delta, ...]`` up to, not including, ``limit`` (``tf.range``; ``range(n)``: 0..n-1).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.range(3, 10, 2).shape.as_list()
+    [4]
+    """
+    if limit is None:
+        start, limit = 0, start
+    parts = [convert_to_tensor(v) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    if dtype is None:
+        floating = any(
+            (p.dtype.is_floating if isinstance(p, Tensor) else isinstance(p, float)) for p in parts
+        )
+        tensor_dtypes = [p.dtype for p in parts if isinstance(p, Tensor)]
+        dtype = max(tensor_dtypes, key=lambda d: d.size) if tensor_dtypes else None
+        dtype = dtype or (dtypes.float32 if floating else dtypes.int32)
+    dtype = dtypes.as_dtype(dtype)
+    tensors = [math_ops.cast(convert_to_tensor(p), dtype) for p in parts]
+    return apply(Range, *tensors, dtype=dtype, name=name)
+
+
+def _reverse_infer(inputs, *, axis):
+    return inputs[0]._dims, inputs[0].dtype
+
+
+ReverseV2 = Primitive(
+    "ReverseV2",
+    _reverse_infer,
+    lambda xp, x, *, axis: xp.flip(x, axis=axis),
+    lambda op, g: [reverse(g, op.attrs["axis"])],
+)
+
+
+def reverse(tensor, axis, name=None):
+    """Reverse ``tensor`` along each axis of ``axis``."""
+    x = convert_to_tensor(tensor)
+    axes = normalize_axes(axis, x.shape.ndims)
+    return apply(ReverseV2, x, axis=axes, name=name)
+
+
+reverse_v2 = reverse
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """``mask[i, j] = j < lengths[i]`` (``maxlen`` defaults to the largest length)."""
+    lengths = convert_to_tensor(lengths)
+    if maxlen is None:
+        maxlen = math_ops.reduce_max(lengths)
+    maxlen = math_ops.cast(convert_to_tensor(maxlen), lengths.dtype)
+    row = range_(0, maxlen, 1, dtype=lengths.dtype)
+    mask = math_ops.less(row, expand_dims(lengths, -1))
+    dtype = dtypes.as_dtype(dtype)
+    return mask if dtype is dtypes.bool else math_ops.cast(mask, dtype, name=name)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """The identity matrix (``num_rows`` by ``num_columns``)."""
+    if batch_shape is not None:
+        raise NotImplementedError("eye with batch_shape is not supported")
+    cols = num_rows if num_columns is None else num_columns
+    return constant(np.eye(int(num_rows), int(cols)), dtype=dtype, name=name or "eye")
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The entries of ``tensor`` where ``mask`` (of its leading dimensions) is true, flattened
+    over those dimensions."""
+    x = convert_to_tensor(tensor)
+    mask = convert_to_tensor(mask)
+    k = _known_rank(mask, "boolean_mask")
+    lead = x._dims[:k] if x._dims is not None else None
+    rest = shape(x)[k:] if x._dims is None or None in x._dims[k:] else list(x._dims[k:])
+    flat = reshape(x, concat([[-1], rest], 0) if isinstance(rest, Tensor) else [-1, *rest])
+    if (
+        lead is not None
+        and mask._dims is not None
+        and not all(a is None or b is None or a == b for a, b in zip(lead, mask._dims))
+    ):
+        raise ValueError(f"mask {mask.name} of shape {mask.shape} does not fit {x.name} of shape {x.shape}")
+    picked = reshape(math_ops.where(reshape(mask, [-1])), [-1])
+    return gather(flat, picked, name=name)

@@ -559,3 +559,81 @@ def add_n(inputs, name=None):
     if len(inputs) == 1:
         return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
     return apply(AddN, *inputs, name=name)
+
+
+# -- TF1's older names and small composites -----------------------------------------
+
+
+def arg_max(input, dimension=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1's old name for ``argmax``."""
+    return argmax(input, dimension=dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1's old name for ``argmin``."""
+    return argmin(input, dimension=dimension, output_type=output_type, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name=name)
+
+
+def squared_difference(x, y, name=None):
+    """``(x - y) ** 2`` elementwise."""
+    return square(subtract(x, y), name=name)
+
+
+def reduce_logsumexp(
+    input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None
+):
+    """``log(sum(exp(x)))`` over ``axis``, computed stably (the maximum is taken out first)."""
+    x = convert_to_tensor(input_tensor)
+    axis = reduction_indices if reduction_indices is not None else axis
+    keepdims = keep_dims if keep_dims is not None else keepdims
+    top = array_ops.stop_gradient(reduce_max(x, axis, keepdims=True))
+    total = log(reduce_sum(exp(x - top), axis, keepdims=True)) + top
+    return total if keepdims else reduce_sum(total, axis, name=name)
+
+
+def count_nonzero(
+    input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None, reduction_indices=None
+):
+    """How many entries are not zero, over ``axis``."""
+    x = convert_to_tensor(input_tensor)
+    axis = reduction_indices if reduction_indices is not None else axis
+    nonzero = cast(not_equal(x, array_ops.zeros_like(x)), dtypes.int64)
+    return cast(reduce_sum(nonzero, axis, keepdims=keepdims), dtype, name=name)
+
+
+def _cumsum_kernel(xp, x, *, axis, exclusive, reverse):
+    if reverse:
+        x = xp.flip(x, axis)
+    out = xp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = out - x
+    return xp.flip(out, axis) if reverse else out
+
+
+def _cumsum_grad(op, g):
+    attrs = op.attrs
+    return [apply(Cumsum, g, axis=attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])]
+
+
+Cumsum = Primitive(
+    "Cumsum", lambda inputs, **_: (inputs[0]._dims, inputs[0].dtype), _cumsum_kernel, _cumsum_grad
+)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sums along ``axis``."""
+    x = convert_to_tensor(x)
+    (axis,) = normalize_axes(axis, x.shape.ndims)
+    return apply(Cumsum, x, axis=axis, exclusive=bool(exclusive), reverse=bool(reverse), name=name)

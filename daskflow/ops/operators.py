@@ -9,8 +9,8 @@ from __future__ import annotations
 from . import array_ops, math_ops
 
 
-def _swap(fn):
-    return lambda a, b: fn(b, a)
+def _swap(fn, name):
+    return lambda a, b: fn(b, a, name=name)
 
 
 _BINARY = {
@@ -42,8 +42,9 @@ def install(*classes):
     """Give ``classes`` TF's operator overloads."""
     for cls in classes:
         for name, fn in _BINARY.items():
-            setattr(cls, f"__{name}__", lambda a, b, fn=fn: fn(a, b))
-            setattr(cls, f"__r{name}__", _swap(fn))
+            # TF1 names an operator's op after the operator: `x * 2` is "mul", tf.multiply "Mul".
+            setattr(cls, f"__{name}__", lambda a, b, fn=fn, name=name: fn(a, b, name=name))
+            setattr(cls, f"__r{name}__", _swap(fn, name))
         for dunder, fn in {**_COMPARE, **_UNARY}.items():
             setattr(cls, dunder, fn)
         cls.__getitem__ = array_ops.getitem

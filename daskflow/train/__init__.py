@@ -1,7 +1,4 @@
-"""``tf.train``: optimizers, the global step, and the monitored training loop.
-
-Not built yet: summaries.
-"""
+"""``tf.train``: optimizers, the global step, and the monitored training loop."""
 
 from .cluster_spec import ClusterSpec
 from .device_setter import (
@@ -23,6 +20,17 @@ from .hooks import (
     StepCounterHook,
     StopAtStepHook,
 )
+from .learning_rate_decay import (
+    cosine_decay,
+    cosine_decay_restarts,
+    exponential_decay,
+    inverse_time_decay,
+    linear_cosine_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    piecewise_constant_decay,
+    polynomial_decay,
+)
 from .monitored_session import (
     ChiefSessionCreator,
     Coordinator,
@@ -32,6 +40,7 @@ from .monitored_session import (
     SingularMonitoredSession,
     WorkerSessionCreator,
 )
+from .moving_averages import ExponentialMovingAverage
 from .optimizer import (
     AdagradOptimizer,
     AdamOptimizer,
