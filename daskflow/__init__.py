@@ -5,7 +5,7 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
-from . import data, datasets, debugging, dtypes, errors, initializers, nn, strings, train
+from . import data, datasets, debugging, dtypes, errors, initializers, nn, platform, strings, summary, train
 from .dtypes import (
     DType,
     as_dtype,
@@ -80,6 +80,7 @@ from .ops.array_ops import (
 )
 from .ops.array_ops import range_ as range  # noqa: A004 - TF1's public name
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.functional_ops import case, cond, while_loop
 from .ops.init_ops import (
     Constant as constant_initializer,
 )
@@ -181,6 +182,8 @@ from .ops.math_ops import (
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
 from .ops.string_ops import as_string, string_join, string_to_number
+from .platform import app, flags, gfile
+from .platform import tf_logging as logging
 from .train.moving_averages import moving_average_variables
 from .variable_scope import (
     AUTO_REUSE,

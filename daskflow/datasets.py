@@ -8,7 +8,10 @@ and test sets, and :func:`read_data_sets` to build that triple.
 Nothing is ever downloaded. The default data is scikit-learn's bundled 8x8
 digits (:func:`load_digits`); real MNIST can be read from IDX files already
 on disk (:func:`read_data_sets` with a directory, or :func:`read_idx` for a
-single file).
+single file). A TF1 tutorial's ``read_data_sets("MNIST_data/")`` on a
+machine without those files gets the same digits resized to MNIST's 28x28
+(with a warning), so a model written for 784 inputs runs unchanged and
+learns real handwriting.
 
 Examples
 --------
@@ -26,11 +29,14 @@ import gzip
 import operator
 import os
 import struct
+import warnings
 import zlib
 
 import numpy as np
 
-__all__ = ["DataSet", "Datasets", "load_digits", "read_data_sets", "read_idx"]
+from . import dtypes as _dtypes
+
+__all__ = ["DataSet", "Datasets", "digits_as_mnist", "load_digits", "read_data_sets", "read_idx"]
 
 
 def _check_count(name, value, low, high=None):
@@ -61,19 +67,40 @@ class DataSet:
     Parameters
     ----------
     images : array_like
-        Examples, shape ``[n, ...]``; stored as float32 without rescaling.
+        Examples, shape ``[n, ...]``. Pixel bytes (uint8) become float32 in
+        ``[0, 1]`` (times 1/255, as TF1); other numbers are stored as float32
+        without rescaling.
     labels : array_like
         Integer class ids, shape ``[n]``, each in ``[0, num_classes)``.
         With ``one_hot=True`` a ``[n, num_classes]`` one-hot array is also
         accepted.
+    fake_data : bool, optional
+        TF1's test mode: `images` and `labels` are ignored, the set claims
+        10000 examples and :meth:`next_batch` hands out images of ones with
+        label 0.
     one_hot : bool, optional
         Store labels as one-hot float32 rows of length `num_classes` instead
         of int64 class ids.
-    num_classes : int, optional
-        Number of classes (default 10).
+    dtype : daskflow DType, numpy dtype or str, optional
+        ``float32`` (default) or ``uint8``; with ``uint8`` the images are
+        kept as bytes 0..255 and must be integers in that range.
+    reshape : bool, optional
+        Flatten ``[n, rows, cols, 1]`` images to ``[n, rows * cols]``
+        (default True, as TF1); images of any other rank are kept as given.
     seed : int or None, optional
         Seed for ``numpy.random.default_rng`` used to shuffle each epoch;
         the same seed gives the same sequence of batches.
+    num_classes : int, optional
+        Number of classes (default 10).
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not uint8 or float32.
+    ValueError
+        If images and labels do not fit together, a label is out of range,
+        ``dtype=uint8`` images are not bytes, or 4-D images to flatten have
+        more than one channel.
 
     Notes
     -----
@@ -88,12 +115,28 @@ class DataSet:
     (5, dtype('float32'), dtype('int64'))
     """
 
-    def __init__(self, images, labels, *, one_hot=False, num_classes=10, seed=None):
+    def __init__(
+        self,
+        images,
+        labels,
+        fake_data=False,
+        one_hot=False,
+        dtype=_dtypes.float32,
+        reshape=True,
+        seed=None,
+        *,
+        num_classes=10,
+    ):
         num_classes = _check_count("num_classes", num_classes, 1)
-        images = np.asarray(images, dtype=np.float32)
+        dtype = _image_dtype(dtype)
+        self._fake = bool(fake_data)
+        if self._fake:
+            image_shape = (_MNIST_SIDE * _MNIST_SIDE,) if reshape else (_MNIST_SIDE, _MNIST_SIDE, 1)
+            images = np.zeros((0, *image_shape), dtype=dtype)
+            labels = np.zeros(0, dtype=np.int64)
+        else:
+            images = _convert_images(np.asarray(images), dtype, reshape)
         labels = np.asarray(labels)
-        if images.ndim < 1:
-            raise ValueError(f"images must have at least one dimension, got shape {images.shape}")
         if labels.ndim == 2 and one_hot:
             if labels.shape[1] != num_classes:
                 raise ValueError(f"one-hot labels must have shape [n, {num_classes}], got {labels.shape}")
@@ -117,7 +160,8 @@ class DataSet:
             )
         self._images = images
         self._labels = labels
-        self._num_examples = images.shape[0]
+        # TF1's fake sets claim 10000 examples that next_batch makes up.
+        self._num_examples = _FAKE_EXAMPLES if self._fake else images.shape[0]
         self._one_hot = bool(one_hot)
         self._num_classes = num_classes
         self._rng = np.random.default_rng(seed)
@@ -127,7 +171,7 @@ class DataSet:
 
     @property
     def images(self):
-        """numpy.ndarray : All examples as float32, in their original order."""
+        """numpy.ndarray : All examples (float32 or uint8), in their original order."""
         return self._images
 
     @property
@@ -156,13 +200,17 @@ class DataSet:
             f"num_classes={self._num_classes})"
         )
 
-    def next_batch(self, batch_size, shuffle=True):
+    def next_batch(self, batch_size, fake_data=False, shuffle=True):
         """Return the next `batch_size` examples.
 
         Parameters
         ----------
         batch_size : int
             Number of examples, from 1 to :attr:`num_examples`.
+        fake_data : bool, optional
+            Return made-up examples instead, as TF1: images of ones shaped
+            like this set's, label 0 (one-hot ``[1, 0, ...]``). A set made
+            with ``fake_data=True`` always does.
         shuffle : bool, optional
             Shuffle the examples at the start of the first epoch and of each
             new epoch (default True). Without shuffling, examples come in the
@@ -172,7 +220,7 @@ class DataSet:
         Returns
         -------
         images : numpy.ndarray
-            float32, shape ``[batch_size, ...]``.
+            Shape ``[batch_size, ...]``, the set's dtype.
         labels : numpy.ndarray
             Shape ``[batch_size]`` (int64) or ``[batch_size, num_classes]``.
 
@@ -200,6 +248,8 @@ class DataSet:
         (array([2, 3, 4, 0]), 1)
         """
         size = _check_count("batch_size", batch_size, 1)
+        if fake_data or self._fake:
+            return self._fake_batch(size)
         if size > self._num_examples:
             raise ValueError(
                 f"batch_size must be at most num_examples ({self._num_examples}), got {batch_size!r}"
@@ -220,6 +270,52 @@ class DataSet:
             index = self._order[start:end]
         self._index_in_epoch = end
         return self._images[index], self._labels[index]
+
+    def _fake_batch(self, size):
+        images = np.ones((size, *self._images.shape[1:]), dtype=self._images.dtype)
+        if self._one_hot:
+            labels = np.zeros((size, self._num_classes), dtype=np.float32)
+            labels[:, 0] = 1.0
+        else:
+            labels = np.zeros(size, dtype=np.int64)
+        return images, labels
+
+
+_MNIST_SIDE = 28
+_MNIST_MARGIN = 4  # MNIST digits fill a 20x20 box in the middle of the 28x28 frame
+_DIGITS_TEST_SIZE = 360
+_MNIST_TRAIN_EXAMPLES = 60000
+_FAKE_EXAMPLES = 10000
+
+
+def _image_dtype(dtype):
+    """Return the numpy dtype for TF1's image `dtype` (uint8 or float32 only)."""
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in (_dtypes.uint8, _dtypes.float32):
+        raise TypeError(f"Invalid image dtype {dtype!r}, expected uint8 or float32")
+    return dtype.np
+
+
+def _convert_images(images, dtype, reshape):
+    if images.ndim < 1:
+        raise ValueError(f"images must have at least one dimension, got shape {images.shape}")
+    if reshape and images.ndim == 4:
+        if images.shape[3] != 1:
+            raise ValueError(f"reshape=True flattens [n, rows, cols, 1] images, got shape {images.shape}")
+        images = images.reshape(images.shape[0], images.shape[1] * images.shape[2])
+    if dtype == np.uint8:
+        if images.dtype != np.uint8 and images.size:
+            integral = np.issubdtype(images.dtype, np.integer)
+            if not integral or images.min() < 0 or images.max() > 255:
+                raise ValueError(
+                    f"dtype=uint8 keeps pixel bytes: images must be integers 0..255, got {images.dtype} "
+                    f"values from {images.min()} to {images.max()}"
+                )
+        return images.astype(np.uint8)
+    if images.dtype == np.uint8:
+        # TF1 multiplies by 1/255 in float32; the same rounding gives the same pixels.
+        return images.astype(np.float32) * np.float32(1.0 / 255.0)
+    return images.astype(np.float32)
 
 
 Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
@@ -274,6 +370,18 @@ def load_digits(one_hot=False, reshape=True, validation_size=0, test_size=360, s
     >>> data.train.images.shape, data.test.images.shape
     ((1437, 8, 8, 1), (360, 8, 8, 1))
     """
+    pixels, labels = _shuffled_digits()
+    n = pixels.shape[0]
+    test_size = _check_count("test_size", test_size, 0, n)
+    validation_size = _check_count("validation_size", validation_size, 0, n - test_size)
+    images = pixels.astype(np.float32) / np.float32(16.0)
+    if not reshape:
+        images = images.reshape(n, 8, 8, 1)
+    return _split(images, labels, validation_size, test_size, one_hot=one_hot, seed=seed, reshape=False)
+
+
+def _shuffled_digits():
+    """scikit-learn's digits as ``([1797, 64] ints 0..16, [1797] int64)``, in a fixed order."""
     try:
         from sklearn.datasets import load_digits as _sk_load_digits
     except ImportError as exc:
@@ -281,26 +389,67 @@ def load_digits(one_hot=False, reshape=True, validation_size=0, test_size=360, s
             "daskflow.datasets.load_digits needs scikit-learn (pip install scikit-learn)"
         ) from exc
     bunch = _sk_load_digits()
-    images = np.asarray(bunch.data, dtype=np.float32) / np.float32(16.0)
+    pixels = np.asarray(bunch.data)
     labels = np.asarray(bunch.target, dtype=np.int64)
+    order = np.random.default_rng(0).permutation(pixels.shape[0])
+    return pixels[order], labels[order]
+
+
+def _split(images, labels, validation_size, test_size, **options):
+    """Validation first, test last, training in between; `options` go to each DataSet."""
     n = images.shape[0]
-    test_size = _check_count("test_size", test_size, 0, n)
-    validation_size = _check_count("validation_size", validation_size, 0, n - test_size)
-    order = np.random.default_rng(0).permutation(n)
-    images, labels = images[order], labels[order]
-    if not reshape:
-        images = images.reshape(n, 8, 8, 1)
-    cut_val = validation_size
     cut_test = n - test_size
 
     def make(lo, hi):
-        return DataSet(images[lo:hi], labels[lo:hi], one_hot=one_hot, seed=seed)
+        return DataSet(images[lo:hi], labels[lo:hi], **options)
 
     return Datasets(
-        train=make(cut_val, cut_test),
-        validation=make(0, cut_val),
+        train=make(validation_size, cut_test),
+        validation=make(0, validation_size),
         test=make(cut_test, n),
     )
+
+
+def _resize_bilinear(images, side):
+    """Resize square images ``[n, k, k]`` to ``[n, side, side]`` (pixel centres aligned)."""
+    k = images.shape[1]
+    centres = np.clip((np.arange(side) + 0.5) * (k / side) - 0.5, 0, k - 1)
+    low = np.floor(centres).astype(int)
+    high = np.minimum(low + 1, k - 1)
+    weights = np.zeros((side, k))
+    np.add.at(weights, (np.arange(side), low), 1 - (centres - low))
+    np.add.at(weights, (np.arange(side), high), centres - low)
+    return np.einsum("ij,njk,lk->nil", weights, images, weights)
+
+
+def digits_as_mnist():
+    """scikit-learn's digits in MNIST's geometry: uint8 ``[1797, 28, 28, 1]`` and int64 labels.
+
+    Each 8x8 digit is resized (bilinear) to 20x20 and centred in a 28x28
+    frame with a 4-pixel margin, as MNIST's digits are; intensities 0..16
+    become bytes 0..255. The order is fixed: the last 360 are the test
+    digits of :func:`read_data_sets`' fallback and of :func:`load_digits`.
+
+    Returns
+    -------
+    images : numpy.ndarray
+        uint8, shape ``[1797, 28, 28, 1]``.
+    labels : numpy.ndarray
+        int64 class ids, shape ``[1797]``.
+
+    Examples
+    --------
+    >>> images, labels = digits_as_mnist()
+    >>> images.shape, images.dtype, int(images.max())
+    ((1797, 28, 28, 1), dtype('uint8'), 255)
+    """
+    pixels, labels = _shuffled_digits()
+    box = _MNIST_SIDE - 2 * _MNIST_MARGIN
+    digits = _resize_bilinear(pixels.reshape(-1, 8, 8).astype(np.float64), box)
+    images = np.zeros((pixels.shape[0], _MNIST_SIDE, _MNIST_SIDE, 1), dtype=np.uint8)
+    inner = slice(_MNIST_MARGIN, _MNIST_MARGIN + box)
+    images[:, inner, inner, 0] = np.rint(np.clip(digits, 0, 16) * (255 / 16)).astype(np.uint8)
+    return images, labels
 
 
 _IDX_DTYPES = {
@@ -392,17 +541,13 @@ _MNIST_FILES = (
 )
 
 
-def _mnist_images(path, reshape):
+def _mnist_images(path):
     images = read_idx(path)
     if images.ndim != 3:
         raise ValueError(f"{path}: expected a 3-D [n, rows, cols] image file, got shape {images.shape}")
     if images.dtype != np.uint8:
         raise ValueError(f"{path}: expected unsigned byte images, got {images.dtype}")
-    n, rows, cols = images.shape
-    images = images.astype(np.float32) / np.float32(255.0)
-    if reshape:
-        return images.reshape(n, rows * cols)
-    return images.reshape(n, rows, cols, 1)
+    return images[..., np.newaxis]
 
 
 def _mnist_labels(path):
@@ -414,7 +559,19 @@ def _mnist_labels(path):
     return labels.astype(np.int64)
 
 
-def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=5000, seed=None):
+DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
+
+
+def read_data_sets(
+    train_dir=None,
+    fake_data=False,
+    one_hot=False,
+    dtype=_dtypes.float32,
+    reshape=True,
+    validation_size=5000,
+    seed=None,
+    source_url=DEFAULT_SOURCE_URL,
+):
     """Build train, validation and test sets, TF1 ``input_data`` style.
 
     Parameters
@@ -424,44 +581,71 @@ def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=
         ``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
         ``t10k-images-idx3-ubyte`` and ``t10k-labels-idx1-ubyte``, each
         optionally with a ``.gz`` suffix (the uncompressed name is tried
-        first). If None (default), the embedded digits data is returned:
-        ``load_digits(one_hot=one_hot, reshape=reshape, seed=seed)``, and
-        `validation_size` is ignored (its validation set is empty).
-        Nothing is ever downloaded.
+        first). If the directory holds none of them (or does not exist),
+        scikit-learn's digits resized to 28x28 (:func:`digits_as_mnist`)
+        stand in, with a warning naming the directory: 1437 training and
+        validation examples, 360 test examples. If None (default), the
+        embedded 8x8 digits are returned as by :func:`load_digits` and
+        `validation_size` is ignored (the validation set is empty).
+    fake_data : bool, optional
+        Return three fake sets (TF1's test mode; see :class:`DataSet`).
     one_hot : bool, optional
         Labels as one-hot float32 rows of length 10 instead of int64 ids.
+    dtype : daskflow DType, numpy dtype or str, optional
+        ``float32`` (default): images scaled to ``[0, 1]``; ``uint8``: the
+        bytes 0..255 as stored.
     reshape : bool, optional
         If True (default) images are flattened to ``[n, rows * cols]``
         (784 for MNIST); otherwise ``[n, rows, cols, 1]``.
     validation_size : int, optional
         The first `validation_size` training examples become the
-        validation set (default 5000).
+        validation set (default 5000). For the 28x28 digits stand-in it
+        counts MNIST examples: the same fraction of the 1437 training
+        digits (5000 of 60000 gives 120) is held out.
     seed : int or None, optional
         Shuffling seed given to each :class:`DataSet`.
+    source_url : str, optional
+        Accepted for TF1's signature; nothing is ever downloaded.
 
     Returns
     -------
     Datasets
-        Images are float32 in ``[0, 1]`` (bytes divided by 255).
 
     Raises
     ------
     FileNotFoundError
-        If any of the four files is missing; the message lists the expected
-        names and the directory.
+        If some but not all of the four files are present (a broken
+        download); the message lists the missing and expected names and
+        the directory.
+    TypeError
+        If `dtype` is not uint8 or float32.
     ValueError
         If a file is not valid IDX, the shapes do not fit together, or
         `validation_size` is not between 0 and the number of training
-        examples.
+        examples (60000 for the stand-in).
+
+    Warns
+    -----
+    UserWarning
+        When the 28x28 digits stand in for missing MNIST files.
 
     Examples
     --------
     >>> data = read_data_sets()  # embedded 8x8 digits, no files needed
     >>> data.train.num_examples, data.validation.num_examples, data.test.num_examples
     (1437, 0, 360)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     mnist = read_data_sets("/no/such/MNIST_data", one_hot=True)
+    >>> mnist.train.images.shape, mnist.test.labels.shape
+    ((1317, 784), (360, 10))
     """
+    options = dict(one_hot=one_hot, dtype=dtype, reshape=reshape, seed=seed)
+    if fake_data:
+        return Datasets(*(DataSet([], [], fake_data=True, **options) for _ in range(3)))
     if train_dir is None:
-        return load_digits(one_hot=one_hot, reshape=reshape, seed=seed)
+        return _embedded_digits(**options)
     directory = os.fspath(train_dir)
     paths, missing = [], []
     for base in _MNIST_FILES:
@@ -472,6 +656,8 @@ def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=
                 break
         else:
             missing.append(base)
+    if len(missing) == len(_MNIST_FILES):
+        return _digits_standing_in_for_mnist(directory, validation_size, **options)
     if missing:
         raise FileNotFoundError(
             f"MNIST files missing from {directory!r}: "
@@ -480,9 +666,10 @@ def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=
             + ", ".join(f"{b}[.gz]" for b in _MNIST_FILES)
             + ")"
         )
-    train_images = _mnist_images(paths[0], reshape)
+    _image_dtype(dtype)  # a bad dtype fails before the files are read
+    train_images = _mnist_images(paths[0])
     train_labels = _mnist_labels(paths[1])
-    test_images = _mnist_images(paths[2], reshape)
+    test_images = _mnist_images(paths[2])
     test_labels = _mnist_labels(paths[3])
     for images, labels, ipath, lpath in (
         (train_images, train_labels, paths[0], paths[1]),
@@ -497,12 +684,28 @@ def read_data_sets(train_dir=None, one_hot=False, reshape=True, validation_size=
         )
     n_train = train_images.shape[0]
     validation_size = _check_count("validation_size", validation_size, 0, n_train)
+    images = np.concatenate([train_images, test_images])
+    labels = np.concatenate([train_labels, test_labels])
+    return _split(images, labels, validation_size, test_images.shape[0], **options)
 
-    def make(images, labels):
-        return DataSet(images, labels, one_hot=one_hot, seed=seed)
 
-    return Datasets(
-        train=make(train_images[validation_size:], train_labels[validation_size:]),
-        validation=make(train_images[:validation_size], train_labels[:validation_size]),
-        test=make(test_images, test_labels),
+def _embedded_digits(dtype, **options):
+    if _image_dtype(dtype) == np.float32:
+        return load_digits(**options)
+    pixels, labels = _shuffled_digits()
+    images = np.rint(pixels * (255 / 16)).astype(np.uint8).reshape(-1, 8, 8, 1)
+    return _split(images, labels, 0, _DIGITS_TEST_SIZE, dtype=dtype, **options)
+
+
+def _digits_standing_in_for_mnist(directory, validation_size, **options):
+    _image_dtype(options["dtype"])
+    validation_size = _check_count("validation_size", validation_size, 0, _MNIST_TRAIN_EXAMPLES)
+    images, labels = digits_as_mnist()
+    pool = images.shape[0] - _DIGITS_TEST_SIZE
+    held_out = round(validation_size * pool / _MNIST_TRAIN_EXAMPLES)
+    warnings.warn(
+        f"no MNIST files in {directory!r}: using scikit-learn's digits resized to 28x28 instead "
+        f"({pool - held_out} train, {held_out} validation, {_DIGITS_TEST_SIZE} test examples)",
+        stacklevel=3,
     )
+    return _split(images, labels, held_out, _DIGITS_TEST_SIZE, **options)

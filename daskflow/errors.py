@@ -30,6 +30,14 @@ class NotFoundError(OpError, KeyError):
     """Something named does not exist."""
 
 
+class AlreadyExistsError(OpError, FileExistsError):
+    """Something to be created exists already (a file, a directory)."""
+
+
+class PermissionDeniedError(OpError, PermissionError):
+    """The caller may not do this, e.g. write a file opened for reading."""
+
+
 class OutOfRangeError(OpError, IndexError):
     """An input is exhausted."""
 

@@ -158,6 +158,7 @@ class _ScopeState:
 
 def _state(graph=None) -> _ScopeState:
     graph = graph or get_default_graph()
+    graph = getattr(graph, "outermost", graph)  # loop bodies share their graph's scopes
     state = getattr(graph, "_variable_scopes", None)
     if state is None:
         state = graph._variable_scopes = _ScopeState()

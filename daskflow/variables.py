@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import dtypes
 from .framework.constant import convert_to_tensor
+from .framework.function import init_scope
 from .framework.graph import control_dependencies, get_default_graph, name_scope
 from .framework.primitive import Primitive, apply
 from .framework.tensor_shape import TensorShape, as_dims
@@ -95,9 +96,10 @@ class Variable:
     ):
         if initial_value is None:
             raise ValueError("Variable needs an initial_value")
-        # Like TF1's init_scope: a variable and its initializer never inherit
-        # the control dependencies around their creation.
-        with control_dependencies(None), name_scope(name or "Variable") as scope:
+        # Like TF1's init_scope: a variable and its initializer never inherit the
+        # control dependencies around their creation, and one made inside a loop
+        # body or branch lives in the outermost graph.
+        with init_scope(), control_dependencies(None), name_scope(name or "Variable") as scope:
             self._initial_value = _initial_tensor(initial_value, dtype)
             dims = as_dims(shape) if shape is not None else self._initial_value._dims
             if not validate_shape:
@@ -111,12 +113,11 @@ class Variable:
             )
             with get_default_graph().colocate_with(self._ref.op):
                 self._initializer = _update(state_ops.Assign, self._ref, self._initial_value, "Assign")
-        self.trainable = trainable
-        graph = get_default_graph()
-        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        graph.add_to_collections(collections, self)
+            self.trainable = trainable
+            collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+            if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+                collections.append(GraphKeys.TRAINABLE_VARIABLES)
+            get_default_graph().add_to_collections(collections, self)
 
     # -- TF1 attributes ---------------------------------------------------------------
     @property

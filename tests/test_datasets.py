@@ -5,7 +5,8 @@ import struct
 import numpy as np
 import pytest
 
-from daskflow.datasets import DataSet, Datasets, load_digits, read_data_sets, read_idx
+import daskflow as tf
+from daskflow.datasets import DataSet, Datasets, digits_as_mnist, load_digits, read_data_sets, read_idx
 
 _CODES = {
     np.dtype(np.uint8): 0x08,
@@ -224,10 +225,14 @@ def test_bad_file_in_read_data_sets(tmp_path):
 
 
 def test_missing_files(tmp_path):
+    write_mnist(tmp_path)
+    (tmp_path / "t10k-labels-idx1-ubyte").unlink()
+    # Some files but not all: a broken download, reported rather than replaced.
     with pytest.raises(FileNotFoundError) as info:
         read_data_sets(tmp_path)
     msg = str(info.value)
     assert str(tmp_path) in msg
+    assert re.search(r"missing from .*: t10k-labels-idx1-ubyte\[\.gz\] \(expected", msg)
     for name in (
         "train-images-idx3-ubyte",
         "train-labels-idx1-ubyte",
@@ -235,10 +240,168 @@ def test_missing_files(tmp_path):
         "t10k-labels-idx1-ubyte",
     ):
         assert name in msg
+
+
+# --- TF1's signatures ---------------------------------------------------------
+
+
+def test_read_data_sets_takes_tf1s_positional_order(tmp_path):
+    # mnist.read_data_sets(train_dir, fake_data, one_hot, dtype, reshape,
+    #                      validation_size, seed, source_url) in TF r1.15.
+    tr_x, tr_y, te_x, te_y = write_mnist(tmp_path)
+    data = read_data_sets(str(tmp_path), False, True, "uint8", False, 2, 0, "http://never.fetched/")
+    assert data.train.images.dtype == np.uint8
+    assert data.train.images.shape == (4, 4, 5, 1)
+    np.testing.assert_array_equal(data.train.images[..., 0], tr_x[2:])  # bytes kept as stored
+    np.testing.assert_array_equal(data.test.images[..., 0], te_x)
+    np.testing.assert_array_equal(data.validation.labels.argmax(axis=1), tr_y[:2])
+
+
+def test_float32_images_are_tf1s_scaling(tmp_path):
+    tr_x, *_ = write_mnist(tmp_path)
+    data = read_data_sets(tmp_path, dtype=tf.float32, validation_size=0)
+    # TF1: images.astype(float32) then numpy.multiply(images, 1.0 / 255.0).
+    tf1 = np.multiply(tr_x.reshape(6, 20).astype(np.float32), 1.0 / 255.0)
+    assert data.train.images.dtype == np.float32
+    np.testing.assert_array_equal(data.train.images, tf1)
+
+
+def test_bad_dtype(tmp_path):
     write_mnist(tmp_path)
-    (tmp_path / "t10k-labels-idx1-ubyte").unlink()
-    with pytest.raises(
-        FileNotFoundError,
-        match=r"missing from .*: t10k-labels-idx1-ubyte\[\.gz\] \(expected",
-    ):
-        read_data_sets(tmp_path)
+    for bad in ("float64", tf.int32):
+        with pytest.raises(TypeError, match="Invalid image dtype"):
+            read_data_sets(tmp_path, dtype=bad)
+    with pytest.raises(TypeError, match="Invalid image dtype"):
+        DataSet(np.zeros((2, 3)), [0, 1], dtype=np.float16)
+
+
+def test_dataset_takes_tf1s_constructor():
+    # DataSet(images, labels, fake_data, one_hot, dtype, reshape, seed) as TF1,
+    # with [n, rows, cols, 1] uint8 images as TF1's extract_images made them.
+    images = np.arange(2 * 3 * 2, dtype=np.uint8).reshape(2, 3, 2, 1) * 20
+    ds = DataSet(images, np.array([3, 1]), False, True, "float32", True, 7)
+    assert ds.images.shape == (2, 6) and ds.images.dtype == np.float32
+    np.testing.assert_allclose(ds.images, images.reshape(2, 6) / 255.0, rtol=1e-6)
+    assert ds.labels.tolist() == [[0, 0, 0, 1, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0, 0]]
+    kept = DataSet(images, [0, 1], reshape=False, dtype=tf.uint8)
+    assert kept.images.shape == (2, 3, 2, 1) and kept.images.dtype == np.uint8
+    with pytest.raises(ValueError, match=r"\[n, rows, cols, 1\]"):
+        DataSet(np.zeros((2, 3, 3, 3), np.uint8), [0, 1])
+    with pytest.raises(ValueError, match="dtype=uint8"):
+        DataSet(np.full((2, 3), 0.5), [0, 1], dtype="uint8")
+
+
+def test_next_batch_takes_tf1s_signature():
+    a, b = make_ds(seed=1), make_ds(seed=1)
+    # next_batch(batch_size, fake_data=False, shuffle=True)
+    for _ in range(4):
+        xa, ya = a.next_batch(3, False, False)
+        xb, yb = b.next_batch(3, fake_data=False, shuffle=False)
+        np.testing.assert_array_equal(ya, yb)
+    assert ya.tolist() == [9, 0, 1]  # unshuffled: 9, then the next epoch's 0, 1
+
+
+def test_fake_data():
+    # TF1: three sets of 10000 fake examples; next_batch(n, fake_data=True)
+    # hands out images of ones (784 of them) and label 0 / one-hot [1, 0...].
+    data = read_data_sets("unused", fake_data=True)
+    assert [d.num_examples for d in data] == [10000] * 3
+    xs, ys = data.train.next_batch(5, fake_data=True)
+    assert xs.shape == (5, 784) and xs.dtype == np.float32
+    assert (xs == 1).all() and ys.tolist() == [0] * 5
+    xs, ys = read_data_sets(None, fake_data=True, one_hot=True, reshape=False).test.next_batch(2)
+    assert xs.shape == (2, 28, 28, 1) and (xs == 1).all()
+    assert ys.tolist() == [[1, 0, 0, 0, 0, 0, 0, 0, 0, 0]] * 2
+    xs, _ = read_data_sets(None, True, dtype="uint8").validation.next_batch(1, True)
+    assert xs.dtype == np.uint8 and (xs == 1).all()
+    # A real set gives fake examples of its own shape, and its epoch does not move.
+    real = make_ds(n=4, seed=0)
+    xs, ys = real.next_batch(3, fake_data=True)
+    assert xs.shape == (3, 2) and (xs == 1).all() and ys.tolist() == [0, 0, 0]
+    assert sorted(real.next_batch(4)[1].tolist()) == [0, 1, 2, 3]
+
+
+def test_embedded_digits_as_bytes():
+    data = read_data_sets(dtype="uint8")
+    floats = read_data_sets()
+    assert data.train.images.dtype == np.uint8 and data.train.images.shape == (1437, 64)
+    assert data.train.images.max() == 255
+    # Intensity 16 of 16 is byte 255, 8 is 128 (rounded 127.5): the same pixels.
+    np.testing.assert_array_equal(data.test.images, np.rint(floats.test.images * 255))
+
+
+# --- 28x28 digits standing in for MNIST files ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def stand_in():
+    with pytest.warns(UserWarning) as caught:
+        data = read_data_sets("/no/such/MNIST_data/", one_hot=True)
+    return data, [str(w.message) for w in caught]
+
+
+def test_stand_in_shapes_and_warning(stand_in):
+    data, messages = stand_in
+    assert len(messages) == 1
+    assert "/no/such/MNIST_data/" in messages[0] and "\n" not in messages[0]
+    assert data.train.images.shape == (1317, 784)
+    assert data.validation.images.shape == (120, 784)  # 5000 of 60000 MNIST examples
+    assert data.test.images.shape == (360, 784)
+    assert data.train.labels.shape == (1317, 10) and data.train.labels.dtype == np.float32
+    for ds in data:
+        assert ds.images.dtype == np.float32
+        assert ds.images.min() == 0.0 and ds.images.max() == 1.0
+
+
+def test_stand_in_is_mnist_shaped_digits(stand_in):
+    data, _ = stand_in
+    images = np.concatenate([d.images for d in data]).reshape(-1, 28, 28)
+    # MNIST's frame: the digit sits in the middle 20x20, a 4-pixel margin is blank.
+    assert images[:, :4].max() == 0 and images[:, 24:].max() == 0
+    assert images[:, :, :4].max() == 0 and images[:, :, 24:].max() == 0
+    # The same digits as load_digits, in the same order: the box's corners are
+    # the 8x8 image's corner pixels.
+    small = load_digits(reshape=False).test.images[..., 0]
+    big = data.test.images.reshape(-1, 28, 28)
+    np.testing.assert_allclose(big[:, 4, 4], small[:, 0, 0], atol=0.5 / 255)
+    np.testing.assert_allclose(big[:, 23, 23], small[:, 7, 7], atol=0.5 / 255)
+    np.testing.assert_array_equal(data.test.labels.argmax(axis=1), load_digits().test.labels)
+
+
+def test_stand_in_is_learnable(stand_in):
+    data, _ = stand_in
+    labels = data.train.labels.argmax(axis=1)
+    counts = np.bincount(labels, minlength=10)
+    assert counts.min() >= 0.85 * counts.mean()  # balanced classes
+    means = np.stack([data.train.images[labels == k].mean(axis=0) for k in range(10)])
+    gaps = np.linalg.norm(means[:, None] - means[None], axis=-1)[~np.eye(10, dtype=bool)]
+    assert gaps.min() > 1.0  # every class looks different from every other
+    # A nearest-class-mean classifier fitted on train does well on test.
+    test = data.test.images
+    guess = np.linalg.norm(test[:, None] - means[None], axis=-1).argmin(axis=1)
+    assert (guess == data.test.labels.argmax(axis=1)).mean() > 0.85
+
+
+def test_stand_in_options():
+    with pytest.warns(UserWarning, match="empty"):
+        data = read_data_sets("empty", validation_size=0, reshape=False, dtype="uint8", seed=3)
+    assert data.train.images.shape == (1437, 28, 28, 1) and data.train.images.dtype == np.uint8
+    assert data.validation.num_examples == 0 and data.train.labels.dtype == np.int64
+    with pytest.warns(UserWarning):
+        floats = read_data_sets("empty", validation_size=0)
+    np.testing.assert_allclose(floats.train.images, data.train.images.reshape(1437, 784) / 255.0, rtol=1e-6)
+    with pytest.raises(ValueError, match="validation_size"):
+        read_data_sets("empty", validation_size=60001)
+
+
+def test_empty_directory_uses_the_stand_in(tmp_path):
+    with pytest.warns(UserWarning, match=re.escape(str(tmp_path))):
+        data = read_data_sets(tmp_path)
+    assert data.test.images.shape == (360, 784)
+
+
+def test_digits_as_mnist():
+    images, labels = digits_as_mnist()
+    assert images.shape == (1797, 28, 28, 1) and images.dtype == np.uint8
+    assert labels.shape == (1797,) and sorted(set(labels.tolist())) == list(range(10))
+    assert images.max() == 255

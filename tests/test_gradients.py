@@ -124,6 +124,16 @@ CASES = [
     GradCase("tanh", tf.tanh, [R(2, 3)]),
     GradCase("cos", tf.cos, [R(2, 3)]),
     GradCase("sin", tf.sin, [R(2, 3)]),
+    GradCase(
+        "cond",
+        lambda x, y: tf.cond(tf.reduce_sum(y) > -1e9, lambda: tf.sin(x) * y, lambda: x),
+        [R(2, 3), R(3)],
+    ),
+    GradCase(
+        "while_loop",
+        lambda x, y: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * y), [0, x])[1],
+        [R(2, 3), R(3)],
+    ),
     GradCase("sigmoid", tf.sigmoid, [R(2, 3) * 3]),
     GradCase("relu", tf.nn.relu, [Away(2, 3)]),
     GradCase("softplus", tf.nn.softplus, [R(2, 3) * 3]),

@@ -359,6 +359,12 @@ class Graph:
     def get_collection_ref(self, name):
         return self._collections.setdefault(name, [])
 
+    def as_graph_def(self, add_shapes=False):
+        """The graph as TF's ``GraphDef`` proto (what TensorBoard's Graphs tab draws)."""
+        from ..summary.graph_def import graph_def
+
+        return graph_def(self, add_shapes)
+
     def finalize(self):
         self._finalized = True
 

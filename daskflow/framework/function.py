@@ -1,0 +1,170 @@
+"""Function graphs: the bodies of ``cond`` and ``while_loop``.
+
+A :class:`FuncGraph` is a graph built inside another one while a Python
+function (a branch, a loop body) runs. A tensor of an enclosing graph used in
+it is *captured*: it becomes a placeholder of the function graph and an input
+of the op that runs it. Variables are never made in a function graph: they
+are lifted to the outermost graph (TF1's ``init_scope``), where the session
+keeps them, and read through a capture.
+
+A :class:`SubProgram` is the runnable form of a function graph for given
+inputs and outputs: its needed ops in order, each a kernel call on a list of
+slots. The control-flow kernels call it once per branch taken or iteration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from .graph import Graph, get_default_graph
+
+
+class FuncGraph(Graph):
+    """A graph built while a branch or loop body runs, capturing tensors from ``outer``."""
+
+    def __init__(self, outer: Graph, name: str):
+        super().__init__()
+        self.outer = outer
+        self.name = name
+        self.captures: dict = {}  # outer tensor -> placeholder here
+        self.seed = outer.seed
+
+    @property
+    def outermost(self) -> Graph:
+        graph = self
+        while isinstance(graph, FuncGraph):
+            graph = graph.outer
+        return graph
+
+    def capture(self, t):
+        """``t`` (of an enclosing graph) as a tensor of this graph."""
+        if t.graph is self:
+            return t
+        inner = self.captures.get(t)
+        if inner is None:
+            source = t
+            if isinstance(self.outer, FuncGraph) and t.graph is not self.outer:
+                source = self.outer.capture(t)
+            from ..ops.array_ops import Placeholder
+
+            with self.as_default(), self.name_scope(None), self.control_dependencies(None):
+                op = self.create_op(Placeholder, [], {"dims": t._dims, "dtype": t.dtype}, name="capture")
+            inner = self.captures[t] = op.outputs[0]
+            self._sources = getattr(self, "_sources", {})
+            self._sources[inner] = source
+        return inner
+
+    def outer_tensor(self, placeholder):
+        """The tensor of the enclosing graph a capture placeholder stands for."""
+        return self._sources[placeholder]
+
+    def create_op(self, prim, inputs, attrs, name=None):
+        inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
+        return super().create_op(prim, inputs, attrs, name=name)
+
+    def _apply_scopes(self, op):
+        super()._apply_scopes(op)
+        op.control_inputs = [c for c in op.control_inputs if c.graph is self]
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Build in the outermost graph, under the current name scope (where variables live)."""
+    graph = get_default_graph()
+    if not isinstance(graph, FuncGraph):
+        yield
+        return
+    outer = graph.outermost
+    scope = graph._name_scope
+    with outer.as_default(), outer.name_scope(scope + "/" if scope else None):
+        yield
+
+
+class SubProgram:
+    """The ops of a function graph between ``inputs`` and ``outputs``, ready to run.
+
+    ``run(*values)`` takes one value per input (None where the input is
+    unused) and returns a tuple of the outputs' values.
+    """
+
+    def __init__(self, graph, inputs, outputs, what):
+        self.graph, self.inputs, self.outputs = graph, list(inputs), list(outputs)
+        ops = _needed(self.outputs, {t for t in self.inputs if t is not None})
+        _check_body(ops, self.inputs, what)
+        self._ops = sorted(ops, key=lambda o: o._id)
+        self._steps = None
+
+    def __getstate__(self):
+        return {"graph": self.graph, "inputs": self.inputs, "outputs": self.outputs, "_ops": self._ops}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _steps=None)
+
+    def _compile(self, xp):
+        slot: dict = {}
+        for t in self.inputs:
+            if t is not None:
+                slot.setdefault(t, len(slot))
+        steps = []
+        for op in self._ops:
+            prim = op.primitive
+            bound = (xp, prim.make_state(op)) if prim.make_state else (xp,)
+            kernel = _bound(prim.kernel, bound, op.attrs)
+            ins = tuple(slot[t] for t in op.inputs)
+            for t in op.outputs:
+                slot[t] = len(slot)
+            outs = tuple(slot[t] for t in op.outputs)
+            steps.append((kernel, ins, outs, len(outs) == 1))
+        self._size = len(slot)
+        self._in_slots = [slot.get(t) if t is not None else None for t in self.inputs]
+        self._out_slots = [slot[t] for t in self.outputs]
+        self._steps = steps
+
+    def run(self, xp, *values):
+        if self._steps is None:
+            self._compile(xp)
+        env = [None] * self._size
+        for i, v in zip(self._in_slots, values):
+            if i is not None:
+                env[i] = v
+        for kernel, ins, outs, single in self._steps:
+            result = kernel(*[env[i] for i in ins])
+            if single:
+                env[outs[0]] = result
+            else:
+                for i, r in zip(outs, result):
+                    env[i] = r
+        return tuple(env[i] for i in self._out_slots)
+
+
+def _bound(kernel, bound, attrs):
+    return lambda *args: kernel(*bound, *args, **attrs)
+
+
+def _needed(outputs, fed):
+    needed, stack = set(), [t.op for t in outputs if t not in fed]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(t.op for t in op.inputs if t not in fed)
+    return needed
+
+
+def _check_body(ops, inputs, what):
+    given = set(inputs)
+    for op in ops:
+        prim = op.primitive
+        if prim.updates_variable:
+            raise NotImplementedError(
+                f"{op.name} assigns a variable inside {what}: variable updates inside control flow "
+                "are not supported by daskflow; return the new value and assign it outside"
+            )
+        if op.device:
+            raise ValueError(
+                f"{op.name} inside {what} asks for device {op.device!r}: a body runs whole where its "
+                "control-flow op runs; bodies spanning devices are not supported yet"
+            )
+        if prim.is_placeholder and op.outputs[0] not in given:
+            raise ValueError(f"{what} reads the placeholder {op.name}, which it is not given")

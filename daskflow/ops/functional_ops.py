@@ -1,0 +1,431 @@
+"""Control flow: ``cond``, ``case`` and ``while_loop``, and their gradients.
+
+Each is one op that runs function graphs (:mod:`daskflow.framework.function`)
+inside its kernel: ``If`` runs the branch its predicate picks, ``While`` runs
+its body until its condition is false. So a loop is local to the partition
+(the worker) its op runs on: an iteration costs a few kernel calls, never a
+graph submission. A body that asks for another device is refused.
+
+Gradients are ops of the same kind. ``If``'s gradient is an ``If`` over the
+branches' own gradient graphs (built inside each branch graph, so they
+recompute the branch's forward values). ``While``'s gradient is a
+``WhileGrad`` op that runs the loop forward again, keeping each iteration's
+loop values, then the body's gradient graph backwards over them.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..framework.constant import convert_to_tensor
+from ..framework.function import FuncGraph, SubProgram
+from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
+from ..framework.primitive import Primitive, apply
+from ..framework.tensor_shape import as_dims, compatible, fmt
+
+# -- nested structures (lists are structure here, as in TF's nest) ---------------------
+
+
+def _flatten(s):
+    if isinstance(s, dict):
+        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
+    if isinstance(s, (list, tuple)):
+        return [leaf for item in s for leaf in _flatten(item)]
+    return [s]
+
+
+def _pack(s, leaves):
+    if isinstance(s, dict):
+        values = {k: _pack(s[k], leaves) for k in sorted(s)}
+        return {k: values[k] for k in s}
+    if isinstance(s, (list, tuple)):
+        items = [_pack(item, leaves) for item in s]
+        return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+    return next(leaves)
+
+
+def _trace(outer, name, fn, args):
+    """Run ``fn(*args)`` in a new function graph; returns (graph, flat outputs, structure)."""
+    graph = FuncGraph(outer, name)
+    with graph.as_default():
+        result = fn(*args)
+        flat = [_own(graph, _as_output(x, name)) for x in _flatten(result)]
+    return graph, flat, result
+
+
+def _own(graph, t):
+    """``t`` as a tensor of ``graph``: a function may return an outer tensor unchanged."""
+    return graph.capture(t) if t.graph is not graph else t
+
+
+def _as_output(x, what):
+    if isinstance(x, Operation):
+        raise TypeError(f"{what} returned the op {x.name}; control-flow functions return tensors")
+    return convert_to_tensor(x)
+
+
+def _branch_inputs(graph, captured):
+    """The placeholders of ``graph`` for each outer tensor of ``captured`` (None if unused)."""
+    return [graph.captures.get(t) for t in captured]
+
+
+# -- cond ------------------------------------------------------------------------------
+
+
+class _Branches:
+    """An ``If`` op's state in a session: one runnable program per branch."""
+
+    def __init__(self, op):
+        self.programs = [SubProgram(*spec, what=f"tf.cond {op.name}") for spec in op.attrs["branches"]]
+
+
+def _if_infer(inputs, *, branches, specs):
+    pred = inputs[0]
+    if pred.dtype is not dtypes.bool or (pred._dims is not None and pred._dims != ()):
+        raise TypeError(
+            f"the predicate {pred.name} must be a bool scalar, got {pred.dtype.name} {pred.shape}"
+        )
+    return list(specs)
+
+
+def _if_kernel(xp, state, pred, *values, branches, specs):
+    return _results(state.programs[0 if bool(pred) else 1].run(xp, *values))
+
+
+def _results(values):
+    """A kernel's return: the value itself when the op has one output (as the compiler expects)."""
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _if_grad(op, *grads):
+    branches = op.attrs["branches"]
+    captured = list(op.inputs[1:])
+    float_out = [i for i, t in enumerate(op.outputs) if t.dtype.is_floating]
+    grad_specs = [_gradient_program(g, ins, outs, float_out, captured) for g, ins, outs in branches]
+    filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
+    specs = tuple((t._dims, t.dtype) for t in captured if t.dtype.is_floating)
+    outs = apply(If, op.inputs[0], *captured, *filled, branches=tuple(grad_specs), specs=specs)
+    outs = list(outs) if isinstance(outs, tuple) else [outs]
+    wanted = iter(outs)
+    return [None] + [next(wanted) if t.dtype.is_floating else None for t in captured]
+
+
+def _zeros_like(t):
+    from .array_ops import zeros_like
+
+    return zeros_like(t)
+
+
+def _gradient_program(graph, inputs, outputs, float_out, captured):
+    """(graph, inputs, outputs) of the gradient of a branch or body, built in ``graph``.
+
+    Inputs: the forward inputs, then one gradient per float output; outputs:
+    the gradient of each float forward input (zeros where it has none).
+    """
+    from ..gradients import gradients
+
+    with graph.as_default(), name_scope(None):
+        ins = [t if t is not None else graph.capture(c) for t, c in zip(inputs, captured)]
+        ys = [outputs[i] for i in float_out]
+        gys = [_placeholder_like(y) for y in ys]
+        wrt = [t for t in ins if t.dtype.is_floating]
+        grads = gradients(ys, wrt, grad_ys=gys) if ys and wrt else [None] * len(wrt)
+        grads = [g if g is not None else _zeros_like(x) for g, x in zip(grads, wrt)]
+    return graph, ins + gys, grads
+
+
+def _placeholder_like(t):
+    from .array_ops import placeholder
+
+    return placeholder(t.dtype, t.shape, name="grad_y")
+
+
+If = Primitive("If", _if_infer, _if_kernel, _if_grad, stateful=True, make_state=_Branches)
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``, deciding at run time.
+
+    Both functions are traced once into function graphs; only the branch
+    taken runs. They must return the same structure of tensors with the same
+    dtypes. Differentiable through the branch taken.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [])
+    >>> y = tf.cond(x > 0, lambda: x * 2.0, lambda: -x)
+    >>> tf.Session().run(y, {x: -3.0})
+    np.float32(3.0)
+    """
+    true_fn, false_fn = true_fn or fn1, false_fn or fn2
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("true_fn and false_fn must be callable")
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    pred = convert_to_tensor(pred)
+    outer = get_default_graph()
+    with name_scope(name or "cond") as scope:
+        then_g, then_out, structure = _trace(outer, scope + "true", true_fn, ())
+        else_g, else_out, _ = _trace(outer, scope + "false", false_fn, ())
+        specs = _merged_specs(then_out, else_out, scope or "cond")
+        captured = list(dict.fromkeys([*then_g.captures, *else_g.captures]))
+        branches = tuple(
+            (g, _branch_inputs(g, captured), out) for g, out in ((then_g, then_out), (else_g, else_out))
+        )
+        outs = apply(If, pred, *captured, branches=branches, specs=specs, name="If")
+    flat = list(outs) if isinstance(outs, tuple) else [outs]
+    if not flat:
+        return None
+    packed = _pack(structure, iter(flat))
+    return packed
+
+
+def _merged_specs(a, b, what):
+    if len(a) != len(b):
+        raise ValueError(f"{what}: the branches return {len(a)} and {len(b)} tensors")
+    specs = []
+    for x, y in zip(a, b):
+        if x.dtype is not y.dtype:
+            raise ValueError(
+                f"{what}: the branches return {x.dtype.name} ({x.name}) and {y.dtype.name} ({y.name})"
+            )
+        if x._dims is None or y._dims is None or len(x._dims) != len(y._dims):
+            dims = None if x._dims != y._dims else x._dims
+        else:
+            dims = tuple(p if p == q else None for p, q in zip(x._dims, y._dims))
+        specs.append((dims, x.dtype))
+    return tuple(specs)
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The function of the first true predicate (``default`` if none): nested ``cond``s."""
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+    if default is None:
+        if not pairs:
+            raise ValueError("case needs at least one predicate or a default")
+        *pairs, (_, default) = pairs
+    with name_scope(name):
+        return _case(pairs, default)
+
+
+def _case(pairs, default):
+    if not pairs:
+        return default()
+    (pred, fn), rest = pairs[0], pairs[1:]
+    return cond(pred, fn, lambda: _case(rest, default))
+
+
+# -- while_loop ------------------------------------------------------------------------
+
+
+class _Loop:
+    """A ``While`` (or ``WhileGrad``) op's state in a session: its programs."""
+
+    def __init__(self, op):
+        what = f"tf.while_loop {op.name}"
+        self.cond = SubProgram(*op.attrs["cond"], what=what)
+        self.body = SubProgram(*op.attrs["body"], what=what)
+        grad = op.attrs.get("grad")
+        self.grad = SubProgram(*grad, what=what) if grad is not None else None
+
+
+def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
+    return list(specs)
+
+
+def _iterate(xp, state, loop, captured, limit, keep=None):
+    i = 0
+    while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        loop = list(state.body.run(xp, *loop, *captured))
+        if keep is not None:
+            keep.append(loop)
+        i += 1
+    return loop
+
+
+def _while_kernel(xp, state, *values, cond, body, n, specs, limit, back_prop):
+    return _results(_iterate(xp, state, list(values[:n]), values[n:], limit))
+
+
+def _while_grad(op, *grads):
+    if not op.attrs["back_prop"]:
+        return [None] * len(op.inputs)
+    n = op.attrs["n"]
+    graph, inputs, outputs = op.attrs["body"]
+    float_out = [i for i in range(n) if op.outputs[i].dtype.is_floating]
+    grad_spec = _gradient_program(graph, inputs, outputs, float_out, list(op.inputs))
+    grad_specs = tuple((t._dims, t.dtype) for t in op.inputs if t.dtype.is_floating)
+    filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
+    attrs = dict(op.attrs, grad=grad_spec, specs=grad_specs, float_out=tuple(float_out))
+    outs = apply(WhileGrad, *op.inputs, *filled, **attrs)
+    outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
+    return [next(outs) if t.dtype.is_floating else None for t in op.inputs]
+
+
+def _while_grad_kernel(xp, state, *values, cond, body, grad, n, specs, limit, back_prop, float_out):
+    count = len(values) - len(float_out)
+    forward, gys = list(values[:count]), list(values[count:])
+    loop, captured = forward[:n], forward[n:]
+    history = [loop]
+    _iterate(xp, state, loop, captured, limit, keep=history)
+    float_in = [i for i, v in enumerate(forward) if _is_float(v)]
+    float_loop = [i for i in float_in if i < n]
+    total = {i: None for i in float_in if i >= n}
+    for values_k in reversed(history[:-1]):
+        outs = state.grad.run(xp, *values_k, *captured, *gys)
+        by_input = dict(zip(float_in, outs))
+        gys = [by_input[i] for i in float_loop]
+        for i in total:
+            total[i] = by_input[i] if total[i] is None else total[i] + by_input[i]
+    result = dict(zip(float_loop, gys))
+    result.update({i: (v if v is not None else xp.zeros_like(forward[i])) for i, v in total.items()})
+    return _results([result[i] for i in float_in])
+
+
+def _is_float(v):
+    return getattr(v, "dtype", None) is not None and v.dtype.kind == "f"
+
+
+While = Primitive("While", _while_infer, _while_kernel, _while_grad, stateful=True, make_state=_Loop)
+WhileGrad = Primitive("WhileGrad", _while_infer, _while_grad_kernel, None, stateful=True, make_state=_Loop)
+
+
+def while_loop(
+    cond,
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,
+    back_prop=True,
+    swap_memory=False,
+    name=None,
+    maximum_iterations=None,
+    return_same_structure=False,
+):
+    """Repeat ``body`` while ``cond`` is true (TF1's ``tf.while_loop``).
+
+    ``cond`` and ``body`` take the loop variables (a structure of tensors)
+    and are traced once. The loop runs inside one task, on the worker of its
+    op: an iteration costs a few kernel calls, not a graph submission. A loop
+    variable keeps its static shape unless ``shape_invariants`` relaxes it.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> i, total = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i), [0, 0])
+    >>> tf.Session().run(total)
+    np.int32(10)
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError("cond and body must be callable")
+    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+    if not flat_vars:
+        raise ValueError("No loop variables provided")
+    invariants = _invariants(flat_vars, shape_invariants)
+    outer = get_default_graph()
+    with name_scope(name or "while") as scope:
+        structure = loop_vars
+        args = lambda g: _pack(structure, iter(_loop_placeholders(g, flat_vars, invariants)))  # noqa: E731
+        cond_g = FuncGraph(outer, scope + "cond")
+        with cond_g.as_default():
+            cond_args = args(cond_g)
+            test = _own(cond_g, convert_to_tensor(cond(*_call_args(structure, cond_args))))
+        body_g = FuncGraph(outer, scope + "body")
+        with body_g.as_default():
+            body_args = args(body_g)
+            result = body(*_call_args(structure, body_args))
+            result = _pack(structure, iter(_flatten(result))) if _is_single(structure, result) else result
+            new = [_own(body_g, convert_to_tensor(x)) for x in _flatten(result)]
+        _check_body_outputs(flat_vars, new, invariants, scope or "while")
+        captured = list(dict.fromkeys([*cond_g.captures, *body_g.captures]))
+        n = len(flat_vars)
+        cond_in = _flatten(cond_args) + _branch_inputs(cond_g, captured)
+        body_in = _flatten(body_args) + _branch_inputs(body_g, captured)
+        specs = tuple((dims, t.dtype) for dims, t in zip(invariants, flat_vars))
+        limit = None if maximum_iterations is None else int(maximum_iterations)
+        outs = apply(
+            While,
+            *flat_vars,
+            *captured,
+            cond=(cond_g, cond_in, [test]),
+            body=(body_g, body_in, new),
+            n=n,
+            specs=specs,
+            limit=limit,
+            back_prop=bool(back_prop),
+            name="While",
+        )
+    flat = list(outs) if isinstance(outs, tuple) else [outs]
+    packed = _pack(structure, iter(flat))
+    if not return_same_structure and isinstance(packed, (list, tuple)) and len(packed) == 1:
+        return packed[0]
+    return packed
+
+
+def _call_args(structure, packed):
+    """TF1 passes a list/tuple of loop variables as separate arguments."""
+    return (
+        list(packed)
+        if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields")
+        else [packed]
+    )
+
+
+def _is_single(structure, result):
+    return isinstance(result, Tensor) or not isinstance(result, (list, tuple, dict))
+
+
+def _invariants(flat_vars, shape_invariants):
+    if shape_invariants is None:
+        return [t._dims for t in flat_vars]
+    given = _flatten(shape_invariants) if not _is_shape(shape_invariants) else [shape_invariants]
+    if len(given) != len(flat_vars):
+        raise ValueError(f"shape_invariants has {len(given)} shapes for {len(flat_vars)} loop variables")
+    out = []
+    for t, s in zip(flat_vars, given):
+        dims = as_dims(s)
+        if not compatible(dims, t._dims):
+            raise ValueError(
+                f"The shape invariant specified for {t.name} is not compatible with its shape {t.shape}"
+            )
+        out.append(dims)
+    return out
+
+
+def _is_shape(s):
+    from ..framework.tensor_shape import TensorShape
+
+    return isinstance(s, TensorShape) or (
+        isinstance(s, (list, tuple)) and all(isinstance(d, (int, type(None))) for d in s)
+    )
+
+
+def _loop_placeholders(graph, flat_vars, invariants):
+    from .array_ops import placeholder
+
+    with name_scope(None):
+        return [placeholder(t.dtype, dims, name="loop_var") for t, dims in zip(flat_vars, invariants)]
+
+
+def _fits(dims, invariant):
+    """Whether a body output of shape ``dims`` keeps to the loop variable's ``invariant``."""
+    if invariant is None:
+        return True
+    if dims is None or len(dims) != len(invariant):
+        return False
+    return all(i is None or d == i for d, i in zip(dims, invariant))
+
+
+def _check_body_outputs(flat_vars, new, invariants, what):
+    if len(new) != len(flat_vars):
+        raise ValueError(f"{what}: the body returns {len(new)} tensors for {len(flat_vars)} loop variables")
+    for t, out, dims in zip(flat_vars, new, invariants):
+        if out.dtype is not t.dtype:
+            raise TypeError(
+                f"{what}: loop variable {t.name} is {t.dtype.name} but the body returns {out.dtype.name}"
+            )
+        if not _fits(out._dims, dims):
+            raise ValueError(
+                f"{what}: the loop variable {t.name} has shape {fmt(dims)} before the loop, but shape "
+                f"{out.shape} after one iteration; pass shape_invariants to allow it"
+            ) from None

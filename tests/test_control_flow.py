@@ -1,0 +1,108 @@
+"""tf.cond, tf.case and tf.while_loop: values and gradients against TF1's own
+(``tests/fixtures/make_control_flow.py`` ran TF1's control flow and stored
+``control_flow.json``), errors, and a loop on a cluster worker."""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+import scenarios_control_flow as sc  # noqa: E402
+
+TF1 = json.loads((FIXTURES / "control_flow.json").read_text())
+
+
+def _close(mine, theirs):
+    if isinstance(theirs, dict):
+        assert mine.keys() == theirs.keys()
+        for k in theirs:
+            _close(mine[k], theirs[k])
+    elif isinstance(theirs, list) and any(isinstance(t, (list, dict)) for t in theirs):
+        assert len(mine) == len(theirs)
+        for a, b in zip(mine, theirs):
+            _close(a, b)
+    else:
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_cond_and_case_values_and_gradients_match_tf1():
+    _close(sc.cond_values(tf), TF1["cond"])
+
+
+def test_while_loop_values_and_gradients_match_tf1():
+    _close(sc.while_values(tf), TF1["while"])
+
+
+def test_errors_match_tf1_where_tf1_raises():
+    got, theirs = sc.errors(tf), TF1["errors"]
+    # TF1 builds a body that returns int32 for a float32 loop variable (and fails
+    # at run time); daskflow refuses it when the loop is built.
+    assert got[1] == "TypeError" and theirs[1] == "no error"
+    assert got[:1] + got[2:] == theirs[:1] + theirs[2:]
+
+
+def test_shape_error_names_the_loop_variable():
+    x = tf.placeholder(tf.float32, [2], name="state")
+    with pytest.raises(ValueError, match="state:0 has shape \\(2,\\) before the loop"):
+        tf.while_loop(lambda v: tf.reduce_sum(v) < 3, lambda v: tf.concat([v, v], 0), [x])
+
+
+def test_assigning_a_variable_inside_a_loop_is_refused_naming_the_op():
+    with tf.Graph().as_default():
+        v = tf.Variable(0.0, name="counter")
+        with pytest.raises(TypeError, match="bump"):
+            tf.while_loop(lambda i: i < 3, lambda i: i + tf.assign_add(v, 1.0, name="bump"), [0.0])
+
+
+def test_a_body_asking_for_another_device_is_refused():
+    with tf.Graph().as_default():
+
+        def body(i):
+            with tf.device("/job:ps/task:0"):
+                return i + 1
+
+        loop = tf.while_loop(lambda i: i < 3, body, [0])
+        with tf.Session() as sess:
+            with pytest.raises(ValueError, match="spanning devices"):
+                sess.run(loop)
+
+
+def test_a_variable_made_in_a_loop_body_lives_in_the_outer_graph():
+    with tf.Graph().as_default() as g:
+
+        def body(i, h):
+            with tf.variable_scope("cell", reuse=tf.AUTO_REUSE):
+                w = tf.get_variable("w", [], initializer=tf.constant_initializer(2.0))
+            return i + 1, h * w
+
+        _, h = tf.while_loop(lambda i, h: i < 3, body, [0, tf.constant(1.0)])
+        assert [v.name for v in tf.global_variables()] == ["cell/w:0"]
+        assert g.get_operation_by_name("cell/w").graph is g
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(h) == 8.0
+
+
+def test_a_loop_runs_inside_one_task_on_a_cluster():
+    with tf.local_cluster(ps=1, workers=1, processes=False, dashboard_address=None) as cluster:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                w = tf.Variable(1.5)
+            with tf.device("/job:worker/task:0"):
+                _, out = tf.while_loop(lambda k, v: k < 3, lambda k, v: (k + 1, v * w + 1.0), [0, 0.0])
+                (gw,) = tf.gradients(out, [w])
+            with tf.Session(cluster) as sess:
+                sess.run(w.initializer)
+                value, grad = sess.run([out, gw])
+                placed = sess.placement([out, gw])
+    assert value == pytest.approx(1.5**2 + 1.5 + 1)
+    assert grad == pytest.approx(2 * 1.5 + 1)
+    # The loop and its gradient are one op each on the worker, whatever the iteration count.
+    loops = {name: where for name, where in placed.items() if name.endswith(("While", "WhileGrad"))}
+    assert sorted(w[1] for w in loops.values()) == ["worker-0", "worker-0"]
