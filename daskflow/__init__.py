@@ -5,7 +5,20 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
-from . import data, datasets, debugging, dtypes, errors, initializers, nn, platform, strings, summary, train
+from . import (
+    contrib,
+    data,
+    datasets,
+    debugging,
+    dtypes,
+    errors,
+    initializers,
+    nn,
+    platform,
+    strings,
+    summary,
+    train,
+)
 from .dtypes import (
     DType,
     as_dtype,
@@ -213,6 +226,7 @@ from .variables import (
 )
 
 _operators.install(Tensor, Variable)
+from ._missing import missing as _missing  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -247,4 +261,4 @@ def __getattr__(name):
         from .cluster import local_cluster
 
         return local_cluster
-    raise AttributeError(f"module 'daskflow' has no attribute {name!r}")
+    raise _missing("tf", name)

@@ -1,5 +1,6 @@
 """``tf.nn``: activations, losses, convolution and pooling."""
 
+from ._missing import module_getattr
 from .ops.conv_ops import avg_pool, conv2d, max_pool
 from .ops.embedding_ops import embedding_lookup
 from .ops.math_ops import relu, sigmoid, softplus, tanh
@@ -46,3 +47,5 @@ __all__ = [
     "tanh",
     "xw_plus_b",
 ]
+
+__getattr__ = module_getattr("tf.nn")

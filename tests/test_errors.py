@@ -152,3 +152,17 @@ def test_assign_of_the_wrong_shape():
         with pytest.raises(tf.errors.InvalidArgumentError, match="does not fit"):
             sess.run(update, {p: np.ones(5, np.float32)})
         np.testing.assert_array_equal(sess.run(v), np.zeros(3))
+
+
+@pytest.mark.parametrize(
+    "get, name",
+    [
+        (lambda: tf.contrib.factorization, "tf.contrib.factorization"),
+        (lambda: tf.nn.ctc_loss, "tf.nn.ctc_loss"),
+        (lambda: tf.train.Supervisor, "tf.train.Supervisor"),
+        (lambda: tf.contrib.layers.optimize_loss, "tf.contrib.layers.optimize_loss"),
+    ],
+)
+def test_a_tf1_name_daskflow_lacks_says_so(get, name):
+    with pytest.raises(AttributeError, match=f"{name} is not part of daskflow"):
+        get()

@@ -104,3 +104,20 @@ def test_report_uninitialized_variables_on_a_cluster():
             with tf.Session(cluster) as sess:
                 sess.run(a.initializer)
                 assert list(sess.run(report)) == [b"b"]
+
+
+def test_contrib_regularizers_and_flatten():
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [2, 2], initializer=tf.constant_initializer([[1.0, -2.0], [3.0, 0.5]]))
+        l2 = tf.contrib.layers.l2_regularizer(0.1)(w)
+        l1 = tf.contrib.layers.l1_regularizer(0.5)(w)
+        flat = tf.contrib.layers.flatten(tf.ones([2, 3, 4]))
+        assert flat.shape.as_list() == [2, 12]
+        assert tf.contrib.layers.l2_regularizer(0.0)(w) is None
+        with pytest.raises(ValueError, match="integer"):
+            tf.contrib.layers.l2_regularizer(1)
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            got_l2, got_l1 = sess.run([l2, l1])
+    assert got_l2 == pytest.approx(0.1 * (1 + 4 + 9 + 0.25) / 2)
+    assert got_l1 == pytest.approx(0.5 * 6.5)

@@ -1,5 +1,6 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop."""
 
+from .._missing import module_getattr
 from .cluster_spec import ClusterSpec
 from .device_setter import (
     GreedyLoadBalancingStrategy,
@@ -54,3 +55,5 @@ from .optimizer import (
 )
 from .saver import Saver, latest_checkpoint
 from .sync_replicas_optimizer import SyncReplicasOptimizer
+
+__getattr__ = module_getattr("tf.train")
