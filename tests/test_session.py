@@ -280,3 +280,14 @@ def test_buffer_donation_never_corrupts_values_someone_reads():
         np.testing.assert_array_equal(sess.run(v), np.full(4, 0.5))
         sess.run(update, {p: feed})  # the donating path: delta is dead after the update
         np.testing.assert_array_equal(sess.run(v), np.full(4, -0.5))
+
+
+def test_a_control_dependency_on_a_fed_placeholder_is_met_by_the_feed():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        with tf.control_dependencies([x]):
+            y = tf.constant(1.0) + 1
+        with tf.Session() as sess:
+            assert sess.run(y, {x: [1.0, 2.0]}) == 2.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match="must feed"):
+                sess.run(y)

@@ -71,7 +71,8 @@ def _prune(fetch_tensors, fetch_ops, fed):
             continue
         needed.add(op)
         stack.extend(t.op for t in op.inputs if t not in fed)
-        stack.extend(op.control_inputs)
+        # An op whose every output is fed is not run: a control edge on it is met by the feed.
+        stack.extend(c for c in op.control_inputs if not (c.outputs and all(t in fed for t in c.outputs)))
     return needed
 
 
