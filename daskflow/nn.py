@@ -1,7 +1,7 @@
 """``tf.nn``: activations, losses, convolution and pooling."""
 
 from ._missing import module_getattr
-from .ops.conv_ops import avg_pool, conv2d, max_pool
+from .ops.conv_ops import avg_pool, conv2d, conv2d_transpose, max_pool
 from .ops.embedding_ops import embedding_lookup
 from .ops.math_ops import relu, sigmoid, softplus, tanh
 from .ops.nn_ops import (
@@ -26,6 +26,7 @@ __all__ = [
     "avg_pool",
     "bias_add",
     "conv2d",
+    "conv2d_transpose",
     "dropout",
     "elu",
     "embedding_lookup",

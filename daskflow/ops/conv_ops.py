@@ -192,6 +192,66 @@ def conv2d(
     return apply(Conv2D, x, w, strides=_hw(strides, "strides"), padding=padding, name=name)
 
 
+def conv2d_transpose(
+    value=None,
+    filter=None,  # noqa: A002
+    output_shape=None,
+    strides=None,
+    padding="SAME",
+    data_format="NHWC",
+    name=None,
+    input=None,  # noqa: A002
+    filters=None,
+    dilations=None,
+):
+    """The transpose of ``conv2d`` (its gradient with respect to its input), a "deconvolution".
+
+    ``filter`` is ``[kh, kw, out_channels, in_channels]``: its last axis
+    matches ``value``'s channels, its third the output's. ``output_shape``
+    is the NHWC shape of the result (a list or a 1-D tensor); it must be a
+    shape that ``conv2d`` with the same ``strides`` and ``padding`` maps back
+    to ``value``'s.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [2, 4, 4, 3])
+    >>> w = tf.zeros([3, 3, 8, 3])
+    >>> y = tf.nn.conv2d_transpose(x, w, [2, 8, 8, 8], strides=[1, 2, 2, 1], padding="SAME")
+    >>> y.shape.as_list()
+    [2, 8, 8, 8]
+    """
+    _check(padding, data_format)
+    if dilations is not None and any(int(d) != 1 for d in _flat(dilations)):
+        raise NotImplementedError("dilated conv2d_transpose is not supported")
+    x = convert_to_tensor(value if value is not None else input)
+    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype)
+    x_ch = x._dims[3] if x._dims is not None and len(x._dims) == 4 else None
+    w_ch = w._dims[3] if w._dims is not None and len(w._dims) == 4 else None
+    if x_ch is not None and w_ch is not None and x_ch != w_ch:
+        raise ValueError(
+            f"conv2d_transpose: input channels ({x_ch}, {x.name}) do not match the filter's "
+            f"last dimension ({w_ch}, {w.name})"
+        )
+    shape = array_ops._as_shape_tensor(output_shape)
+    out = apply(
+        Conv2DBackpropInput,
+        shape,
+        w,
+        x,
+        strides=_hw(strides, "strides"),
+        padding=padding,
+        name=name or "conv2d_transpose",
+    )
+    if isinstance(output_shape, (list, tuple)):
+        out.set_shape([d if isinstance(d, int) else None for d in output_shape])
+    return out
+
+
+def _flat(values):
+    return [values] if isinstance(values, int) else list(values)
+
+
 def _pool(prim, value, ksize, strides, padding, data_format, name):
     _check(padding, data_format)
     return apply(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..framework.constant import convert_to_tensor
+from ..framework.graph import name_scope
 from ..framework.primitive import Primitive, apply
 from ..framework.tensor_shape import compatible
 from . import array_ops, math_ops, random_ops
@@ -207,14 +208,19 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     """
     if (keep_prob is None) == (rate is None):
         raise ValueError("dropout needs exactly one of keep_prob and rate")
-    x = convert_to_tensor(x)
-    keep = convert_to_tensor(
-        keep_prob if rate is None else 1 - convert_to_tensor(rate, dtype=x.dtype), dtype=x.dtype
-    )
-    shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
-    noise = random_ops.random_uniform(shape, dtype=x.dtype, seed=seed) + keep
-    mask = math_ops.floor(noise)  # 1 with probability keep, else 0
-    return math_ops.multiply(x / keep, mask, name=name)
+    with name_scope(name, "dropout"):
+        x = convert_to_tensor(x)
+        keep = convert_to_tensor(
+            keep_prob if rate is None else 1 - convert_to_tensor(rate, dtype=x.dtype), dtype=x.dtype
+        )
+        shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
+        noise = random_ops.random_uniform(shape, dtype=x.dtype, seed=seed) + keep
+        mask = math_ops.floor(noise)  # 1 with probability keep, else 0
+        out = math_ops.multiply(x / keep, mask, name="mul")
+    # keep_prob is a scalar (as in TF1): a shapeless keep_prob placeholder must not
+    # hide x's static shape from later ops (softmax needs the rank).
+    out.set_shape(x.shape)
+    return out
 
 
 def moments(x, axes, keepdims=False, name=None):
