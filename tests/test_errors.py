@@ -166,3 +166,16 @@ def test_assign_of_the_wrong_shape():
 def test_a_tf1_name_daskflow_lacks_says_so(get, name):
     with pytest.raises(AttributeError, match=f"{name} is not part of daskflow"):
         get()
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["app", "contrib", "flags", "gfile", "initializers", "layers", "logging", "losses", "metrics", "summary"],
+)
+def test_tf1_submodules_are_attributes_of_the_package(module):
+    # Scripts reach them as tf.layers.dense, never by importing daskflow.layers.
+    import subprocess
+    import sys
+
+    code = f"import daskflow as tf; tf.{module}"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
