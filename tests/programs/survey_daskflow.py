@@ -1,0 +1,132 @@
+"""Run every program under daskflow and write ``STATUS.md``.
+
+Usage::
+
+    python tests/programs/survey_daskflow.py
+
+For each program: whether it runs to the end through ``run_daskflow.py``
+(short step counts, as for ``tf1_reference.json``), the first failure (the
+exception and the program line it came from), the metrics next to TF1's, and
+the ``tf.*`` names its source uses that daskflow lacks
+(:func:`harness.tf_chains` checked with :func:`harness.resolve`).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import harness
+
+import daskflow
+
+OUT = harness.HERE / "STATUS.md"
+TIMEOUT_S = 300
+
+
+def first_failure(name, stderr):
+    """(program line, exception line) of a traceback in `stderr`."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    error = lines[-1] if lines else "(no message)"
+    where = ""
+    frame = re.compile(rf'File ".*{re.escape(name)}\.py", line (\d+)')
+    for i, line in enumerate(lines):
+        match = frame.search(line)
+        if match and i + 1 < len(lines):
+            where = f"line {match[1]}: `{lines[i + 1].strip()}`"
+    return where, error
+
+
+def run_one(name):
+    env = {k: v for k, v in os.environ.items() if k != "DASKFLOW_PROGRAM_STEPS"}
+    cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), str(harness.HERE / f"{name}.py")]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, cwd=harness.REPO
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": TIMEOUT_S, "where": "", "error": f"over {TIMEOUT_S} s"}
+    metrics = {}
+    for metric, pattern in harness.METRICS[name]:
+        values = re.findall(pattern, proc.stdout, flags=re.MULTILINE)
+        if values:
+            metrics[metric] = float(values[-1])
+    entry = {"seconds": round(time.perf_counter() - start, 1), "metrics": metrics}
+    if proc.returncode == 0:
+        entry.update(status="runs", where="", error="")
+    else:
+        where, error = first_failure(name, proc.stderr)
+        entry.update(status="fails", where=where, error=error)
+    return entry
+
+
+def missing_names(name):
+    chains = harness.tf_chains((harness.HERE / f"{name}.py").read_text())
+    return sorted(c for c in chains if harness.resolve(daskflow, c) is None)
+
+
+def fmt_metrics(metrics):
+    return ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()) or "-"
+
+
+def render(results, reference):
+    ref = reference.get("programs", {})
+    rows = [
+        "# Public TF1 programs under daskflow",
+        "",
+        "Written by `python tests/programs/survey_daskflow.py` (do not edit by hand). "
+        "Each program ran with its short step count through `run_daskflow.py`; "
+        "TF1's numbers come from `tf1_reference.json` "
+        f"({reference.get('tensorflow', '?')}, `tensorflow.compat.v1`). "
+        "Programs and their sources: `LICENSES.md` and each file's header.",
+        "",
+        f"Runs to the end: {sum(r['status'] == 'runs' for r in results.values())} of {len(results)}; "
+        "'fails as under TF1' means TF1 stops at the same error (a problem of the program "
+        "or its data, not of daskflow).",
+        "",
+        "| program | under daskflow | first failure | daskflow result | TF1 result |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results.items():
+        failure = f"{r['where']} — `{r['error']}`" if r["error"] else "-"
+        tf1 = ref.get(name, {})
+        tf1_text = (
+            fmt_metrics(tf1.get("metrics", {}))
+            if tf1.get("status") == "ok"
+            else (f"no reference: `{tf1.get('error', 'not run')}`")
+        )
+        cells = [name, f"{r['status']} ({r['seconds']} s)", failure, fmt_metrics(r["metrics"]), tf1_text]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    rows += ["", "## TF1 names each program uses that daskflow lacks", ""]
+    for name, r in results.items():
+        names = ", ".join(f"`{n}`" for n in r["missing"]) or "none"
+        rows.append(f"- **{name}**: {names}")
+    counts = {}
+    for r in results.values():
+        for n in r["missing"]:
+            counts[n] = counts.get(n, 0) + 1
+    rows += ["", "## Missing names by number of programs that need them", ""]
+    rows += [f"- {c} × `{n}`" for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    reference_file = harness.HERE / "tf1_reference.json"
+    reference = json.loads(reference_file.read_text()) if reference_file.exists() else {}
+    results = {}
+    for name in harness.program_names():
+        results[name] = run_one(name)
+        tf1_error = reference.get("programs", {}).get(name, {}).get("error")
+        if results[name]["status"] == "fails" and results[name]["error"] == tf1_error:
+            # The program itself stops there under TF1 too (numpy, data size).
+            results[name]["status"] = "fails as under TF1"
+        results[name]["missing"] = missing_names(name)
+        print(name, results[name]["status"], results[name]["error"], flush=True)
+    OUT.write_text(render(results, reference))
+
+
+if __name__ == "__main__":
+    main()
