@@ -90,7 +90,8 @@ def test_a_variable_made_in_a_loop_body_lives_in_the_outer_graph():
 
 
 def test_a_loop_runs_inside_one_task_on_a_cluster():
-    with tf.local_cluster(ps=1, workers=1, processes=False, dashboard_address=None) as cluster:
+    # Worker processes: the loop's function graphs travel to the worker with its program.
+    with tf.local_cluster(ps=1, workers=1, dashboard_address=None) as cluster:
         with tf.Graph().as_default():
             with tf.device("/job:ps/task:0"):
                 w = tf.Variable(1.5)
