@@ -179,7 +179,14 @@ def resolve(root, chain):
 
 
 def run_program(path):
-    """Run one program file as ``__main__`` with a clean argv."""
+    """Run one program file as ``__main__`` with a clean argv and numpy's and Python's
+    global generators seeded (some programs draw their initial values from them)."""
+    import random
+
+    import numpy
+
+    numpy.random.seed(DATA_SEED)
+    random.seed(DATA_SEED)
     path = os.fspath(path)
     sys.argv = [path]
     runpy.run_path(path, run_name="__main__")
