@@ -12,7 +12,7 @@ from . import dtypes
 from .framework.constant import convert_to_tensor
 from .framework.function import init_scope
 from .framework.graph import control_dependencies, get_default_graph, name_scope
-from .framework.primitive import Primitive, apply
+from .framework.primitive import apply
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
 from .ops.control_flow_ops import group
@@ -255,31 +255,9 @@ def local_variables_initializer():
     return variables_initializer(local_variables(), name="init_local")
 
 
-def _report_infer(inputs, *, names):
-    return (None,), dtypes.string
-
-
-def _report_kernel(xp, *values, names):
-    import numpy as np
-
-    return np.array([n.encode() for n, v in zip(names, values) if v is None], dtype=object)
-
-
-ReportUninitialized = Primitive(
-    "ReportUninitializedVariables", _report_infer, _report_kernel, stateful=True, accepts_uninitialized=True
-)
-IsVariableInitialized = Primitive(
-    "IsVariableInitialized",
-    lambda inputs: ((), dtypes.bool),
-    lambda xp, value: xp.asarray(value is not None),
-    stateful=True,
-    accepts_uninitialized=True,
-)
-
-
 def is_variable_initialized(variable):
     """A bool scalar: whether ``variable`` has a value in the session that runs it."""
-    return apply(IsVariableInitialized, variable, name="IsVariableInitialized")
+    return apply(state_ops.IsVariableInitialized, variable, name="IsVariableInitialized")
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
@@ -289,4 +267,4 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         var_list = global_variables() + local_variables()
     names = tuple(v.op.name for v in var_list)
     with control_dependencies(None):
-        return apply(ReportUninitialized, *var_list, names=names, name=name)
+        return apply(state_ops.ReportUninitialized, *var_list, names=names, name=name)

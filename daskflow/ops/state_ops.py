@@ -7,6 +7,9 @@ return the variable's new value, which the runtime writes back.
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import dtypes
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import compatible, fmt
 from ..kernels.buffers import owned
@@ -67,3 +70,23 @@ def _stateful(name, kernel, **flags):
 Assign = _stateful("Assign", _assign_kernel, ignores_old_value=True)
 AssignAdd = _stateful("AssignAdd", _update_kernel(+1))
 AssignSub = _stateful("AssignSub", _update_kernel(-1))
+
+
+# -- asking whether variables have values (their kernels see None for those that do not) --
+
+ReportUninitialized = Primitive(
+    "ReportUninitializedVariables",
+    lambda inputs, *, names: ((None,), dtypes.string),
+    lambda xp, *values, names: np.array(
+        [n.encode() for n, v in zip(names, values) if v is None], dtype=object
+    ),
+    stateful=True,
+    accepts_uninitialized=True,
+)
+IsVariableInitialized = Primitive(
+    "IsVariableInitialized",
+    lambda inputs: ((), dtypes.bool),
+    lambda xp, value: xp.asarray(value is not None),
+    stateful=True,
+    accepts_uninitialized=True,
+)
