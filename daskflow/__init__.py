@@ -18,6 +18,7 @@ from . import (
     metrics,
     nn,
     platform,
+    random,
     strings,
     summary,
     train,
@@ -196,7 +197,14 @@ from .ops.math_ops import (
     where,
 )
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
-from .ops.random_ops import random_normal, random_uniform, set_random_seed, truncated_normal
+from .ops.random_ops import (
+    multinomial,
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    set_random_seed,
+    truncated_normal,
+)
 from .ops.string_ops import as_string, string_join, string_to_number
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging

@@ -633,6 +633,8 @@ EXEMPT = {
     "TruncatedNormal": "random: test_random_ops",
     "RandomUniform": "random: test_random_ops",
     "RandomUniformInt": "random: test_random_ops",
+    "RandomShuffle": "random: test_random_shuffle_and_multinomial",
+    "Multinomial": "random: test_random_shuffle_and_multinomial",
     # Summary ops give serialized protos, not arrays: tests/test_summary.py compares them with TF1's.
     "ScalarSummary": "summary proto: tests/test_summary.py",
     "HistogramSummary": "summary proto: tests/test_summary.py",
@@ -803,6 +805,25 @@ def test_random_ops_with_graph_seed_differ_from_each_other():
         with tf.Session() as sess:
             va, vb = sess.run([a, b])
     assert not np.array_equal(va, vb)
+
+
+def test_random_shuffle_and_multinomial():
+    with tf.Graph().as_default():
+        rows = tf.constant(np.arange(12).reshape(6, 2))
+        shuffled = tf.random_shuffle(rows, seed=3)
+        draws = tf.multinomial(tf.log([[0.2, 0.8], [0.7, 0.3]]), 4000, seed=5)
+        assert shuffled.shape.as_list() == [6, 2] and draws.shape.as_list() == [2, 4000]
+        with tf.Session() as sess:
+            first, second, picks = sess.run(shuffled), sess.run(shuffled), sess.run(draws)
+        with tf.Session() as sess:
+            replay = sess.run(shuffled)
+    # The same rows, each row kept whole; a new order every run; a new session replays the first.
+    assert sorted(map(tuple, first)) == sorted(map(tuple, np.arange(12).reshape(6, 2)))
+    assert not np.array_equal(first, second) and np.array_equal(first, replay)
+    assert picks.dtype == np.int64 and set(np.unique(picks)) == {0, 1}
+    np.testing.assert_allclose(picks.mean(axis=1), [0.8, 0.3], atol=0.03)
+    with pytest.raises(ValueError, match="scalar"):
+        tf.random_shuffle(tf.constant(1.0))
 
 
 def test_dropout_keeps_and_scales():

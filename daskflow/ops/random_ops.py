@@ -135,3 +135,69 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         return _draw(RandomUniformInt, shape, dtype, seed, name, lo, hi)
     maxval = 1.0 if maxval is None else maxval
     return _draw(RandomUniform, shape, dtype, seed, name) * (maxval - minval) + minval
+
+
+# -- shuffling and sampling ---------------------------------------------------------------
+
+
+def _shuffle_kernel(xp, streams, x, *, seed):
+    return xp.asarray(x)[streams.generator().permutation(len(x))]
+
+
+RandomShuffle = Primitive(
+    "RandomShuffle",
+    lambda inputs, *, seed: (inputs[0]._dims, inputs[0].dtype),
+    _shuffle_kernel,
+    stateful=True,
+    make_state=_Streams,
+)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """``value`` with its first dimension in a random order (a new order every run)."""
+    from ..framework.constant import convert_to_tensor
+
+    value = convert_to_tensor(value)
+    if value.shape.ndims == 0:
+        raise ValueError(f"random_shuffle needs a tensor of rank >= 1; {value.name} is a scalar")
+    return apply(RandomShuffle, value, seed=get_seed(seed), name=name)
+
+
+def _multinomial_infer(inputs, *, num_samples, output_dtype, seed):
+    logits = inputs[0]
+    if logits._dims is not None and len(logits._dims) != 2:
+        raise ValueError(f"logits {logits.name} must be 2-D [batch, classes], got shape {logits.shape}")
+    batch = None if logits._dims is None else logits._dims[0]
+    return (batch, num_samples), output_dtype
+
+
+def _multinomial_kernel(xp, streams, logits, *, num_samples, output_dtype, seed):
+    z = np.asarray(logits, dtype=np.float64)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    u = streams.generator().random((len(p), num_samples))
+    picks = (u[:, :, None] > np.cumsum(p, axis=1)[:, None, :]).sum(axis=2)
+    return xp.asarray(np.minimum(picks, p.shape[1] - 1).astype(output_dtype.np))
+
+
+Multinomial = Primitive(
+    "Multinomial", _multinomial_infer, _multinomial_kernel, stateful=True, make_state=_Streams
+)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """``num_samples`` class indices per row, drawn with probabilities ``softmax(logits)``."""
+    output_dtype = dtypes.as_dtype(output_dtype or dtypes.int64)
+    return apply(
+        Multinomial,
+        logits,
+        num_samples=int(num_samples),
+        output_dtype=output_dtype,
+        seed=get_seed(seed),
+        name=name,
+    )
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """TF 1.13+'s name for :func:`multinomial`."""
+    return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)
