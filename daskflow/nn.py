@@ -21,6 +21,8 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
     xw_plus_b,
 )
+from .rnn import rnn_cell  # tf.nn.rnn_cell
+from .rnn.static import static_bidirectional_rnn, static_rnn
 
 __all__ = [
     "avg_pool",
@@ -38,6 +40,7 @@ __all__ = [
     "moments",
     "relu",
     "relu6",
+    "rnn_cell",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
     "softmax",
@@ -45,6 +48,8 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "softplus",
     "sparse_softmax_cross_entropy_with_logits",
+    "static_bidirectional_rnn",
+    "static_rnn",
     "tanh",
     "xw_plus_b",
 ]

@@ -23,6 +23,7 @@ import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.ops import math_ops
 from daskflow.ops.replica_ops import aggregate_replicas
+from daskflow.ops.tensor_array_ops import TensorArray
 
 rng = np.random.default_rng(0)
 F64, F32, I32, I64 = np.float64, np.float32, np.int32, np.int64
@@ -609,6 +610,43 @@ CASES = [
     ),
     Case("moments", None, lambda x: list(tf.nn.moments(x, [0])), [R(5, 3)], lambda x: [x.mean(0), x.var(0)]),
     Case("matrix_transpose", None, tf.matrix_transpose, [R(2, 3, 4)], lambda x: x.swapaxes(1, 2)),
+    # TensorArray (daskflow/ops/tensor_array_ops.py): a buffer tensor, written by copy
+    Case(
+        "tensor_array_preallocated",
+        "TensorArrayV3",
+        lambda x: TensorArray(tf.float64, size=2, element_shape=[3]).stack() + x,
+        [R(2, 3)],
+        lambda x: x,
+        batch=(),
+    ),
+    Case(
+        "tensor_array_write",
+        "TensorArrayWriteV3",
+        lambda x: TensorArray(x.dtype, size=2).write(1, x).write(0, x * 2.0).stack(),
+        [R(3)],
+        lambda x: np.stack([2 * x, x]),
+    ),
+    Case(
+        "tensor_array_scatter_leaves_zeros",
+        "TensorArrayScatterV3",
+        lambda x: TensorArray(x.dtype, size=4).scatter([3, 0], x).stack(),
+        [R(2, 3)],
+        lambda x: np.stack([x[1], 0 * x[0], 0 * x[0], x[0]]),
+    ),
+    Case(
+        "tensor_array_read",
+        "TensorArrayReadV3",
+        lambda x: TensorArray(x.dtype, size=3).unstack(x).read(2),
+        [R(3, 2)],
+        lambda x: x[2],
+    ),
+    Case(
+        "tensor_array_stack",
+        "TensorArrayStack",
+        lambda x: TensorArray(x.dtype, size=3).unstack(x).stack(),
+        [R(3, 2)],
+        lambda x: x,
+    ),
 ]
 
 # Primitives with a kernel but no case in the table, and why.
@@ -635,6 +673,10 @@ EXEMPT = {
     "RandomUniformInt": "random: test_random_ops",
     "RandomShuffle": "random: test_random_shuffle_and_multinomial",
     "Multinomial": "random: test_random_shuffle_and_multinomial",
+    "RandomCrop": "random: tests/test_image.py",
+    "ResizeBilinear": "tests/test_image.py, against TF1",
+    "ResizeBilinearGrad": "gradient of ResizeBilinear: tests/test_image.py, against TF1",
+    "ResizeNearestNeighbor": "tests/test_image.py, against TF1",
     # Summary ops give serialized protos, not arrays: tests/test_summary.py compares them with TF1's.
     "ScalarSummary": "summary proto: tests/test_summary.py",
     "HistogramSummary": "summary proto: tests/test_summary.py",
@@ -653,6 +695,7 @@ EXEMPT = {
     "Conv2DBackpropFilter": "gradient of Conv2D",
     "MaxPoolGrad": "gradient of MaxPool",
     "AvgPoolGrad": "gradient of AvgPool",
+    "TensorArrayWriteGrad": "gradient of TensorArrayWriteV3/ScatterV3",
 }
 
 

@@ -1,0 +1,347 @@
+"""``tf.image`` basics: flips, crops and pads, resizing, dtype conversion,
+brightness and contrast, standardization.
+
+Images are ``[height, width, channels]`` or batches ``[batch, height, width,
+channels]``. Most ops compose array and math ops (and so have gradients);
+resizing is one primitive per method, with TF1's legacy pixel mapping
+(``align_corners=False``: source = destination * in / out).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..framework.constant import convert_to_tensor
+from ..framework.graph import name_scope
+from ..framework.primitive import Primitive, apply
+from . import array_ops, math_ops, random_ops
+from .infer import static_shape_value
+
+
+def _image(image, what):
+    x = convert_to_tensor(image)
+    if x.shape.ndims not in (3, 4):
+        raise ValueError(f"{what}: '{x.name}' must be 3-D or 4-D (an image or a batch), got shape {x.shape}")
+    return x
+
+
+def _axes(x):
+    """The (height, width) axes of an image or a batch."""
+    return (0, 1) if x.shape.ndims == 3 else (1, 2)
+
+
+# -- flips and transposes ----------------------------------------------------------------
+
+
+def flip_left_right(image):
+    x = _image(image, "flip_left_right")
+    return array_ops.reverse(x, [_axes(x)[1]])
+
+
+def flip_up_down(image):
+    x = _image(image, "flip_up_down")
+    return array_ops.reverse(x, [_axes(x)[0]])
+
+
+def transpose_image(image):
+    x = _image(image, "transpose_image")
+    return array_ops.transpose(x, [1, 0, 2] if x.shape.ndims == 3 else [0, 2, 1, 3])
+
+
+transpose = transpose_image
+
+
+def rot90(image, k=1, name=None):
+    """Rotate by ``k`` quarter turns counter-clockwise (``k`` a Python int)."""
+    x = _image(image, "rot90")
+    for _ in range(int(k) % 4):
+        x = flip_up_down(transpose_image(x))
+    return x
+
+
+def _random_flip(image, seed, flip, what):
+    x = _image(image, what)
+    if x.shape.ndims != 3:
+        raise ValueError(f"{what}: '{x.name}' must be one image [height, width, channels], got {x.shape}")
+    coin = math_ops.less(random_ops.random_uniform([], seed=seed), 0.5)
+    return math_ops.where(coin, flip(x), x)
+
+
+def random_flip_left_right(image, seed=None):
+    """Mirror the image left to right with probability 1/2."""
+    return _random_flip(image, seed, flip_left_right, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None):
+    """Mirror the image top to bottom with probability 1/2."""
+    return _random_flip(image, seed, flip_up_down, "random_flip_up_down")
+
+
+# -- crops and pads ----------------------------------------------------------------------
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    x = _image(image, "crop_to_bounding_box")
+    rows = slice(int(offset_height), int(offset_height) + int(target_height))
+    cols = slice(int(offset_width), int(offset_width) + int(target_width))
+    spec = (rows, cols) if x.shape.ndims == 3 else (slice(None), rows, cols)
+    return array_ops.strided_slice_spec(x, spec)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    x = _image(image, "pad_to_bounding_box")
+    h, w = (x.shape[a] for a in _axes(x))
+    if h is None or w is None:
+        raise ValueError(f"pad_to_bounding_box needs the height and width of '{x.name}' to be known")
+    after_h, after_w = int(target_height) - int(offset_height) - h, int(target_width) - int(offset_width) - w
+    if min(after_h, after_w, int(offset_height), int(offset_width)) < 0:
+        raise ValueError(f"pad_to_bounding_box: '{x.name}' of shape {x.shape} does not fit the target box")
+    pads = [[int(offset_height), after_h], [int(offset_width), after_w], [0, 0]]
+    return array_ops.pad(x, pads if x.shape.ndims == 3 else [[0, 0], *pads])
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width):
+    """Crop or pad (centered) to the target size."""
+    x = _image(image, "resize_image_with_crop_or_pad")
+    h, w = (x.shape[a] for a in _axes(x))
+    if h is None or w is None:
+        raise ValueError(f"resize_image_with_crop_or_pad needs the size of '{x.name}' to be known")
+    th, tw = int(target_height), int(target_width)
+    x = crop_to_bounding_box(x, max(h - th, 0) // 2, max(w - tw, 0) // 2, min(h, th), min(w, tw))
+    return pad_to_bounding_box(x, max(th - h, 0) // 2, max(tw - w, 0) // 2, th, tw)
+
+
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def central_crop(image, central_fraction):
+    """The central ``central_fraction`` of the image's height and width."""
+    x = _image(image, "central_crop")
+    if not 0.0 < central_fraction <= 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    h, w = (x.shape[a] for a in _axes(x))
+    top = int((h - h * central_fraction) / 2)
+    left = int((w - w * central_fraction) / 2)
+    return crop_to_bounding_box(x, top, left, h - 2 * top, w - 2 * left)
+
+
+def _random_crop_kernel(xp, streams, x, size, *, seed):
+    size = [int(s) for s in size]
+    starts = [int(streams.generator().integers(0, d - s + 1)) for d, s in zip(x.shape, size)]
+    return x[tuple(slice(b, b + s) for b, s in zip(starts, size))]
+
+
+def _random_crop_infer(inputs, *, seed):
+    x, size = inputs
+    return static_shape_value(size), x.dtype
+
+
+RandomCrop = Primitive(
+    "RandomCrop", _random_crop_infer, _random_crop_kernel, stateful=True, make_state=random_ops._Streams
+)
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A random ``size`` window of ``value`` (one new position every run)."""
+    x = convert_to_tensor(value)
+    dims = [int(s) for s in size]
+    if x.shape.dims is not None and any(d is not None and s > d for s, d in zip(dims, x.shape.dims)):
+        raise ValueError(f"random_crop: size {dims} is larger than '{x.name}' of shape {x.shape}")
+    return apply(RandomCrop, x, array_ops.constant(dims), seed=random_ops.get_seed(seed), name=name)
+
+
+# -- resizing ----------------------------------------------------------------------------
+
+
+def _source(out, size, align):
+    """Source coordinates of each output pixel along one axis (TF1's legacy mapping)."""
+    if align and out > 1:
+        return np.arange(out) * ((size - 1) / (out - 1))
+    return np.arange(out) * (size / out)
+
+
+def _bilinear_weights(out, size, align):
+    pos = _source(out, size, align)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, size - 1)
+    frac = (pos - lo).astype(np.float32)
+    return lo, hi, frac
+
+
+def _resize_bilinear_kernel(xp, x, *, size, align_corners):
+    (oh, ow), (h, w) = size, x.shape[1:3]
+    r0, r1, fr = _bilinear_weights(oh, h, align_corners)
+    c0, c1, fc = _bilinear_weights(ow, w, align_corners)
+    x = x.astype(np.float32, copy=False)
+    top = x[:, r0] * (1 - fr)[None, :, None, None] + x[:, r1] * fr[None, :, None, None]
+    return top[:, :, c0] * (1 - fc)[None, None, :, None] + top[:, :, c1] * fc[None, None, :, None]
+
+
+def _resize_bilinear_grad_kernel(xp, g, like, *, size, align_corners):
+    (oh, ow), (h, w) = size, like.shape[1:3]
+    r0, r1, fr = _bilinear_weights(oh, h, align_corners)
+    c0, c1, fc = _bilinear_weights(ow, w, align_corners)
+    cols = np.zeros((g.shape[0], oh, w, g.shape[3]), np.float32)
+    np.add.at(cols, (slice(None), slice(None), c0), g * (1 - fc)[None, None, :, None])
+    np.add.at(cols, (slice(None), slice(None), c1), g * fc[None, None, :, None])
+    out = np.zeros(like.shape, np.float32)
+    np.add.at(out, (slice(None), r0), cols * (1 - fr)[None, :, None, None])
+    np.add.at(out, (slice(None), r1), cols * fr[None, :, None, None])
+    return out.astype(like.dtype, copy=False)
+
+
+def _resize_infer(inputs, *, size, align_corners, keep_dtype=False):
+    x = inputs[0]
+    dims = x._dims
+    dtype = x.dtype if keep_dtype else dtypes.float32
+    return (None if dims is None else (dims[0], *size, dims[3])), dtype
+
+
+ResizeBilinearGrad = Primitive(
+    "ResizeBilinearGrad",
+    lambda inputs, *, size, align_corners: (inputs[1]._dims, inputs[1].dtype),
+    _resize_bilinear_grad_kernel,
+)
+ResizeBilinear = Primitive(
+    "ResizeBilinear",
+    _resize_infer,
+    _resize_bilinear_kernel,
+    lambda op, g: [apply(ResizeBilinearGrad, g, op.inputs[0], **op.attrs)],
+)
+
+
+def _nearest_kernel(xp, x, *, size, align_corners, keep_dtype=True):
+    (oh, ow), (h, w) = size, x.shape[1:3]
+    rows = _nearest_index(oh, h, align_corners)
+    cols = _nearest_index(ow, w, align_corners)
+    return x[:, rows][:, :, cols]
+
+
+def _nearest_index(out, size, align):
+    pos = _source(out, size, align)
+    return np.minimum(np.round(pos) if align else np.floor(pos), size - 1).astype(np.int64)
+
+
+ResizeNearestNeighbor = Primitive("ResizeNearestNeighbor", _resize_infer, _nearest_kernel)
+
+
+class ResizeMethod:
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+def _resize(prim, images, size, align_corners, name, **extra):
+    x = _image(images, prim.name)
+    batch = x.shape.ndims == 4
+    if not batch:
+        x = array_ops.expand_dims(x, 0)
+    size = tuple(int(s) for s in size)
+    out = apply(prim, x, size=size, align_corners=bool(align_corners), name=name, **extra)
+    return out if batch else array_ops.squeeze(out, [0])
+
+
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bilinear resizing to ``size`` = (height, width); the result is float32."""
+    if half_pixel_centers:
+        raise NotImplementedError("resize_bilinear with half_pixel_centers=True is not supported")
+    return _resize(ResizeBilinear, images, size, align_corners, name)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Nearest-neighbour resizing to ``size``; keeps the dtype."""
+    if half_pixel_centers:
+        raise NotImplementedError("resize_nearest_neighbor with half_pixel_centers=True is not supported")
+    return _resize(ResizeNearestNeighbor, images, size, align_corners, name, keep_dtype=True)
+
+
+def resize_images(
+    images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False
+):
+    """TF1's ``tf.image.resize_images``: bilinear (float32 result) or nearest neighbour."""
+    if preserve_aspect_ratio:
+        raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
+    if method == ResizeMethod.BILINEAR:
+        return resize_bilinear(images, size, align_corners)
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        return resize_nearest_neighbor(images, size, align_corners)
+    raise NotImplementedError(f"resize method {method} is not supported (bilinear and nearest neighbour are)")
+
+
+# -- values ------------------------------------------------------------------------------
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Convert between integer (0..max) and float (0..1) image encodings."""
+    x = convert_to_tensor(image)
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype is dtype:
+        return array_ops.identity(x, name=name)
+    with name_scope(name or "convert_image"):
+        if x.dtype.is_integer and dtype.is_floating:
+            return math_ops.cast(x, dtype) * (1.0 / x.dtype.max)
+        if x.dtype.is_floating and dtype.is_integer:
+            scaled = x * (dtype.max + 0.5)
+            if saturate:
+                scaled = math_ops.clip_by_value(scaled, 0.0, float(dtype.max))
+            return math_ops.cast(scaled, dtype)
+        if x.dtype.is_floating and dtype.is_floating:
+            return math_ops.cast(x, dtype)
+        raise NotImplementedError("convert_image_dtype between integer types is not supported")
+
+
+def per_image_standardization(image):
+    """``(x - mean) / max(stddev, 1 / sqrt(num_elements))`` per image."""
+    x = math_ops.cast(_image(image, "per_image_standardization"), dtypes.float32)
+    axes = [-1, -2, -3]
+    n = array_ops.size(x) if x.shape.ndims == 3 else math_ops.reduce_prod(array_ops.shape(x)[1:])
+    mean = math_ops.reduce_mean(x, axes, keepdims=True)
+    std = math_ops.sqrt(math_ops.reduce_mean(math_ops.square(x - mean), axes, keepdims=True))
+    floor = math_ops.rsqrt(math_ops.cast(n, dtypes.float32))
+    return (x - mean) / math_ops.maximum(std, floor)
+
+
+def adjust_brightness(image, delta):
+    x = convert_to_tensor(image)
+    return (
+        math_ops.cast(math_ops.cast(x, dtypes.float32) + delta, x.dtype)
+        if not x.dtype.is_floating
+        else x + delta
+    )
+
+
+def adjust_contrast(images, contrast_factor):
+    """``(x - mean) * factor + mean``, the mean per image and channel."""
+    x = _image(images, "adjust_contrast")
+    mean = math_ops.reduce_mean(x, list(_axes(x)), keepdims=True)
+    return (x - mean) * contrast_factor + mean
+
+
+def random_brightness(image, max_delta, seed=None):
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, random_ops.random_uniform([], -max_delta, max_delta, seed=seed))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    return adjust_contrast(image, random_ops.random_uniform([], lower, upper, seed=seed))
+
+
+def rgb_to_grayscale(images, name=None):
+    """The luma (ITU-R 601-2 weights), keeping a channel axis of size 1."""
+    x = convert_to_tensor(images)
+    flt = math_ops.cast(x, dtypes.float32) if not x.dtype.is_floating else x
+    weights = array_ops.constant([0.2989, 0.5870, 0.1140], dtype=flt.dtype)
+    gray = math_ops.reduce_sum(flt * weights, -1, keepdims=True)
+    return gray if x.dtype.is_floating else math_ops.cast(gray, x.dtype, name=name)
+
+
+def grayscale_to_rgb(images, name=None):
+    x = convert_to_tensor(images)
+    return array_ops.tile(x, [1] * (x.shape.ndims - 1) + [3], name=name)

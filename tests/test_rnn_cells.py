@@ -1,0 +1,263 @@
+"""TF1's RNN cells and static RNNs against TF1's own answers.
+
+The scenarios live in ``tests/fixtures/scenarios_rnn_cells.py``;
+``make_rnn_cells.py`` ran them under TensorFlow (``tf.compat.v1.nn.rnn_cell``,
+``tf.compat.v1.nn.static_rnn``) and stored ``rnn_cells.json``; here they run
+under daskflow and are compared: variable names and shapes, static shapes,
+outputs, final states and gradients for fixed inputs and variable values,
+state and output sizes, dropout statistics, and errors. Then what TF1 cannot
+be asked: a training run whose loss falls, cells inside ``tf.while_loop``
+(what ``dynamic_rnn`` does with them), and ``tf.contrib.rnn``.
+"""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+import daskflow.contrib.rnn
+import daskflow.rnn
+import daskflow.rnn.rnn_cell
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+import scenarios_rnn_cells as sc  # noqa: E402
+
+TF1 = json.loads((FIXTURES / "rnn_cells.json").read_text())
+
+rnn = daskflow.rnn
+
+
+def _close(mine, theirs, what):
+    np.testing.assert_allclose(np.asarray(mine), np.asarray(theirs), rtol=2e-4, atol=2e-5, err_msg=what)
+
+
+@pytest.mark.parametrize("model", sorted(sc.MODELS))
+def test_outputs_states_and_gradients_match_tf1(model):
+    mine, theirs = sc.evaluate(tf, model), TF1["models"][model]
+    # TF1 names a ref variable's dtype float32_ref; the base type must agree.
+    assert mine["variables"] == [[n, s, d.replace("_ref", "")] for n, s, d in theirs["variables"]]
+    assert mine["trainable"] == theirs["trainable"]
+    for key in ("output_shapes", "state_shapes", "state_types"):
+        assert mine[key] == theirs[key], key
+    for key in ("outputs", "state"):
+        assert len(mine[key]) == len(theirs[key])
+        for step, (m, t) in enumerate(zip(mine[key], theirs[key])):
+            _close(m, t, f"{key}[{step}]")
+    n_inputs = len(theirs["grads"]) - len(theirs["variables"])  # the fed float placeholders
+    names = [f"input {i}" for i in range(n_inputs)] + [v[0] for v in theirs["variables"]]
+    for name, m, t in zip(names, mine["grads"], theirs["grads"], strict=True):
+        _close(m, t, f"gradient for {name}")
+
+
+def test_names_scopes_and_reuse_match_tf1():
+    mine, theirs = sc.names(tf), dict(TF1["names"])
+    # TF-Keras's legacy wrapper reports no weights of its own; daskflow's reports the wrapped
+    # cell's (what a user means by the wrapper's variables), which must be the GRU's four.
+    assert theirs.pop("wrapped") == []
+    assert mine.pop("wrapped") == [
+        "wrapped/gru_cell/gates/kernel:0",
+        "wrapped/gru_cell/gates/bias:0",
+        "wrapped/gru_cell/candidate/kernel:0",
+        "wrapped/gru_cell/candidate/bias:0",
+    ]
+    assert mine == theirs
+
+
+def test_state_and_output_sizes_match_tf1():
+    assert sc.sizes(tf) == TF1["sizes"]
+
+
+def test_dropout_wrapper_matches_tf1_in_distribution():
+    mine, theirs = sc.dropout_stats(tf), TF1["dropout_stats"]
+    # Input keep 0.8 then output keep 0.5: 60% dropped, survivors 1 / 0.8 / 0.5 = 2.5.
+    assert mine["output_kept_values"] == theirs["output_kept_values"] == [2.5]
+    assert mine["output_dropped"] == pytest.approx(0.6, abs=0.02)
+    assert theirs["output_dropped"] == pytest.approx(0.6, abs=0.02)
+    # State keep 0.7 drops h only: c counts the steps untouched.
+    assert mine["h_kept_values"] == theirs["h_kept_values"]
+    assert mine["h_dropped"] == pytest.approx(0.3, abs=0.02)
+    for key in (
+        "c_untouched",
+        "variational_same_mask",
+        "variational_row_mask_shared",
+        "variational_c_untouched",
+    ):
+        assert mine[key] is theirs[key] is True, key
+    # One mask of 50 units for the whole run: keep 0.6 drops about 40% of them.
+    assert mine["variational_dropped"] == pytest.approx(0.4, abs=0.2)
+
+
+# Fragments TF1's message has (checked too) that daskflow's must have, and the culprit
+# daskflow's message must name besides (TF1's sometimes does not name the cell).
+ERROR_FRAGMENTS = {
+    "lstm_rank3": (
+        ["is incompatible with the layer: expected ndim=2, found ndim=3"],
+        'layer "basic_lstm_cell"',
+    ),
+    "gru_rank1": (["is incompatible with the layer: expected ndim=2, found ndim=1"], 'layer "gru_cell"'),
+    "lstm_int_inputs": (
+        ["RNN cell only supports floating point inputs, but received dtype"],
+        "basic_lstm_cell",
+    ),
+    "basic_rnn_int_state": (
+        ["RNN cell only supports floating point inputs, but received dtype"],
+        "basic_rnn_cell",
+    ),
+    "gru_unknown_depth": (["Expected inputs.shape[-1] to be known, received shape: (2, "], "gru_cell"),
+    "lstm_state_triple": ([], "lstm_cell: expected the state to be an LSTMStateTuple (c, h)"),
+    "gru_state_tuple": ([], "gru_cell: expected the state to be one tensor"),
+    "multi_state_tensor": (["Expected state to be a tuple of length 2, but received"], "multi_rnn_cell"),
+    "multi_empty": (["Must specify at least one cell for MultiRNNCell."], None),
+    "multi_not_a_list": (["cells must be a list or tuple, but received"], "GRUCell"),
+    "multi_tuple_states_not_tuple": (
+        ["Some cells return tuples of states, but the flag state_is_tuple"],
+        None,
+    ),
+    "static_rnn_tensor_inputs": (["Argument `inputs` must be a sequence"], "Placeholder:0"),
+    "static_rnn_empty_inputs": (["Argument `inputs` must not be empty."], None),
+    "static_rnn_no_dtype": (["If no initial_state is provided, argument `dtype` must be specified"], None),
+    "static_rnn_not_a_cell": (
+        ["The argument 'cell' (gru) is not an RNNCell: 'output_size' property is missing"],
+        None,
+    ),
+    "static_rnn_unknown_depth": (
+        ["Input size (dimension 0 of input", "must be accessible via shape"],
+        "Placeholder:0",
+    ),
+    "static_rnn_lengths_rank2": (
+        ["Argument `sequence_length` must be a vector of length 2"],
+        "sequence_length",
+    ),
+    "static_rnn_second_cell_same_scope": (
+        ["Variable rnn/basic_lstm_cell/kernel already exists, disallowed"],
+        None,
+    ),
+    "dropout_keep_out_of_range": (["Parameter input_keep_prob must be between 0 and 1. Received 1.5"], None),
+    "dropout_variational_without_dtype": (["When variational_recurrent=True, dtype must be provided"], None),
+    "dropout_not_a_cell": (["The argument 'cell' (gru) is not an RNNCell"], None),
+    "residual_depth_mismatch": (["Shapes (2, 3) and (2, 4) are incompatible"], "residual_wrapper"),
+    "bidirectional_not_a_cell": (["The argument 'cell_bw' (None) is not an RNNCell"], None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERROR_FRAGMENTS))
+def test_errors_match_tf1(case):
+    mine, theirs = sc.errors(tf)[case], TF1["errors"][case]
+    assert mine.split(":")[0] == theirs.split(":")[0], (mine, theirs)
+    fragments, culprit = ERROR_FRAGMENTS[case]
+    for fragment in fragments:
+        assert fragment in theirs, theirs
+        assert fragment in mine, mine
+    if culprit is not None:
+        assert culprit in mine, mine
+
+
+def test_a_tensor_for_a_tuple_state_is_a_value_error_naming_the_cell():
+    # TF1 fails here by iterating a symbolic tensor (a TypeError about Python control flow);
+    # daskflow says what is wrong with the state, as for the other wrong structures.
+    assert TF1["errors"]["lstm_state_tensor"].startswith("TypeError")
+    assert sc.errors(tf)["lstm_state_tensor"] == (
+        "ValueError: basic_lstm_cell: expected the state to be an LSTMStateTuple (c, h) as "
+        "state_is_tuple=True, but received one tensor"
+    )
+
+
+def test_all_tf1_error_cases_are_checked():
+    assert set(TF1["errors"]) == set(ERROR_FRAGMENTS) | {"lstm_state_tensor"}
+
+
+# -- what TF1 cannot be asked ------------------------------------------------------------------
+
+
+def test_an_lstm_learns_to_remember_the_first_step():
+    # The target is the sign at step 0, read out after 6 steps: only a cell that carries
+    # its memory through the sequence can learn it.
+    rng = np.random.default_rng(0)
+    data = rng.choice([-1.0, 1.0], size=(64, 6, 1)).astype(np.float32)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 6, 1])
+        cell = tf.nn.rnn_cell.LSTMCell(8)
+        outputs, _ = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32)
+        prediction = tf.layers.dense(outputs[-1], 1)
+        loss = tf.reduce_mean(tf.square(prediction - x[:, 0]))
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(loss, {x: data})
+            for _ in range(60):
+                sess.run(train, {x: data})
+            last = sess.run(loss, {x: data})
+    assert first > 0.5  # about the variance of the target (1) at the start
+    assert last < 0.1 * first, (first, last)
+
+
+def test_cells_run_inside_a_while_loop_as_dynamic_rnn_runs_them():
+    # First called inside the loop body: the variables are made in the outer graph, under the
+    # scope around the loop, and the loop's final state equals static_rnn's over the same steps.
+    x_value = sc._values([2, 4, 3], 30)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 4, 3])
+        cell = rnn.MultiRNNCell([rnn.BasicLSTMCell(5), rnn.GRUCell(2)])
+        start = cell.zero_state(2, tf.float32)
+        with tf.variable_scope("rnn"):
+            _, final = tf.while_loop(
+                lambda t, s: t < 4,
+                lambda t, s: (t + 1, cell(tf.gather(x, t, axis=1), s)[1]),
+                [tf.constant(0), start],
+            )
+        names = [v.name for v in tf.global_variables()]
+        _, unrolled = rnn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32)
+        assert [v.name for v in tf.global_variables()] == names  # static_rnn reused them
+        (grad_loop,) = tf.gradients(tf.reduce_sum(final[1]), cell.weights[:1])
+        (grad_static,) = tf.gradients(tf.reduce_sum(unrolled[1]), cell.weights[:1])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run([final, unrolled, grad_loop, grad_static], {x: x_value})
+    assert names[0] == "rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0" and len(names) == 6
+    for a, b in zip(sc._flatten(got[0]), sc._flatten(got[1])):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], got[3], rtol=1e-4, atol=1e-6)
+
+
+def test_contrib_rnn_has_the_cells_and_the_static_rnns():
+    contrib = tf.contrib.rnn
+    assert contrib is daskflow.contrib.rnn
+    for name in ("BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper", "LSTMStateTuple"):
+        assert getattr(contrib, name) is getattr(rnn, name)
+    assert contrib.static_rnn is rnn.static_rnn
+    assert contrib.static_bidirectional_rnn is rnn.static_bidirectional_rnn
+    with pytest.raises(AttributeError, match="tf.contrib.rnn.LSTMBlockCell is not part of daskflow"):
+        contrib.LSTMBlockCell  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.nn.rnn_cell.NASCell is not part of daskflow"):
+        daskflow.rnn.rnn_cell.NASCell  # noqa: B018
+
+
+def test_zero_state_with_a_tensor_batch_size_has_the_batch_of_the_feed():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        state = rnn.MultiRNNCell([rnn.BasicLSTMCell(4), rnn.GRUCell(2)]).zero_state(
+            tf.shape(x)[0], tf.float32
+        )
+        with tf.Session() as sess:
+            got = sess.run(state, {x: np.zeros([5, 3], np.float32)})
+    assert [a.shape for a in sc._flatten(got)] == [(5, 4), (5, 4), (5, 2)]
+    assert type(got[0]).__name__ == "LSTMStateTuple"
+    assert all((a == 0).all() for a in sc._flatten(got))
+
+
+def test_a_cell_called_with_a_scope_keeps_its_variables_there():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 3])
+        cell = rnn.BasicRNNCell(2)
+        out1, _ = cell(x, cell.zero_state(2, tf.float32), scope="step")
+        out2, _ = cell(x, cell.zero_state(2, tf.float32), scope="step")
+        assert [v.name for v in tf.global_variables()] == ["step/kernel:0", "step/bias:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            a, b = sess.run([out1, out2], {x: sc._values([2, 3], 31)})
+    np.testing.assert_allclose(a, b, rtol=1e-6)
