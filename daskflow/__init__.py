@@ -12,6 +12,7 @@ from . import (
     debugging,
     dtypes,
     errors,
+    estimator,
     image,
     initializers,
     layers,
