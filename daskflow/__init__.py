@@ -100,6 +100,7 @@ from .ops.array_ops import (
 from .ops.array_ops import range_ as range  # noqa: A004 - TF1's public name
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.functional_ops import case, cond, while_loop
+from .ops.higher_order_ops import foldl, foldr, map_fn, scan
 from .ops.init_ops import (
     Constant as constant_initializer,
 )
@@ -208,6 +209,7 @@ from .ops.random_ops import (
     truncated_normal,
 )
 from .ops.string_ops import as_string, string_join, string_to_number
+from .ops.tensor_array_ops import TensorArray
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .train.moving_averages import moving_average_variables

@@ -22,14 +22,17 @@ from .ops.nn_ops import (
     xw_plus_b,
 )
 from .rnn import rnn_cell  # tf.nn.rnn_cell
+from .rnn.dynamic import bidirectional_dynamic_rnn, dynamic_rnn
 from .rnn.static import static_bidirectional_rnn, static_rnn
 
 __all__ = [
     "avg_pool",
     "bias_add",
+    "bidirectional_dynamic_rnn",
     "conv2d",
     "conv2d_transpose",
     "dropout",
+    "dynamic_rnn",
     "elu",
     "embedding_lookup",
     "in_top_k",

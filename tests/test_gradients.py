@@ -23,6 +23,8 @@ import pytest
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.gradients import _between
+from daskflow.ops.higher_order_ops import map_fn, scan
+from daskflow.ops.tensor_array_ops import TensorArray
 
 rng = np.random.default_rng(1)
 EPS = 1e-6
@@ -92,6 +94,26 @@ def _pool(fn, k, s, padding):
     return lambda x: fn(x, ksize=[1, k, k, 1], strides=[1, s, s, 1], padding=padding)
 
 
+def _ta_loop(x, y):
+    """A TensorArray read and one written in a loop, stacked."""
+    n = x.shape[0] if x.shape[0] is not None else tf.shape(x)[0]
+    ta_in = TensorArray(x.dtype, size=n).unstack(x)
+
+    def body(i, h, ta):
+        h = tf.sin(ta_in.read(i)) * y + h
+        return i + 1, h, ta.write(i, h * h)
+
+    _, _, ta = tf.while_loop(
+        lambda i, h, ta: i < n, body, [0, tf.zeros_like(y), TensorArray(x.dtype, size=n)]
+    )
+    return ta.stack()
+
+
+def _ta_scatter(x, y):
+    ta = TensorArray(x.dtype, size=4, element_shape=[3]).scatter([2, 0], x).write(1, x[0] * y)
+    return [ta.gather([0, 2, 1, 2]), ta.read(2) * y, ta.concat()]
+
+
 LABELS = np.exp(R(3, 4))
 LABELS /= LABELS.sum(-1, keepdims=True)
 COND = rng.random((3, 1)) < 0.5
@@ -124,6 +146,14 @@ CASES = [
     GradCase("tanh", tf.tanh, [R(2, 3)]),
     GradCase("cos", tf.cos, [R(2, 3)]),
     GradCase("sin", tf.sin, [R(2, 3)]),
+    # Resizing computes in float32, as TF's: a wide step (exact for this quadratic) and float32's tolerance.
+    GradCase(
+        "resize_bilinear",
+        lambda x: tf.cast(tf.image.resize_bilinear(x, [5, 3]), tf.float64) ** 2,
+        [R(2, 3, 4, 2)],
+        eps=1e-2,
+        tol=dict(rtol=1e-4, atol=1e-4),
+    ),
     GradCase(
         "cond",
         lambda x, y: tf.cond(tf.reduce_sum(y) > -1e9, lambda: tf.sin(x) * y, lambda: x),
@@ -133,6 +163,15 @@ CASES = [
         "while_loop",
         lambda x, y: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * y), [0, x])[1],
         [R(2, 3), R(3)],
+    ),
+    # TensorArrays in and out of loops; map_fn and scan are loops over them
+    GradCase("tensor_array_loop", lambda x, y: _ta_loop(x, y), [R(4, 3), R(3)]),
+    GradCase("tensor_array_scatter_gather_concat", lambda x, y: _ta_scatter(x, y), [R(2, 3), R(3)]),
+    GradCase("map_fn", lambda x, y: map_fn(lambda r: tf.sin(r) * y, x), [R(4, 3), R(3)]),
+    GradCase(
+        "scan_reverse",
+        lambda x, y: scan(lambda a, r: tf.tanh(a * y + r), x, initializer=y, reverse=True),
+        [R(4, 3), R(3)],
     ),
     GradCase("sigmoid", tf.sigmoid, [R(2, 3) * 3]),
     GradCase("relu", tf.nn.relu, [Away(2, 3)]),

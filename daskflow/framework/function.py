@@ -114,7 +114,7 @@ class SubProgram:
             for t in op.outputs:
                 slot[t] = len(slot)
             outs = tuple(slot[t] for t in op.outputs)
-            steps.append((kernel, ins, outs, len(outs) == 1))
+            steps.append((kernel, ins, outs, len(outs) == 1, op))
         self._size = len(slot)
         self._in_slots = [slot.get(t) if t is not None else None for t in self.inputs]
         self._out_slots = [slot[t] for t in self.outputs]
@@ -127,14 +127,33 @@ class SubProgram:
         for i, v in zip(self._in_slots, values):
             if i is not None:
                 env[i] = v
-        for kernel, ins, outs, single in self._steps:
-            result = kernel(*[env[i] for i in ins])
+        for kernel, ins, outs, single, op in self._steps:
+            try:
+                result = kernel(*[env[i] for i in ins])
+            except Exception as e:  # noqa: BLE001 - re-raised naming the op inside the body
+                named = _naming(e, op)
+                if named is e:
+                    raise
+                raise named from e
             if single:
                 env[outs[0]] = result
             else:
                 for i, r in zip(outs, result):
                     env[i] = r
         return tuple(env[i] for i in self._out_slots)
+
+
+def _naming(exc, op):
+    """``exc`` with the failing body op named in its message (the session names only the
+    control-flow op that ran the body). Errors of the runtime's own kinds pass through."""
+    from ..errors import OpError
+
+    if isinstance(exc, OpError) or str(exc).startswith(f"{op.name} ("):
+        return exc
+    try:
+        return type(exc)(f"{op.name} ({op.type}): {exc}")
+    except Exception:  # noqa: BLE001 - an exception type that cannot be rebuilt from a message
+        return exc
 
 
 def _bound(kernel, bound, attrs):

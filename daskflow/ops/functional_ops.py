@@ -23,9 +23,13 @@ from ..framework.primitive import Primitive, apply
 from ..framework.tensor_shape import as_dims, compatible, fmt
 
 # -- nested structures (lists are structure here, as in TF's nest) ---------------------
+# A TensorArray is one leaf: its value tensor travels through the op (TF1 passes its
+# flow), and the array is rebuilt around the op's output (``_loop_tensor``/``_rebuild``).
 
 
 def _flatten(s):
+    if hasattr(s, "_rebuild"):
+        return [s._loop_tensor()]
     if isinstance(s, dict):
         return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
     if isinstance(s, (list, tuple)):
@@ -34,6 +38,8 @@ def _flatten(s):
 
 
 def _pack(s, leaves):
+    if hasattr(s, "_rebuild"):
+        return s._rebuild(next(leaves))
     if isinstance(s, dict):
         values = {k: _pack(s[k], leaves) for k in sorted(s)}
         return {k: values[k] for k in s}
@@ -308,6 +314,7 @@ def while_loop(
     and are traced once. The loop runs inside one task, on the worker of its
     op: an iteration costs a few kernel calls, not a graph submission. A loop
     variable keeps its static shape unless ``shape_invariants`` relaxes it.
+    A loop variable may be a ``TensorArray`` (it travels as its buffer tensor).
 
     Examples
     --------

@@ -3,7 +3,8 @@
 :mod:`~daskflow.rnn.cell` has the cells (``BasicRNNCell``, ``BasicLSTMCell``,
 ``LSTMCell``, ``GRUCell``, ``MultiRNNCell``) and the protocol every cell
 keeps; :mod:`~daskflow.rnn.wrappers` the wrappers (dropout, residual,
-device); :mod:`~daskflow.rnn.static` the unrolled networks.
+device); :mod:`~daskflow.rnn.static` the unrolled networks, :mod:`~daskflow.rnn.dynamic`
+the ones on ``tf.while_loop`` (``dynamic_rnn``).
 ``tf.nn.rnn_cell`` is :mod:`daskflow.rnn.rnn_cell`, ``tf.contrib.rnn`` is
 :mod:`daskflow.contrib.rnn`.
 """
