@@ -1,6 +1,7 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop."""
 
 from .._missing import module_getattr
+from . import queue_runner
 from .cluster_spec import ClusterSpec
 from .device_setter import (
     GreedyLoadBalancingStrategy,
@@ -20,6 +21,16 @@ from .hooks import (
     SessionRunValues,
     StepCounterHook,
     StopAtStepHook,
+)
+from .input import (
+    batch,
+    batch_join,
+    input_producer,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
 )
 from .learning_rate_decay import (
     cosine_decay,
@@ -53,6 +64,7 @@ from .optimizer import (
     get_global_step,
     get_or_create_global_step,
 )
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .saver import Saver, latest_checkpoint
 from .sync_replicas_optimizer import SyncReplicasOptimizer
 
