@@ -25,12 +25,17 @@ REFERENCE = json.loads((PROGRAMS / "tf1_reference.json").read_text())["programs"
 RUNS = [
     "autoencoder",
     "basic_operations",
+    "bidirectional_rnn",
+    "convolutional_network",
     "convolutional_network_raw",
+    "dynamic_rnn",
     "linear_regression",
     "logistic_regression",
     "mnist_deep",
     "multilayer_perceptron",
+    "neural_network",
     "neural_network_raw",
+    "recurrent_network",
     "save_restore_model",
     "tensorboard_advanced",
     "tensorboard_basic",
@@ -39,11 +44,17 @@ RUNS = [
 ]
 
 
+# TF 2.16+ has no tf.estimator, so TF1 cannot run the Estimator programs here; they are
+# compared with TF1's number for the same model written without it (aymericdamien's
+# *_raw twins, which train the same network on the same data).
+TWINS = {"neural_network": "neural_network_raw", "convolutional_network": "convolutional_network_raw"}
+
+
 @pytest.mark.parametrize("name", RUNS)
 def test_program_runs_and_lands_near_tf1(name):
     result = survey_daskflow.run_one(name)
     assert result["status"] == "runs", f"{name}: {result['where']} {result['error']}"
-    theirs = REFERENCE[name]["metrics"]
+    theirs = REFERENCE[TWINS.get(name, name)]["metrics"]
     assert result["metrics"].keys() == theirs.keys()
     for metric, value in result["metrics"].items():
         expected = theirs[metric]

@@ -11,7 +11,7 @@
 #   23: 'from tensorflow.examples.tutorials.mnist import input_data'
 #     -> 'import daskflow.datasets as input_data'
 #   34: 'training_steps = 10000'
-#     -> 'training_steps = int(os.environ.get("DASKFLOW_PROGRAM_STEPS", "50"))  # daskflow: short run, was 10000'
+#     -> 'training_steps = int(os.environ.get("DASKFLOW_PROGRAM_STEPS", "200"))  # daskflow: short run, was 10000'
 # ruff: noqa
 # fmt: off
 """ Bi-directional Recurrent Neural Network.
@@ -47,7 +47,7 @@ we will then handle 28 sequences of 28 steps for every sample.
 
 # Training Parameters
 learning_rate = 0.001
-training_steps = int(os.environ.get("DASKFLOW_PROGRAM_STEPS", "50"))  # daskflow: short run, was 10000
+training_steps = int(os.environ.get("DASKFLOW_PROGRAM_STEPS", "200"))  # daskflow: short run, was 10000
 batch_size = 128
 display_step = 200
 
