@@ -103,6 +103,10 @@ def convert_to_tensor(value, dtype=None, name=None, graph=None, preferred_dtype=
         return value
     if hasattr(value, "op") and hasattr(value, "graph"):
         raise TypeError(f"cannot convert {value!r} to a tensor")
+    if isinstance(value, (list, tuple)) and _holds_tensors(value):
+        from ..ops.array_ops import stack  # TF1 packs a list holding tensors into one
+
+        return stack([convert_to_tensor(v, dtype=dtype) for v in value], name=name or "packed")
     graph = graph or get_default_graph()
     with graph.as_default():
         if dtype is None and preferred_dtype is not None:
@@ -114,3 +118,12 @@ def convert_to_tensor(value, dtype=None, name=None, graph=None, preferred_dtype=
             return constant(value, dtype=dtype, name=name or "Const")
         except (TypeError, ValueError) as e:
             raise TypeError(f"cannot convert {value!r} to a tensor: {e}") from None
+
+
+def _holds_tensors(value):
+    return any(
+        isinstance(v, Tensor)
+        or hasattr(v, "_as_tensor")
+        or (isinstance(v, (list, tuple)) and _holds_tensors(v))
+        for v in value
+    )

@@ -98,7 +98,11 @@ def reduced_dims(dims, axes, keepdims):
 
 
 def static_shape_value(t):
-    """What is known statically of a 1-D shape tensor's *value*: dims or None."""
+    """What is known statically of a 1-D shape tensor's *value*: dims or None.
+
+    Follows what TF's shape functions follow: constants, ``tf.shape``, casts,
+    and shapes stacked from scalars (``[tf.shape(x)[0], 3]`` keeps the 3).
+    """
     from ..framework.tensor_shape import as_dims
 
     op = t.op
@@ -106,6 +110,30 @@ def static_shape_value(t):
         return tuple(int(v) for v in op.attrs["value"].reshape(-1))
     if op.type == "Shape":
         return op.inputs[0]._dims
+    if op.type in ("Cast", "Identity"):
+        return static_shape_value(op.inputs[0])
+    if op.type == "ConcatV2" and op.attrs["axis"] == 0:
+        parts = [static_shape_value(p) for p in op.inputs]
+        if None not in parts:
+            return tuple(d for p in parts for d in p)
+    if op.type == "ExpandDims" and op.attrs["axis"] == 0 and op.inputs[0]._dims == ():
+        return (static_dim(op.inputs[0]),)
     if t._dims is not None and len(t._dims) == 1 and t._dims[0] is not None:
         return as_dims([None] * t._dims[0])
+    return None
+
+
+def static_dim(t):
+    """A scalar shape entry's value when it is known statically (a constant, or a
+    known dimension read off ``tf.shape``), else None."""
+    op = t.op
+    if op.type == "Const" and op.attrs["value"].size == 1:
+        return int(op.attrs["value"].reshape(()))  # -1 stays -1, as in a constant shape
+    if op.type in ("Cast", "Identity"):
+        return static_dim(op.inputs[0])
+    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
+        (index,) = op.attrs["spec"] if len(op.attrs["spec"]) == 1 else (None,)
+        dims = op.inputs[0].op.inputs[0]._dims
+        if isinstance(index, int) and dims is not None and -len(dims) <= index < len(dims):
+            return dims[index]
     return None
