@@ -89,7 +89,7 @@ class SubProgram:
 
     def __init__(self, graph, inputs, outputs, what):
         self.graph, self.inputs, self.outputs = graph, list(inputs), list(outputs)
-        ops = _needed(self.outputs, {t for t in self.inputs if t is not None})
+        ops = needed_ops(self.outputs, {t for t in self.inputs if t is not None})
         _check_body(ops, self.inputs, what)
         self._ops = sorted(ops, key=lambda o: o._id)
         self._steps = None
@@ -160,7 +160,7 @@ def _bound(kernel, bound, attrs):
     return lambda *args: kernel(*bound, *args, **attrs)
 
 
-def _needed(outputs, fed):
+def needed_ops(outputs, fed):
     needed, stack = set(), [t.op for t in outputs if t not in fed]
     while stack:
         op = stack.pop()

@@ -10,14 +10,16 @@ Gradients are ops of the same kind. ``If``'s gradient is an ``If`` over the
 branches' own gradient graphs (built inside each branch graph, so they
 recompute the branch's forward values). ``While``'s gradient is a
 ``WhileGrad`` op that runs the loop forward again, keeping each iteration's
-loop values, then the body's gradient graph backwards over them.
+loop values and the forward values the body's gradient graph reads, then
+runs that graph backwards over them (fed those values, it does not compute
+the body again).
 """
 
 from __future__ import annotations
 
 from .. import dtypes
 from ..framework.constant import convert_to_tensor
-from ..framework.function import FuncGraph, SubProgram
+from ..framework.function import FuncGraph, SubProgram, needed_ops
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.primitive import Primitive, apply
 from ..framework.tensor_shape import as_dims, compatible, fmt
@@ -231,20 +233,19 @@ class _Loop:
         what = f"tf.while_loop {op.name}"
         self.cond = SubProgram(*op.attrs["cond"], what=what)
         self.body = SubProgram(*op.attrs["body"], what=what)
-        grad = op.attrs.get("grad")
+        grad, saving = op.attrs.get("grad"), op.attrs.get("saving")
         self.grad = SubProgram(*grad, what=what) if grad is not None else None
+        self.saving = SubProgram(*saving, what=what) if saving is not None else None
 
 
 def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
     return list(specs)
 
 
-def _iterate(xp, state, loop, captured, limit, keep=None):
+def _iterate(xp, state, loop, captured, limit):
     i = 0
     while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
         loop = list(state.body.run(xp, *loop, *captured))
-        if keep is not None:
-            keep.append(loop)
         i += 1
     return loop
 
@@ -259,26 +260,46 @@ def _while_grad(op, *grads):
     n = op.attrs["n"]
     graph, inputs, outputs = op.attrs["body"]
     float_out = [i for i in range(n) if op.outputs[i].dtype.is_floating]
-    grad_spec = _gradient_program(graph, inputs, outputs, float_out, list(op.inputs))
+    graph, grad_in, grad_out = _gradient_program(graph, inputs, outputs, float_out, list(op.inputs))
+    ins, gys = grad_in[: len(op.inputs)], grad_in[len(op.inputs) :]
+    saved = _saved_tensors(inputs, outputs, grad_in, grad_out)
     grad_specs = tuple((t._dims, t.dtype) for t in op.inputs if t.dtype.is_floating)
     filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
-    attrs = dict(op.attrs, grad=grad_spec, specs=grad_specs, float_out=tuple(float_out))
+    attrs = dict(
+        op.attrs,
+        saving=(graph, inputs, list(outputs) + saved),
+        grad=(graph, ins + saved + gys, grad_out),
+        specs=grad_specs,
+        float_out=tuple(float_out),
+    )
     outs = apply(WhileGrad, *op.inputs, *filled, **attrs)
     outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
     return [next(outs) if t.dtype.is_floating else None for t in op.inputs]
 
 
-def _while_grad_kernel(xp, state, *values, cond, body, grad, n, specs, limit, back_prop, float_out):
+def _saved_tensors(body_in, body_out, grad_in, grad_out):
+    """The body's forward values its gradient graph reads: the forward pass keeps them per
+    iteration, so the backward pass feeds them instead of computing the body again."""
+    forward = needed_ops(body_out, {t for t in body_in if t is not None})
+    backward = needed_ops(grad_out, set(grad_in)) - forward
+    read = {t for op in backward for t in op.inputs if t.op in forward and t not in grad_in}
+    return sorted(read, key=lambda t: (t.op._id, t.value_index))
+
+
+def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out):
     count = len(values) - len(float_out)
     forward, gys = list(values[:count]), list(values[count:])
     loop, captured = forward[:n], forward[n:]
-    history = [loop]
-    _iterate(xp, state, loop, captured, limit, keep=history)
+    history = []  # (loop values, saved forward values) of each iteration
+    while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        outs = state.saving.run(xp, *loop, *captured)
+        history.append((loop, outs[n:]))
+        loop = list(outs[:n])
     float_in = [i for i, v in enumerate(forward) if _is_float(v)]
     float_loop = [i for i in float_in if i < n]
     total = {i: None for i in float_in if i >= n}
-    for values_k in reversed(history[:-1]):
-        outs = state.grad.run(xp, *values_k, *captured, *gys)
+    for values_k, saved_k in reversed(history):
+        outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys)
         by_input = dict(zip(float_in, outs))
         gys = [by_input[i] for i in float_loop]
         for i in total:
