@@ -71,12 +71,24 @@ def test_a_checkpoint_of_another_graph_is_refused_with_the_full_list(tmp_path):
         other = tf.Variable(tf.zeros([3, 2]), name="w2")
         wide = tf.Variable(tf.zeros([2, 3], tf.int32), name="w3")
     saver = tf.train.Saver({"w": other, "extra": wide})
-    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+    with pytest.raises(tf.errors.NotFoundError) as err:
         saver.restore(sess, path)
     message = str(err.value)
-    assert "missing ['extra']" in message and "unexpected ['global_step', 'layer/b']" in message
+    assert "Key extra not found" in message and "missing ['extra']" in message
     assert "w: checkpoint (2, 3) float32, graph (3, 2) float32" in message
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="w: checkpoint \\(2, 3\\) float32, graph \\(3, 2\\)"
+    ):
+        tf.train.Saver({"w": other}).restore(sess, path)
     np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))  # untouched
+    sess.close()
+
+
+def test_a_saver_of_some_variables_restores_them_from_a_fuller_checkpoint(tmp_path):
+    # TF1's Saver restores its var_list and ignores the checkpoint's other variables.
+    sess, _, path, w = _saved(tmp_path)
+    tf.train.Saver([w]).restore(sess, path)
+    np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))  # the saved value, not the 7s
     sess.close()
 
 

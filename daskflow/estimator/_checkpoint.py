@@ -1,19 +1,16 @@
-"""Reading an Estimator's checkpoints: variable values, the global step, partial restores.
+"""Reading an Estimator's checkpoints: variable values and the global step.
 
 An evaluation or prediction graph holds fewer variables than the training
-graph saved (no optimizer slots, no learning-rate state). TF1's ``Saver``
-restores the variables it was given and ignores the rest of the checkpoint;
-:class:`PartialRestoreSaver` does that over daskflow's checkpoint format,
-still refusing a checkpoint that lacks one of the graph's variables or holds
-it with another shape or dtype.
+graph saved (no optimizer slots); ``tf.train.Saver`` restores the variables
+it was given and ignores the rest, as TF1's does.
 """
 
 from __future__ import annotations
 
 import posixpath
 
-from ..errors import InvalidArgumentError, NotFoundError
-from ..train.saver import Saver, latest_checkpoint, read_manifest
+from ..errors import NotFoundError
+from ..train.saver import latest_checkpoint, read_manifest
 
 
 def resolve(checkpoint_dir_or_path):
@@ -57,37 +54,3 @@ def global_step_in(checkpoint_dir):
     if step is None and "global_step" in manifest["variables"]:
         step = load_variables(path, ["global_step"])["global_step"]
     return 0 if step is None else int(step)
-
-
-class PartialRestoreSaver(Saver):
-    """A ``Saver`` whose ``restore`` ignores checkpoint entries the graph does not have (as TF1's)."""
-
-    def restore(self, sess, save_path):
-        stored = read_manifest(save_path)["variables"]
-        missing = sorted(set(self._vars) - set(stored))
-        if missing:
-            raise NotFoundError(
-                None, None, f"Key {missing[0]} not found in checkpoint {save_path} (missing: {missing})"
-            )
-        wrong = [
-            f"{name}: checkpoint {tuple(stored[name]['shape'])} {stored[name]['dtype']}, "
-            f"graph {v.shape} {v.dtype.name}"
-            for name, v in sorted(self._vars.items())
-            if not _fits(v, stored[name])
-        ]
-        if wrong:
-            raise InvalidArgumentError(
-                None, None, f"checkpoint {save_path} does not match the graph: {wrong}"
-            )
-        values = load_variables(save_path, sorted(self._vars))
-        for name, variable in self._vars.items():
-            sess.load_variable(variable, values[name])
-
-
-def _fits(variable, record):
-    dims = variable.shape.dims
-    if dims is None:
-        return variable.dtype.name == record["dtype"]
-    same_rank = len(dims) == len(record["shape"])
-    same_dims = same_rank and all(d is None or d == s for d, s in zip(dims, record["shape"]))
-    return same_dims and variable.dtype.name == record["dtype"]

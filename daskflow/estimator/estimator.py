@@ -393,7 +393,7 @@ class Estimator:
     def _monitored(self, scaffold, checkpoint_path, hooks, evaluation=False):
         """A monitored chief session restoring ``checkpoint_path`` (when given) over the graph's variables."""
         if scaffold.saver is None:
-            scaffold.saver = _checkpoint.PartialRestoreSaver()
+            scaffold.saver = Saver()
         master = self._config.evaluation_master if evaluation else self._config.master
         creator = ChiefSessionCreator(
             scaffold, master, self._config.session_config, checkpoint_filename_with_path=checkpoint_path
@@ -524,7 +524,7 @@ def _warm_starter(source, init_fn):
         if path is None:
             raise ValueError(f"warm_start_from={source!r}: no checkpoint there")
         logger.info("Warm-starting from: %s", path)
-        _checkpoint.PartialRestoreSaver(var_list=variables).restore(sess, path)
+        Saver(var_list=variables).restore(sess, path)
         if init_fn is not None:
             init_fn(scaffold, sess)
 

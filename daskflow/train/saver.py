@@ -99,22 +99,31 @@ class Saver:
         return prefix
 
     def restore(self, sess, save_path):
-        """Set the variables from a checkpoint, or raise and change nothing."""
+        """Set this saver's variables from a checkpoint, or raise and change nothing.
+
+        As TF1's: the checkpoint may hold more variables than the saver (an
+        evaluation graph without the optimizer's slots restores from a
+        training checkpoint); one it lacks is a ``NotFoundError``, one held
+        with another shape or dtype an ``InvalidArgumentError``.
+        """
         manifest = read_manifest(save_path)
         stored = manifest["variables"]
         missing = sorted(set(self._vars) - set(stored))
-        extra = sorted(set(stored) - set(self._vars))
         wrong = [
             f"{name}: checkpoint {tuple(r['shape'])} {r['dtype']}, graph {v.shape} {v.dtype.name}"
             for name, v in sorted(self._vars.items())
             if (r := stored.get(name)) is not None and not _fits(v, r)
         ]
-        if missing or extra or wrong:
+        if missing:
+            raise NotFoundError(
+                None,
+                None,
+                f"Key {missing[0]} not found in checkpoint {save_path}: "
+                f"missing {missing}, mismatched {wrong}",
+            )
+        if wrong:
             raise InvalidArgumentError(
-                None,
-                None,
-                f"checkpoint {save_path} does not match the graph: missing {missing}, unexpected {extra}, "
-                f"mismatched {wrong}",
+                None, None, f"checkpoint {save_path} does not match the graph: mismatched {wrong}"
             )
         folder = posixpath.join(posixpath.dirname(save_path), manifest["data"])
         files = {
