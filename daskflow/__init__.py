@@ -25,6 +25,18 @@ from . import (
     summary,
     train,
 )
+from .compat_v1 import (
+    RunMetadata,
+    RunOptions,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_resource_variables,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    enable_eager_execution,
+    enable_resource_variables,
+    executing_eagerly,
+)
 from .dtypes import (
     DType,
     as_dtype,
@@ -199,6 +211,7 @@ from .ops.math_ops import (
     truediv,
     where,
 )
+from .ops.nn_impl import log_sigmoid
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.random_ops import (
     multinomial,

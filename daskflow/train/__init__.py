@@ -11,16 +11,21 @@ from .device_setter import (
 )
 from .hooks import (
     CheckpointSaverHook,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
     ProgressBarHook,
+    SecondOrStepTimer,
     SessionRunArgs,
     SessionRunContext,
     SessionRunHook,
     SessionRunValues,
     StepCounterHook,
     StopAtStepHook,
+    SummarySaverHook,
 )
 from .input import (
     batch,
@@ -54,11 +59,15 @@ from .monitored_session import (
 )
 from .moving_averages import ExponentialMovingAverage
 from .optimizer import (
+    AdadeltaOptimizer,
     AdagradOptimizer,
     AdamOptimizer,
+    FtrlOptimizer,
     GradientDescentOptimizer,
     MomentumOptimizer,
     Optimizer,
+    ProximalAdagradOptimizer,
+    ProximalGradientDescentOptimizer,
     RMSPropOptimizer,
     create_global_step,
     get_global_step,

@@ -12,8 +12,9 @@ extra step); ``after_run`` receives just its own results and may call
     end(sess)                      on a clean exit only
 
 The hooks here are TF1's, read off ``basic_session_run_hooks.py``:
-:class:`StopAtStepHook`, :class:`LoggingTensorHook`, :class:`StepCounterHook`
-and :class:`NanTensorHook`, plus :class:`ProgressBarHook`, a tqdm bar over
+:class:`StopAtStepHook`, :class:`LoggingTensorHook`, :class:`StepCounterHook`,
+:class:`NanTensorHook`, :class:`SummarySaverHook`, :class:`FinalOpsHook`,
+:class:`FeedFnHook` and :class:`GlobalStepWaiterHook`, plus :class:`ProgressBarHook`, a tqdm bar over
 the global step (not in TF1). They log to Python's ``logging`` logger
 ``"daskflow"``.
 
@@ -27,7 +28,6 @@ from __future__ import annotations
 import collections
 import logging
 import time
-import warnings
 
 import numpy as np
 
@@ -38,6 +38,11 @@ logger = logging.getLogger("daskflow")
 
 __all__ = [
     "CheckpointSaverHook",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "SecondOrStepTimer",
+    "SummarySaverHook",
     "LoggingTensorHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",
@@ -187,6 +192,31 @@ class _Timer:
         elapsed = (None, None) if self._last_step is None else (now - self._last_time, step - self._last_step)
         self._last_time, self._last_step = now, step
         return elapsed
+
+
+class SecondOrStepTimer(_Timer):
+    """Fires every ``every_secs`` seconds or every ``every_steps`` steps (give exactly one).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> timer = tf.train.SecondOrStepTimer(every_steps=10)
+    >>> timer.should_trigger_for_step(0)
+    True
+    >>> timer.update_last_triggered_step(0)
+    (None, None)
+    >>> timer.should_trigger_for_step(5), timer.should_trigger_for_step(10)
+    (False, True)
+    """
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if (every_secs is None) == (every_steps is None):
+            raise ValueError("SecondOrStepTimer: exactly one of every_secs or every_steps should be provided")
+        super().__init__(every_secs=every_secs, every_steps=every_steps)
+
+    def last_triggered_step(self):
+        """The step of the last firing, or None."""
+        return self._last_step
 
 
 def _check_exactly_one(names, values, allow_none=False):
@@ -419,9 +449,11 @@ class StepCounterHook(SessionRunHook):
         Measure every this many global steps (default 100); set it to None
         to use ``every_n_secs`` instead.
     every_n_secs : float, optional
-    output_dir, summary_writer : optional
-        Accepted for TF1 compatibility. daskflow has no summaries yet, so
-        nothing is written; a warning says so.
+    output_dir : str, optional
+        A local folder: each rate is also written there as the scalar summary
+        ``global_step/sec`` (through ``tf.summary.FileWriterCache``).
+    summary_writer : FileWriter, optional
+        Write there instead.
 
     Attributes
     ----------
@@ -438,17 +470,16 @@ class StepCounterHook(SessionRunHook):
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         _check_exactly_one(["every_n_steps", "every_n_secs"], [every_n_steps, every_n_secs])
-        if output_dir is not None or summary_writer is not None:
-            warnings.warn(
-                "StepCounterHook: summaries are not built in daskflow yet; steps/sec is logged and "
-                "kept in steps_per_sec, nothing is written to output_dir/summary_writer",
-                stacklevel=2,
-            )
+        self._output_dir, self._summary_writer = output_dir, summary_writer
         self._timer = _Timer(every_secs=every_n_secs, every_steps=every_n_steps)
         self.steps_per_sec = []
 
     def begin(self):
         self._global_step = _global_step_of("StepCounterHook")
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = _writer_for(self._output_dir)
+        # TF1's tag: the global step's op name + "/sec".
+        self._summary_tag = self._global_step.op.name + "/sec"
 
     def after_create_session(self, session, coord):
         self._timer.reset()  # a new session starts a new measurement
@@ -466,6 +497,195 @@ class StepCounterHook(SessionRunHook):
             if secs:
                 self.steps_per_sec.append(steps / secs)
                 logger.info("global_step/sec: %g", self.steps_per_sec[-1])
+                if self._summary_writer is not None:
+                    _write_scalar(self._summary_writer, self._summary_tag, self.steps_per_sec[-1], step)
+
+
+def _writer_for(output_dir):
+    from ..summary import FileWriterCache  # the writer loads tensorboardX: only when used
+
+    return FileWriterCache.get(output_dir)
+
+
+def _write_scalar(writer, tag, value, step):
+    from ..summary.protos import Summary
+
+    writer.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=float(value))]), step)
+
+
+# -- SummarySaverHook ------------------------------------------------------------------------------
+
+
+class SummarySaverHook(SessionRunHook):
+    """Runs a summary op every N steps or N seconds and writes it to an event file.
+
+    Parameters
+    ----------
+    save_steps, save_secs : int, optional
+        How often; give exactly one.
+    output_dir : str, optional
+        A local folder; its writer comes from ``tf.summary.FileWriterCache``.
+    summary_writer : FileWriter, optional
+        Write there instead of ``output_dir``.
+    scaffold : Scaffold, optional
+        Take the scaffold's ``summary_op`` (set when its session is made).
+    summary_op : Tensor or list of Tensor, optional
+        Serialized ``Summary`` tensors to run; give this or ``scaffold``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import daskflow as tf
+    >>> step = tf.train.get_or_create_global_step()
+    >>> loss = tf.summary.scalar("loss", tf.constant(0.5))
+    >>> hook = tf.train.SummarySaverHook(save_steps=10, output_dir=tempfile.mkdtemp(), summary_op=loss)
+    """
+
+    def __init__(
+        self,
+        save_steps=None,
+        save_secs=None,
+        output_dir=None,
+        summary_writer=None,
+        scaffold=None,
+        summary_op=None,
+    ):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("SummarySaverHook: exactly one of scaffold or summary_op must be provided")
+        if output_dir is None and summary_writer is None:
+            raise ValueError("SummarySaverHook: give output_dir or summary_writer")
+        self._summary_op, self._scaffold = summary_op, scaffold
+        self._output_dir, self._summary_writer = output_dir, summary_writer
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = _writer_for(self._output_dir)
+        self._next_step = None
+        self._global_step = _global_step_of("SummarySaverHook")
+
+    def before_run(self, run_context):
+        self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        requests = {"global_step": self._global_step}
+        ops = self._summary_ops()
+        if self._request_summary and ops:
+            requests["summary"] = ops
+        return SessionRunArgs(requests)
+
+    def after_run(self, run_context, run_values):
+        results = run_values.results
+        global_step = int(results["global_step"]) + 1  # read before this run's increment
+        if self._next_step is None or self._request_summary:
+            global_step = int(run_context.session.run(self._global_step))
+        if self._next_step is None:
+            from ..summary.protos import SessionLog
+
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), global_step)
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            for summary in results.get("summary", ()):
+                self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session=None):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()
+
+    def _summary_ops(self):
+        op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if op is None:
+            return None
+        return list(op) if isinstance(op, (list, tuple)) else [op]
+
+
+# -- FinalOpsHook, FeedFnHook, GlobalStepWaiterHook ------------------------------------------------
+
+
+class FinalOpsHook(SessionRunHook):
+    """Runs ``final_ops`` when the session ends; their values are in :attr:`final_ops_values`.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> total = tf.constant(7.0)
+    >>> hook = tf.train.FinalOpsHook(total)
+    >>> with tf.train.MonitoredSession(hooks=[hook]) as sess:
+    ...     pass
+    >>> float(hook.final_ops_values)
+    7.0
+    """
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        self._final_ops = final_ops
+        self._final_ops_feed_dict = final_ops_feed_dict
+        self._final_ops_values = None
+
+    @property
+    def final_ops_values(self):
+        return self._final_ops_values
+
+    def end(self, session):
+        if self._final_ops is not None:
+            self._final_ops_values = session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)
+
+
+class FeedFnHook(SessionRunHook):
+    """Adds ``feed_fn()``'s ``{tensor: value}`` to the feeds of every run.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> x = tf.placeholder(tf.float32, [])
+    >>> y = x * 3
+    >>> hook = tf.train.FeedFnHook(lambda: {x: 2.0})
+    >>> with tf.train.MonitoredSession(hooks=[hook]) as sess:
+    ...     float(sess.run(y))
+    6.0
+    """
+
+    def __init__(self, feed_fn):
+        if not callable(feed_fn):
+            raise TypeError(f"FeedFnHook: feed_fn must be callable, got {type(feed_fn).__name__}")
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Delays each run until the global step reaches ``wait_until_step`` (TF1's gradual start).
+
+    The global step is polled every half second. daskflow workers do not
+    share variables, so on a worker only a step it advances itself counts.
+    """
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = int(wait_until_step)
+
+    def begin(self):
+        self._worker_is_started = False
+        self._global_step = _global_step_of("GlobalStepWaiterHook")
+
+    def before_run(self, run_context):
+        if self._worker_is_started or self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        last_logged = None
+        while True:
+            step = int(run_context.session.run(self._global_step))
+            if step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if step != last_logged:
+                logger.info(
+                    "Waiting for global step %d before starting training (now %d)",
+                    self._wait_until_step,
+                    step,
+                )
+                last_logged = step
+            time.sleep(0.5)
 
 
 # -- NanTensorHook ---------------------------------------------------------------------------------

@@ -24,8 +24,12 @@ With ``checkpoint_dir``, the chief restores the latest checkpoint there at
 start (after running the init ops, so variables outside the checkpoint are
 initialised too), saves every ``save_checkpoint_steps`` or
 ``save_checkpoint_secs`` (600 s when neither is given, as TF1) and at the
-end (:class:`CheckpointSaverHook`). Not built yet: summaries, and TF1's
-``_RecoverableSession`` restart loop. A non-chief session does not wait for
+end (:class:`CheckpointSaverHook`). With ``summary_dir`` (default: a local
+``checkpoint_dir``) the chief writes the summaries (``Scaffold.summary_op``,
+by default ``tf.summary.merge_all()``) every ``save_summaries_steps``
+(100 by default) or ``save_summaries_secs``, and global steps/sec every
+``log_step_count_steps``, to TensorBoard event files there. Not built yet:
+TF1's ``_RecoverableSession`` restart loop. A non-chief session does not wait for
 the chief: daskflow sessions do not share variables.
 """
 
@@ -48,6 +52,7 @@ from .hooks import (
     SessionRunValues,
     StepCounterHook,
     StopAtStepHook,
+    SummarySaverHook,
 )
 from .optimizer import get_global_step
 from .saver import Saver, latest_checkpoint
@@ -64,6 +69,7 @@ __all__ = [
     "WorkerSessionCreator",
 ]
 
+_USE_DEFAULT = object()  # TF1's sentinel: "not given" differs from an explicit None
 _CALLER = "caller"  # the caller's entry in the merged fetches; hooks use their index
 
 
@@ -90,7 +96,11 @@ class Scaffold:
         ``init_fn(scaffold, session)``, called after ``init_op``.
     local_init_op : Operation, optional
         Run on every new session; default ``tf.local_variables_initializer()``.
-    ready_op, ready_for_local_init_op, summary_op, saver, copy_from_scaffold
+    summary_op : Tensor, optional
+        What :class:`SummarySaverHook` runs; default ``tf.summary.merge_all()``
+        (None when there are no summaries).
+    saver : Saver, optional
+    ready_op, ready_for_local_init_op, copy_from_scaffold
         TF1 arguments not built yet; giving one raises NotImplementedError.
 
     Examples
@@ -118,7 +128,6 @@ class Scaffold:
         unbuilt = dict(
             ready_op=ready_op,
             ready_for_local_init_op=ready_for_local_init_op,
-            summary_op=summary_op,
             copy_from_scaffold=copy_from_scaffold,
         )
         given = [name for name, value in unbuilt.items() if value is not None]
@@ -128,6 +137,7 @@ class Scaffold:
         self.init_feed_dict = init_feed_dict
         self.init_fn = init_fn
         self.local_init_op = local_init_op
+        self.summary_op = summary_op
         self.saver = saver
 
     def finalize(self):
@@ -136,8 +146,25 @@ class Scaffold:
             self.init_op = global_variables_initializer()
         if self.local_init_op is None:
             self.local_init_op = local_variables_initializer()
+        if self.summary_op is None:
+            self.summary_op = _default_summary_op()
         get_default_graph().finalize()
         return self
+
+
+def _default_summary_op():
+    """TF1's default: the graph's ``summary_op`` collection, else ``merge_all()`` (kept there)."""
+    from ..summary import merge_all
+    from ..variables import GraphKeys
+
+    graph = get_default_graph()
+    existing = graph.get_collection(GraphKeys.SUMMARY_OP)
+    if existing:
+        return existing[0]
+    op = merge_all()
+    if op is not None:
+        graph.add_to_collection(GraphKeys.SUMMARY_OP, op)
+    return op
 
 
 class ChiefSessionCreator:
@@ -576,8 +603,8 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     hooks=None,
     chief_only_hooks=None,
     save_checkpoint_secs=None,
-    save_summaries_steps=None,
-    save_summaries_secs=None,
+    save_summaries_steps=_USE_DEFAULT,
+    save_summaries_secs=_USE_DEFAULT,
     config=None,
     stop_grace_period_secs=120,
     log_step_count_steps=100,
@@ -604,16 +631,19 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     save_checkpoint_secs, save_checkpoint_steps : optional
         How often the chief saves to ``checkpoint_dir`` (600 s by default), and
         always at the end.
-    save_summaries_steps, save_summaries_secs
-        Accepted and ignored: summaries are not built yet.
+    save_summaries_steps, save_summaries_secs : int, optional
+        How often the chief writes summaries to ``summary_dir`` (a
+        :class:`SummarySaverHook`); every 100 steps when neither is given.
+        None or 0 for both writes none.
     config : ConfigProto, optional
     stop_grace_period_secs, max_wait_secs
         Accepted for TF1 compatibility.
     log_step_count_steps : int
-        With ``summary_dir``, the chief logs global steps/sec this often
-        (a :class:`StepCounterHook`).
+        With ``summary_dir``, the chief logs and writes global steps/sec this
+        often (a :class:`StepCounterHook`, tag ``global_step/sec``).
     summary_dir : str, optional
-        Only enables the step counter: nothing is written there yet.
+        A local folder for the event files; default ``checkpoint_dir`` when
+        that is a local path (the event writer writes local files only).
     progress_bar : bool, optional
         Add a :class:`ProgressBarHook` (ending at a :class:`StopAtStepHook`'s
         last step). Default: when run interactively (stderr is a terminal,
@@ -641,7 +671,14 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     scaffold = scaffold or Scaffold()
     if is_chief:
         creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir)
-        all_hooks = [*(chief_only_hooks or []), *_step_counter(summary_dir, log_step_count_steps)]
+        all_hooks = [*(chief_only_hooks or [])]
+        summary_dir = _summary_dir(summary_dir, checkpoint_dir)
+        if summary_dir is not None:
+            all_hooks.extend(
+                _summary_hooks(
+                    summary_dir, scaffold, save_summaries_steps, save_summaries_secs, log_step_count_steps
+                )
+            )
         if checkpoint_dir is not None:
             if save_checkpoint_steps is None and save_checkpoint_secs is None:
                 save_checkpoint_secs = 600
@@ -660,11 +697,34 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     return MonitoredSession(creator, all_hooks, stop_grace_period_secs)
 
 
-def _step_counter(summary_dir, every_n_steps):
-    if summary_dir is None or not every_n_steps or every_n_steps <= 0:
-        return []
-    logger.warning("summary_dir=%r: summaries are not built yet; nothing is written there", summary_dir)
-    return [StepCounterHook(every_n_steps=every_n_steps)]
+def _summary_dir(summary_dir, checkpoint_dir):
+    if summary_dir is not None:
+        return summary_dir
+    if checkpoint_dir is None:
+        return None
+    path = str(checkpoint_dir)
+    if "://" in path and not path.startswith("file://"):
+        logger.warning(
+            "checkpoint_dir=%r is not a local folder: no summaries are written (give summary_dir)", path
+        )
+        return None
+    return path.removeprefix("file://")
+
+
+def _summary_hooks(summary_dir, scaffold, steps, secs, log_step_count_steps):
+    """TF1's chief hooks for ``summary_dir``: the step counter, then the summary saver."""
+    if steps is _USE_DEFAULT and secs is _USE_DEFAULT:
+        steps, secs = 100, None
+    steps = None if steps is _USE_DEFAULT else steps
+    secs = None if secs is _USE_DEFAULT else secs
+    hooks = []
+    if log_step_count_steps and log_step_count_steps > 0:
+        hooks.append(StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir))
+    if (steps and steps > 0) or (secs and secs > 0):
+        hooks.append(
+            SummarySaverHook(save_steps=steps, save_secs=secs, output_dir=summary_dir, scaffold=scaffold)
+        )
+    return hooks
 
 
 def _interactive():

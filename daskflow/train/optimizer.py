@@ -281,6 +281,169 @@ class AdamOptimizer(Optimizer):
         return list(self._powers or ())
 
 
+class AdadeltaOptimizer(Optimizer):
+    """TF1's Adadelta: ``accum = rho*accum + (1-rho)*g**2``;
+    ``update = sqrt(accum_update + eps) / sqrt(accum + eps) * g``;
+    ``accum_update = rho*accum_update + (1-rho)*update**2``; ``var -= lr * update``."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
+        super().__init__(use_locking, name)
+        self._lr, self._rho, self._epsilon = learning_rate, rho, epsilon
+
+    def _create_slots(self, var):
+        self._slot(var, "accum", 0.0)  # w/Adadelta
+        self._slot(var, "accum_update", 0.0)  # w/Adadelta_1
+
+    def _apply(self, grad, var):
+        h = lambda v: self._hyper(v, var)  # noqa: E731
+        rho, eps = h(self._rho), h(self._epsilon)
+        accum, accum_update = self._slot(var, "accum"), self._slot(var, "accum_update")
+        new_accum = assign(accum, rho * accum + (1 - rho) * grad * grad)
+        update = math_ops.sqrt(accum_update + eps) * math_ops.rsqrt(new_accum + eps) * grad
+        new_update = assign(accum_update, rho * accum_update + (1 - rho) * update * update)
+        with control_dependencies([new_update]):
+            return assign_sub(var, h(self._lr) * update)
+
+
+def _shrink(prox, l1_step, l2_step):
+    """TF1's proximal step: soft-threshold by ``l1_step``, then shrink by ``1 + l2_step``."""
+    return math_ops.sign(prox) * math_ops.maximum(math_ops.abs(prox) - l1_step, 0.0) / (1.0 + l2_step)
+
+
+def _check_nonnegative(optimizer, **values):
+    for name, value in values.items():
+        if not _is_tensor(value) and value < 0.0:
+            raise ValueError(f"{optimizer}: {name} {value} needs to be positive or zero")
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent, then the proximal step of ``l1 * |w| + l2 / 2 * w**2``:
+    ``prox = var - lr*g``; ``var = sign(prox) * max(|prox| - lr*l1, 0) / (1 + lr*l2)``."""
+
+    def __init__(
+        self,
+        learning_rate,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="ProximalGradientDescent",
+    ):
+        super().__init__(use_locking, name)
+        _check_nonnegative(
+            name,
+            l1_regularization_strength=l1_regularization_strength,
+            l2_regularization_strength=l2_regularization_strength,
+        )
+        self._lr, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
+
+    def _apply(self, grad, var):
+        lr = self._hyper(self._lr, var)
+        prox = var - lr * grad
+        return assign(var, _shrink(prox, lr * self._hyper(self._l1, var), lr * self._hyper(self._l2, var)))
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Adagrad, then the proximal step: ``accum += g**2``; ``lr_t = lr / sqrt(accum)``;
+    ``prox = var - lr_t*g``; ``var = sign(prox) * max(|prox| - lr_t*l1, 0) / (1 + lr_t*l2)``."""
+
+    def __init__(
+        self,
+        learning_rate,
+        initial_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="ProximalAdagrad",
+    ):
+        super().__init__(use_locking, name)
+        if not _is_tensor(initial_accumulator_value) and initial_accumulator_value <= 0.0:
+            raise ValueError(
+                f"{name}: initial_accumulator_value must be positive: {initial_accumulator_value}"
+            )
+        _check_nonnegative(
+            name,
+            l1_regularization_strength=l1_regularization_strength,
+            l2_regularization_strength=l2_regularization_strength,
+        )
+        self._lr, self._init = learning_rate, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _create_slots(self, var):
+        self._slot(var, "accumulator", self._init)
+
+    def _apply(self, grad, var):
+        accum = self._slot(var, "accumulator")
+        lr_t = self._hyper(self._lr, var) * math_ops.rsqrt(assign_add(accum, grad * grad))
+        prox = var - lr_t * grad
+        return assign(
+            var, _shrink(prox, lr_t * self._hyper(self._l1, var), lr_t * self._hyper(self._l2, var))
+        )
+
+
+class FtrlOptimizer(Optimizer):
+    """TF1's FTRL-Proximal (McMahan et al., 2013), with ``p = -learning_rate_power``:
+    ``accum_new = accum + g**2``;
+    ``linear += g' - (accum_new**p - accum**p) / lr * var`` (``g' = g + 2*l2_shrinkage*var``);
+    ``quadratic = accum_new**p / lr + 2*l2``;
+    ``var = (sign(linear)*l1 - linear) / quadratic`` where ``|linear| > l1``, else 0."""
+
+    def __init__(
+        self,
+        learning_rate,
+        learning_rate_power=-0.5,
+        initial_accumulator_value=0.1,
+        l1_regularization_strength=0.0,
+        l2_regularization_strength=0.0,
+        use_locking=False,
+        name="Ftrl",
+        accum_name=None,
+        linear_name=None,
+        l2_shrinkage_regularization_strength=0.0,
+        beta=None,
+    ):
+        super().__init__(use_locking, name)
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                f"{name}: initial_accumulator_value {initial_accumulator_value} needs to be positive or zero"
+            )
+        if learning_rate_power > 0.0:
+            raise ValueError(
+                f"{name}: learning_rate_power {learning_rate_power} needs to be negative or zero"
+            )
+        _check_nonnegative(
+            name,
+            l1_regularization_strength=l1_regularization_strength,
+            l2_regularization_strength=l2_regularization_strength,
+            l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength,
+        )
+        self._lr, self._power, self._init = learning_rate, learning_rate_power, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+        self._shrinkage, self._beta = l2_shrinkage_regularization_strength, beta or 0.0
+
+    def _create_slots(self, var):
+        self._slot(var, "accum", self._init)  # w/Ftrl
+        self._slot(var, "linear", 0.0)  # w/Ftrl_1
+
+    def _apply(self, grad, var):
+        h = lambda v: self._hyper(v, var)  # noqa: E731
+        lr = h(self._lr)
+        # TF1 folds beta into l2 (beta / (2 lr)), so beta = 0 is plain FTRL.
+        l2 = h(self._l2) + h(self._beta) / (2.0 * lr)
+        accum, linear = self._slot(var, "accum"), self._slot(var, "linear")
+        power = lambda a: math_ops.sqrt(a) if self._power == -0.5 else math_ops.pow(a, h(-self._power))  # noqa: E731
+        new_accum = accum + grad * grad
+        shrunk_grad = grad + 2.0 * h(self._shrinkage) * var if self._shrinkage else grad
+        sigma = (power(new_accum) - power(accum)) / lr
+        new_linear = assign(linear, linear + shrunk_grad - sigma * var)
+        quadratic = power(new_accum) / lr + 2.0 * l2
+        l1 = h(self._l1)
+        solution = (math_ops.sign(new_linear) * l1 - new_linear) / quadratic
+        new_var = math_ops.where(math_ops.abs(new_linear) > l1, solution, array_ops.zeros_like(var))
+        with control_dependencies([new_linear]):
+            # var and accum change only after linear has read their old values.
+            return group(assign(var, new_var), assign(accum, new_accum))
+
+
 def get_global_step(graph=None):
     """The global step variable, or None."""
     from ..framework.graph import get_default_graph
