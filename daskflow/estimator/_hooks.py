@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from ..summary.summary_ops import merge_all
-from ..summary.writer import FileWriterCache
-from ..train.hooks import CheckpointSaverHook, SessionRunArgs, SessionRunHook, _Timer
-from ..train.optimizer import get_global_step
+from ..train.hooks import CheckpointSaverHook, SessionRunHook
 
 logger = logging.getLogger("daskflow")
 
@@ -83,44 +80,6 @@ class ListeningSaverHook(CheckpointSaverHook):
                 self._stop = True
 
 
-class SummarySaverHook(SessionRunHook):
-    """Writes the merged summaries to ``output_dir`` every ``save_steps`` global steps.
-
-    The step written is the global step the run started at, as in TF1.
-    """
-
-    def __init__(self, save_steps, output_dir):
-        self._timer = _Timer(every_steps=save_steps)
-        self._output_dir = output_dir
-
-    def begin(self):
-        self._summary = merge_all()
-        self._global_step = get_global_step()
-        self._next_step = None
-
-    def after_create_session(self, session, coord):
-        self._writer = FileWriterCache.get(self._output_dir)
-
-    def before_run(self, run_context):
-        self._due = self._summary is not None and (
-            self._next_step is None or self._timer.should_trigger_for_step(self._next_step)
-        )
-        fetches = {"step": self._global_step}
-        if self._due:
-            fetches["summary"] = self._summary
-        return SessionRunArgs(fetches)
-
-    def after_run(self, run_context, run_values):
-        step = int(run_values.results["step"])
-        if self._due:
-            self._timer.update_last_triggered_step(step)
-            self._writer.add_summary(run_values.results["summary"], step)
-        self._next_step = step + 1
-
-    def end(self, session):
-        self._writer.flush()
-
-
 class StopAfterNEvalsHook(SessionRunHook):
     """Stops an evaluation loop after ``num_evals`` runs, logging progress as TF1 does."""
 
@@ -137,14 +96,3 @@ class StopAfterNEvalsHook(SessionRunHook):
             logger.info("Evaluation [%d/%d]", self._done, self._num_evals)
         if self._done >= self._num_evals:
             run_context.request_stop()
-
-
-class FinalOpsHook(SessionRunHook):
-    """Runs ``final_ops`` once when the session ends; their values are in ``final_ops_values``."""
-
-    def __init__(self, final_ops):
-        self._final_ops = final_ops
-        self.final_ops_values = None
-
-    def end(self, session):
-        self.final_ops_values = session.run(self._final_ops)

@@ -39,24 +39,20 @@ from ..ops.random_ops import set_random_seed
 from ..summary.summary_ops import scalar as scalar_summary
 from ..train.hooks import (
     CheckpointSaverHook,
+    FinalOpsHook,
     LoggingTensorHook,
     NanTensorHook,
     SessionRunHook,
     StepCounterHook,
     StopAtStepHook,
+    SummarySaverHook,
 )
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession
 from ..train.optimizer import get_or_create_global_step
 from ..train.saver import Saver, latest_checkpoint
 from ..variables import GraphKeys
 from . import _checkpoint
-from ._hooks import (
-    CheckpointSaverListener,
-    FinalOpsHook,
-    ListeningSaverHook,
-    StopAfterNEvalsHook,
-    SummarySaverHook,
-)
+from ._hooks import CheckpointSaverListener, ListeningSaverHook, StopAfterNEvalsHook
 from .model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from .run_config import RunConfig
 
@@ -254,7 +250,11 @@ class Estimator:
         worker_hooks.extend(spec.training_hooks)
         chief_hooks = [*self._saver_hooks(hooks, spec, listeners), *spec.training_chief_hooks]
         if self._config.save_summary_steps:
-            chief_hooks.append(SummarySaverHook(self._config.save_summary_steps, self.model_dir))
+            chief_hooks.append(
+                SummarySaverHook(
+                    save_steps=self._config.save_summary_steps, output_dir=self.model_dir, scaffold=scaffold
+                )
+            )
         if every:
             chief_hooks.append(StepCounterHook(every_n_steps=every))
         creator = ChiefSessionCreator(
