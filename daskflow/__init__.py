@@ -110,6 +110,29 @@ from .ops.array_ops import (
     zeros_like,
 )
 from .ops.array_ops import range_ as range  # noqa: A004 - TF1's public name
+from .ops.check_ops import (
+    Assert,
+    Print,
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_integer,
+    assert_less,
+    assert_less_equal,
+    assert_negative,
+    assert_non_negative,
+    assert_positive,
+    assert_rank,
+    assert_rank_at_least,
+    assert_scalar,
+    assert_type,
+    is_finite,
+    is_inf,
+    is_nan,
+    logical_xor,
+)
+from .ops.check_ops import print_ as print  # noqa: A004 - TF's tf.print
+from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
@@ -145,6 +168,21 @@ from .ops.init_ops import (
 )
 from .ops.init_ops import (
     Zeros as zeros_initializer,
+)
+from .ops.linalg_ops import (
+    diag,
+    diag_part,
+    einsum,
+    lin_space,
+    linspace,
+    matrix_band_part,
+    matrix_determinant,
+    matrix_diag,
+    matrix_diag_part,
+    matrix_inverse,
+    meshgrid,
+    norm,
+    tensordot,
 )
 from .ops.math_ops import (
     abs,  # noqa: A004
@@ -221,6 +259,18 @@ from .ops.random_ops import (
     set_random_seed,
     truncated_normal,
 )
+from .ops.script_ops import numpy_function, py_func
+from .ops.segment_ops import (
+    gather_nd,
+    scatter_add,
+    scatter_nd,
+    scatter_update,
+    segment_mean,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_sum,
+)
+from .ops.sort_ops import argsort, sort
 from .ops.string_ops import as_string, string_join, string_to_number
 from .ops.tensor_array_ops import TensorArray
 from .platform import app, flags, gfile

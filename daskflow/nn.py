@@ -31,7 +31,6 @@ from .ops.nn_ops import (
     bias_add,
     dropout,
     elu,
-    in_top_k,
     l2_loss,
     leaky_relu,
     log_softmax,
@@ -44,6 +43,7 @@ from .ops.nn_ops import (
     sparse_softmax_cross_entropy_with_logits,
     xw_plus_b,
 )
+from .ops.sort_ops import in_top_k, top_k
 from .rnn import rnn_cell  # tf.nn.rnn_cell
 from .rnn.dynamic import bidirectional_dynamic_rnn, dynamic_rnn
 from .rnn.static import static_bidirectional_rnn, static_rnn
@@ -97,6 +97,7 @@ __all__ = [
     "sufficient_statistics",
     "swish",
     "tanh",
+    "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
     "xw_plus_b",

@@ -23,6 +23,7 @@ import pytest
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.gradients import _between
+from daskflow.ops import check_ops, clip_ops, linalg_ops, segment_ops, sort_ops
 from daskflow.ops.higher_order_ops import map_fn, scan
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -298,10 +299,87 @@ CASES = [
     GradCase("squeeze", lambda x: tf.squeeze(x, [1]), [R(2, 1, 3)]),
     GradCase("broadcast_to", lambda x: tf.broadcast_to(x, [2, 3, 4]), [R(3, 1)]),
     GradCase("fill_value", lambda v: tf.fill([2, 3], v), [R()]),
+    # clip, sort, linalg and segment ops (daskflow/ops/*_ops.py)
+    GradCase("clip_by_norm", lambda x: clip_ops.clip_by_norm(x, 1.0, axes=[1]), [R(3, 4)]),
+    GradCase(
+        "clip_by_global_norm",
+        lambda x, y: clip_ops.clip_by_global_norm([x, None, y], 1.0)[0][::2],
+        [R(2, 3), R(4)],
+    ),
+    GradCase("top_k", lambda x: sort_ops.top_k(x, 2)[0], [Distinct(3, 5)]),
+    GradCase("sort_axis0", lambda x: sort_ops.sort(x, axis=0, direction="DESCENDING"), [Distinct(3, 4)]),
+    GradCase("diag", linalg_ops.diag, [R(2, 3)]),
+    GradCase("diag_part", linalg_ops.diag_part, [R(2, 3, 2, 3)]),
+    GradCase("matrix_diag", linalg_ops.matrix_diag, [R(2, 3)]),
+    GradCase("matrix_diag_part_tall", linalg_ops.matrix_diag_part, [R(2, 4, 3)]),
+    GradCase("matrix_diag_part_wide", linalg_ops.matrix_diag_part, [R(2, 3, 4)]),
+    GradCase("matrix_band_part", lambda x: linalg_ops.matrix_band_part(x, 1, 0), [R(2, 4, 3)]),
+    GradCase("matrix_inverse", linalg_ops.matrix_inverse, [R(2, 3, 3) + 3 * np.eye(3)]),
+    GradCase("matrix_determinant", linalg_ops.matrix_determinant, [R(2, 3, 3)]),
+    GradCase("einsum_matmul", lambda a, b: linalg_ops.einsum("ij,jk->ik", a, b), [R(2, 3), R(3, 4)]),
+    GradCase("einsum_summed_alone", lambda a, b: linalg_ops.einsum("ij,k->ik", a, b), [R(2, 3), R(4)]),
+    GradCase("einsum_one_operand", lambda a: linalg_ops.einsum("ij->j", a), [R(2, 3)]),
+    GradCase(
+        "einsum_three",
+        lambda a, b, c: linalg_ops.einsum("ij,jk,kl->il", a, b, c),
+        [R(2, 3), R(3, 4), R(4, 2)],
+    ),
+    GradCase(
+        "tensordot",
+        lambda a, b: linalg_ops.tensordot(a, b, [[0, 2], [1, 0]]),
+        [R(2, 3, 4), R(4, 2, 5)],
+        batch=(),
+    ),
+    GradCase("norm_axis", lambda x: linalg_ops.norm(x, axis=1), [R(3, 4)]),
+    GradCase(
+        "unsorted_segment_sum",
+        lambda x, i: segment_ops.unsorted_segment_sum(x, i, 3),
+        [R(4, 2), np.array([2, -1, 0, 2], np.int32)],
+    ),
+    # The number of segments is known only when run: reshape tells the harness the output's shape.
+    GradCase(
+        "segment_sum",
+        lambda x, i: tf.reshape(segment_ops.segment_sum(x, i), [4, 2]),
+        [R(4, 2), np.array([0, 0, 1, 3], np.int32)],
+    ),
+    GradCase(
+        "segment_mean",
+        lambda x, i: tf.reshape(segment_ops.segment_mean(x, i), [4, 2]),
+        [R(4, 2), np.array([0, 0, 1, 3], np.int32)],
+    ),
+    GradCase(
+        "unsorted_segment_max",
+        lambda x, i: segment_ops.unsorted_segment_max(x, i, 3),
+        [Distinct(4, 2), np.array([2, 0, 1, 2], np.int32)],
+    ),
+    GradCase("gather_nd", segment_ops.gather_nd, [R(3, 4), np.array([[1, 0], [2, 3], [1, 0]], np.int32)]),
+    GradCase(
+        "scatter_nd",
+        lambda i, u: segment_ops.scatter_nd(i, u, [4, 2]),
+        [np.array([[1], [0], [1]], np.int32), R(3, 2)],
+    ),
+    GradCase(
+        "print", lambda x: check_ops.Print(x, [x], "test_gradients print: ", first_n=1) * 2.0, [R(2, 3)]
+    ),
 ]
 
 # Second order: the gradient of a first-order gradient graph.
 SECOND_ORDER = [
+    GradCase("top_k", grad_of(lambda x: sort_ops.top_k(x, 2)[0] ** 2), [Distinct(3, 5)]),
+    GradCase("diag", grad_of(lambda x: linalg_ops.diag(x) ** 2), [R(2, 3)]),
+    GradCase("matrix_diag_part", grad_of(lambda x: linalg_ops.matrix_diag_part(x) ** 2), [R(2, 4, 3)]),
+    GradCase("matrix_inverse", grad_of(linalg_ops.matrix_inverse), [R(2, 3, 3) + 3 * np.eye(3)]),
+    GradCase("einsum", grad_of(lambda a, b: linalg_ops.einsum("ij,jk->ik", a, b) ** 2), [R(2, 3), R(3, 4)]),
+    GradCase(
+        "gather_nd",
+        grad_of(lambda x, i: segment_ops.gather_nd(x, i) ** 2),
+        [R(3, 4), np.array([[1, 0], [2, 3]], np.int32)],
+    ),
+    GradCase(
+        "unsorted_segment_sum",
+        grad_of(lambda x, i: segment_ops.unsorted_segment_sum(x, i, 3) ** 2),
+        [R(4, 2), np.array([2, -1, 0, 2], np.int32)],
+    ),
     GradCase("tanh", grad_of(tf.tanh), [R(2, 3)]),
     GradCase("cos", grad_of(tf.cos), [R(2, 3)]),
     GradCase("exp", grad_of(tf.exp), [R(2, 3)]),

@@ -21,7 +21,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
-from daskflow.ops import math_ops
+from daskflow.ops import check_ops, linalg_ops, math_ops, script_ops, segment_ops, sort_ops
 from daskflow.ops.replica_ops import aggregate_replicas
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -647,6 +647,122 @@ CASES = [
         [R(3, 2)],
         lambda x: x,
     ),
+    # clip, sort, linalg, segment, check and script ops (their TF1 values: tests/test_more_ops.py)
+    Case(
+        "top_k",
+        "TopKV2",
+        lambda x: list(sort_ops.top_k(x, 2)),
+        [np.array([[1.0, 3.0, 2.0, 3.0], [0.5, -1.0, 4.0, 2.0], [2.0, 2.0, 2.0, 1.0]])],
+        lambda x: [np.array([[3, 3], [4, 2], [2, 2.0]]), np.array([[1, 3], [2, 3], [0, 1]], I32)],
+    ),
+    Case("diag", "Diag", linalg_ops.diag, [R(2, 3)], lambda x: np.diag(x.ravel()).reshape(2, 3, 2, 3)),
+    Case(
+        "diag_part",
+        "DiagPart",
+        linalg_ops.diag_part,
+        [R(2, 3, 2, 3)],
+        lambda x: x.reshape(6, 6).diagonal().reshape(2, 3),
+    ),
+    Case(
+        "matrix_diag",
+        "MatrixDiag",
+        linalg_ops.matrix_diag,
+        [R(2, 3)],
+        lambda x: np.stack([np.diag(r) for r in x]),
+    ),
+    Case(
+        "matrix_diag_part",
+        "MatrixDiagPart",
+        linalg_ops.matrix_diag_part,
+        [R(2, 4, 3)],
+        lambda x: np.stack([np.diag(m) for m in x]),
+    ),
+    Case(
+        "matrix_band_part",
+        "MatrixBandPart",
+        lambda x: linalg_ops.matrix_band_part(x, 1, 0),
+        [R(2, 4, 3)],
+        lambda x: np.tril(x) - np.tril(x, -2),
+    ),
+    Case(
+        "matrix_inverse",
+        "MatrixInverse",
+        linalg_ops.matrix_inverse,
+        [R(2, 3, 3) + 3 * np.eye(3)],
+        lambda x: np.stack([np.linalg.inv(m) for m in x]),
+    ),
+    Case(
+        "matrix_determinant",
+        "MatrixDeterminant",
+        linalg_ops.matrix_determinant,
+        [R(2, 3, 3)],
+        lambda x: np.array([np.linalg.det(m) for m in x]),
+    ),
+    Case(
+        "einsum",
+        "Einsum",
+        lambda a, b: linalg_ops.einsum("bij,bjk->bik", a, b),
+        [R(2, 3, 4), R(2, 4, 5)],
+        lambda a, b: a @ b,
+    ),
+    Case(
+        "unsorted_segment_sum",
+        "UnsortedSegmentSum",
+        lambda x, i: segment_ops.unsorted_segment_sum(x, i, 4),
+        [R(3, 2), np.array([0, 2, 0], I32)],
+        lambda x, i: np.stack([x[0] + x[2], 0 * x[0], x[1], 0 * x[0]]),
+    ),
+    Case(
+        "segment_sum",
+        "SegmentSum",
+        segment_ops.segment_sum,
+        [R(3, 2), np.array([0, 0, 2], I32)],
+        lambda x, i: np.stack([x[0] + x[1], 0 * x[0], x[2]]),
+        static=False,  # the number of segments is the last id + 1, known only when run
+    ),
+    Case(
+        "unsorted_segment_max",
+        "UnsortedSegmentMax",
+        lambda x, i: segment_ops.unsorted_segment_max(x, i, 3),
+        [R(3, 2), np.array([1, 1, 0], I32)],
+        lambda x, i: np.stack([x[2], np.maximum(x[0], x[1]), np.full(2, np.finfo(F64).min)]),
+    ),
+    Case(
+        "gather_nd",
+        "GatherNd",
+        segment_ops.gather_nd,
+        [R(3, 4), np.array([[1, 0], [2, 3]], I32)],
+        lambda x, i: x[i[:, 0], i[:, 1]],
+    ),
+    Case(
+        "scatter_nd",
+        "ScatterNd",
+        lambda i, u: segment_ops.scatter_nd(i, u, [4, 2]),
+        [np.array([[1], [0], [1]], I32), R(3, 2)],
+        lambda i, u: np.stack([u[1], u[0] + u[2], 0 * u[0], 0 * u[0]]),
+    ),
+    Case("is_nan", "IsNan", check_ops.is_nan, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isnan),
+    Case("is_inf", "IsInf", check_ops.is_inf, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isinf),
+    Case(
+        "is_finite", "IsFinite", check_ops.is_finite, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isfinite
+    ),
+    Case("print", "Print", lambda x: check_ops.Print(x, [x], "test_ops print: "), [R(2, 3)], lambda x: x),
+    Case(
+        "py_func",
+        "PyFunc",
+        lambda x: script_ops.py_func(np.sin, [x], tf.float64),
+        [R(2, 3)],
+        np.sin,
+        static=False,  # TF1 leaves a py_func's shape unknown
+    ),
+    Case(
+        "py_func_stateless",
+        "PyFuncStateless",
+        lambda x: script_ops.py_func(lambda a: (a * 2).astype(F32), [x], tf.float32, stateful=False),
+        [R(2, 3)],
+        lambda x: (x * 2).astype(F32),
+        static=False,
+    ),
 ]
 
 # Primitives with a kernel but no case in the table, and why.
@@ -674,6 +790,7 @@ EXEMPT = {
     "RandomShuffle": "random: test_random_shuffle_and_multinomial",
     "Multinomial": "random: test_random_shuffle_and_multinomial",
     "RandomCrop": "random: tests/test_image.py",
+    "LogUniformCandidateSampler": "random: tests/test_nn_train_extras.py (distribution, uniqueness, replay)",
     "ResizeBilinear": "tests/test_image.py, against TF1",
     "ResizeBilinearGrad": "gradient of ResizeBilinear: tests/test_image.py, against TF1",
     "ResizeNearestNeighbor": "tests/test_image.py, against TF1",
@@ -696,6 +813,10 @@ EXEMPT = {
     "MaxPoolGrad": "gradient of MaxPool",
     "AvgPoolGrad": "gradient of AvgPool",
     "TensorArrayWriteGrad": "gradient of TensorArrayWriteV3/ScatterV3",
+    "Assert": "no outputs, fails the run: tests/test_more_ops.py",
+    "PrintV2": "no outputs, prints: tests/test_more_ops.py",
+    "ScatterUpdate": "updates a variable: tests/test_more_ops.py",
+    "ScatterAdd": "updates a variable: tests/test_more_ops.py",
 }
 
 

@@ -6,7 +6,6 @@ numerical stability and speed); the rest is composed from other ops.
 
 from __future__ import annotations
 
-from .. import dtypes
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.primitive import Primitive, apply
@@ -230,14 +229,3 @@ def moments(x, axes, keepdims=False, name=None):
     if not keepdims:
         mean = array_ops.squeeze(mean, axes)
     return mean, var
-
-
-def in_top_k(predictions, targets, k, name=None):
-    """Whether each target is among the top ``k`` predictions (k=1 only)."""
-    if k != 1:
-        raise NotImplementedError("in_top_k supports k=1")
-    return math_ops.equal(
-        math_ops.argmax(predictions, 1, output_type=dtypes.int64),
-        math_ops.cast(targets, dtypes.int64),
-        name=name,
-    )
