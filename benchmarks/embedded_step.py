@@ -1,7 +1,12 @@
 """Time one training step of the embedded Session against hand-written numpy.
 
 Models: (a) softmax regression 784->10, batch 100; (b) MLP 784->1024->10
-(relu), batch 128; plain gradient descent on the mean softmax cross-entropy.
+(relu), batch 128; plain gradient descent on the mean softmax cross-entropy;
+(c) the mnist_deep CNN written with ``tf.layers`` (conv 5x5x32, pool, conv
+5x5x64, pool, dense 1024, dropout, dense 10), batch 50, Adam; (d) an LSTM
+(``tf.nn.rnn_cell.BasicLSTMCell``, 128 units) over 28 steps of 28 inputs with
+``tf.nn.dynamic_rnn``, batch 128, Adam. (c) and (d) have no hand-written
+numpy baseline: their ratio is to TF1 in the same run.
 Each round times a block of steps of every contestant in turn (interleaved,
 so machine noise hits all alike); the median over rounds is reported, with
 the ratio to numpy measured in the same run. TensorFlow 1.x graph mode
@@ -14,6 +19,7 @@ the issue; pass ``--threads N`` to change).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -73,6 +79,43 @@ def graph_step(tf, shapes, lr=0.1, config=None):
     return lambda xs, ys: sess.run(train, {x: xs, y: ys})
 
 
+def cnn_step(tf, config=None):
+    """mnist_deep's shape with tf.layers; inputs [batch, 784], one-hot labels."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.float32, [None, 10])
+        h = tf.reshape(x, [-1, 28, 28, 1])
+        h = tf.layers.max_pooling2d(tf.layers.conv2d(h, 32, 5, padding="same", activation=tf.nn.relu), 2, 2)
+        h = tf.layers.max_pooling2d(tf.layers.conv2d(h, 64, 5, padding="same", activation=tf.nn.relu), 2, 2)
+        h = tf.layers.dense(tf.reshape(h, [-1, 7 * 7 * 64]), 1024, activation=tf.nn.relu)
+        h = tf.layers.dropout(h, rate=0.5, training=True)
+        logits = tf.layers.dense(h, 10)
+        loss = tf.losses.softmax_cross_entropy(y, logits)
+        train = tf.train.AdamOptimizer(1e-4).minimize(loss)
+        sess = tf.Session(graph=graph, config=config)
+        sess.run(tf.global_variables_initializer())
+    return lambda xs, ys: sess.run(train, {x: xs, y: ys})
+
+
+def lstm_step(tf, config=None):
+    """An LSTM over the 28 rows of an image; inputs [batch, 784], one-hot labels."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.float32, [None, 10])
+        cell = tf.nn.rnn_cell.BasicLSTMCell(128)
+        outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 28, 28]), dtype=tf.float32)
+        logits = tf.layers.dense(outputs[:, -1], 10)
+        loss = tf.losses.softmax_cross_entropy(y, logits)
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        sess = tf.Session(graph=graph, config=config)
+        sess.run(tf.global_variables_initializer())
+    return lambda xs, ys: sess.run(train, {x: xs, y: ys})
+
+
 def daskflow_step(shapes):
     import daskflow as tf
 
@@ -80,11 +123,18 @@ def daskflow_step(shapes):
 
 
 def tf1_step(shapes):
+    tf, config = _tf1()
+    return graph_step(tf, shapes, config=config)
+
+
+def _tf1():
+    """TF1's graph API, single-threaded as the others are (ImportError without tensorflow)."""
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.compat.v1.layers and rnn_cell on TF 2.16+
     import tensorflow.compat.v1 as tf
 
     tf.disable_eager_execution()
-    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
-    return graph_step(tf, shapes, config=config)
+    tf.disable_control_flow_v2()  # TF1's own while_loop for dynamic_rnn
+    return tf, tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
 
 
 def measure(contestants, batch, features, classes, rounds, steps):
@@ -111,26 +161,53 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=51)
     parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--models", default="abcd", help="which models to time (letters a-d)")
     args = parser.parse_args(argv)
     _limit_threads(args.threads)
+    import daskflow
 
-    models = {
-        "(a) softmax 784->10, batch 100": ([784, 10], 100),
-        "(b) MLP 784->1024->10, batch 128": ([784, 1024, 10], 128),
+    mlps = {
+        "a": ("(a) softmax 784->10, batch 100", [784, 10], 100),
+        "b": ("(b) MLP 784->1024->10, batch 128", [784, 1024, 10], 128),
     }
-    print(f"embedded step time, median of {args.rounds} interleaved rounds, {args.threads} BLAS thread(s)")
-    print(f"{'model':36s} {'contestant':10s} {'us/step':>10s} {'x numpy':>8s}")
-    for title, (shapes, batch) in models.items():
-        contestants = {"numpy": numpy_step(shapes), "daskflow": daskflow_step(shapes)}
-        try:
-            contestants["tf1"] = tf1_step(shapes)
-        except ImportError:
-            pass
-        result = measure(contestants, batch, shapes[0], shapes[-1], args.rounds, args.steps)
-        for name, t in result.items():
-            print(f"{title:36s} {name:10s} {t * 1e6:10.1f} {t / result['numpy']:8.2f}")
+    layered = {
+        "c": ("(c) CNN (tf.layers), batch 50", cnn_step, 50),
+        "d": ("(d) LSTM 128, 28 steps, batch 128", lstm_step, 128),
+    }
+    print(f"embedded step time, median of interleaved rounds, {args.threads} BLAS thread(s)")
+    print(f"{'model':36s} {'contestant':10s} {'us/step':>10s} {'ratio':>8s}  baseline")
+    for key in args.models:
+        if key in mlps:
+            title, shapes, batch = mlps[key]
+            contestants = {"numpy": numpy_step(shapes), "daskflow": daskflow_step(shapes)}
+            with _optional("tf1"):
+                contestants["tf1"] = tf1_step(shapes)
+            _report(title, contestants, batch, shapes[0], shapes[-1], args.rounds, args.steps, "numpy")
+        else:
+            title, build, batch = layered[key]
+            contestants = {"daskflow": build(daskflow)}
+            with _optional("tf1"):
+                tf, config = _tf1()
+                contestants["tf1"] = build(tf, config)
+            base = "tf1" if "tf1" in contestants else "daskflow"
+            rounds, steps = max(3, args.rounds // 5), max(2, args.steps // 10)  # seconds per step, not us
+            _report(title, contestants, batch, 784, 10, rounds, steps, base)
     if "tensorflow" not in sys.modules:
         print("(tensorflow not importable: TF1 column skipped)")
+
+
+@contextlib.contextmanager
+def _optional(name):
+    try:
+        yield
+    except ImportError:
+        pass
+
+
+def _report(title, contestants, batch, features, classes, rounds, steps, base):
+    result = measure(contestants, batch, features, classes, rounds, steps)
+    for name, t in result.items():
+        print(f"{title:36s} {name:10s} {t * 1e6:10.1f} {t / result[base]:8.2f}  {base}")
 
 
 if __name__ == "__main__":
