@@ -185,20 +185,21 @@ def test_dtypes():
 
 def test_shapes_built_from_tensors_keep_what_tf1_knows():
     # The expected shapes are what TF1 (tensorflow.compat.v1, 2.21) infers for the same graph.
-    b = tf.placeholder(tf.int32, [])
-    x = tf.placeholder(tf.float32, [None, 5])
-    cases = {
-        "zeros([b, 3])": (tf.zeros([b, 3]), [None, 3]),
-        "zeros(stack)": (tf.zeros(tf.stack([tf.shape(x)[0], 3])), [None, 3]),
-        "reshape": (tf.reshape(x, [tf.shape(x)[0], 5]), [None, 5]),
-        "fill": (tf.fill([tf.shape(x)[0], 2], 1.0), [None, 2]),
-        "reshape -1": (tf.reshape(x, [-1, tf.shape(x)[1]]), [None, 5]),
-        "packed list": (tf.convert_to_tensor([b, b]), [2]),
-        "packed nested list": (tf.convert_to_tensor([[b, 1], [2, b]]), [2, 2]),
-        "ones(shape)": (tf.ones(tf.shape(x)), [None, 5]),
-        "random_normal": (tf.random_normal([tf.shape(x)[0], 7]), [None, 7]),
-    }
-    for what, (t, expected) in cases.items():
-        assert t.shape.as_list() == expected, what
-    with tf.Session() as sess:
-        assert sess.run(cases["packed nested list"][0], {b: 7}).tolist() == [[7, 1], [2, 7]]
+    with tf.Graph().as_default():  # later tests' default graph stays clean
+        b = tf.placeholder(tf.int32, [])
+        x = tf.placeholder(tf.float32, [None, 5])
+        cases = {
+            "zeros([b, 3])": (tf.zeros([b, 3]), [None, 3]),
+            "zeros(stack)": (tf.zeros(tf.stack([tf.shape(x)[0], 3])), [None, 3]),
+            "reshape": (tf.reshape(x, [tf.shape(x)[0], 5]), [None, 5]),
+            "fill": (tf.fill([tf.shape(x)[0], 2], 1.0), [None, 2]),
+            "reshape -1": (tf.reshape(x, [-1, tf.shape(x)[1]]), [None, 5]),
+            "packed list": (tf.convert_to_tensor([b, b]), [2]),
+            "packed nested list": (tf.convert_to_tensor([[b, 1], [2, b]]), [2, 2]),
+            "ones(shape)": (tf.ones(tf.shape(x)), [None, 5]),
+            "random_normal": (tf.random_normal([tf.shape(x)[0], 7]), [None, 7]),
+        }
+        for what, (t, expected) in cases.items():
+            assert t.shape.as_list() == expected, what
+        with tf.Session() as sess:
+            assert sess.run(cases["packed nested list"][0], {b: 7}).tolist() == [[7, 1], [2, 7]]

@@ -160,6 +160,7 @@ def test_any_checkpoint_path_is_refused_clearly(checkpoint, path):
 
 
 def test_nan_tensor_hook_stops_at_the_first_nan_naming_the_op():
+    tf.reset_default_graph()  # add_check_numerics_ops checks every op of the graph
     x = tf.placeholder(tf.float32, [None])
     w = tf.Variable(1.0)
     loss = tf.reduce_mean(tf.log(x * w))
