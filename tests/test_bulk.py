@@ -205,6 +205,29 @@ def test_connections_beyond_the_cap_are_refused_and_the_first_ones_served(receiv
     assert arrived.qsize() == 2
 
 
+def test_a_header_for_another_receiver_is_refused_before_its_payload_is_read(receiver):
+    # 1 GB declared, no payload sent: the receiver hangs up at once instead of
+    # allocating it and waiting for the bytes.
+    r, arrived = receiver
+    header = {"kind": "mail", "to": "not this receiver", "items": [["<f8", [2**27], False]]}
+    start = time.perf_counter()
+    assert _raw(r.port, header) == b""
+    assert time.perf_counter() - start < 5
+    assert arrived.empty()
+
+
+def test_a_sender_stalling_mid_message_is_hung_up_on(receiver):
+    r, arrived = receiver
+    header = {"kind": "mail", "to": r.token, "items": [["<f8", [1000], False]]}
+    with dask.config.set({"daskflow.bulk-read-timeout": 0.5}):
+        start = time.perf_counter()
+        assert _raw(r.port, header, b"\0" * 100) == b""  # 100 of 8,000 bytes, then silence
+        assert time.perf_counter() - start < 5
+    assert arrived.empty()
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)  # the receiver goes on
+    assert arrived.get(timeout=10)[0] == {"kind": "ok"}
+
+
 def test_a_truncated_message_delivers_nothing(receiver):
     r, arrived = receiver
     header = {"kind": "mail", "items": [["<f8", [1000], False]]}

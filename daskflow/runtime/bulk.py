@@ -118,16 +118,22 @@ def _recv_into(conn, view) -> bool:
     return True
 
 
-def read_message(conn, peer=None):
+def read_message(conn, peer=None, token=None):
     """(header, items, read in place) of the next message on ``conn``; None once the peer has closed.
 
     ``peer``: the pid of the sender on this machine, which a header may ask
     to have its items read from (its ``at``: an address per item); where
     that fails, the items' bytes are asked for (``RESEND``) and read here.
+    ``token``: the receiver's; a header naming another is refused before any
+    item is allocated or read. Once a message has begun, each read may stall
+    at most ``daskflow.bulk-read-timeout`` seconds (a sender that stops
+    mid-message holds no reader for long).
     """
     length = bytearray(_LENGTH.size)
+    conn.settimeout(2 * IDLE)  # between messages: a sender's link closes itself after IDLE
     if not _recv_into(conn, memoryview(length)):
         return None
+    conn.settimeout(float(dask.config.get("daskflow.bulk-read-timeout", TIMEOUT)))
     (n,) = _LENGTH.unpack(length)
     if n > MAX_HEADER:
         raise BulkFormatError(f"a header of {n} bytes (at most {MAX_HEADER})")
@@ -137,6 +143,8 @@ def read_message(conn, peer=None):
     header = msgpack.unpackb(bytes(head))
     if not isinstance(header, dict) or not isinstance(header.get("items"), list):
         raise BulkFormatError("a header that is not a map with a list of items")
+    if token is not None and header.pop("to", None) != token:
+        raise BulkFormatError("a message for another receiver (this port was reused)")
     specs = [None if spec is None else _checked(spec) for spec in header.pop("items")]
     total = sum(math.prod(spec[1]) * spec[0].itemsize for spec in specs if spec is not None)
     limit = dask.config.get("daskflow.bulk-max-bytes", 2**33)
@@ -236,11 +244,8 @@ class Receiver:
 
     def _read(self, conn, peer):
         try:
-            conn.settimeout(None)  # between messages a link may be idle
-            while (message := read_message(conn, peer)) is not None:
+            while (message := read_message(conn, peer, self.token)) is not None:
                 header, items, in_place = message
-                if header.pop("to", None) != self.token:
-                    raise BulkFormatError("a message for another receiver (this port was reused)")
                 self._deliver(header, items)
                 with self._lock:
                     self.received += 1

@@ -129,12 +129,16 @@ def peer_pid(conn) -> int | None:
 
 def still_waiting(conn) -> bool:
     """Whether the sender at the other end of ``conn`` has not hung up (it waits for a reply)."""
+    timeout = conn.gettimeout()
+    conn.settimeout(0.0)  # with a timeout set, Python would wait for data before peeking
     try:
         return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
     except BlockingIOError:
         return True  # nothing to read: still connected, waiting
     except OSError:
         return False
+    finally:
+        conn.settimeout(timeout)
 
 
 def read(pid: int, address: int, out) -> bool:
