@@ -10,6 +10,7 @@ Examples
 ([None, 3], [None])
 """
 
+from . import cluster_source  # noqa: F401 - registers the dask-array source of from_tensor_slices
 from .dataset import Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
 

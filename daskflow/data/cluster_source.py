@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..framework.replica import current_source
 from . import nest
-from .dataset import Dataset
+from .dataset import SLICE_SOURCES, Dataset
 from .spec import Spec
 
 
@@ -85,3 +85,6 @@ def _check(arrays):
     sizes = [a.shape[0] for a in arrays]
     if any(s != s for s in sizes) or len(set(sizes)) > 1:  # nan: unknown sizes
         raise ValueError(f"from_tensor_slices: components need equal, known sizes in dimension 0: {sizes}")
+
+
+SLICE_SOURCES.append((is_dask_array, DaskSlices))

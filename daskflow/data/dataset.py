@@ -39,6 +39,11 @@ from . import nest
 from .spec import Spec
 from .traced import trace
 
+# Sources of slices other than in-memory arrays, as (accepts a component?, dataset
+# class): the dask-array source (data/cluster_source.py) registers itself, so this
+# module needs no import of it.
+SLICE_SOURCES: list = []
+
 # TF1's types for Python values; numpy values keep theirs.
 _PYTHON_DTYPES = {"f": np.float32, "i": np.int32, "u": np.int32}
 
@@ -91,10 +96,9 @@ class Dataset:
         on the cluster, which each replica reads where it lies
         (:mod:`daskflow.data.cluster_source`).
         """
-        from .cluster_source import DaskSlices, is_dask_array
-
-        if any(is_dask_array(t) for t in nest.flatten(tensors)):
-            return DaskSlices(tensors)
+        for accepts, source in SLICE_SOURCES:
+            if any(accepts(t) for t in nest.flatten(tensors)):
+                return source(tensors)
         return _TensorSlices(tensors)
 
     @staticmethod
