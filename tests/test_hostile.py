@@ -159,6 +159,7 @@ def test_any_checkpoint_path_is_refused_clearly(checkpoint, path):
     np.testing.assert_array_equal(sess.run(w), np.arange(4))
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")  # log(-1): the NaN it checks
 def test_nan_tensor_hook_stops_at_the_first_nan_naming_the_op():
     tf.reset_default_graph()  # add_check_numerics_ops checks every op of the graph
     x = tf.placeholder(tf.float32, [None])

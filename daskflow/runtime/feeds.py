@@ -63,14 +63,47 @@ def _cast(tensor, value, dtype):
         ) from None
     if array.dtype == dtype:
         return array
-    if not np.can_cast(array.dtype, dtype, "same_kind") or array.dtype.kind not in "biuf":
+    # Integers of either sign may be fed to any integer dtype that holds their values.
+    integers = array.dtype.kind in "biu" and dtype.kind in "iu"
+    if not (integers or np.can_cast(array.dtype, dtype, "same_kind")) or array.dtype.kind not in "biuf":
         raise InvalidArgumentError(
             tensor.op.node_def,
             tensor.op,
             f"Cannot feed value of dtype {array.dtype} (shape {array.shape}) for Tensor "
             f"'{tensor.name}' of dtype {tensor.dtype.name} (shape {tensor.shape})",
         )
-    return array.astype(dtype)
+    return _narrow(tensor, array, dtype)
+
+
+def _narrow(tensor, array, dtype):
+    """``array`` cast to ``dtype``, refusing a value the dtype cannot hold.
+
+    TF1 would store 1e300 fed to float32 as inf and wrap 2**40 fed to int32
+    (a Python int it refuses); either silently changes the data, so neither
+    is made. Only a cast that can lose range is checked.
+    """
+    if np.can_cast(array.dtype, dtype, "safe"):
+        return array.astype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        # Two reductions, no temporaries: this runs on every step such a feed is made.
+        if not array.size or (array.min() >= info.min and array.max() <= info.max):
+            return array.astype(dtype)
+        bad = (array < info.min) | (array > info.max)
+    else:
+        with np.errstate(over="ignore"):  # overflow to inf is found below, by value
+            cast = array.astype(dtype)
+        if not np.isinf(cast).any():
+            return cast
+        bad = np.isfinite(array) & np.isinf(cast)
+        if not bad.any():
+            return cast  # infinities fed as such are kept, as TF1 keeps them
+    raise InvalidArgumentError(
+        tensor.op.node_def,
+        tensor.op,
+        f"Cannot feed value {array[bad].flat[0].item()!r} (dtype {array.dtype}) for Tensor "
+        f"'{tensor.name}' of dtype {tensor.dtype.name}: it is out of {tensor.dtype.name}'s range",
+    )
 
 
 def _strings(tensor, value):

@@ -14,6 +14,15 @@ def _as_fetched(value):
     return value
 
 
+def invalid_fetch(fetch) -> TypeError:
+    """TF1's error for a fetch that is no tensor, operation or name (an array, a number)."""
+    kind = type(fetch).__name__
+    return TypeError(
+        f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or Tensor. "
+        f"(Can not convert a {kind} into a Tensor or Operation.)"
+    )
+
+
 class FetchMapper:
     """Flattens ``fetches`` (a tensor, op, name, or nested list/tuple/dict/
     namedtuple) into distinct tensors and ops, and rebuilds results."""
@@ -50,6 +59,8 @@ class FetchMapper:
     def _element(graph, fetch):
         if fetch is None:
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        if not isinstance(fetch, (str, Tensor, Operation)) and not hasattr(fetch, "_as_graph_element"):
+            raise invalid_fetch(fetch)
         try:
             element = graph.as_graph_element(fetch)
         except (KeyError, ValueError, TypeError) as e:

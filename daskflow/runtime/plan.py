@@ -76,10 +76,20 @@ def _prune(fetch_tensors, fetch_ops, fed):
     return needed
 
 
+def unfed_placeholders(fetch_tensors, fetch_ops, feeds) -> list:
+    """The placeholders the fetches need that ``feeds`` leaves unfed, oldest first."""
+    needed = _prune(fetch_tensors, fetch_ops, set(feeds))
+    return [op.outputs[0] for op in _placeholders(needed)]
+
+
+def _placeholders(needed):
+    return sorted((op for op in needed if op.primitive.is_placeholder), key=lambda o: o._id)
+
+
 def _check_fed(needed):
-    missing = [op for op in needed if op.primitive.is_placeholder]
+    missing = _placeholders(needed)
     if missing:
-        op = min(missing, key=lambda o: o._id)
+        op = missing[0]
         t = op.outputs[0]
         raise InvalidArgumentError(
             op.node_def,

@@ -13,17 +13,50 @@ import contextlib
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from .checkpoint import read_variable, write_variable
 from .executable import Executable
 from .feeds import FeedSpec, check_feed
-from .fetches import FetchMapper
+from .fetches import FetchMapper, invalid_fetch
+from .plan import unfed_placeholders
+
+# TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
+# options, gRPC settings: Dask's workers and scheduler own those).
+_TF1_IGNORED_FIELDS = frozenset(
+    {
+        "cluster_def",
+        "device_count",
+        "device_filters",
+        "experimental",
+        "gpu_options",
+        "graph_options",
+        "inter_op_parallelism_threads",
+        "intra_op_parallelism_threads",
+        "isolate_session_state",
+        "placement_period",
+        "pluggable_device_options",
+        "rpc_options",
+        "session_inter_op_thread_pool",
+        "share_cluster_devices_in_session",
+        "use_per_session_threads",
+    }
+)
 
 
 class ConfigProto:
-    """Session options (TF1's ``ConfigProto``); the placement flags are honoured
-    by cluster sessions, others are accepted and kept."""
+    """Session options (TF1's ``ConfigProto``).
+
+    The placement flags and ``operation_timeout_in_ms`` are honoured by
+    cluster sessions; TF1's other fields (``gpu_options``, the thread pool
+    sizes...) are accepted and kept in ``options``. Any other name is refused.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=1).allow_soft_placement
+    True
+    """
 
     def __init__(
         self,
@@ -38,13 +71,17 @@ class ConfigProto:
         recovery_timeout_secs=60.0,
         **kwargs,
     ):
+        unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
+        if unknown:  # as TF1's protobuf message: a typo is an error, not a silent default
+            raise ValueError(f'Protocol message ConfigProto has no "{unknown[0]}" field.')
         self.allow_soft_placement = allow_soft_placement
         self.log_device_placement = log_device_placement
         # Cluster sessions: steps that fetch only ops may run this many ahead.
         self.async_dispatch = int(async_dispatch)
         # Cluster sessions flush Dask's message batches at once (see runtime.cluster._unbatch).
         self.low_latency = low_latency
-        # Cluster sessions: how long a partition waits for another's results (0: no limit).
+        # Cluster sessions: how long connecting, and a partition waiting for another's
+        # results, may take (0: Dask's connect timeout; no limit on waits).
         self.operation_timeout_in_ms = int(operation_timeout_in_ms)
         # Asynchronous replication: an update more than this many updates stale is dropped.
         self.max_staleness = None if max_staleness is None else int(max_staleness)
@@ -85,12 +122,17 @@ class Session:
     def __init__(self, target="", graph=None, config=None, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
-        self._client, self._owns_client = _connect(target, security)
+        self._client, self._owns_client = _connect(target, security, self.config)
         self._cluster = None
         if self._client is not None:
             from .cluster import ClusterRuntime
 
-            self._cluster = ClusterRuntime(self._client, self.config)
+            try:
+                self._cluster = ClusterRuntime(self._client, self.config)
+            except BaseException:
+                if self._owns_client:  # a half-made session leaves no client behind
+                    self._client.close()
+                raise
         self._store: dict = {}
         self._states: dict = {}
         self._cache: dict = {}
@@ -168,12 +210,29 @@ class Session:
         """Where a run of ``fetches`` executes each op.
 
         Embedded: ``{op name: device}``. On a cluster: ``{op name: (device,
-        worker name)}``.
+        worker name)}``. Placing needs no values: the placeholders the
+        fetches need are planned as fed, fed or not, so they are not listed.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> x = tf.placeholder(tf.float32, [None], name="x")
+        >>> with tf.device("/job:worker/task:0"):
+        ...     y = tf.identity(x, name="y")
+        >>> tf.Session().placement(y)
+        {'y': '/job:worker/task:0'}
         """
-        _, executable, _ = self._entry(fetches, feed_dict or {})
+        feeds = dict.fromkeys(feed_dict or ())
+        feeds.update(dict.fromkeys(self._unfed_placeholders(fetches, feeds)))
+        _, executable, _ = self._entry(fetches, feeds)
         if self._cluster is not None:
             return self._cluster.placement(executable)
         return {op.name: op.device for op in executable.plan.ops}
+
+    def _unfed_placeholders(self, fetches, feeds) -> list:
+        mapper = FetchMapper(self.graph, fetches)
+        fed = [self._feed_tensor(k) for k in feeds]
+        return unfed_placeholders(mapper.tensors, mapper.ops, fed)
 
     def variable_futures(self) -> dict:
         """``{variable name: distributed.Future}`` of a cluster session's variables."""
@@ -315,7 +374,12 @@ class InteractiveSession(Session):
         super().close()
 
 
-def _connect(target, security):
+# Connecting waits at most this long by default (or Dask's connect timeout, if shorter):
+# a scheduler that does not answer is reported, not waited on for Dask's 30 s.
+_CONNECT_TIMEOUT_S = 10.0
+
+
+def _connect(target, security, config):
     """A ``distributed.Client`` for ``target`` (and whether we own it), or None."""
     if target in (None, ""):
         return None, False
@@ -324,12 +388,52 @@ def _connect(target, security):
     if isinstance(target, Client):
         return target, False
     if isinstance(target, str):
-        if "://" not in target:
-            raise ValueError(f"Session target {target!r} is not a scheduler address like 'tcp://host:8786'")
-        return Client(target, security=security, set_as_default=False), True
-    if hasattr(target, "scheduler_address"):
-        return Client(target, security=security, set_as_default=False), True
-    raise TypeError(f"Session target must be an address, a distributed.Client or a cluster, got {target!r}")
+        _check_address(target)
+    elif not hasattr(target, "scheduler_address"):
+        raise TypeError(
+            f"Session target must be an address, a distributed.Client or a cluster, got {target!r}"
+        )
+    timeout = _connect_timeout(config)
+    try:
+        return Client(target, security=security, set_as_default=False, timeout=timeout), True
+    except OSError as e:  # Dask's "Timed out trying to connect", a refused or reset connection
+        address = getattr(target, "scheduler_address", target)
+        raise UnavailableError(
+            None, None, f"cannot reach the Dask scheduler at {address} within {timeout:g} s: {e}"
+        ) from None
+
+
+def _check_address(target):
+    """Refuse, before any client is made, an address Dask cannot connect to."""
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+
+    hint = "daskflow takes a Dask scheduler address like 'tcp://host:8786'"
+    if "://" not in target:
+        raise ValueError(f"Session target {target!r} is not a scheduler address; {hint}")
+    scheme, location = parse_address(target)
+    if scheme == "grpc":
+        message = f"Session target {target!r} is a TensorFlow gRPC server; {hint} (see tf.local_cluster)"
+        raise InvalidArgumentError(None, None, message)
+    try:
+        get_backend(scheme)
+    except ValueError as e:
+        raise ValueError(f"Session target {target!r}: {e}; {hint}") from None
+    if not location:
+        raise ValueError(f"Session target {target!r} names no host; {hint}")
+
+
+def _connect_timeout(config) -> float:
+    """Seconds to wait for the scheduler: ``operation_timeout_in_ms`` when set (at least
+    1 s, a connection's handshakes take several round trips), else Dask's connect
+    timeout, at most ``_CONNECT_TIMEOUT_S``."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    limit_ms = getattr(config, "operation_timeout_in_ms", 0)
+    if limit_ms > 0:
+        return max(limit_ms / 1000, 1.0)
+    return min(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"), _CONNECT_TIMEOUT_S)
 
 
 def _fetch_key(fetches):
@@ -340,6 +444,8 @@ def _fetch_key(fetches):
         return (type(fetches), tuple(_fetch_key(f) for f in fetches))
     if isinstance(fetches, dict):
         return (dict, tuple((k, _fetch_key(v)) for k, v in fetches.items()))
+    if fetches.__hash__ is None:  # an array, a set...: no fetch; say so as TF1 does
+        raise invalid_fetch(fetches)
     return fetches
 
 
