@@ -34,7 +34,12 @@ from .steps import BACKUP_PREFIX, Lowered
 from .transport import UpstreamFailedError, post
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
-STEPS_PER_SESSION = 10**12
+# Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of
+# STEPS_PER_SESSION steps (99 days at a thousand steps a second). Their product is
+# 2**53, so every step number is an integer JavaScript holds exactly: the dashboard
+# (Bokeh) shows keys and warns on any integer past 2**53 at each update.
+STEPS_PER_SESSION = 2**33
+SESSION_SLOTS = 2**53 // STEPS_PER_SESSION  # 2**20: as many as five hex digits of the token
 
 
 class ClusterRuntime:
@@ -48,7 +53,7 @@ class ClusterRuntime:
         # Step numbers are in the tasks' keys: sessions sharing a cluster must not
         # share keys (Dask would hand one session's values to the other).
         self.token = uuid.uuid4().hex[:8]
-        first_step = int(self.token[:5], 16) * STEPS_PER_SESSION  # < 2**63: msgpack's integers
+        first_step = int(self.token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))

@@ -15,6 +15,17 @@ new, so on a long run that cache was what grew (measured: 3.7 KB per step
 on each worker, the keys and their prefixes, until 100,000 keys — about
 35 MB a worker). Past ``KEY_SPLIT_LIMIT`` keys it is emptied; it is only a
 cache.
+
+The scheduler plugin also mends the dashboard's Groups page (``/groups``,
+distributed's ``TaskGroupGraph``), which answered 500 (``KeyError``) during
+training: it lays each task group out right of the groups it depends on, in
+the order ``dask.order.order`` gives, but that function now reads
+dependencies off the graph it is given (``{group: 1}``: none) and ignores
+its ``dependencies`` argument, so a group could come before one it depends
+on (e.g. ``worker-s0`` before ``values-ps-0-s1``, which it reads; plain Dask
+fails the same way, names decide). It would also fail on a link to a group
+since forgotten, which this plugin's forgetting can leave. :func:`group_layout`
+takes its place: each group after the live groups it depends on.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ import time
 
 from dask.utils import key_split
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
+from distributed.utils import log_errors
 
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
 VALUES_PREFIX = "values-"  # a partition's new variable values: ("values-<instance>", step)
@@ -51,6 +63,7 @@ class CutLineageScheduler(SchedulerPlugin):
 
     async def start(self, scheduler):
         self.scheduler = scheduler
+        _mend_groups_page()
 
     def transition(self, key, start, finish, *args, **kwargs):
         if finish != "memory":
@@ -82,6 +95,62 @@ class CutLineageScheduler(SchedulerPlugin):
 
 def _forgettable(ts):
     return ts is not None and ts.state == "released" and not ts.dependents and not ts.who_wants
+
+
+def _mend_groups_page():
+    """Lay the dashboard's Groups page out with :func:`group_layout` (in this process)."""
+    try:
+        from distributed.dashboard.components.scheduler import TaskGroupGraph
+    except ImportError:  # no bokeh: no dashboard
+        return
+    TaskGroupGraph.update_layout = group_layout
+
+
+def groups_in_order(dependencies):
+    """Group names, each after the groups it depends on; a cycle is broken where it is met.
+
+    Examples
+    --------
+    >>> groups_in_order({"worker-s0": {"values-ps"}, "values-ps": set()})
+    ['values-ps', 'worker-s0']
+    """
+    order, placed, left = [], set(), list(dependencies)
+    while left:
+        ready = [g for g in left if dependencies[g] <= placed] or left[:1]
+        order += ready
+        placed.update(ready)
+        left = [g for g in left if g not in placed]
+    return order
+
+
+@log_errors
+def group_layout(graph):
+    """``TaskGroupGraph.update_layout``: (x, y) of each task group, and its arrows.
+
+    As distributed lays them out: a group right of the groups it depends on,
+    a group with none in the first column, each in a free place.
+    """
+    groups = graph.scheduler.task_groups
+    dependencies = {
+        name: {dep.name for dep in tg.dependencies if dep.name != name and dep.name in groups}
+        for name, tg in groups.items()
+    }
+    xs, ys, taken, nodes, arrows = {}, {}, set(), {}, {}
+    for name in groups_in_order(dependencies):
+        deps = {dep for dep in dependencies[name] if dep in xs}  # less a cycle's closing link
+        if deps:
+            x, y = max(xs[d] for d in deps) + 1, max(ys[d] for d in deps)
+            if len(deps) > 1 and len({ys[d] for d in deps}) == 1:
+                y += 1  # off the row of the groups it joins
+        else:
+            x, y = 0, max(ys.values(), default=-1) + 1
+        while (x, y) in taken:
+            y += 1
+        taken.add((x, y))
+        xs[name], ys[name] = x, y
+        nodes[name] = {"x": x, "y": y}
+        arrows[name] = {"nstart": deps, "nend": [name] * len(deps)}
+    return nodes, arrows
 
 
 class CutLineageWorker(WorkerPlugin):
