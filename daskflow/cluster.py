@@ -5,11 +5,21 @@ named ``ps-0``, ``worker-0``, ``worker-1`` — the names a ``dask worker
 --name`` command line would give — so ``/job:ps/task:0`` and
 ``/job:worker/task:1`` find their workers. For notebooks and tests; a
 deployment starts the same workers with ``dask scheduler`` / ``dask worker``.
+
+Worker processes are started with ``spawn``, which runs the script that
+called ``local_cluster`` again in each of them: a script must create the
+cluster under ``if __name__ == "__main__":``. Without that guard each
+worker process would try to start a cluster of its own; it stops instead,
+and ``local_cluster`` raises one :class:`RuntimeError` saying so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import multiprocessing
+import os
+import tempfile
 
 import dask
 from distributed import Nanny, Scheduler, SpecCluster, Worker
@@ -70,6 +80,8 @@ def local_cluster(
     >>> cluster = tf.local_cluster(ps=1, workers=2)  # doctest: +SKIP
     >>> sess = tf.Session(cluster)  # doctest: +SKIP
     """
+    if processes:
+        _stop_if_reimported()
     if min(ps, workers, gpu_workers) < 0 or ps + workers + gpu_workers == 0:
         raise ValueError(f"need a non-negative count of each role and one worker at least: {ps=}, {workers=}")
     cls = Nanny if processes else Worker
@@ -92,11 +104,55 @@ def local_cluster(
     scheduler = {"cls": Scheduler, "options": options}
     # The scheduler and each Nanny read the configuration as they start, inside
     # this call; a Nanny hands its copy to its worker process.
-    with dask.config.set(LIGHT_MONITORING if light_monitoring else {}):
-        return SpecCluster(
-            workers=spec,
-            scheduler=scheduler,
-            name="daskflow",
-            silence_logs=logging.WARNING,
-            security=security,
-        )
+    watch = _reimport_watch() if processes else contextlib.nullcontext(lambda: False)
+    with dask.config.set(LIGHT_MONITORING if light_monitoring else {}), watch as reimported:
+        try:
+            return SpecCluster(
+                workers=spec,
+                scheduler=scheduler,
+                name="daskflow",
+                silence_logs=logging.WARNING,
+                security=security,
+            )
+        except Exception:
+            if reimported():
+                raise RuntimeError(MAIN_GUARD_MESSAGE) from None
+            raise
+
+
+MAIN_GUARD_MESSAGE = (
+    "tf.local_cluster() ran again in its own worker processes: they import the main script as "
+    "they start (multiprocessing 'spawn'), and the script creates the cluster when imported. Put "
+    'the cluster\'s creation under `if __name__ == "__main__":`, or pass processes=False'
+)
+_MARKER = "DASKFLOW_LOCAL_CLUSTER_REIMPORTED"  # a file a worker process creates to tell us
+
+
+def _stop_if_reimported():
+    """In a worker process that is running the main script again as it starts (``spawn``):
+    tell the parent, which raises :data:`MAIN_GUARD_MESSAGE`, and end quietly; with no
+    parent of ours listening, raise it here."""
+    if not getattr(multiprocessing.current_process(), "_inheriting", False):
+        return  # multiprocessing's own test of "still bootstrapping" (spawn._check_not_importing_main)
+    marker = os.environ.get(_MARKER)
+    if not marker:
+        raise RuntimeError(MAIN_GUARD_MESSAGE)
+    with open(marker, "w"):
+        pass
+    raise SystemExit(1)  # no traceback: the parent says why, once
+
+
+@contextlib.contextmanager
+def _reimport_watch():
+    """While starting worker processes: a test of whether one of them re-ran our caller."""
+    with tempfile.TemporaryDirectory(prefix="daskflow-") as folder:
+        marker = os.path.join(folder, "reimported")
+        before = os.environ.get(_MARKER)
+        os.environ[_MARKER] = marker  # worker processes inherit the environment as they spawn
+        try:
+            yield lambda: os.path.exists(marker)
+        finally:
+            if before is None:
+                os.environ.pop(_MARKER, None)
+            else:
+                os.environ[_MARKER] = before

@@ -1,8 +1,10 @@
 """Which Dask worker runs which TF device.
 
 A worker named ``<job>-<task>`` (``dask worker ADDR --name ps-0``) is
-``/job:<job>/task:<task>``; one started with ``--resources GPU=n`` also
-offers ``/device:GPU:0`` .. ``GPU:n-1``. :func:`place` resolves a partition's
+``/job:<job>/task:<task>``; one named by an integer ``n`` (Dask's default
+names, as ``LocalCluster`` gives them) is ``/job:worker/task:n``, so a plain
+Dask cluster runs a graph placed on ``/job:worker``. One started with
+``--resources GPU=n`` also offers ``/device:GPU:0`` .. ``GPU:n-1``. :func:`place` resolves a partition's
 device string to a worker, by name: the address is looked up for every step,
 so a worker that comes back under its name (a Nanny restart, a replacement)
 is used again.
@@ -10,13 +12,20 @@ is used again.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import warnings
+import weakref
 from dataclasses import dataclass
 
+from ..errors import InvalidArgumentError
 from ..framework.device_spec import DeviceSpec
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)-(\d+)$")
+_DEFAULT_JOB = "worker"  # the job of a worker Dask named by a number
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_warned_embedded = weakref.WeakSet()  # sessions told that their device strings are ignored
 
 
 @dataclass(frozen=True)
@@ -56,26 +65,41 @@ def cluster_workers(scheduler_info: dict) -> list[WorkerDevice]:
     Raises
     ------
     ValueError
-        If a worker's name does not follow ``<job>-<task>``.
+        If a worker's name is neither ``<job>-<task>`` nor an integer, or two
+        workers are the same task (``worker-0`` and ``0``).
     """
-    found = []
+    found, seen = [], {}
     for address, info in scheduler_info.get("workers", {}).items():
         name = str(info.get("name", ""))
-        match = _NAME.match(name)
-        if not match:
+        job, task = _job_task(name)
+        if job is None:
             raise ValueError(
                 f"worker {address} is named {name!r}; daskflow needs workers named <job>-<task>, "
-                "e.g. `dask worker SCHEDULER --name worker-0` or `--name ps-0`"
+                "e.g. `dask worker SCHEDULER --name worker-0` or `--name ps-0`, or by integers "
+                "(Dask's default), which are /job:worker/task:<n>"
             )
+        if (job, task) in seen:
+            raise ValueError(
+                f"workers {seen[job, task]!r} and {name!r} are both /job:{job}/task:{task}; rename one"
+            )
+        seen[job, task] = name
         gpus = int(info.get("resources", {}).get("GPU", 0))
-        found.append(WorkerDevice(name, match.group(1), int(match.group(2)), gpus, address))
+        found.append(WorkerDevice(name, job, task, gpus, address))
     return sorted(found, key=lambda w: (w.job, w.task))
 
 
 def job_of(name: str) -> str | None:
-    """The job of a worker named ``<job>-<task>``; None for a name off the convention."""
+    """The job of a worker named ``<job>-<task>`` or by an integer; None for a name off both."""
+    return _job_task(name)[0]
+
+
+def _job_task(name: str) -> tuple[str | None, int | None]:
     match = _NAME.match(name)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1), int(match.group(2))
+    if name.isdecimal():  # Dask's default names: 0, 1, ...
+        return _DEFAULT_JOB, int(name)
+    return None, None
 
 
 def device_list(workers) -> list[str]:
@@ -86,9 +110,15 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
     """The worker for ``device`` and whether it needs a GPU.
 
     An op with no job/task goes to ``/job:worker/task:0`` (or the first
-    worker). A device the cluster lacks raises an error listing the
-    cluster's devices; with ``allow_soft_placement`` it falls back, with a
-    warning, to a device the cluster has.
+    worker). With ``allow_soft_placement`` a device the cluster lacks falls
+    back, with a warning pointing at the caller's line, to a device the
+    cluster has.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A device the cluster lacks, without ``allow_soft_placement``; the
+        message lists the cluster's devices.
     """
     spec = DeviceSpec.from_string(device)
     wants_gpu = (spec.device_type or "").upper() == "GPU"
@@ -97,10 +127,54 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
         return chosen, wants_gpu
     if not allow_soft_placement:
         have = "\n  ".join(device_list(workers))
-        raise ValueError(f"device {device!r} is not in the cluster; its devices are:\n  {have}")
+        message = f"device {device!r} is not in the cluster; its devices are:\n  {have}"
+        raise InvalidArgumentError(None, None, message)
     fallback = _match(DeviceSpec(job=spec.job, task=spec.task), workers) or _default(workers)
-    warnings.warn(f"device {device!r} is not in the cluster: placed on {fallback.name} (CPU)", stacklevel=3)
+    message = f"device {device!r} is not in the cluster: placed on {fallback.name} (CPU)"
+    warnings.warn(message, stacklevel=_callers_level())
     return fallback, False
+
+
+def warn_ignored_devices(plan, session) -> bool:
+    """Warn, once per ``session``, that an embedded run ignores devices it cannot have.
+
+    An embedded session runs every op in this process, on its CPU, as TF1
+    does with ``allow_soft_placement``; ``/job:ps/task:0`` or ``/gpu:0`` is not
+    an error but is not honoured either. Returns whether it warned now.
+    """
+    if session in _warned_embedded:
+        return False
+    ignored = sorted({op.device for op in plan.ops if op.device and not _is_local(op.device)})
+    if not ignored:
+        return False
+    _warned_embedded.add(session)
+    shown = ", ".join(repr(d) for d in ignored[:5]) + (", ..." if len(ignored) > 5 else "")
+    message = (
+        f"devices {shown} are ignored: an embedded Session runs every op in this process; "
+        "pass a cluster (tf.Session(client)) to place ops on workers"
+    )
+    warnings.warn(message, stacklevel=_callers_level())
+    return True
+
+
+def _is_local(device: str) -> bool:
+    """Whether an embedded session has ``device``: this process's job and task, its CPU."""
+    spec = DeviceSpec.from_string(device)
+    return (
+        spec.job in (None, "localhost")
+        and spec.replica in (None, 0)
+        and spec.task in (None, 0)
+        and (spec.device_type or "CPU").upper() == "CPU"
+    )
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` that makes a warning raised by our caller name the first frame
+    outside daskflow: the user's line (``sess.run``), however deep the call came from."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _match(spec, workers):

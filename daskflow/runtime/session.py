@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from .checkpoint import read_variable, write_variable
+from .devices import warn_ignored_devices
 from .executable import Executable
 from .feeds import FeedSpec, check_feed
 from .fetches import FetchMapper, invalid_fetch
@@ -175,6 +176,8 @@ class Session:
         mapper = FetchMapper(self.graph, fetches)
         feeds = [self._feed_tensor(k) for k in feed_dict]
         executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for)
+        if self._cluster is None:
+            warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:
             _log_placement(executable)  # a cluster session logs workers too, when it places
         return mapper, executable, [FeedSpec(t) for t in feeds]
