@@ -18,37 +18,26 @@ the body again).
 from __future__ import annotations
 
 from .. import dtypes
+from ..framework import nest
 from ..framework.constant import convert_to_tensor
 from ..framework.function import FuncGraph, SubProgram, needed_ops
-from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
+from ..framework.graph import Operation, get_default_graph, name_scope
 from ..framework.primitive import Primitive, apply
 from ..framework.tensor_shape import as_dims, compatible, fmt
 
-# -- nested structures (lists are structure here, as in TF's nest) ---------------------
+# -- nested structures (TF's nest: framework/nest.py) ----------------------------------
 # A TensorArray is one leaf: its value tensor travels through the op (TF1 passes its
 # flow), and the array is rebuilt around the op's output (``_loop_tensor``/``_rebuild``).
 
 
 def _flatten(s):
-    if hasattr(s, "_rebuild"):
-        return [s._loop_tensor()]
-    if isinstance(s, dict):
-        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
-    if isinstance(s, (list, tuple)):
-        return [leaf for item in s for leaf in _flatten(item)]
-    return [s]
+    return [x._loop_tensor() if hasattr(x, "_rebuild") else x for x in nest.flatten(s)]
 
 
 def _pack(s, leaves):
-    if hasattr(s, "_rebuild"):
-        return s._rebuild(next(leaves))
-    if isinstance(s, dict):
-        values = {k: _pack(s[k], leaves) for k in sorted(s)}
-        return {k: values[k] for k in s}
-    if isinstance(s, (list, tuple)):
-        items = [_pack(item, leaves) for item in s]
-        return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-    return next(leaves)
+    return nest.pack_sequence_as(
+        s, [x._rebuild(v) if hasattr(x, "_rebuild") else v for x, v in zip(nest.flatten(s), leaves)]
+    )
 
 
 def _trace(outer, name, fn, args):
@@ -362,7 +351,6 @@ def while_loop(
         with body_g.as_default():
             body_args = args(body_g)
             result = body(*_call_args(structure, body_args))
-            result = _pack(structure, iter(_flatten(result))) if _is_single(structure, result) else result
             new = [_own(body_g, convert_to_tensor(x)) for x in _flatten(result)]
         _check_body_outputs(flat_vars, new, invariants, scope or "while")
         captured = list(dict.fromkeys([*cond_g.captures, *body_g.captures]))
@@ -397,10 +385,6 @@ def _call_args(structure, packed):
         if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields")
         else [packed]
     )
-
-
-def _is_single(structure, result):
-    return isinstance(result, Tensor) or not isinstance(result, (list, tuple, dict))
 
 
 def _invariants(flat_vars, shape_invariants):

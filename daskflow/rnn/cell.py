@@ -31,13 +31,13 @@ from __future__ import annotations
 import collections
 
 from .. import dtypes
+from ..framework import nest
 from ..framework.graph import Tensor, name_scope
 from ..layers.base import InputSpec, Layer
 from ..layers.core import get_activation
 from ..ops import array_ops, init_ops, math_ops, nn_ops
 from ..variable_scope import get_variable_scope, variable_scope
 from ..variables import GraphKeys
-from . import nest
 
 # -- the protocol ---------------------------------------------------------------------------
 

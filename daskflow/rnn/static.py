@@ -11,10 +11,10 @@ elementwise select, which gives the same values and gradients.
 from __future__ import annotations
 
 from .. import dtypes
+from ..framework import nest
 from ..framework.constant import convert_to_tensor
 from ..ops import array_ops, math_ops
 from ..variable_scope import variable_scope
-from . import nest
 from .cell import assert_like_rnncell
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import numbers
 
+from ..framework import nest
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import device, name_scope
 from ..ops import array_ops, math_ops, nn_ops, random_ops
-from . import nest
 from .cell import LSTMStateTuple, RNNCell, assert_like_rnncell
 
 

@@ -11,11 +11,12 @@ from ..errors import InvalidArgumentError
 class FeedSpec:
     """What a fed tensor accepts, precomputed so a step's check is a few compares."""
 
-    __slots__ = ("tensor", "dtype", "rank", "known")
+    __slots__ = ("tensor", "dtype", "rank", "known", "strings")
 
     def __init__(self, tensor):
         self.tensor = tensor
         self.dtype = tensor.dtype.np
+        self.strings = self.dtype.hasobject  # str items are encoded to bytes, each step
         dims = tensor._dims
         self.rank = None if dims is None else len(dims)
         self.known = tuple((i, d) for i, d in enumerate(dims or ()) if d is not None)
@@ -27,7 +28,7 @@ class FeedSpec:
         are made, as TF1 does; anything else (float -> int, strings) and any
         shape mismatch raises an error naming the tensor and both shapes.
         """
-        if type(value) is not np.ndarray or value.dtype != self.dtype or value.dtype.hasobject:
+        if type(value) is not np.ndarray or value.dtype != self.dtype or self.strings:
             value = _cast(self.tensor, value, self.dtype)
         if self.rank is not None:
             shape = value.shape

@@ -1,4 +1,4 @@
-"""Nested structures of RNN states and sizes, with TF's ``nest`` conventions.
+"""Nested structures with TF's ``nest`` conventions (RNN states, loop variables, branch results).
 
 A structure is a list, a tuple (namedtuples such as ``LSTMStateTuple`` keep
 their type) or a dict (flattened in sorted key order); anything else is a
