@@ -5,9 +5,8 @@ from __future__ import annotations
 import numbers
 
 from .._missing import module_getattr
-from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
-from ..ops import array_ops, init_ops, math_ops, nn_ops
+from ..ops import init_ops, math_ops, nn_ops
 
 __getattr__ = module_getattr("tf.contrib.layers")
 
@@ -71,12 +70,7 @@ def l1_regularizer(scale, scope=None):
 
 
 def flatten(inputs, outputs_collections=None, scope=None):
-    """``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension."""
-    x = convert_to_tensor(inputs)
-    if x.shape.ndims is None or x.shape.ndims < 1:
-        raise ValueError(f"Inputs must have a least 2 dimensions: {x.name} has shape {x.shape}")
-    with name_scope(scope or "Flatten"):
-        rest = x.shape[1:].num_elements() if x.shape.ndims > 1 else 1
-        if rest is None:
-            return array_ops.reshape(x, array_ops.stack([array_ops.shape(x)[0], -1]))
-        return array_ops.reshape(x, [-1, rest])
+    """``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension (``tf.layers.flatten``)."""
+    from ..layers.core import flatten as layers_flatten
+
+    return layers_flatten(inputs, name=scope or "Flatten")
