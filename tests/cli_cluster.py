@@ -2,20 +2,15 @@
 `dask worker --name <job>-<task>` processes, on 127.0.0.1 with free ports."""
 
 import contextlib
+import json
 import os
 import signal
-import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 from distributed import Client
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _dask(*args):
@@ -26,33 +21,58 @@ def _dask(*args):
 @contextlib.contextmanager
 def cli_cluster(names, nanny=True, timeout=90):
     """Yield the scheduler address of a CLI-started cluster with workers ``names``."""
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
     procs = []
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    try:
-        procs.append(
-            subprocess.Popen(
-                _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"),
-                **quiet,
+    with tempfile.TemporaryDirectory() as folder:
+        # The scheduler picks its own port and says which in its scheduler file: a port
+        # picked here and freed could be taken by another process before it binds it.
+        scheduler_file = os.path.join(folder, "scheduler.json")
+        try:
+            procs.append(
+                subprocess.Popen(
+                    _dask(
+                        "scheduler",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        "0",
+                        "--dashboard-address",
+                        ":0",
+                        "--scheduler-file",
+                        scheduler_file,
+                    ),
+                    **quiet,
+                )
             )
-        )
-        for name in names:
-            procs.append(start_worker(address, name, nanny))
-        _wait_for(address, len(names), timeout)
-        yield address, procs
-    finally:
-        for p in reversed(procs):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGTERM)
-        deadline = time.time() + 20
-        for p in procs:
-            try:
-                p.wait(timeout=max(deadline - time.time(), 0.1))
-            except subprocess.TimeoutExpired:
+            address = _scheduler_address(scheduler_file, procs[0], timeout)
+            for name in names:
+                procs.append(start_worker(address, name, nanny))
+            _wait_for(address, len(names), timeout)
+            yield address, procs
+        finally:
+            for p in reversed(procs):
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGKILL)
+                    os.killpg(p.pid, signal.SIGTERM)
+            deadline = time.time() + 20
+            for p in procs:
+                try:
+                    p.wait(timeout=max(deadline - time.time(), 0.1))
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(p.pid, signal.SIGKILL)
+
+
+def _scheduler_address(scheduler_file, proc, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"dask scheduler exited with code {proc.returncode}")
+        with contextlib.suppress(FileNotFoundError, ValueError, KeyError):
+            with open(scheduler_file) as f:
+                return json.load(f)["address"]
+        time.sleep(0.1)
+    raise TimeoutError(f"dask scheduler wrote no {scheduler_file} within {timeout} s")
 
 
 def start_worker(address, name, nanny=True):
