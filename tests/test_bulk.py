@@ -366,6 +366,20 @@ def _two_variables_graph():
     return g, a, b, train
 
 
+def _settled(read, quiet=0.3, deadline=10.0):
+    """``read()`` once it has stayed the same for ``quiet`` seconds (at most ``deadline``)."""
+    end = time.monotonic() + deadline
+    value, since = read(), time.monotonic()
+    while time.monotonic() < end:
+        time.sleep(0.05)
+        now = read()
+        if now != value:
+            value, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+    return value
+
+
 def _run_two_variables(target, steps, between=lambda: None):
     g, a, b, train = _two_variables_graph()
     with tf.Session(target, graph=g) as sess:
@@ -388,7 +402,8 @@ def test_a_reader_gets_the_new_values_of_a_step_in_one_message(enabled):
             tower = next(a for a, w in workers.items() if w["name"] == "worker-0")
 
             def received():
-                return client.run(_received, workers=[tower])[tower]
+                # A step's pushes are not waited for: count once the last one has landed.
+                return _settled(lambda: client.run(_received, workers=[tower])[tower])
 
             got, before, after = _run_two_variables(client, steps, received)
     for value, want in zip(got, expected):
