@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from distributed.client import _wait
 
 from ..errors import FailedPreconditionError, OpError
-from . import lineage, recovery, sources
+from . import lineage, recovery, scope, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place, scheduler_identity
 from .held import Held, holders, item_tasks, singles, with_tasks
@@ -69,9 +69,8 @@ class ClusterRuntime:
         self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
         self._pushed: dict = {}  # variable name -> where its newest value was pushed (steps.Lowered.graph)
         self.recoveries: list = []  # what each recovery found and did
-        lineage.install(client)
-        if getattr(config, "low_latency", True):
-            _unbatch(client)
+        steps = (first_step, first_step + STEPS_PER_SESSION)
+        scope.open_session(client, self.token, steps, getattr(config, "low_latency", True))
 
     # -- cluster membership ---------------------------------------------------------------
     def workers(self):
@@ -459,6 +458,7 @@ class ClusterRuntime:
             for name in self._registries:
                 self.client.unregister_worker_plugin(name)
         self._registries.clear()
+        scope.close_session(self.client, self.token)
 
 
 def _raise_first_failure(futures):
@@ -489,26 +489,3 @@ class _Pending:
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on
     created: list  # variables this step gives their first value
-
-
-def _unbatch(client):
-    """Send the cluster's control messages at once instead of every 2-10 ms.
-
-    Dask batches messages on its streams (client->scheduler every 10 ms,
-    scheduler->worker 5 ms, worker->scheduler and scheduler->client 2 ms):
-    good for throughput of many small tasks, but each step here is a short
-    chain of dependent tasks, and every link of it waits out a batch window.
-    Message order is unchanged; only the flush timing is.
-    """
-    client.scheduler_comm.interval = 0
-    client.run_on_scheduler(_unbatch_scheduler)
-    client.run(_unbatch_worker)
-
-
-def _unbatch_scheduler(dask_scheduler):
-    for stream in [*dask_scheduler.client_comms.values(), *dask_scheduler.stream_comms.values()]:
-        stream.interval = 0
-
-
-def _unbatch_worker(dask_worker):
-    dask_worker.batched_stream.interval = 0

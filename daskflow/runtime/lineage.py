@@ -3,8 +3,9 @@
 Each step's new variable value is computed from the previous one, so Dask
 would keep a task record for every step while the newest value is held
 (distributed#809, "Forget provenance"): after 5,000 steps, 5,000 records per
-variable. These plugins drop a variable value's dependency links as soon as
-it is in memory — the same state the scheduler reaches when a dependency is
+variable. A session's plugins (:mod:`.scope`) drop the dependency links of
+its own variable values (:func:`cut`, :func:`cut_on_worker`) as soon as one
+is in memory — the same state the scheduler reaches when a dependency is
 forgotten — and forget the released records left behind, so the task count
 stays flat. The value itself never moves. A lost value then cannot be
 recomputed from its history; recovery works from copies and checkpoints.
@@ -16,7 +17,7 @@ on each worker, the keys and their prefixes, until 100,000 keys — about
 35 MB a worker). Past ``KEY_SPLIT_LIMIT`` keys it is emptied; it is only a
 cache.
 
-The scheduler plugin also mends the dashboard's Groups page (``/groups``,
+While a session is open, the scheduler also lays out the dashboard's Groups page (``/groups``,
 distributed's ``TaskGroupGraph``), which answered 500 (``KeyError``) during
 training: it lays each task group out right of the groups it depends on, in
 the order ``dask.order.order`` gives, but that function now reads
@@ -24,8 +25,9 @@ dependencies off the graph it is given (``{group: 1}``: none) and ignores
 its ``dependencies`` argument, so a group could come before one it depends
 on (e.g. ``worker-s0`` before ``values-ps-0-s1``, which it reads; plain Dask
 fails the same way, names decide). It would also fail on a link to a group
-since forgotten, which this plugin's forgetting can leave. :func:`group_layout`
-takes its place: each group after the live groups it depends on.
+since forgotten, which this forgetting can leave. :func:`group_layout`
+takes its place (each group after the live groups it depends on) until the
+last session closes.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from __future__ import annotations
 import time
 
 from dask.utils import key_split
-from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 from distributed.utils import log_errors
 
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
@@ -56,54 +57,55 @@ def is_variable_key(key) -> bool:
     )
 
 
-class CutLineageScheduler(SchedulerPlugin):
-    """Scheduler side: unlink a variable value from the tasks that made it."""
+def cut(scheduler, key):
+    """Unlink the scheduler's task ``key`` (in memory) from the tasks that made it."""
+    ts = scheduler.tasks.get(key)
+    if ts is None or not ts.dependencies:
+        return
+    orphans = []
+    for dep in list(ts.dependencies):
+        dep.dependents.discard(ts)
+        if dep.waiters:
+            dep.waiters.discard(ts)
+        if not dep.dependents:
+            orphans.append(dep.key)
+    ts.dependencies.clear()
+    ts.has_lost_dependencies = True
+    # Forget on the next loop tick: not from inside a transition.
+    scheduler.loop.add_callback(_forget, scheduler, orphans)
 
-    name = "daskflow-cut-lineage"
 
-    async def start(self, scheduler):
-        self.scheduler = scheduler
-        _mend_groups_page()
-
-    def transition(self, key, start, finish, *args, **kwargs):
-        if finish != "memory":
-            return
-        bound_key_split_cache()  # a C call: cheap enough for every task
-        if not is_variable_key(key):
-            return
-        ts = self.scheduler.tasks.get(key)
-        if ts is None or not ts.dependencies:
-            return
-        orphans = []
-        for dep in list(ts.dependencies):
-            dep.dependents.discard(ts)
-            if dep.waiters:
-                dep.waiters.discard(ts)
-            if not dep.dependents:
-                orphans.append(dep.key)
-        ts.dependencies.clear()
-        ts.has_lost_dependencies = True
-        # Forget on the next loop tick: not from inside a transition.
-        self.scheduler.loop.add_callback(self._forget, orphans)
-
-    def _forget(self, keys):
-        tasks = self.scheduler.tasks
-        forget = {k: "forgotten" for k in keys if _forgettable(tasks.get(k))}
-        if forget:
-            self.scheduler.transitions(forget, f"daskflow-cut-lineage-{time.time()}")
+def _forget(scheduler, keys):
+    tasks = scheduler.tasks
+    forget = {k: "forgotten" for k in keys if _forgettable(tasks.get(k))}
+    if forget:
+        scheduler.transitions(forget, f"daskflow-cut-lineage-{time.time()}")
 
 
 def _forgettable(ts):
     return ts is not None and ts.state == "released" and not ts.dependents and not ts.who_wants
 
 
-def _mend_groups_page():
+_DASK_LAYOUT = []  # distributed's own TaskGroupGraph.update_layout, while replaced
+
+
+def mend_groups_page():
     """Lay the dashboard's Groups page out with :func:`group_layout` (in this process)."""
     try:
         from distributed.dashboard.components.scheduler import TaskGroupGraph
     except ImportError:  # no bokeh: no dashboard
         return
+    if not _DASK_LAYOUT:
+        _DASK_LAYOUT.append(TaskGroupGraph.update_layout)
     TaskGroupGraph.update_layout = group_layout
+
+
+def unmend_groups_page():
+    """Give the Groups page distributed's own layout back."""
+    if _DASK_LAYOUT:
+        from distributed.dashboard.components.scheduler import TaskGroupGraph
+
+        TaskGroupGraph.update_layout = _DASK_LAYOUT.pop()
 
 
 def groups_in_order(dependencies):
@@ -153,35 +155,11 @@ def group_layout(graph):
     return nodes, arrows
 
 
-class CutLineageWorker(WorkerPlugin):
-    """Worker side: the same unlinking in the worker's task state."""
-
-    name = "daskflow-cut-lineage"
-
-    def setup(self, worker):
-        self.worker = worker
-
-    def transition(self, key, start, finish, **kwargs):
-        if finish != "memory":
-            return
-        bound_key_split_cache()
-        if not is_variable_key(key):
-            return
-        ts = self.worker.state.tasks.get(key)
-        if ts is None:
-            return
-        for dep in list(ts.dependencies):
-            dep.dependents.discard(ts)
-        ts.dependencies.clear()
-
-
-def install(client):
-    """Register both plugins on the client's cluster (idempotent)."""
-    if client.run_on_scheduler(_installed):
+def cut_on_worker(worker, key):
+    """The same unlinking in a worker's task state."""
+    ts = worker.state.tasks.get(key)
+    if ts is None:
         return
-    client.register_plugin(CutLineageScheduler())
-    client.register_plugin(CutLineageWorker())
-
-
-def _installed(dask_scheduler):
-    return CutLineageScheduler.name in dask_scheduler.plugins
+    for dep in list(ts.dependencies):
+        dep.dependents.discard(ts)
+    ts.dependencies.clear()

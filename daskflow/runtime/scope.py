@@ -1,0 +1,124 @@
+"""A session's effects on the cluster it joins, kept to the session and undone at close.
+
+A cluster session changes two things Dask does by default, for its own sake:
+
+* it cuts the lineage of its variable values (:mod:`.lineage`): only keys
+  of its own steps, which number from the session's own offset;
+* it sends control messages at once instead of batching them
+  (:mod:`.streams`): its client's stream to the scheduler and back, and the
+  streams between the scheduler and its workers while any daskflow session
+  is open.
+
+Both are done by a scheduler plugin and a worker plugin named after the
+session, which :func:`close` removes; a client that goes away without
+closing its session takes them with it (the scheduler sees it leave). Other
+clients of the cluster keep Dask's behaviour throughout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
+
+from . import lineage, streams
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "daskflow-session-"
+
+
+class SessionOnScheduler(SchedulerPlugin):
+    """On the scheduler: cut the session's lineage, unbatch its streams; undone by :meth:`end`."""
+
+    def __init__(self, token: str, client_id: str, steps: tuple[int, int], low_latency: bool):
+        self.name = PREFIX + token
+        self.token, self.client_id, self.steps, self.low_latency = token, client_id, steps, low_latency
+        self.scheduler = None
+
+    async def start(self, scheduler):
+        self.scheduler = scheduler
+        lineage.mend_groups_page()
+        if self.low_latency:
+            streams.unbatch(scheduler.client_comms.get(self.client_id), self.token)
+            for stream in scheduler.stream_comms.values():
+                streams.unbatch(stream, self.token)
+
+    def owns(self, key) -> bool:
+        """Whether ``key`` is one of this session's variable values."""
+        lo, hi = self.steps
+        return lineage.is_variable_key(key) and type(key[1]) is int and lo <= key[1] < hi
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish != "memory":
+            return
+        lineage.bound_key_split_cache()  # a C call: cheap enough for every task
+        if self.owns(key):
+            lineage.cut(self.scheduler, key)
+
+    def add_worker(self, scheduler, worker):
+        if self.low_latency:
+            streams.unbatch(scheduler.stream_comms.get(worker), self.token)
+
+    def remove_client(self, scheduler, client):
+        if client == self.client_id:  # gone without closing its session: undo for it
+            scheduler.loop.add_callback(_end_on_scheduler, scheduler, self.token, True)
+
+    def end(self):
+        streams.release(self.token)
+        if not any(name.startswith(PREFIX) for name in self.scheduler.plugins if name != self.name):
+            lineage.unmend_groups_page()
+
+
+class SessionOnWorker(WorkerPlugin):
+    """On a worker: the same, for the worker's task state and its stream to the scheduler."""
+
+    def __init__(self, token: str, steps: tuple[int, int], low_latency: bool):
+        self.name = PREFIX + token
+        self.token, self.steps, self.low_latency = token, steps, low_latency
+
+    def setup(self, worker):
+        self.worker = worker
+        if self.low_latency:
+            streams.unbatch(worker.batched_stream, self.token)
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "memory":
+            return
+        lineage.bound_key_split_cache()
+        lo, hi = self.steps
+        if lineage.is_variable_key(key) and type(key[1]) is int and lo <= key[1] < hi:
+            lineage.cut_on_worker(self.worker, key)
+
+    def teardown(self, worker):
+        streams.release(self.token)
+
+
+def open_session(client, token: str, steps: tuple[int, int], low_latency: bool) -> None:
+    """Install session ``token``'s effects on ``client``'s cluster (its steps: ``steps``)."""
+    client.register_plugin(SessionOnScheduler(token, client.id, steps, low_latency))
+    client.register_plugin(SessionOnWorker(token, steps, low_latency))
+    if low_latency:
+        streams.unbatch(client.scheduler_comm, token)
+
+
+def close_session(client, token: str) -> None:
+    """Undo what :func:`open_session` did (where the cluster is still there to ask)."""
+    streams.release(token)
+    if client.status != "running":
+        return
+    with contextlib.suppress(Exception):  # a scheduler that is gone took them with it
+        client.run_on_scheduler(_end_on_scheduler, token=token)
+    with contextlib.suppress(Exception):
+        client.unregister_worker_plugin(PREFIX + token)
+
+
+def _end_on_scheduler(dask_scheduler, token, workers_too=False):
+    plugin = dask_scheduler.plugins.get(PREFIX + token)
+    if plugin is None:
+        return
+    plugin.end()
+    dask_scheduler.remove_plugin(plugin.name)
+    if workers_too and PREFIX + token in dask_scheduler.worker_plugins:
+        dask_scheduler.loop.add_callback(dask_scheduler.unregister_worker_plugin, None, PREFIX + token)
