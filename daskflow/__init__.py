@@ -59,6 +59,7 @@ from .dtypes import (
     uint64,
 )
 from .framework.constant import constant, convert_to_tensor
+from .framework.device_spec import DeviceSpec
 from .framework.graph import (
     Graph,
     NodeDef,

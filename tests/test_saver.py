@@ -37,7 +37,7 @@ def test_save_restore_latest_and_pruning(tmp_path, root):
         assert paths[-1] == f"{base}/model-3"
         assert tf.train.latest_checkpoint(base) == paths[-1]
         assert saver.last_checkpoints == paths[1:]  # the oldest pruned
-        with pytest.raises(tf.errors.NotFoundError, match="model-1"):
+        with pytest.raises(ValueError, match="not a valid checkpoint: '.*model-1'"):  # TF1's type
             saver.restore(sess, paths[0])
         sess.run([tf.assign(w, tf.zeros([2, 3])), tf.assign(step, 0)])
         saver.restore(sess, paths[1])

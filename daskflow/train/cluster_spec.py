@@ -23,16 +23,7 @@ class ClusterSpec:
             cluster = cluster.as_dict()
         if not isinstance(cluster, dict):
             raise TypeError(f"ClusterSpec takes a dict of job name -> tasks, got {type(cluster).__name__}")
-        self._jobs = {}
-        for job, tasks in cluster.items():
-            if not isinstance(job, str) or not job:
-                raise ValueError(f"job names must be non-empty strings, got {job!r}")
-            if isinstance(tasks, dict):
-                self._jobs[job] = {int(i): str(a) for i, a in tasks.items()}
-            elif isinstance(tasks, (list, tuple)):
-                self._jobs[job] = {i: str(a) for i, a in enumerate(tasks)}
-            else:
-                raise TypeError(f"tasks of job {job!r} must be a list or a dict, got {type(tasks).__name__}")
+        self._jobs = {job: _tasks_of(job, tasks) for job, tasks in cluster.items()}
 
     @classmethod
     def from_client(cls, client) -> ClusterSpec:
@@ -41,7 +32,7 @@ class ClusterSpec:
 
         jobs: dict = {}
         for w in cluster_workers(scheduler_identity(client)):
-            jobs.setdefault(w.job, {})[w.task] = w.name
+            jobs.setdefault(w.job, {})[w.task] = str(w.name)
         return cls(jobs)
 
     @property
@@ -81,3 +72,25 @@ class ClusterSpec:
 
 def _dense(tasks):
     return sorted(tasks) == list(range(len(tasks)))
+
+
+def _tasks_of(job, tasks) -> dict:
+    """``{task index: address}`` of one job, checked as TF1 checks a cluster dict."""
+    if not isinstance(job, str):
+        raise TypeError(f"Job name {job!r} must be bytes or unicode")
+    if not job:
+        raise ValueError("a job name must not be empty: no device string could name its tasks")
+    if isinstance(tasks, (list, tuple)):
+        tasks = dict(enumerate(tasks))
+    elif not isinstance(tasks, dict):
+        raise TypeError(f"The tasks for job {job!r} must be a list or a dictionary from integers to strings")
+    out = {}
+    for index, address in tasks.items():
+        try:
+            index = int(index)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"job {job!r}: task index {index!r} is not an integer") from e
+        if not isinstance(address, (str, bytes)):
+            raise TypeError(f"Task address {address!r} of job {job!r} must be bytes or unicode")
+        out[index] = address.decode() if isinstance(address, bytes) else address
+    return out

@@ -104,9 +104,17 @@ class Saver:
         As TF1's: the checkpoint may hold more variables than the saver (an
         evaluation graph without the optimizer's slots restores from a
         training checkpoint); one it lacks is a ``NotFoundError``, one held
-        with another shape or dtype an ``InvalidArgumentError``.
+        with another shape or dtype an ``InvalidArgumentError``. A path with
+        no checkpoint is a ``ValueError`` naming it, as TF1's.
         """
-        manifest = read_manifest(save_path)
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        try:
+            manifest = read_manifest(save_path)
+        except DataLossError:
+            raise
+        except (NotFoundError, ValueError, OSError) as e:
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
         stored = manifest["variables"]
         missing = sorted(set(self._vars) - set(stored))
         wrong = [
