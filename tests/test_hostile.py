@@ -122,7 +122,10 @@ def test_any_cluster_spec_is_taken_or_refused_clearly(cluster):
         spec = tf.train.ClusterSpec(cluster)
         assert spec.jobs == list(cluster)
         for job, tasks in cluster.items():
-            assert spec.job_tasks(job) == [tasks[i] for i in sorted(tasks)] if isinstance(tasks, dict) else tasks
+            by_index = (
+                {int(i): a for i, a in tasks.items()} if isinstance(tasks, dict) else dict(enumerate(tasks))
+            )
+            assert spec.job_tasks(job) == [by_index[i] for i in sorted(by_index)]
         return
     error, culprit = expected
     with pytest.raises(error) as raised:
