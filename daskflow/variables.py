@@ -9,10 +9,10 @@ variable to a tensor yields the node's output, so every reader and
 from __future__ import annotations
 
 from . import dtypes
+from .framework.apply import apply
 from .framework.constant import convert_to_tensor
 from .framework.function import init_scope
 from .framework.graph import control_dependencies, get_default_graph, name_scope
-from .framework.primitive import apply
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
 from .ops.control_flow_ops import group

@@ -9,8 +9,8 @@ a second op would be a second, independent iterator, not TF's shared one.
 
 from __future__ import annotations
 
+from ..framework.apply import apply
 from ..framework.graph import get_default_graph
-from ..framework.primitive import apply
 from ..ops.dataset_ops import IteratorGeneration, IteratorGetNext
 from ..variables import Variable
 from . import nest

@@ -56,8 +56,6 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     >>> tf.constant("Hello").dtype
     tf.string
     """
-    from .primitive import apply
-
     dtype = dtypes.as_dtype(dtype) if dtype is not None else _default_dtype(value)
     array = _as_array(value, dtype)
     if shape is not None:
@@ -67,7 +65,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         array = _fit(array, shape)
     array = np.array(array)  # own a contiguous copy, so later user edits cannot reach the graph
     array.flags.writeable = False
-    return apply(Const, value=array, dtype=dtype, name=name)
+    return get_default_graph().create_op(Const, [], {"value": array, "dtype": dtype}, name=name).outputs[0]
 
 
 def _fit(array, shape):

@@ -8,9 +8,9 @@ kernels' own broadcasting refuse the rest at run time.
 from __future__ import annotations
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph, name_scope
-from ..framework.primitive import apply
 from ..ops import array_ops, math_ops
 from ..variables import GraphKeys
 

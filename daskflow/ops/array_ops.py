@@ -13,9 +13,10 @@ import functools
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, fmt
 from . import math_ops
 from .infer import normalize_axes, same, static_shape_value

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from . import array_ops, embedding_ops, math_ops, nn_ops
 from .random_ops import _Streams, get_seed
 

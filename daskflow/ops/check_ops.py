@@ -18,9 +18,10 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from . import math_ops
 from .array_ops import static_scalar
 from .control_flow_ops import no_op

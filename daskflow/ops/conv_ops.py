@@ -7,8 +7,9 @@ kernels, and gradient rules built from the backprop primitives.
 
 from __future__ import annotations
 
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..kernels import conv
 from . import array_ops
 from .infer import static_shape_value

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..framework import nest
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.function import FuncGraph, SubProgram, needed_ops
 from ..framework.graph import Operation, get_default_graph, name_scope
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, compatible, fmt
 
 # -- nested structures (TF's nest: framework/nest.py) ----------------------------------

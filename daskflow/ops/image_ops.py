@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from . import array_ops, math_ops, random_ops
 from .infer import static_shape_value
 

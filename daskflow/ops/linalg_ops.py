@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from . import array_ops, math_ops
 from .array_ops import static_scalar
 from .infer import check_same_dtype, normalize_axes

@@ -8,9 +8,10 @@ functions of primitives and need no gradient of their own.
 from __future__ import annotations
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import broadcast
 from . import array_ops
 from .infer import (

@@ -6,9 +6,10 @@ numerical stability and speed); the rest is composed from other ops.
 
 from __future__ import annotations
 
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import compatible
 from . import array_ops, math_ops, random_ops
 from .infer import same_float

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..framework.apply import apply
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from .control_flow_ops import group
 from .infer import same_float
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.replica import current_replica
 from .array_ops import _as_shape_tensor
 from .infer import static_shape_value

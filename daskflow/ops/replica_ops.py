@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..framework.primitive import Primitive, apply
+from ..framework.apply import apply
+from ..framework.primitive import Primitive
 from ..framework.replica import PerReplica
 from ..kernels.buffers import owned
 from .infer import same

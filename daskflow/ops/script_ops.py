@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 
 
 def _py_func_infer(inputs, *, func, Tout, name_hint):  # noqa: N803 - TF1's attr name

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from . import array_ops, math_ops
 from .infer import static_dim, static_shape_value

@@ -8,8 +8,9 @@ index, as in TF.
 from __future__ import annotations
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from . import array_ops, math_ops
 from .infer import normalize_axes, static_dim
 

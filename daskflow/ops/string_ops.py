@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from .infer import broadcast_dims
 
 

@@ -33,9 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, name_scope
-from ..framework.primitive import Primitive, apply
+from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt, merge
 from . import array_ops
 

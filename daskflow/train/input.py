@@ -55,8 +55,8 @@ import numpy as np
 from .. import dtypes
 from ..data.iterator import Iterator
 from ..data.spec import Spec
+from ..framework.apply import apply
 from ..framework.graph import Tensor, get_default_graph
-from ..framework.primitive import apply
 from ..framework.tensor_shape import TensorShape
 from ..ops.dataset_ops import IteratorGeneration
 from ..variables import GraphKeys, Variable
