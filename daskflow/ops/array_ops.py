@@ -1,14 +1,14 @@
 """Placeholders, shapes, reshaping, slicing, joining and filling.
 
-Also the two internal primitives that undo broadcasting in gradients,
-``BroadcastTo`` and ``ReduceTo``: each is the other's gradient, so gradients of
-gradients work through broadcasts too.
+The most basic of them (identity, shape, transpose, filling, and the
+primitives that undo broadcasting in gradients) are declared in
+:mod:`.core_array_ops`, which ``math_ops`` builds on too, and are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 
 import numpy as np
 
@@ -19,7 +19,28 @@ from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, fmt
 from . import math_ops
-from .infer import normalize_axes, same, static_shape_value
+from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
+    BroadcastTo,
+    BroadcastTo_,
+    Fill,
+    Identity,
+    ReduceTo,
+    Shape,
+    StopGradient,
+    Transpose,
+    _known_rank,
+    broadcast_back,
+    identity,
+    matrix_transpose,
+    ones_like,
+    reduce_to,
+    shape,
+    shape_of,
+    stop_gradient,
+    transpose,
+    zeros_like,
+)
+from .infer import normalize_axes, static_shape_value
 
 _py_slice = builtins.slice  # this module's `slice` is TF's
 
@@ -61,29 +82,9 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002
     return apply(PlaceholderWithDefault, x, dims=dims, name=name)
 
 
-Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g], forwards_input=True)
-StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None], forwards_input=True)
-
-
-def identity(input, name=None):  # noqa: A002
-    """The same value, as a new tensor (useful with control dependencies)."""
-    return apply(Identity, input, name=name)
-
-
-def stop_gradient(input, name=None):  # noqa: A002
-    """The same value; ``gradients`` treats it as a constant."""
-    return apply(StopGradient, input, name=name)
-
-
 # -- shapes ---------------------------------------------------------------------------
 
 
-def _int_out(inputs, *, out_type):
-    dims = inputs[0]._dims
-    return (None if dims is None else len(dims),), out_type
-
-
-Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: np.asarray(np.shape(x), dtype=out_type.np))
 Size = Primitive(
     "Size",
     lambda inputs, *, out_type: ((), out_type),
@@ -94,11 +95,6 @@ Rank = Primitive(
     lambda inputs: ((), dtypes.int32),
     lambda xp, x: np.asarray(np.ndim(x), dtype=np.int32),
 )
-
-
-def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    """The dynamic shape of ``input`` as a 1-D integer tensor."""
-    return apply(Shape, input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
 def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
@@ -116,13 +112,6 @@ def rank(input, name=None):  # noqa: A002
     if x.shape.ndims is not None:
         return constant(x.shape.ndims, dtype=dtypes.int32, name=name or "Rank")
     return apply(Rank, x, name=name)
-
-
-def shape_of(x) -> Tensor:
-    """``shape(x)``, folded to a constant when the static shape is fully known."""
-    if x.shape.is_fully_defined():
-        return constant(list(x._dims), dtype=dtypes.int32, name="Shape")
-    return shape(x)
 
 
 # -- reshaping ----------------------------------------------------------------------------
@@ -185,44 +174,6 @@ def reshape(tensor, shape, name=None):
     return apply(Reshape, tensor, _as_shape_tensor(shape), name=name)
 
 
-def _transpose_infer(inputs, *, perm):
-    dims = inputs[0]._dims
-    if dims is not None and sorted(perm) != list(range(len(dims))):
-        raise ValueError(
-            f"perm {list(perm)} is not a permutation of the {len(dims)} axes of {inputs[0].name}"
-        )
-    return (None if dims is None else tuple(dims[p] for p in perm)), inputs[0].dtype
-
-
-Transpose = Primitive(
-    "Transpose",
-    _transpose_infer,
-    lambda xp, x, *, perm: xp.transpose(x, perm),
-    lambda op, g: [transpose(g, tuple(np.argsort(op.attrs["perm"])))],
-)
-
-
-def transpose(a, perm=None, name=None):
-    """Permute the axes (reverse them when ``perm`` is None)."""
-    a = convert_to_tensor(a)
-    if perm is None:
-        perm = tuple(reversed(range(_known_rank(a, "transpose"))))
-    return apply(Transpose, a, perm=tuple(int(p) for p in perm), name=name)
-
-
-def matrix_transpose(a, name=None):
-    """Swap the last two axes."""
-    a = convert_to_tensor(a)
-    r = _known_rank(a, "matrix_transpose")
-    return transpose(a, tuple(range(r - 2)) + (r - 1, r - 2), name=name)
-
-
-def _known_rank(t, what):
-    if t.shape.ndims is None:
-        raise ValueError(f"{what} needs a tensor of known rank; {t.name} has unknown rank")
-    return t.shape.ndims
-
-
 def _expand_infer(inputs, *, axis):
     dims = inputs[0]._dims
     return (None if dims is None else dims[:axis] + (1,) + dims[axis:]), inputs[0].dtype
@@ -277,86 +228,6 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 
 
 # -- broadcasting and its gradient ------------------------------------------------------
-
-
-def _to_shape_infer(inputs, *, axes, mean=False):
-    return static_shape_value(inputs[1]), inputs[0].dtype
-
-
-def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
-    shape = tuple(s.tolist())
-    if mean:
-        n = 1
-        for d in shape:
-            n *= d
-        g = g / g.dtype.type(max(n // max(g.size, 1), 1))
-    if g.size == 1:
-        return xp.full(shape, g, dtype=g.dtype)
-    if axes:
-        g = g.reshape(_inserted_ones(g.shape, axes))
-    out = xp.empty(shape, dtype=g.dtype)
-    out[...] = g  # materialising beats numpy's broadcast_to view on small arrays
-    return out
-
-
-def _inserted_ones(shape, axes):
-    """``shape`` with size-1 dimensions at ``axes`` (positions in the result)."""
-    dims = iter(shape)
-    return tuple(1 if i in axes else next(dims) for i in range(len(shape) + len(axes)))
-
-
-def _reduce_to_kernel(xp, y, s, *, axes, mean=False):
-    size = y.size
-    if axes:
-        y = y.sum(axis=axes)
-    target = tuple(s.tolist())
-    if y.shape != target:
-        y = y.sum(axis=_summed_axes(y.shape, target)).reshape(target)
-    if mean and y.size:
-        y = y / y.dtype.type(size // y.size)
-    return y
-
-
-@functools.lru_cache(maxsize=256)
-def _summed_axes(shape, target):
-    """The axes along which ``target`` was broadcast up to ``shape``."""
-    lead = len(shape) - len(target)
-    return tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(target) if d == 1 and shape[lead + i] != 1
-    )
-
-
-def _broadcast_to_grad(op, g):
-    return [reduce_to(g, op.inputs[0], op.attrs["axes"], op.attrs.get("mean", False)), None]
-
-
-def _reduce_to_grad(op, g):
-    return [BroadcastTo_(g, op.inputs[0], op.attrs["axes"], op.attrs.get("mean", False)), None]
-
-
-# Each is the other's gradient; with `mean`, both divide by the broadcast
-# factor, which makes the pair the gradient of reduce_mean and its adjoint.
-BroadcastTo = Primitive("BroadcastTo", _to_shape_infer, _broadcast_to_kernel, _broadcast_to_grad)
-ReduceTo = Primitive("ReduceTo", _to_shape_infer, _reduce_to_kernel, _reduce_to_grad)
-
-
-def BroadcastTo_(g, like, axes=(), mean=False):  # noqa: N802 - mirrors the primitive it applies
-    return apply(BroadcastTo, g, shape_of(like), axes=tuple(axes), mean=mean)
-
-
-def reduce_to(g, like, axes=(), mean=False):
-    """Sum (or average) ``g`` down to ``like``'s shape: the gradient of a broadcast."""
-    if not axes and not mean and g._dims == like._dims and like.shape.is_fully_defined():
-        return g
-    return apply(ReduceTo, g, shape_of(like), axes=tuple(axes), mean=mean)
-
-
-def broadcast_back(g, x, axis, keepdims, mean=False):
-    """Broadcast a reduction's gradient ``g`` back to the reduced input ``x``
-    (divided by the number of reduced elements when ``mean``)."""
-    if keepdims or axis is None:
-        return BroadcastTo_(g, x, (), mean)  # a kept dim, or a scalar, broadcasts as it is
-    return BroadcastTo_(g, x, axis, mean)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -636,19 +507,6 @@ def gather(params, indices, axis=0, name=None, validate_indices=None):
 # -- filling -------------------------------------------------------------------------------
 
 
-def _fill_infer(inputs):
-    dims, value = inputs
-    return static_shape_value(dims), value.dtype
-
-
-Fill = Primitive(
-    "Fill",
-    _fill_infer,
-    lambda xp, s, v: xp.full(tuple(int(d) for d in s), v, dtype=v.dtype),
-    lambda op, g: [None, math_ops.reduce_sum(g)],
-)
-
-
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value``."""
     return apply(Fill, _as_shape_tensor(dims), value, name=name)
@@ -662,24 +520,6 @@ def zeros(shape, dtype=dtypes.float32, name=None):
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones."""
     return fill(shape, constant(1, dtype=dtype), name=name or "ones")
-
-
-def _like(value, x, dtype, name):
-    x = convert_to_tensor(x)
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    if x.shape.is_fully_defined():
-        return fill(list(x._dims), constant(value, dtype=dtype), name=name)
-    return fill(shape(x), constant(value, dtype=dtype), name=name)
-
-
-def zeros_like(tensor, dtype=None, name=None, optimize=True):
-    """Zeros with the shape of ``tensor``."""
-    return _like(0, tensor, dtype, name or "zeros_like")
-
-
-def ones_like(tensor, dtype=None, name=None, optimize=True):
-    """Ones with the shape of ``tensor``."""
-    return _like(1, tensor, dtype, name or "ones_like")
 
 
 # -- one_hot, tile, pad ---------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import broadcast
-from . import array_ops
+from . import core_array_ops
 from .infer import (
     binary,
     binary_or_string,
@@ -81,7 +81,7 @@ FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floor
 def _pow_grad(op, g):
     x, y = op.inputs
     z = op.outputs[0]
-    safe_log = where(x > 0, log(where(x > 0, x, array_ops.ones_like(x))), array_ops.zeros_like(x))
+    safe_log = where(x > 0, log(where(x > 0, x, core_array_ops.ones_like(x))), core_array_ops.zeros_like(x))
     return [g * y * pow(x, y - 1), g * z * safe_log]
 
 
@@ -218,7 +218,7 @@ def rsqrt(x, name=None):
 
 def reciprocal(x, name=None):
     x = convert_to_tensor(x)
-    return truediv(array_ops.ones_like(x), x, name=name)
+    return truediv(core_array_ops.ones_like(x), x, name=name)
 
 
 def log1p(x, name=None):
@@ -231,7 +231,7 @@ def softplus(x, name=None):
     # Both kinks at 0 take the x >= 0 branch, so the gradient there is sigmoid(0) = 0.5, as in TF;
     # relu(x) + log1p(exp(-abs(x))) gets relu'(0) = sign(0) = 0 there (where zero-initialised logits sit).
     pos = x >= 0
-    return add(where(pos, x, array_ops.zeros_like(x)), log1p(exp(where(pos, -x, x))), name=name)
+    return add(where(pos, x, core_array_ops.zeros_like(x)), log1p(exp(where(pos, -x, x))), name=name)
 
 
 # -- comparisons and logic (not differentiable) --------------------------------
@@ -295,7 +295,7 @@ def _select_infer(inputs, **_):
 
 def _select_grad(op, g):
     cond = op.inputs[0]
-    zeros = array_ops.zeros_like(g)
+    zeros = core_array_ops.zeros_like(g)
     return [None, where(cond, g, zeros), where(cond, zeros, g)]
 
 
@@ -394,9 +394,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     a, b = _coerce_pair(a, b)
     if transpose_a or adjoint_a:
-        a = array_ops.matrix_transpose(a)
+        a = core_array_ops.matrix_transpose(a)
     if transpose_b or adjoint_b:
-        b = array_ops.matrix_transpose(b)
+        b = core_array_ops.matrix_transpose(b)
     return apply(MatMul, a, b, name=name)
 
 
@@ -409,19 +409,19 @@ def _reduce_infer(inputs, *, axis, keepdims):
 
 def _sum_grad(op, g):
     x = op.inputs[0]
-    return [array_ops.broadcast_back(g, x, op.attrs["axis"], op.attrs["keepdims"])]
+    return [core_array_ops.broadcast_back(g, x, op.attrs["axis"], op.attrs["keepdims"])]
 
 
 def _mean_grad(op, g):
-    return [array_ops.broadcast_back(g, op.inputs[0], op.attrs["axis"], op.attrs["keepdims"], mean=True)]
+    return [core_array_ops.broadcast_back(g, op.inputs[0], op.attrs["axis"], op.attrs["keepdims"], mean=True)]
 
 
 def _extremum_grad(op, g):
     x, y = op.inputs[0], op.outputs[0]
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-    hits = cast(equal(x, array_ops.broadcast_back(y, x, axis, keepdims)), g.dtype)
-    ties = array_ops.broadcast_back(reduce_sum(hits, axis, keepdims=keepdims), x, axis, keepdims)
-    return [hits / ties * array_ops.broadcast_back(g, x, axis, keepdims)]
+    hits = cast(equal(x, core_array_ops.broadcast_back(y, x, axis, keepdims)), g.dtype)
+    ties = core_array_ops.broadcast_back(reduce_sum(hits, axis, keepdims=keepdims), x, axis, keepdims)
+    return [hits / ties * core_array_ops.broadcast_back(g, x, axis, keepdims)]
 
 
 def _prod_grad(op, g):
@@ -431,10 +431,10 @@ def _prod_grad(op, g):
     axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
 
     def back(t):
-        return array_ops.broadcast_back(t, x, axis, keepdims)
+        return core_array_ops.broadcast_back(t, x, axis, keepdims)
 
     is_zero = equal(x, 0)
-    nonzero = where(is_zero, array_ops.ones_like(x), x)
+    nonzero = where(is_zero, core_array_ops.ones_like(x), x)
     n_zeros = back(reduce_sum(cast(is_zero, x.dtype), axis, keepdims=keepdims))
     p = back(reduce_prod(nonzero, axis, keepdims=keepdims))
     at_zero = p * cast(equal(n_zeros, 1), x.dtype)
@@ -558,7 +558,7 @@ def add_n(inputs, name=None):
     if not inputs:
         raise ValueError("add_n needs at least one input")
     if len(inputs) == 1:
-        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+        return inputs[0] if name is None else core_array_ops.identity(inputs[0], name=name)
     return apply(AddN, *inputs, name=name)
 
 
@@ -599,7 +599,7 @@ def reduce_logsumexp(
     x = convert_to_tensor(input_tensor)
     axis = reduction_indices if reduction_indices is not None else axis
     keepdims = keep_dims if keep_dims is not None else keepdims
-    top = array_ops.stop_gradient(reduce_max(x, axis, keepdims=True))
+    top = core_array_ops.stop_gradient(reduce_max(x, axis, keepdims=True))
     total = log(reduce_sum(exp(x - top), axis, keepdims=True)) + top
     return total if keepdims else reduce_sum(total, axis, name=name)
 
@@ -610,7 +610,7 @@ def count_nonzero(
     """How many entries are not zero, over ``axis``."""
     x = convert_to_tensor(input_tensor)
     axis = reduction_indices if reduction_indices is not None else axis
-    nonzero = cast(not_equal(x, array_ops.zeros_like(x)), dtypes.int64)
+    nonzero = cast(not_equal(x, core_array_ops.zeros_like(x)), dtypes.int64)
     return cast(reduce_sum(nonzero, axis, keepdims=keepdims), dtype, name=name)
 
 
