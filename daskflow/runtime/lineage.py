@@ -37,6 +37,8 @@ import time
 from dask.utils import key_split
 from distributed.utils import log_errors
 
+from . import dask_compat
+
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
 VALUES_PREFIX = "values-"  # a partition's new variable values: ("values-<instance>", step)
 KEY_SPLIT_LIMIT = 1_000
@@ -59,53 +61,25 @@ def is_variable_key(key) -> bool:
 
 def cut(scheduler, key):
     """Unlink the scheduler's task ``key`` (in memory) from the tasks that made it."""
-    ts = scheduler.tasks.get(key)
-    if ts is None or not ts.dependencies:
-        return
-    orphans = []
-    for dep in list(ts.dependencies):
-        dep.dependents.discard(ts)
-        if dep.waiters:
-            dep.waiters.discard(ts)
-        if not dep.dependents:
-            orphans.append(dep.key)
-    ts.dependencies.clear()
-    ts.has_lost_dependencies = True
-    # Forget on the next loop tick: not from inside a transition.
-    scheduler.loop.add_callback(_forget, scheduler, orphans)
+    orphans = dask_compat.unlink_from_dependencies(scheduler, key)
+    if orphans:  # forgotten on the next loop tick: not from inside a transition
+        stimulus = f"daskflow-cut-lineage-{time.time()}"
+        scheduler.loop.add_callback(dask_compat.forget_released, scheduler, orphans, stimulus)
 
 
-def _forget(scheduler, keys):
-    tasks = scheduler.tasks
-    forget = {k: "forgotten" for k in keys if _forgettable(tasks.get(k))}
-    if forget:
-        scheduler.transitions(forget, f"daskflow-cut-lineage-{time.time()}")
-
-
-def _forgettable(ts):
-    return ts is not None and ts.state == "released" and not ts.dependents and not ts.who_wants
-
-
-_DASK_LAYOUT = []  # distributed's own TaskGroupGraph.update_layout, while replaced
+def cut_on_worker(worker, key):
+    """The same unlinking in a worker's task state."""
+    dask_compat.unlink_on_worker(worker, key)
 
 
 def mend_groups_page():
     """Lay the dashboard's Groups page out with :func:`group_layout` (in this process)."""
-    try:
-        from distributed.dashboard.components.scheduler import TaskGroupGraph
-    except ImportError:  # no bokeh: no dashboard
-        return
-    if not _DASK_LAYOUT:
-        _DASK_LAYOUT.append(TaskGroupGraph.update_layout)
-    TaskGroupGraph.update_layout = group_layout
+    dask_compat.replace_group_layout(group_layout)
 
 
 def unmend_groups_page():
     """Give the Groups page distributed's own layout back."""
-    if _DASK_LAYOUT:
-        from distributed.dashboard.components.scheduler import TaskGroupGraph
-
-        TaskGroupGraph.update_layout = _DASK_LAYOUT.pop()
+    dask_compat.replace_group_layout(None)
 
 
 def groups_in_order(dependencies):
@@ -153,13 +127,3 @@ def group_layout(graph):
         nodes[name] = {"x": x, "y": y}
         arrows[name] = {"nstart": deps, "nend": [name] * len(deps)}
     return nodes, arrows
-
-
-def cut_on_worker(worker, key):
-    """The same unlinking in a worker's task state."""
-    ts = worker.state.tasks.get(key)
-    if ts is None:
-        return
-    for dep in list(ts.dependencies):
-        dep.dependents.discard(ts)
-    ts.dependencies.clear()

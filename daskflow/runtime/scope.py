@@ -22,7 +22,7 @@ import logging
 
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
-from . import lineage, streams
+from . import dask_compat, lineage, streams
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +41,8 @@ class SessionOnScheduler(SchedulerPlugin):
         self.scheduler = scheduler
         lineage.mend_groups_page()
         if self.low_latency:
-            streams.unbatch(scheduler.client_comms.get(self.client_id), self.token)
-            for stream in scheduler.stream_comms.values():
+            streams.unbatch(dask_compat.scheduler_client_stream(scheduler, self.client_id), self.token)
+            for stream in dask_compat.scheduler_worker_streams(scheduler):
                 streams.unbatch(stream, self.token)
 
     def owns(self, key) -> bool:
@@ -59,7 +59,8 @@ class SessionOnScheduler(SchedulerPlugin):
 
     def add_worker(self, scheduler, worker):
         if self.low_latency:
-            streams.unbatch(scheduler.stream_comms.get(worker), self.token)
+            for stream in dask_compat.scheduler_worker_streams(scheduler, worker):
+                streams.unbatch(stream, self.token)
 
     def remove_client(self, scheduler, client):
         if client == self.client_id:  # gone without closing its session: undo for it
@@ -81,7 +82,7 @@ class SessionOnWorker(WorkerPlugin):
     def setup(self, worker):
         self.worker = worker
         if self.low_latency:
-            streams.unbatch(worker.batched_stream, self.token)
+            streams.unbatch(dask_compat.worker_stream(worker), self.token)
 
     def transition(self, key, start, finish, **kwargs):
         if finish != "memory":
@@ -100,7 +101,7 @@ def open_session(client, token: str, steps: tuple[int, int], low_latency: bool) 
     client.register_plugin(SessionOnScheduler(token, client.id, steps, low_latency))
     client.register_plugin(SessionOnWorker(token, steps, low_latency))
     if low_latency:
-        streams.unbatch(client.scheduler_comm, token)
+        streams.unbatch(dask_compat.client_stream(client), token)
 
 
 def close_session(client, token: str) -> None:
