@@ -2,6 +2,7 @@
 
 import asyncio
 import queue
+import secrets
 import socket
 import struct
 import threading
@@ -17,11 +18,22 @@ import daskflow as tf
 from daskflow.runtime import bulk
 from daskflow.runtime.devices import scheduler_identity
 
+CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
+
+
+def _arrive_in(arrived):
+    def deliver(header, items, release):
+        release()
+        arrived.put((header, items))
+
+    return deliver
+
 
 @pytest.fixture
 def receiver():
     arrived = queue.Queue()
-    r = bulk.Receiver("127.0.0.1", lambda header, items: arrived.put((header, items)))
+    r = bulk.Receiver("127.0.0.1", _arrive_in(arrived))
+    r.sessions.admit("p", CREDENTIALS)  # what a plan's ProgramRegistry does on a worker
     yield r, arrived
     r.close()
 
@@ -38,7 +50,7 @@ def test_every_numeric_kind_arrives_as_it_was_sent(receiver):
         None,
         np.zeros((0, 3), np.float16),
     )
-    bulk.submit(r.where, {"kind": "mail", "key": ["p", 7, "a", "b"]}, items).result(10)
+    bulk.submit(r.where, {"kind": "mail", "key": ["p", 7, "a", "b"]}, items, CREDENTIALS).result(10)
     header, got = arrived.get(timeout=10)
     assert header == {"kind": "mail", "key": ["p", 7, "a", "b"]}  # the receiver's token taken off
     assert len(got) == len(items) and got[5] is None
@@ -54,7 +66,7 @@ def test_a_sender_on_this_machine_has_its_arrays_read_in_place(receiver):
     r, arrived = receiver
     items = (np.arange(300_000, dtype=np.float64).reshape(300, 1000), None, np.int32(7), np.zeros(0))
     before = r.received_in_place
-    bulk.submit(r.where, {"kind": "mail"}, items).result(10)
+    bulk.submit(r.where, {"kind": "mail"}, items, CREDENTIALS).result(10)
     _, got = arrived.get(timeout=10)
     np.testing.assert_array_equal(got[0], items[0])
     assert got[1] is None and got[2] == 7 and type(got[2]) is np.int32 and got[3].shape == (0,)
@@ -69,7 +81,7 @@ def test_where_the_kernel_refuses_the_read_the_bytes_come_over_the_socket(receiv
     tries = []
     monkeypatch.setattr(bulk.inplace, "read", lambda pid, address, out: tries.append(pid) and False)
     for k in range(3):
-        bulk.submit(r.where, {"kind": "mail"}, (np.full(50_000, k, np.float32),)).result(10)
+        bulk.submit(r.where, {"kind": "mail"}, (np.full(50_000, k, np.float32),), CREDENTIALS).result(10)
         np.testing.assert_array_equal(arrived.get(timeout=10)[1][0], np.full(50_000, k, np.float32))
     assert r.received == 3 and r.received_in_place == 0
     assert len(tries) == 1  # asked once: the later messages came as bytes
@@ -90,7 +102,8 @@ def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, 
     value = np.arange(1000, dtype=np.float64)
     header, buffers = bulk.describe({"kind": "mail", "to": r.token}, (value,))
     sock = bulk.inplace.connect("127.0.0.1", r.token, 10)
-    sock.sendall(bulk.frame({**header, "at": [b.ctypes.data for b in buffers]}))
+    seal = bulk.handshake(sock, CREDENTIALS)
+    sock.sendall(seal.frame({**header, "at": [b.ctypes.data for b in buffers]}))
     sock.close()
     hung_up.set()
     deadline = time.monotonic() + 10
@@ -128,7 +141,7 @@ def test_addresses_that_cannot_be_read_get_the_bytes_asked_for(receiver, at, loc
         else lambda host, token, timeout: socket.create_connection((host, r.port), timeout=timeout)
     )
     with connect("127.0.0.1", r.token, 10) as s:
-        s.sendall(bulk.frame(header))
+        s.sendall(bulk.handshake(s, CREDENTIALS).frame(header))
         assert s.recv(1) == bulk.RESEND
         s.sendall(value.tobytes())
         assert s.recv(1) == bulk.ACK
@@ -144,10 +157,12 @@ def test_only_numeric_values_go_this_way():
 
 
 def _raw(port, header, payload=b"", stop=False):
-    """Send hand-made bytes (``stop``: and no more); return b'' once the receiver hangs up."""
+    """Send hand-made bytes as the test session, with its MAC (``stop``: and no more);
+    return b'' once the receiver hangs up."""
     head = msgpack.packb(header)
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(struct.pack("<Q", len(head)) + head + payload)
+        seal = bulk.handshake(s, CREDENTIALS)
+        s.sendall(struct.pack("<Q", len(head)) + head + seal.mac(head) + payload)
         if stop:
             try:
                 s.shutdown(socket.SHUT_WR)
@@ -177,7 +192,7 @@ def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, heade
     assert _raw(r.port, header, b"\0" * 8) == b""  # hung up on
     assert arrived.empty()
     assert "refused a bulk transfer" in caplog.text
-    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),), CREDENTIALS).result(10)
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
 
 
@@ -186,9 +201,9 @@ def test_a_message_for_another_receiver_fails_its_send_and_delivers_nothing(rece
     r, arrived = receiver
     stale = (r.where[0], r.port, "a token of a receiver gone")
     with pytest.raises(ConnectionError):
-        bulk.submit(stale, {"kind": "mail"}, (np.ones(2),)).result(10)
+        bulk.submit(stale, {"kind": "mail"}, (np.ones(2),), CREDENTIALS).result(10)
     assert arrived.empty()
-    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)  # the right one still goes
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),), CREDENTIALS).result(10)  # the right one still goes
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
 
 
@@ -202,7 +217,7 @@ def test_connections_beyond_the_cap_are_refused_and_the_first_ones_served(receiv
             assert third.recv(1) == b""  # hung up on at once
         for s in held:  # the first two still work
             described, buffers = bulk.describe({"kind": "ok", "to": r.token}, (np.ones(2),))
-            s.sendall(bulk.frame(described) + b"".join(bytes(b) for b in buffers))
+            s.sendall(bulk.handshake(s, CREDENTIALS).frame(described) + b"".join(bytes(b) for b in buffers))
             assert s.recv(1) == bulk.ACK
     finally:
         for s in held:
@@ -229,7 +244,7 @@ def test_a_sender_stalling_mid_message_is_hung_up_on(receiver):
         assert _raw(r.port, header, b"\0" * 100) == b""  # 100 of 8,000 bytes, then silence
         assert time.perf_counter() - start < 5
     assert arrived.empty()
-    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),)).result(10)  # the receiver goes on
+    bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),), CREDENTIALS).result(10)  # the receiver goes on
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
 
 
@@ -246,7 +261,7 @@ def test_a_stale_port_is_forgotten_and_tls_workers_are_never_asked():
         dead = ("127.0.0.1", s.getsockname()[1], "token")  # nothing listens there once closed
     address = "tcp://127.0.0.1:1"
     bulk._PORTS[address] = dead
-    sent = asyncio.run(bulk.send(None, address, {"kind": "mail"}, (np.ones(2),)))
+    sent = asyncio.run(bulk.send(None, address, {"kind": "mail"}, (np.ones(2),), CREDENTIALS))
     assert sent is False and bulk.known(address) is None and address not in bulk._PORTS
     assert asyncio.run(bulk.lookup(None, "tls://127.0.0.1:2")) is None  # rpc None: not called
 

@@ -10,35 +10,60 @@ and every millisecond of CPU spent moving them is taken from the towers.
 
 So a worker running daskflow steps also listens on a second port of its
 host (:class:`Receiver`), and values made only of numeric arrays go there
-(:func:`send`), each over one connection per destination written by its own
-thread (:class:`_Link`); small ones too: a Dask rpc, with its reply and the
-``sizeof`` of every message, costs more than a write on a thread. What
-arrives is handed to the worker's event loop, as Dask's comm handler would.
+(:func:`send`), each over one connection per destination and session written
+by its own thread (:class:`_Link`); small ones too: a Dask rpc, with its
+reply and the ``sizeof`` of every message, costs more than a write on a
+thread. What arrives is handed to the worker's event loop, as Dask's comm
+handler would.
 
-The wire format is an 8-byte length, a msgpack header (what the message is
-for, the receiver's token, each item's dtype and shape) and the items'
-bytes: nothing received is unpickled or evaluated, a header naming a
-non-numeric dtype or more than ``daskflow.bulk-max-bytes`` is refused, and
-the receiver acknowledges each message once it has handed it on, so a send
-completes only when the value is there (a receiver that restarted, or another
-one now on its port, fails the send and the caller uses Dask's comms). Only
-``tcp://`` workers serve it; on TLS clusters (and where the Dask config
-``daskflow.bulk-transfers`` is false) values keep to Dask's comms. Like Dask's
-own ``tcp://`` comms, it is not authenticated; a receiver takes at most
-``MAX_CONNECTIONS`` connections at once.
+Only a session's own processes may send there. Each session makes a random
+secret (:class:`Credentials`) that reaches its workers inside its programs'
+worker plugin, over Dask's own comms (TLS where the cluster is), and is
+forgotten there when the session closes. A connection starts with a
+handshake: the receiver sends a random challenge, the sender answers with
+its session's id and HMAC-SHA256(secret, challenge || "hello"); a receiver
+that does not know the session, or finds the wrong MAC, hangs up having read
+a few dozen bytes. Each message is then an 8-byte length, a msgpack header
+(what the message is for, the receiver's token, each item's dtype and
+shape), a MAC of that header keyed by the secret and chained to the
+challenge and the message's number on the connection (:class:`Seal`: a
+message replayed, here or on another connection, is refused), and the
+items' bytes. The bytes themselves carry no MAC: hashing 3.2 MB costs
+about 2 ms, over twice what reading it does, and a peer that could alter them
+on the wire could read Dask's plaintext ``tcp://`` comms, secret included.
+
+Before it allocates or reads an item the receiver checks the header's MAC,
+its token (a port reused by another receiver), each item's dtype (numeric
+only: nothing received is unpickled or evaluated) and shape, the message's
+destination (a ``check`` the worker gives: :func:`.transport.refusal`), and
+its size against ``daskflow.bulk-max-bytes`` and against what the session's
+messages already hold here unclaimed (``daskflow.bulk-max-buffered``); any
+mismatch closes the connection, with a warning naming why. A handshake must
+end within ``daskflow.bulk-handshake-timeout`` seconds and a message, once
+begun, may stall at most ``daskflow.bulk-read-timeout`` seconds per read.
+The receiver acknowledges each message once it has handed it on, so a send
+completes only when the value is there; a send that fails (refused, or the
+receiver restarted) is sent again on Dask's comms. Only ``tcp://`` workers
+serve it; on TLS clusters (and where ``daskflow.bulk-transfers`` is false)
+values keep to Dask's comms.
 
 Between processes of one Linux machine the bytes need not cross a socket at
 all: the receiver also listens on a Unix socket named after its token, and
-a sender that reaches it sends each array's address (the header's ``at``)
-instead; the receiver copies the arrays out of the sender's memory while
-the sender waits for the acknowledgement (:mod:`.inplace`), or answers
-``RESEND`` and reads the bytes where the kernel refuses.
+a sender that reaches it (with the same handshake) sends each array's
+address (the header's ``at``) instead; the receiver copies the arrays out of
+the sender's memory while the sender waits for the acknowledgement
+(:mod:`.inplace`), or answers ``RESEND`` and reads the bytes where the kernel
+refuses.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
+import functools
+import hashlib
+import hmac
 import logging
 import math
 import queue
@@ -46,6 +71,8 @@ import secrets
 import socket
 import struct
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import dask
 import msgpack
@@ -57,18 +84,142 @@ from . import inplace
 logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_bulk_port"
+EXTENSION = "daskflow-bulk"
 _KINDS = frozenset("biufc")  # numeric and boolean dtypes: bytes with no code in them
 _LENGTH = struct.Struct("<Q")
+_NUMBER = struct.Struct("<Q")  # a message's number on its connection, under its MAC
 MAX_HEADER = 1 << 20
+MAX_ITEMS = 1 << 16  # items of one message: a push carries one per variable
+MAX_DIMS = 64  # numpy's own limit
+MAX_SESSION = 64  # bytes of a session id in a hello
+HELLO = b"DFB1"  # what a receiver says first, with its challenge: protocol and version
+CHALLENGE = 16
+MAC = 32  # HMAC-SHA256
 ACK = b"\x01"
 RESEND = b"\x02"  # to a sender of addresses: the receiver could not read them, send the bytes
 TIMEOUT = 60.0  # seconds a connection may stall before its send fails
+HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to prove its session
 IDLE = 120.0  # seconds a link to a receiver stays open unused
-MAX_CONNECTIONS = 256  # per receiver: one per sending process is the normal case
+MAX_CONNECTIONS = 256  # per receiver: one per sending process and session is the normal case
+MAX_HANDSHAKES = 32  # of those, not yet authenticated: strangers cannot take every slot
+MAX_BYTES = 2**33  # daskflow.bulk-max-bytes: the largest message
+MAX_BUFFERED = 2**32  # daskflow.bulk-max-buffered: a session's unclaimed bytes on a worker
+CLIENT_PLANS = 1024  # plans a client process remembers the credentials of (see ProgramRegistry)
 
 
 class BulkFormatError(ValueError):
-    """A message that does not follow the wire format (refused, connection closed)."""
+    """A connection or message refused (the connection is closed; nothing is delivered)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Credentials:
+    """A session's id and secret: what proves a bulk message is the session's."""
+
+    session: str
+    secret: bytes = field(repr=False)
+
+
+class Sessions:
+    """The sessions a worker (or a client process) takes part in, by plan.
+
+    A plan's programs admit its session's credentials (:meth:`admit`) and
+    dismiss them when they are taken off (:meth:`dismiss`); a session's
+    secret is known while one of its plans is. ``limit``: keep at most that
+    many plans, forgetting the oldest (a client, which is told of no close).
+    Thread-safe: readers, senders and the event loop all ask.
+    """
+
+    def __init__(self, limit=None):
+        self._lock = threading.Lock()
+        self._plans: collections.OrderedDict = collections.OrderedDict()  # plan -> [Credentials, count]
+        self._sessions: dict = {}  # session id -> (Credentials, set of its plans here)
+        self._limit = limit
+
+    def admit(self, plan: str, credentials: Credentials) -> bool:
+        """Remember ``plan``'s credentials; False where another secret has its session's id."""
+        with self._lock:
+            known = self._sessions.get(credentials.session)
+            if known is not None and not hmac.compare_digest(known[0].secret, credentials.secret):
+                return False
+            entry = self._plans.get(plan)
+            if entry is not None and entry[0].session != credentials.session:
+                return False
+            if known is None:
+                known = self._sessions[credentials.session] = (credentials, set())
+            known[1].add(plan)
+            self._plans.setdefault(plan, [credentials, 0])[1] += 1
+            while self._limit is not None and len(self._plans) > self._limit:
+                self._forget(next(iter(self._plans)))
+        return True
+
+    def dismiss(self, plan: str):
+        with self._lock:
+            entry = self._plans.get(plan)
+            if entry is not None:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    self._forget(plan)
+
+    def credentials(self, plan: str) -> Credentials | None:
+        with self._lock:
+            entry = self._plans.get(plan)
+        return None if entry is None else entry[0]
+
+    def secret(self, session: str) -> bytes | None:
+        with self._lock:
+            known = self._sessions.get(session)
+        return None if known is None else known[0].secret
+
+    def plans(self, session: str) -> frozenset:
+        with self._lock:
+            known = self._sessions.get(session)
+            return frozenset(known[1]) if known is not None else frozenset()
+
+    def _forget(self, plan):  # under _lock
+        credentials, _ = self._plans.pop(plan)
+        plans = self._sessions[credentials.session][1]
+        plans.discard(plan)
+        if not plans:
+            del self._sessions[credentials.session]
+
+
+class Seal:
+    """The MACs of one connection's headers, in order.
+
+    Message ``n``'s MAC is HMAC-SHA256(secret, challenge || n || header): a
+    header is taken only under the connection it was sent on, at its place.
+    """
+
+    def __init__(self, secret: bytes, challenge: bytes):
+        self._keyed = hmac.new(secret, challenge, hashlib.sha256)
+        self._count = 0
+
+    def mac(self, head: bytes) -> bytes:
+        h = self._keyed.copy()
+        h.update(_NUMBER.pack(self._count))
+        h.update(head)
+        self._count += 1
+        return h.digest()
+
+    def frame(self, header: dict) -> bytes:
+        """``header`` as it goes on the wire: its length, its msgpack bytes, their MAC."""
+        head = msgpack.packb(header)
+        return _LENGTH.pack(len(head)) + head + self.mac(head)
+
+
+def hello_mac(secret: bytes, challenge: bytes) -> bytes:
+    return hmac.digest(secret, challenge + b"hello", "sha256")
+
+
+def handshake(sock, credentials: Credentials) -> Seal:
+    """As a sender: answer the receiver's challenge on ``sock``; the connection's :class:`Seal`."""
+    greeting = bytearray(len(HELLO) + CHALLENGE)
+    if not _recv_into(sock, memoryview(greeting)) or greeting[: len(HELLO)] != HELLO:
+        raise ConnectionError("the peer is not a daskflow bulk receiver")
+    challenge = bytes(greeting[len(HELLO) :])
+    session = credentials.session.encode("ascii")
+    sock.sendall(bytes([len(session)]) + session + hello_mac(credentials.secret, challenge))
+    return Seal(credentials.secret, challenge)
 
 
 def eligible(items) -> bool:
@@ -82,12 +233,6 @@ def eligible(items) -> bool:
 def _as_bytes(arr):
     """A flat uint8 view of a C-contiguous array (any numeric dtype, 0-d included)."""
     return arr.reshape(-1).view(np.uint8)
-
-
-def frame(header: dict) -> bytes:
-    """A described header as it goes on the wire: its length, then its msgpack bytes."""
-    head = msgpack.packb(header)
-    return _LENGTH.pack(len(head)) + head
 
 
 def describe(header: dict, items) -> tuple[dict, list]:
@@ -118,39 +263,86 @@ def _recv_into(conn, view) -> bool:
     return True
 
 
-def read_message(conn, peer=None, token=None):
-    """(header, items, read in place) of the next message on ``conn``; None once the peer has closed.
+def _recv_exactly(conn, n: int) -> bytes:
+    buffer = bytearray(n)
+    if n and not _recv_into(conn, memoryview(buffer)):
+        raise BulkFormatError("the connection closed in the middle of a message")
+    return bytes(buffer)
 
-    ``peer``: the pid of the sender on this machine, which a header may ask
-    to have its items read from (its ``at``: an address per item); where
-    that fails, the items' bytes are asked for (``RESEND``) and read here.
-    ``token``: the receiver's; a header naming another is refused before any
-    item is allocated or read. Once a message has begun, each read may stall
-    at most ``daskflow.bulk-read-timeout`` seconds (a sender that stops
-    mid-message holds no reader for long).
+
+@dataclass
+class Message:
+    """What :func:`read_message` read: ``release`` frees its bytes from the session's count."""
+
+    header: dict
+    items: list
+    in_place: bool
+    release: Callable[[], None]
+
+
+def _nothing():
+    pass
+
+
+def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | None:
+    """The next message on ``conn``; None once the peer has closed between messages.
+
+    ``seal``: the connection's (:class:`Seal`), which the header's MAC must
+    match. ``peer``: the pid of the sender on this machine, which a header
+    may ask to have its items read from (its ``at``: an address per item);
+    where that fails, the items' bytes are asked for (``RESEND``) and read
+    here. ``token``: the receiver's; a header naming another is refused.
+    ``reserve(header, count, nbytes)``: the destination's consent to the
+    message, as a function releasing its bytes, or BulkFormatError. All of
+    this before any item is allocated or read. Once a message has begun,
+    each read may stall at most ``daskflow.bulk-read-timeout`` seconds.
     """
     length = bytearray(_LENGTH.size)
     conn.settimeout(2 * IDLE)  # between messages: a sender's link closes itself after IDLE
-    if not _recv_into(conn, memoryview(length)):
+    if not _recv_into(conn, memoryview(length)[:1]):
         return None
     conn.settimeout(float(dask.config.get("daskflow.bulk-read-timeout", TIMEOUT)))
+    if not _recv_into(conn, memoryview(length)[1:]):
+        raise BulkFormatError("the connection closed in the middle of a message")
     (n,) = _LENGTH.unpack(length)
     if n > MAX_HEADER:
         raise BulkFormatError(f"a header of {n} bytes (at most {MAX_HEADER})")
-    head = bytearray(n)
-    if n and not _recv_into(conn, memoryview(head)):
-        raise BulkFormatError("the connection closed in the middle of a message")
-    header = msgpack.unpackb(bytes(head))
-    if not isinstance(header, dict) or not isinstance(header.get("items"), list):
-        raise BulkFormatError("a header that is not a map with a list of items")
+    head = _recv_exactly(conn, n)
+    if not hmac.compare_digest(seal.mac(head), _recv_exactly(conn, MAC)):
+        raise BulkFormatError("a header whose MAC does not match: not this session's, or replayed")
+    header = _unpacked(head)
     if token is not None and header.pop("to", None) != token:
         raise BulkFormatError("a message for another receiver (this port was reused)")
     specs = [None if spec is None else _checked(spec) for spec in header.pop("items")]
+    at = header.pop("at", None)
     total = sum(math.prod(spec[1]) * spec[0].itemsize for spec in specs if spec is not None)
-    limit = dask.config.get("daskflow.bulk-max-bytes", 2**33)
+    limit = dask.config.get("daskflow.bulk-max-bytes", MAX_BYTES)
     if total > limit:
         raise BulkFormatError(f"a message of {total} bytes (daskflow.bulk-max-bytes: {limit})")
-    at = header.pop("at", None)
+    release = reserve(header, len(specs), total) if reserve is not None else _nothing
+    try:
+        items, in_place = _read_items(conn, specs, at, peer)
+    except BaseException:
+        release()
+        raise
+    return Message(header, items, in_place, release)
+
+
+def _unpacked(head: bytes) -> dict:
+    """The header map in ``head``, its items a list: checked for shape only (see :func:`_checked`)."""
+    try:
+        header = msgpack.unpackb(head)
+    except Exception as e:  # noqa: BLE001 - msgpack raises several kinds for malformed bytes
+        raise BulkFormatError(f"a header that is not msgpack ({type(e).__name__})") from None
+    if not isinstance(header, dict) or not isinstance(header.get("items"), list):
+        raise BulkFormatError("a header that is not a map with a list of items")
+    if len(header["items"]) > MAX_ITEMS:
+        raise BulkFormatError(f"a message of {len(header['items'])} items (at most {MAX_ITEMS})")
+    return header
+
+
+def _read_items(conn, specs, at, peer):
+    """The items ``specs`` describe, read in place (from ``at``) or off ``conn``."""
     arrays = [None if spec is None else np.empty(spec[1], spec[0]) for spec in specs]
     present = [arr for arr in arrays if arr is not None]
     in_place = at is not None and _read_in_place(peer, present, at)
@@ -163,11 +355,12 @@ def read_message(conn, peer=None, token=None):
             if arr.nbytes and not _recv_into(conn, memoryview(_as_bytes(arr))):
                 raise BulkFormatError("the connection closed in the middle of a message")
     items = [arr if spec is None or not spec[2] else arr[()] for spec, arr in zip(specs, arrays)]
-    return header, items, in_place
+    return items, in_place
 
 
 def _read_in_place(peer, arrays, at) -> bool:
-    """Fill ``arrays`` from the sender's memory at the addresses ``at``; False if not done."""
+    """Fill ``arrays`` from the sender's memory at the addresses ``at``; False if not done
+    (malformed addresses included: the bytes are asked for instead)."""
     if peer is None or not isinstance(at, list) or len(at) != len(arrays):
         return False
     if not all(type(a) is int and a >= 0 for a in at):
@@ -179,32 +372,60 @@ def _checked(spec):
     """(dtype, shape, scalar) of an item spec ``[dtype, shape, scalar]``, checked."""
     try:
         dtype_str, shape, scalar = spec
-        dtype = np.dtype(str(dtype_str))
-        shape = tuple(int(d) for d in shape)
-    except (TypeError, ValueError) as e:
-        raise BulkFormatError(f"a malformed item {spec!r}") from e
+        if type(dtype_str) is not str or type(shape) is not list or type(scalar) is not bool:
+            raise TypeError
+        dtype = np.dtype(dtype_str)
+        if not all(type(d) is int for d in shape):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise BulkFormatError(f"a malformed item {_short(spec)}") from None
     if dtype.kind not in _KINDS or dtype.hasobject:
         raise BulkFormatError(f"an item of dtype {dtype}: only numeric arrays travel this way")
-    if any(d < 0 for d in shape):
-        raise BulkFormatError(f"an item of shape {shape}")
-    return dtype, shape, bool(scalar)
+    if len(shape) > MAX_DIMS or any(d < 0 or d >= 2**62 for d in shape) or (scalar and shape):
+        raise BulkFormatError(f"an item of shape {_short(shape)}")
+    return dtype, tuple(shape), scalar
+
+
+def _short(value, limit=120) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a peer's bytes in a log line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class _Inbound:
+    """An authenticated connection: its session and the :class:`Seal` its headers match."""
+
+    session: str
+    secret: bytes = field(repr=False)
+    seal: Seal = field(repr=False)
 
 
 class Receiver:
-    """Accepts connections on ``host``; hands each message to ``deliver(header, items)``.
+    """Accepts connections on ``host``; hands each message to ``deliver(header, items, release)``.
 
     ``deliver`` runs on a reader thread; it should pass the message on to
-    the event loop that owns its destination.
+    the event loop that owns its destination, and call ``release()`` once
+    the items are claimed or dropped (the session's unclaimed bytes here
+    count against ``daskflow.bulk-max-buffered`` until then).
+    ``check(header, count, session, plans)``: why a message of ``count``
+    items from ``session`` (which has registered ``plans`` here) is not
+    taken, or None; called before any item is allocated. ``sessions``: whose
+    messages are taken (:class:`Sessions`), admitted by their programs.
     """
 
-    def __init__(self, host: str, deliver):
+    def __init__(self, host: str, deliver, check=None):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._server = socket.create_server((host, 0), family=family)
         self.port = self._server.getsockname()[1]
         self.token = secrets.token_hex(8)  # senders name the receiver they mean: ports get reused
         self.where = (host, self.port, self.token)  # what senders submit to
+        self.sessions = Sessions()
         self._deliver = deliver
+        self._check = check
         self._conns: set = set()
+        self._handshakes = 0  # connections not yet authenticated
+        self._buffered: dict = {}  # session -> bytes delivered here and not yet released
         self._lock = threading.Lock()
         self._closed = False
         self.received = 0  # messages handed on
@@ -214,6 +435,11 @@ class Receiver:
             accept = threading.Thread(target=self._accept, args=(server,), name="daskflow-bulk-accept")
             accept.daemon = True
             accept.start()
+
+    def buffered(self, session: str) -> int:
+        """Bytes of ``session``'s messages delivered here and not yet claimed."""
+        with self._lock:
+            return self._buffered.get(session, 0)
 
     def _accept(self, server):
         local = server is self._local
@@ -228,35 +454,113 @@ class Receiver:
                 if self._closed:
                     conn.close()
                     return
-                if len(self._conns) >= MAX_CONNECTIONS:  # its sender fails and uses Dask's comms
-                    logger.warning("daskflow refused a bulk connection: %d open already", len(self._conns))
+                full = len(self._conns) >= MAX_CONNECTIONS or self._handshakes >= MAX_HANDSHAKES
+                if full:  # its sender fails and uses Dask's comms
+                    logger.warning(
+                        "daskflow refused a bulk connection: %d open, %d of them not yet authenticated",
+                        len(self._conns),
+                        self._handshakes,
+                    )
                     conn.close()
                     continue
                 self._conns.add(conn)
+                self._handshakes += 1
             try:
                 peer = inplace.peer_pid(conn) if local else None  # whose memory it may read
-                reader = threading.Thread(target=self._read, args=(conn, peer), name="daskflow-read")
+                reader = threading.Thread(target=self._read, args=(conn, peer, local), name="daskflow-read")
                 reader.daemon = True
                 reader.start()
             except RuntimeError:  # no more threads: the sender fails and uses Dask's comms
                 self._forget(conn)
+                with self._lock:
+                    self._handshakes -= 1
                 conn.close()
 
-    def _read(self, conn, peer):
+    def _read(self, conn, peer, local):
+        who = f"pid {peer}" if local else _peer_name(conn)
         try:
-            while (message := read_message(conn, peer, self.token)) is not None:
-                header, items, in_place = message
-                self._deliver(header, items)
+            try:
+                inbound = self._greet(conn)
+            finally:
+                with self._lock:
+                    self._handshakes -= 1
+            reserve = functools.partial(self._reserve, inbound)
+            while (message := read_message(conn, inbound.seal, peer, self.token, reserve)) is not None:
+                try:
+                    self._deliver(message.header, message.items, message.release)
+                except BaseException:
+                    message.release()
+                    raise
                 with self._lock:
                     self.received += 1
-                    self.received_in_place += in_place
+                    self.received_in_place += message.in_place
                 conn.sendall(ACK)
-        except (OSError, BulkFormatError, ValueError, MemoryError) as e:
+        except Exception as e:  # noqa: BLE001 - whatever the peer sent, the reader only hangs up
             if not self._closed:
-                logger.warning("daskflow refused a bulk transfer and closed its connection: %s", e)
+                logger.warning("daskflow refused a bulk transfer from %s and hung up: %s", who, e)
         finally:
             self._forget(conn)
             conn.close()
+
+    def _greet(self, conn) -> _Inbound:
+        """Challenge a new connection; its session once it has proved it knows the secret."""
+        timeout = float(dask.config.get("daskflow.bulk-handshake-timeout", HANDSHAKE_TIMEOUT))
+        conn.settimeout(timeout)
+        challenge = secrets.token_bytes(CHALLENGE)
+        try:
+            conn.sendall(HELLO + challenge)
+            size = bytearray(1)
+            if not _recv_into(conn, memoryview(size)):
+                raise BulkFormatError("the peer closed without a hello")
+            if not 0 < size[0] <= MAX_SESSION:
+                raise BulkFormatError(f"a hello with a session id of {size[0]} bytes")
+            answer = _recv_exactly(conn, size[0] + MAC)
+        except TimeoutError:
+            raise BulkFormatError(f"no hello in {timeout:g} s (daskflow.bulk-handshake-timeout)") from None
+        raw, mac = answer[: size[0]], answer[size[0] :]
+        session = raw.decode("ascii", "replace")
+        secret = self.sessions.secret(session) if raw.isascii() else None
+        if secret is None:
+            raise BulkFormatError(f"a hello for session {_short(session)}, which has no plan on this worker")
+        if not hmac.compare_digest(mac, hello_mac(secret, challenge)):
+            raise BulkFormatError(f"a hello for session {_short(session)} with a wrong MAC (not its secret)")
+        return _Inbound(session, secret, Seal(secret, challenge))
+
+    def _reserve(self, inbound, header, count, nbytes):
+        """Check a message's destination and size; a function releasing its bytes."""
+        session = inbound.session
+        secret = self.sessions.secret(session)
+        if secret is None or not hmac.compare_digest(secret, inbound.secret):
+            raise BulkFormatError(f"a message of session {session}, which has left this worker")
+        reason = self._check(header, count, session, self.sessions.plans(session)) if self._check else None
+        if reason is not None:
+            raise BulkFormatError(reason)
+        cap = dask.config.get("daskflow.bulk-max-buffered", MAX_BUFFERED)
+        with self._lock:
+            held = self._buffered.get(session, 0)
+            if held + nbytes > cap:
+                raise BulkFormatError(
+                    f"a message of {nbytes} bytes for session {session}, which holds {held} bytes "
+                    f"unclaimed here (daskflow.bulk-max-buffered: {cap})"
+                )
+            self._buffered[session] = held + nbytes
+        return self._releaser(session, nbytes)
+
+    def _releaser(self, session, nbytes):
+        released = []
+
+        def release():
+            with self._lock:
+                if released:
+                    return
+                released.append(True)
+                left = self._buffered.get(session, 0) - nbytes
+                if left > 0:
+                    self._buffered[session] = left
+                else:
+                    self._buffered.pop(session, None)
+
+        return release
 
     def _forget(self, conn):
         with self._lock:
@@ -274,18 +578,29 @@ class Receiver:
             s.close()
 
 
+def _peer_name(conn) -> str:
+    try:
+        host, port, *_ = conn.getpeername()
+    except (OSError, ValueError):
+        return "a peer"
+    return f"{host}:{port}"
+
+
 class _Link:
-    """One connection to a receiver, written in order by its own thread.
+    """One connection to a receiver for one session, written in order by its own thread.
 
     Jobs are queued under the module's lock, so none lands after the link
     closed; a link unused for ``IDLE`` seconds closes itself.
     """
 
-    def __init__(self, where: tuple):
+    def __init__(self, where: tuple, credentials: Credentials):
         self.where = where
+        self.key = (where, credentials.session)
         self.closed = False
+        self._credentials = credentials
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sock = None
+        self._seal = None
         self.in_place = False  # whether this connection sends addresses (:mod:`.inplace`)
         threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
 
@@ -303,8 +618,8 @@ class _Link:
             except queue.Empty:
                 with _LOCK:
                     if self._queue.empty():
-                        if _LINKS.get(self.where) is self:
-                            del _LINKS[self.where]
+                        if _LINKS.get(self.key) is self:
+                            del _LINKS[self.key]
                         self.closed = True
                         break
                 continue
@@ -318,26 +633,28 @@ class _Link:
                 _settle(job[2], ConnectionError("the link to this receiver closed"))
 
     def _connect(self):
-        """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP."""
+        """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP;
+        then the handshake proving the session."""
         host, _, token = self.where
         self._sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
         self.in_place = self._sock is not None
         if self._sock is None:
             self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._seal = handshake(self._sock, self._credentials)
 
     def _send(self, header, buffers, done):
         try:
             if self._sock is None:
                 self._connect()
             if self.in_place:
-                self._sock.sendall(frame({**header, "at": [b.ctypes.data for b in buffers]}))
+                self._sock.sendall(self._seal.frame({**header, "at": [b.ctypes.data for b in buffers]}))
                 reply = self._sock.recv(1)
                 if reply == RESEND:  # the kernel would not let it read here: bytes from now on
                     self.in_place = False
                     reply = self._send_bytes(buffers)
             else:
-                self._sock.sendall(frame(header))
+                self._sock.sendall(self._seal.frame(header))
                 reply = self._send_bytes(buffers)
             if reply != ACK:  # b"": it closed instead (refused, or gone)
                 raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
@@ -357,6 +674,7 @@ class _Link:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+            self._seal = None
 
 
 def _settle(done, error=None):
@@ -371,9 +689,12 @@ def _settle(done, error=None):
 
 
 _PORTS: dict = {}  # Dask address -> (host, bulk port, token), or None where it serves none
-_LINKS: dict = {}  # (host, port, token) -> _Link
+_LINKS: dict = {}  # ((host, port, token), session) -> _Link
 _UNKNOWN = object()
 _LOCK = threading.Lock()
+# The client process's credentials, by plan: it sends fed values. It hears of no
+# session's close, so the oldest are forgotten (their fed values then use Dask's comms).
+CLIENT_SESSIONS = Sessions(limit=CLIENT_PLANS)
 
 
 def known(address):
@@ -404,14 +725,16 @@ def in_place_enabled() -> bool:
     return inplace.AVAILABLE and bool(dask.config.get("daskflow.bulk-in-place", True))
 
 
-def submit(where, header, items) -> concurrent.futures.Future:
-    """Send one message to the bulk address ``where``, from the calling thread, without waiting."""
+def submit(where, header, items, credentials: Credentials) -> concurrent.futures.Future:
+    """Send one message to the bulk address ``where`` as ``credentials``' session, from the
+    calling thread, without waiting."""
     described, buffers = describe({**header, "to": where[2]}, items)
     done: concurrent.futures.Future = concurrent.futures.Future()
+    key = (where, credentials.session)
     with _LOCK:
-        link = _LINKS.get(where)
+        link = _LINKS.get(key)
         if link is None or link.closed:
-            link = _LINKS[where] = _Link(where)
+            link = _LINKS[key] = _Link(where, credentials)
         link.put((described, buffers, done))
     return done
 
@@ -420,32 +743,49 @@ def forget(address):
     """After a failed transfer: look the worker up again next time (it may have restarted)."""
     where = _PORTS.pop(address, None)
     with _LOCK:
-        link = _LINKS.pop(where, None)
-        if link is not None:
-            link.close()
+        for key in [k for k in _LINKS if k[0] == where]:
+            _LINKS.pop(key).close()
 
 
-async def send(rpc, address, header, items) -> bool:
-    """Send ``items`` to the worker at ``address`` by bulk; False where it takes none."""
+async def send(rpc, address, header, items, credentials) -> bool:
+    """Send ``items`` to the worker at ``address`` by bulk; False where it takes none
+    (or ``credentials`` is None: no session to send as)."""
+    if credentials is None:
+        return False
     where = await lookup(rpc, address)
     if where is None:
         return False
     try:
-        await asyncio.wrap_future(submit(where, header, items))
+        await asyncio.wrap_future(submit(where, header, items, credentials))
     except OSError:  # ConnectionError included
         forget(address)
         return False  # the caller sends it on Dask's comms, which say what is wrong
     return True
 
 
-def serve(worker, deliver):
+def serve(worker, deliver, check=None):
     """Start ``worker``'s receiver (idempotent); closed with the worker."""
-    if "daskflow-bulk" in worker.extensions:
+    if EXTENSION in worker.extensions:
         return
     enabled = dask.config.get("daskflow.bulk-transfers", True)
     if not enabled or not worker.address.startswith("tcp://"):
         worker.handlers[HANDLER] = lambda: None
         return
-    receiver = Receiver(get_address_host(worker.address), deliver)
-    worker.extensions["daskflow-bulk"] = receiver  # Worker.close calls its close()
+    receiver = Receiver(get_address_host(worker.address), deliver, check)
+    worker.extensions[EXTENSION] = receiver  # Worker.close calls its close()
     worker.handlers[HANDLER] = lambda: [receiver.port, receiver.token]
+
+
+def sessions_of(worker) -> Sessions | None:
+    """The sessions ``worker``'s receiver takes messages from (None: it serves none);
+    ``worker`` None: the client process's."""
+    if worker is None:
+        return CLIENT_SESSIONS
+    receiver = worker.extensions.get(EXTENSION)
+    return None if receiver is None else receiver.sessions
+
+
+def credentials(worker, plan: str) -> Credentials | None:
+    """What ``worker`` (None: this client) sends ``plan``'s messages as; None: not by bulk."""
+    table = sessions_of(worker)
+    return None if table is None else table.credentials(plan)

@@ -9,8 +9,9 @@ moves four such sets with two workers, and two cores have no CPU to spare.
 
 So :mod:`.bulk` also listens on a Unix socket in Linux's abstract namespace
 (:func:`listen`), which only processes of the same machine and network
-namespace reach. A sender that reaches it sends each array's address instead
-of its bytes, and the receiver reads them from the process at the other end
+namespace reach; its connections prove their session as the TCP ones do
+(:mod:`.bulk`'s handshake). A sender that reaches it sends each array's
+address instead of its bytes, and the receiver reads them from the process at the other end
 of that connection: the kernel names it (``SO_PEERCRED``), so a sender can
 make a receiver read only its own memory, and only a sender of the
 receiver's own user is read at all (any local process may connect to an

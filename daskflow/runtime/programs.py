@@ -2,31 +2,45 @@
 
 A plan's compiled partitions are sent to every worker once, in a worker
 plugin (so workers that join later get them too); each step's tasks then
-name their program by id instead of carrying the code again.
+name their program by id instead of carrying the code again. The plugin
+also carries its session's secret, over Dask's own comms, to the workers'
+bulk ports (:mod:`.bulk`), which take that session's messages while one of
+its plans is installed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import pickle
 
 from ..framework.replica import replica_context, sources_context
-from . import allocator, arrivals, pushes, sources, transport
+from . import allocator, arrivals, bulk, pushes, sources, transport
 
+logger = logging.getLogger(__name__)
 _PROGRAMS: dict = {}
 
 
 class ProgramRegistry(WorkerPlugin):
-    """Installs a plan's compiled partitions on each worker."""
+    """Installs a plan's compiled partitions on each worker.
 
-    def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None):
+    ``secret``: the session's (``secrets.token_bytes(32)``), proving its bulk
+    messages; None sends the plan's values on Dask's comms only. Made on the
+    client, the registry also lets the client send the plan's fed values.
+    """
+
+    def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None, secret=None):
         self.name = f"daskflow-programs-{plan_id}"
+        self.plan_id = plan_id
         self.programs = programs
         self.session = session
         self.sources = sources or {}  # dataset source id -> blocks per replica (runtime.sources)
+        self.credentials = None if secret is None else bulk.Credentials(session, secret)
+        if self.credentials is not None:
+            bulk.CLIENT_SESSIONS.admit(plan_id, self.credentials)
 
     def setup(self, worker):
         # A copy per worker: workers sharing a process (a test cluster) must not
@@ -36,11 +50,18 @@ class ProgramRegistry(WorkerPlugin):
             _PROGRAMS[(worker.address, pid)] = (key, fn, self.sources)
         transport.install(worker)
         allocator.keep_step_buffers()
+        sessions = bulk.sessions_of(worker)
+        if self.credentials is not None and sessions is not None:
+            if not sessions.admit(self.plan_id, self.credentials):  # two sessions, one id: rare
+                logger.warning("daskflow session %s sends on Dask's comms: its id is in use", self.session)
 
     def teardown(self, worker):
         for pid in self.programs:
             _PROGRAMS.pop((worker.address, pid), None)
-        transport.MAILBOX.clear(self.name.rpartition("-")[2])
+        sessions = bulk.sessions_of(worker)
+        if self.credentials is not None and sessions is not None:
+            sessions.dismiss(self.plan_id)
+        transport.MAILBOX.clear(self.plan_id)
         pushes.cache_of(worker).clear(pushes.cache_name(self.session, ""))
 
 

@@ -17,7 +17,9 @@ copy, or made by a plan with no reader there) is read as a Dask dependency.
 Such a read moves the whole task it is part of: all the new values its
 partition made in that step (:mod:`.held`), once, until they are replaced.
 A worker keeps the newest few versions of each variable it reads:
-as many as steps may be in flight.
+as many as steps may be in flight (at most ``MAX_KEEP``). A push whose
+name, version or count is malformed is dropped with a warning, never
+stored: one bad version would break the ordering of all of them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_push"
 BUSY_RETRIES = 10  # a holder too busy to answer is asked again, for about 10 s in all
+# Versions kept of one variable, at most: a reader whose version was superseded
+# meanwhile fetches it from its holder, so this bounds memory, not correctness.
+MAX_KEEP = 256
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,13 @@ class VariableCache:
         self._waiting: dict = {}  # (name, version) -> [asyncio.Future]
 
     def put(self, name, version, value, keep):
+        """Keep ``value`` as ``name``'s from step ``version``, among its newest ``keep``;
+        a push with a malformed field is dropped (logged): no reader waits on it."""
+        reason = entry_refusal([name, version, keep])
+        if reason is not None:
+            logger.warning("daskflow dropped a pushed value: %s", reason)
+            return
+        keep = min(keep, MAX_KEEP)
         versions = self._values.setdefault(name, {})
         versions[version] = value
         for old in sorted(versions)[:-keep]:  # as many as steps may be in flight
@@ -102,6 +114,28 @@ class VariableCache:
         """Forget the variables whose names start with ``prefix`` (a closed session's)."""
         for name in [n for n in self._values if n.startswith(prefix)]:
             del self._values[name]
+
+
+def entry_refusal(entry, prefix="") -> str | None:
+    """Why ``[name, version, keep]`` is no push for this worker to take (None: it is one).
+
+    ``prefix``: the session's (:func:`cache_name`), which ``name`` must start with.
+    """
+    if type(entry) not in (list, tuple) or len(entry) != 3:
+        return f"a push entry that is not [name, version, keep]: {_short(entry)}"
+    name, version, keep = entry
+    if type(name) is not str or not name.startswith(prefix):
+        return f"a push of {_short(name)}, not a variable of session {prefix.rstrip('/') or '(any)'}"
+    if type(version) is not int or not 0 <= version < 2**63:
+        return f"a push of {_short(name)} whose version {_short(version)} is not a step number"
+    if type(keep) is not int or keep < 1:
+        return f"a push of {_short(name)} keeping {_short(keep)} versions (at least 1)"
+    return None
+
+
+def _short(value, limit=120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def cache_name(session, variable):

@@ -13,18 +13,27 @@ keeps a producer on the same worker from running), then compute on the
 worker's thread pool.
 A producer that fails sends a :class:`Failed` marker instead, so its
 consumers fail at once rather than wait.
+
+Values sent by :mod:`.bulk` are checked before they are read
+(:func:`refusal`): mail for a plan the sending session has registered on
+this worker, pushes of that session's variables, every field of the right
+type. A value nobody claims within ``daskflow.mailbox-ttl`` seconds (600)
+is dropped, and a consumer that comes for it later is told so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from dataclasses import dataclass
-from time import time
+from time import monotonic, time
 
+import dask
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 from distributed.worker_state_machine import SecedeEvent
+from tornado.ioloop import PeriodicCallback
 
 from . import bulk, pushes
 
@@ -86,23 +95,32 @@ class Mailbox:
     """Values received on this worker, by key, until their consumer takes them.
 
     Used only from the worker's event loop (comm handlers and coroutine
-    tasks), so it needs no lock.
+    tasks), so it needs no lock. A value's ``release`` (from :mod:`.bulk`)
+    is called once it is claimed or dropped; one unclaimed for
+    ``daskflow.mailbox-ttl`` seconds is dropped (:meth:`sweep`).
     """
 
     def __init__(self):
         self._box: dict = {}
+        self._arrived: dict = {}  # key -> (when, release) of what _box holds, oldest first
         self._waiting: dict = {}  # key -> asyncio.Future of a consumer that came first
-        self._discarded: set = set()  # keys whose consumer stopped waiting (late replicas)
+        self._discarded: dict = {}  # key -> when its consumer stopped waiting (late replicas)
+        self._expired: collections.OrderedDict = collections.OrderedDict()  # keys dropped unclaimed
 
-    def put(self, key, value):
-        if key in self._discarded:
-            self._discarded.discard(key)
+    def put(self, key, value, release=None):
+        self.sweep()
+        if self._discarded.pop(key, _ABSENT) is not _ABSENT:
+            _release(release)
             return
         waiter = self._waiting.pop(key, None)
         if waiter is None:
+            self._drop(key)  # sent twice (its first acknowledgement lost): the newest
             self._box[key] = value
-        elif not waiter.done():
-            waiter.set_result(value)
+            self._arrived[key] = (monotonic(), release)
+        else:
+            if not waiter.done():
+                waiter.set_result(value)
+            _release(release)
 
     def ready(self, key) -> bool:
         return key in self._box
@@ -110,12 +128,17 @@ class Mailbox:
     async def take(self, key, timeout=None):
         """The value under ``key``, once it has arrived."""
         if key in self._box:
-            return self._box.pop(key)
+            return self._pop(key)
+        if key in self._expired:
+            raise TimeoutError(
+                f"the results of partition {key[2]} came but were dropped, unclaimed for "
+                f"{_ttl():g} s (the Dask config daskflow.mailbox-ttl sets this limit)"
+            )
         waiter = self._waiting[key] = asyncio.get_running_loop().create_future()
         try:
             return await asyncio.wait_for(waiter, timeout)
         except (asyncio.TimeoutError, asyncio.CancelledError) as e:
-            self._discarded.add(key)  # nobody waits for it now: drop it when it comes
+            self._discarded[key] = monotonic()  # nobody waits for it now: drop it when it comes
             if isinstance(e, asyncio.CancelledError):
                 raise
             raise TimeoutError(
@@ -127,8 +150,10 @@ class Mailbox:
 
     def discard(self, key):
         """Nobody will take ``key``: drop its value, now or when it comes."""
-        if self._box.pop(key, None) is None:
-            self._discarded.add(key)
+        if key in self._box:
+            self._drop(key)
+        else:
+            self._discarded[key] = monotonic()
 
     def __len__(self):
         return len(self._box) + len(self._discarded)
@@ -136,8 +161,55 @@ class Mailbox:
     def clear(self, prefix):
         """Drop what is left for a plan (a failed step's undelivered values)."""
         for key in [k for k in self._box if k[0] == prefix]:
-            del self._box[key]
-        self._discarded = {k for k in self._discarded if k[0] != prefix}
+            self._drop(key)
+        for table in (self._discarded, self._expired):
+            for key in [k for k in table if k[0] == prefix]:
+                del table[key]
+
+    def sweep(self):
+        """Drop the values unclaimed for ``daskflow.mailbox-ttl`` seconds, and forget the
+        keys whose consumers stopped waiting that long ago."""
+        cutoff = monotonic() - _ttl()
+        dropped = []
+        while self._arrived and next(iter(self._arrived.values()))[0] < cutoff:
+            key = next(iter(self._arrived))
+            self._drop(key)
+            self._expired[key] = None
+            dropped.append(key)
+        while self._discarded and next(iter(self._discarded.values())) < cutoff:
+            del self._discarded[next(iter(self._discarded))]
+        while len(self._expired) > EXPIRED_KEPT:
+            self._expired.popitem(last=False)
+        if dropped:
+            logger.warning(
+                "daskflow dropped %d values unclaimed for %g s (daskflow.mailbox-ttl), the first for %r",
+                len(dropped),
+                _ttl(),
+                dropped[0],
+            )
+
+    def _pop(self, key):
+        _, release = self._arrived.pop(key, (None, None))
+        _release(release)
+        return self._box.pop(key)
+
+    def _drop(self, key):
+        if key in self._box:
+            self._pop(key)
+
+
+_ABSENT = object()
+TTL = 600.0  # seconds an unclaimed value is kept: daskflow.mailbox-ttl
+EXPIRED_KEPT = 10_000  # keys of dropped values remembered, to tell a late consumer
+
+
+def _ttl() -> float:
+    return float(dask.config.get("daskflow.mailbox-ttl", TTL))
+
+
+def _release(release):
+    if release is not None:
+        release()
 
 
 MAILBOX = Mailbox()
@@ -149,24 +221,101 @@ def install(worker):
     """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port."""
     worker.handlers[HANDLER] = _receive
     pushes.install(worker)
-    bulk.serve(worker, lambda header, items: worker.loop.add_callback(_arrived, worker, header, items))
+
+    def deliver(header, items, release):
+        worker.loop.add_callback(_arrived, worker, header, items, release)
+
+    bulk.serve(worker, deliver, refusal)
+    if "daskflow-mailbox" not in worker.periodic_callbacks:  # expiry with no new arrivals too
+        sweep = PeriodicCallback(MAILBOX.sweep, 1000 * min(_ttl() / 4, 30.0))
+        worker.periodic_callbacks["daskflow-mailbox"] = sweep
+        sweep.start()
 
 
-def _arrived(worker, header, items):
-    """A value that came by :mod:`.bulk`, handed over on the worker's event loop."""
-    kind = header.get("kind")
-    if kind == "mail":
-        MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else Received(items))
-    elif kind == "push":
-        cache = pushes.cache_of(worker)
-        for (name, version, keep), value in zip(header["entries"], items):
-            cache.put(name, version, value, keep)
-    else:
-        logger.warning("daskflow dropped a bulk transfer of unknown kind %r", kind)
+def _arrived(worker, header, items, release=None):
+    """A value that came by :mod:`.bulk` (checked by :func:`refusal`), on the worker's event loop."""
+    try:
+        kind = header.get("kind")
+        if kind == "mail":
+            MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else Received(items), release)
+            return
+        if kind == "push":
+            cache = pushes.cache_of(worker)
+            for (name, version, keep), value in zip(header["entries"], items):
+                cache.put(name, version, value, keep)
+        else:
+            logger.warning("daskflow dropped a bulk transfer of unknown kind %r", kind)
+    except Exception:  # noqa: BLE001 - the receiver checked it: a bug here must not stop the loop
+        logger.exception("daskflow dropped a bulk transfer it could not file")
+    _release(release)  # pushes are kept in the bounded cache, not the mailbox
 
 
 def _receive(key=None, value=None):
+    if type(key) not in (list, tuple):
+        logger.warning("daskflow dropped a value sent under the key %r", key)
+        return
     MAILBOX.put(tuple(key), value)
+
+
+_MAIL_FIELDS = frozenset({"kind", "key", "single"})
+_PUSH_FIELDS = frozenset({"kind", "entries"})
+
+
+def refusal(header, count, session, plans) -> str | None:
+    """Why a bulk message of ``count`` items from ``session`` is not taken here (None: it is).
+
+    ``plans``: the plans ``session`` has registered on this worker. Mail must
+    be for one of them, under a key ``[plan, step, name, name]``; pushes must
+    be of the session's variables (:func:`.pushes.entry_refusal`).
+    """
+    kind = header.get("kind")
+    if kind == "mail":
+        return _mail_refusal(header, count, plans)
+    if kind == "push":
+        return _push_refusal(header, count, session)
+    return f"a message of unknown kind {_short(kind)}"
+
+
+def _mail_refusal(header, count, plans):
+    if not _MAIL_FIELDS.issuperset(header):
+        return f"a mail header with unknown fields {_short(sorted(map(repr, set(header) - _MAIL_FIELDS)))}"
+    key = header.get("key")
+    if not is_mailbox_key(key):
+        return f"a mailbox key that is not [plan, step, name, name]: {_short(key)}"
+    if key[0] not in plans:
+        return f"mail for plan {_short(key[0])}, which its session has not registered on this worker"
+    single = header.get("single", False)
+    if type(single) is not bool:
+        return f"a mail header whose single is {_short(single)}, not a bool"
+    if single and count != 1:
+        return f"a single value sent as {count} items"
+    return None
+
+
+def _push_refusal(header, count, session):
+    if not _PUSH_FIELDS.issuperset(header):
+        return f"a push header with unknown fields {_short(sorted(map(repr, set(header) - _PUSH_FIELDS)))}"
+    entries = header.get("entries")
+    if type(entries) is not list or len(entries) != count:
+        return f"push entries that are not a list of one per item ({count}): {_short(entries)}"
+    prefix = pushes.cache_name(session, "")
+    return next(filter(None, (pushes.entry_refusal(entry, prefix) for entry in entries)), None)
+
+
+def is_mailbox_key(key) -> bool:
+    """Whether ``key`` is ``[plan id, step, name, name]``, as a step's sends make them."""
+    return (
+        type(key) is list
+        and len(key) == 4
+        and all(type(part) is str for part in (key[0], key[2], key[3]))
+        and type(key[1]) is int
+        and 0 <= key[1] < 2**63
+    )
+
+
+def _short(value, limit=120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def release_slot(worker, key):
@@ -295,20 +444,21 @@ def send_early(worker, results, sends) -> dict:
     try:
         for j, send in enumerate(sends):
             where = bulk.known(send.address) if send.address != worker.address else None
-            if where is None:
+            credentials = bulk.credentials(worker, send.key[0])
+            if where is None or credentials is None:
                 continue
             if send.keep:
                 entry = _push_entry(send, results)
                 if bulk.eligible((entry[1],)):
-                    pushed.setdefault((send.address, where), []).append(entry)
+                    pushed.setdefault((send.address, where, credentials), []).append(entry)
                     early[j] = None
                 continue
             payload = _payload(results, send.indices)
             if bulk.eligible(payload):
-                early[j] = bulk.submit(where, _mail(send.key), payload)
-        for (address, where), entries in pushed.items():
-            done = bulk.submit(where, *_push_message(entries))
-            done.add_done_callback(lambda d, a=address, e=entries: _repush(d, worker, a, e))
+                early[j] = bulk.submit(where, _mail(send.key), payload, credentials)
+        for (address, where, credentials), entries in pushed.items():
+            done = bulk.submit(where, *_push_message(entries), credentials)
+            done.add_done_callback(lambda d, a=address, e=entries, c=credentials: _repush(d, worker, a, e, c))
     except Exception:  # noqa: BLE001 - what did not go early goes from the event loop
         logger.exception("daskflow could not send results early")
         early = {j: f for j, f in early.items() if f is not None}  # unsent pushes: by the loop
@@ -324,11 +474,11 @@ async def _confirm(worker, send, payload, sent):
         await worker.rpc(send.address).daskflow_recv(key=send.key, value=to_serialize(payload))
 
 
-def _repush(done, worker, address, entries):
+def _repush(done, worker, address, entries, credentials):
     """Early pushes that did not go: again, from the event loop, on whatever way there is."""
     if done.exception() is not None:
         bulk.forget(address)
-        worker.loop.add_callback(_spawn, _push_in_background(worker, address, entries))
+        worker.loop.add_callback(_spawn, _push_in_background(worker, address, entries, credentials))
 
 
 def _count_sent(step, payload):
@@ -354,7 +504,8 @@ async def take(task_key, box, index, timeout):
 
 async def _deliver(worker, address, key, payload):
     by_bulk = type(payload) is not Failed and bulk.eligible(payload)
-    if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload):
+    credentials = bulk.credentials(worker, key[0])
+    if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload, credentials):
         return
     await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
 
@@ -383,7 +534,7 @@ def _push(worker, address, sends, results):
     entries = [_push_entry(send, results) for send in sends]
     if type(results) is not Failed:
         _count_sent(sends[0].key[:2], [value for _, value in entries])
-    _spawn(_push_in_background(worker, address, entries))
+    _spawn(_push_in_background(worker, address, entries, bulk.credentials(worker, sends[0].key[0])))
 
 
 def _spawn(coroutine):
@@ -396,15 +547,16 @@ _BACKGROUND: set = set()
 PUSH_DELAY = 0.001  # seconds
 
 
-async def _push_in_background(worker, address, entries):
-    """Push ``entries`` — ((name, version, versions to keep), value) — to one reader."""
+async def _push_in_background(worker, address, entries, credentials):
+    """Push ``entries`` — ((name, version, versions to keep), value) — to one reader
+    (by bulk as ``credentials``' session, where there are some)."""
     # Let the step's completion messages leave this worker's event loop first:
     # writing megabytes to a socket there delays them (measured: 5.5 ms -> 2 ms
     # from the last partition's end to the scheduler knowing it).
     await asyncio.sleep(PUSH_DELAY)
     header, values = _push_message(entries)
     try:
-        if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values):
+        if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values, credentials):
             return
         rpc = worker.rpc(address)
         for (name, version, keep), value in entries:
@@ -439,9 +591,9 @@ def post(client, address, key, value):
     worker's bulk port is known, from this thread, leaving the client's event
     loop to send the step's graph.
     """
-    where = bulk.known(address)
-    if where is not None and bulk.eligible((value,)):
-        sent = bulk.submit(where, _mail(key, single=True), (value,))
+    where, credentials = bulk.known(address), bulk.credentials(None, key[0])
+    if where is not None and credentials is not None and bulk.eligible((value,)):
+        sent = bulk.submit(where, _mail(key, single=True), (value,), credentials)
         sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
         return
     client.loop.add_callback(_post, client, address, key, value)
@@ -455,8 +607,8 @@ def _post_again(done, client, address, key, value):
 
 async def _post(client, address, key, value):
     try:
-        by_bulk = bulk.eligible((value,))
-        if by_bulk and await bulk.send(client.rpc, address, _mail(key, single=True), (value,)):
+        by_bulk, credentials = bulk.eligible((value,)), bulk.credentials(None, key[0])
+        if by_bulk and await bulk.send(client.rpc, address, _mail(key, single=True), (value,), credentials):
             return
         await client.rpc(address).daskflow_recv(key=key, value=to_serialize(value))
     except Exception:  # noqa: BLE001 - the consumer times out and names what it waited for
