@@ -6,10 +6,15 @@ one tower per worker, gradients averaged on the ps. Measured in the same run:
 
 * Dask's floor: a ``client.submit(f, x).result()`` round trip;
 * the step's compute: the same program in an embedded session;
-* the blocking cluster step.
+* the blocking cluster step;
+* the cost of the in-memory variable copies that let a session survive the
+  loss of its ps: the MLP's step with copies at the default setting
+  (``backup_variables_secs=30``), with a copy every step, and with copies
+  off, in alternating rounds of the same run (medians, and their ratio to
+  copies off).
 
-The goal is step <= 1.3 x (floor + compute). Run:
-``python benchmarks/distributed_step.py``.
+The goals are step <= 1.3 x (floor + compute), and copies at the default
+costing <= 3% of the step. Run: ``python benchmarks/distributed_step.py``.
 """
 
 from __future__ import annotations
@@ -70,15 +75,18 @@ def build(shapes, towers, batch, tf=tf):
     return graph, init, train, feed
 
 
-def time_steps(sess, op, feed, steps):
-    for _ in range(3):
-        sess.run(op, feed)
+def step_times(sess, op, feed, steps):
     times = []
     for _ in range(steps):
         start = time.perf_counter()
         sess.run(op, feed)
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
+
+
+def time_steps(sess, op, feed, steps):
+    step_times(sess, op, feed, 3)
+    return statistics.median(step_times(sess, op, feed, steps))
 
 
 def time_pipelined(sess, op, feed, steps):
@@ -91,6 +99,48 @@ def time_pipelined(sess, op, feed, steps):
         sess.run(op, feed)
     sess.sync()
     return (time.perf_counter() - start) / steps
+
+
+BACKUP_CONFIGS = {
+    "copies off": dict(backup_variables=False),
+    "copies, default (30 s)": {},
+    "a copy every step": dict(backup_variables_every=1),
+}
+
+
+def time_backups(client, shapes, steps, rounds):
+    """Per-step times of ``shapes`` under each of BACKUP_CONFIGS, and the copies each made.
+
+    One session per configuration, all open on the same cluster; each round
+    times ``steps`` steps of every session, in an order reversed every other
+    round, so the machine's drift falls on all of them alike.
+    """
+    graph, init, train, feed = build(shapes, towers=2, batch=128)
+    times = {name: [] for name in BACKUP_CONFIGS}
+    with contextlib.ExitStack() as stack:
+        sessions = {
+            name: stack.enter_context(tf.Session(client, graph=graph, config=tf.ConfigProto(**options)))
+            for name, options in BACKUP_CONFIGS.items()
+        }
+        for sess in sessions.values():
+            sess.run(init)
+            step_times(sess, train, feed, 3)
+        taken = {name: sess._cluster.backup_schedule.taken for name, sess in sessions.items()}
+        for r in range(rounds):
+            for name in list(sessions) if r % 2 == 0 else reversed(list(sessions)):
+                times[name].extend(step_times(sessions[name], train, feed, steps))
+        taken = {name: sess._cluster.backup_schedule.taken - taken[name] for name, sess in sessions.items()}
+    return times, taken
+
+
+def print_backups(title, times, taken):
+    off = statistics.median(times["copies off"])
+    for name, ts in times.items():
+        median, mean = statistics.median(ts), statistics.mean(ts)
+        print(
+            f"{title}, {name}: median {median * 1e3:.2f} ms ({median / off:.3f} x copies off), "
+            f"mean {mean * 1e3:.2f} ms, {len(ts)} steps, {taken[name]} of them copying"
+        )
 
 
 def _serve(spec, job, task):
@@ -153,6 +203,7 @@ def dask_floor(client, n):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=6, help="rounds of the copies' measurement")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
     from distributed import Client
@@ -178,6 +229,8 @@ def main(argv=None):
             bound = floor + compute
             ms = [f"{t * 1e3:.2f}ms" for t in (compute, step, bound, pipelined)]
             print(f"{title:28s} {ms[0]:>9s} {ms[1]:>9s} {ms[2]:>14s} {step / bound:6.2f} {ms[3]:>11s}")
+        mlp = "MLP 784->1024->10"
+        print_backups(mlp, *time_backups(client, models[mlp], args.steps, args.rounds))
         if tf1 is None:
             print("TF1 ps/worker over gRPC: tensorflow not installed here, not measured")
         else:

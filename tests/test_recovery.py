@@ -6,6 +6,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 from distributed import Client, get_worker
 
@@ -243,6 +244,7 @@ def test_without_copies_training_goes_on_from_the_latest_checkpoint(tmp_path):
             address,
             sync=True,
             steps=200,
+            config=tf.ConfigProto(backup_variables=False),
             extra_hooks=[kill],
             checkpoint_dir=str(tmp_path),
             save_checkpoint_steps=25,
@@ -250,3 +252,190 @@ def test_without_copies_training_goes_on_from_the_latest_checkpoint(tmp_path):
     assert kill.done
     assert contract_program.from_checkpoints == [{"checkpoint": f"{tmp_path}/model.ckpt-100"}]
     assert accuracy >= 0.93
+
+
+# -- copies by default: a lost ps loses at most the copy window ---------------------------------
+
+LEARNING_RATE = 0.05
+
+
+def _batches(count):
+    """Distinct (x, y) batches: each step moves the weights somewhere new."""
+    rng = np.random.default_rng(7)
+    return [
+        (rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32))
+        for _ in range(count)
+    ]
+
+
+def _numpy_step(w, batch):
+    """One gradient descent step on 0.5 * sum((x @ w - y)^2), as in numpy."""
+    x, y = batch
+    return w - LEARNING_RATE * (x.T @ (x @ w - y))
+
+
+def _trajectory(batches):
+    """The weights after 0, 1, ... len(batches) steps, from zeros."""
+    out = [np.zeros(3, np.float32)]
+    for batch in batches:
+        out.append(_numpy_step(out[-1], batch).astype(np.float32))
+    return out
+
+
+def _regression():
+    """Weights on the ps, their gradient on worker-0; returns (w, train op, x, y)."""
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(np.zeros(3, np.float32), name="w")
+    opt = tf.train.GradientDescentOptimizer(LEARNING_RATE)
+    with tf.device("/job:worker/task:0"):
+        x = tf.placeholder(tf.float32, [None, 3])
+        y = tf.placeholder(tf.float32, [None])
+        loss = 0.5 * tf.reduce_sum(tf.square(tf.reduce_sum(x * w, axis=1) - y))
+        grads = opt.compute_gradients(loss, [w])
+    with tf.device("/job:ps/task:0"):
+        train = opt.apply_gradients(grads)
+    return w, train, x, y
+
+
+def _kill_minus_9(address, name, sess):
+    """kill -9 worker ``name``; return once ``sess`` has seen it leave (a step built before
+    would send to the dead worker's address and fail instead of recovering)."""
+    with Client(address, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
+    os.kill(next(pid for a, pid in pids.items() if names[a] == name), signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while name in sess._cluster.workers_now():
+        assert time.monotonic() < deadline, f"{name} still listed 30 s after kill -9"
+        time.sleep(0.1)
+
+
+def _train(sess, train, x, y, batches):
+    for bx, by in batches:
+        sess.run(train, {x: bx, y: by})
+
+
+def test_a_killed_ps_loses_at_most_the_steps_since_the_last_timed_copy():
+    window = 2.0
+    batches = _batches(10)
+    expected = _trajectory(batches)
+    w, train, x, y = _regression()
+    config = tf.ConfigProto(backup_variables_secs=window, recovery_wait_secs=1)
+    with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
+        with tf.Session(address, config=config) as sess:
+            sess.run(w.initializer)
+            _train(sess, train, x, y, batches[:5])
+            time.sleep(window)  # the window has passed: step 6 also copies w to worker-0
+            _train(sess, train, x, y, batches[5:9])
+            _kill_minus_9(address, "ps-0", sess)
+            _train(sess, train, x, y, batches[9:])  # recovers, on worker-0 standing in
+            value = sess.run(w)
+            (recovered,) = sess.recoveries
+    # Steps 7-9 came within the window of step 6 (or one of them started a new window).
+    assert recovered["lost"] == ["ps-0"] and recovered["stand_ins"] == {"ps-0": "worker-0"}
+    assert 0 <= recovered["steps_lost"] <= 3
+    went_on_from = 9 - recovered["steps_lost"]
+    np.testing.assert_allclose(value, _numpy_step(expected[went_on_from], batches[9]), rtol=1e-5)
+
+
+def test_the_default_config_survives_kill_minus_9_of_the_ps():
+    batches = _batches(6)
+    expected = _trajectory(batches)
+    w, train, x, y = _regression()
+    with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
+        with tf.Session(address) as sess:  # no ConfigProto: copies are on
+            sess.run(w.initializer)  # the first copy: the initial values
+            _train(sess, train, x, y, batches[:5])
+            _kill_minus_9(address, "ps-0", sess)
+            _train(sess, train, x, y, batches[5:])  # waits for the Nanny's new ps-0
+            value = sess.run(w)
+            (recovered,) = sess.recoveries
+    assert recovered["lost"] == ["ps-0"] and not recovered["stand_ins"]
+    # The default window is 30 s: unless these steps took that long, back to the initial values.
+    assert 0 <= recovered["steps_lost"] <= 5
+    went_on_from = 5 - recovered["steps_lost"]
+    np.testing.assert_allclose(value, _numpy_step(expected[went_on_from], batches[5]), rtol=1e-5)
+
+
+def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
+    window = 1.0
+    batches = _batches(3)
+    w, train, x, y = _regression()
+    with tf.device("/job:ps/task:0"):
+        rate = tf.Variable(1.0, name="rate")  # not trained: only a one-off assign changes it
+        set_rate = tf.assign(rate, 0.25)
+    config = tf.ConfigProto(backup_variables_secs=window, recovery_wait_secs=1)
+    with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
+        with tf.Session(address, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(set_rate)  # within the window of the initializer's copy: not copied
+            time.sleep(window)
+            _train(sess, train, x, y, batches[:1])  # a timed copy: rate's is refreshed after it
+            flushing = sess._cluster.backup_schedule.flushing
+            assert list(flushing) == ["rate"]
+            for future, _, _ in flushing.values():
+                future.result(timeout=30)  # the copy is made
+            _train(sess, train, x, y, batches[1:2])  # takes the refreshed copy in
+            _kill_minus_9(address, "ps-0", sess)
+            _train(sess, train, x, y, batches[2:])
+            assert sess.run(rate) == 0.25
+            (recovered,) = sess.recoveries
+    assert recovered["lost"] == ["ps-0"]
+
+
+def test_with_copies_off_a_lost_ps_aborts_naming_its_variables():
+    w, train, x, y = _regression()
+    config = tf.ConfigProto(backup_variables=False, recovery_wait_secs=1)
+    with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
+        with tf.Session(address, config=config) as sess:
+            sess.run(w.initializer)
+            _train(sess, train, x, y, _batches(2))
+            assert not sess._cluster.backups  # no copy was made
+            _kill_minus_9(address, "ps-0", sess)
+            with pytest.raises(
+                tf.errors.AbortedError, match=r"values of \['w'\] were lost.*backup_variables=False"
+            ):
+                _train(sess, train, x, y, _batches(1))
+
+
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        ({"backup_variables_secs": -1.0}, "backup_variables_secs"),
+        ({"backup_variables_every": -2}, "backup_variables_every"),
+        ({"backup_variables": False, "backup_variables_every": 5}, "backup_variables_every"),
+        ({"backup_variable_secs": 5.0}, "backup_variable_secs"),  # a typo
+    ],
+)
+def test_bad_backup_options_are_refused_naming_the_field(options, field):
+    with pytest.raises(ValueError, match=field):
+        tf.ConfigProto(**options)
+
+
+def test_copies_are_on_by_default_and_off_by_either_switch():
+    from daskflow.runtime.recovery import BackupSchedule
+
+    assert BackupSchedule(tf.ConfigProto()).on
+    assert BackupSchedule(tf.ConfigProto()).secs == 30.0
+    assert not BackupSchedule(tf.ConfigProto(backup_variables=False)).on
+    assert not BackupSchedule(tf.ConfigProto(backup_variables_secs=0)).on
+    assert BackupSchedule(tf.ConfigProto(backup_variables_secs=0, backup_variables_every=3)).on
+
+
+def test_a_step_copies_when_a_variable_has_none_or_the_window_has_passed(monkeypatch):
+    from daskflow.runtime import recovery
+
+    now = [100.0]
+    monkeypatch.setattr(recovery.time, "monotonic", lambda: now[0])
+    schedule = recovery.BackupSchedule(tf.ConfigProto(backup_variables_secs=30.0, backup_variables_every=4))
+    copies = {}
+    assert schedule.due(1, ["w"], copies)  # w has no copy: the initializer's step
+    copies["w"] = ("future", 1)
+    now[0] += 29.0
+    assert not schedule.due(2, ["w"], copies)
+    assert schedule.due(4, ["w"], copies)  # every 4th step
+    now[0] += 29.0
+    assert not schedule.due(5, ["w"], copies)  # 29 s since step 4's copy
+    assert schedule.due(6, ["w", "b"], copies)  # b has none
+    now[0] += 30.0
+    assert schedule.due(7, [], copies)  # the window: other variables' copies are refreshed after it

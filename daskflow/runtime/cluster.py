@@ -17,14 +17,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import secrets
 import time
 import uuid
 from dataclasses import dataclass
 
-from distributed.client import _wait
-
 from ..errors import FailedPreconditionError, OpError
-from . import lineage, recovery, scope, sources
+from . import bulk, dask_compat, lineage, recovery, scope, sources
 from .checkpoint import read_variable, write_variable
 from .devices import cluster_workers, place, scheduler_identity
 from .held import Held, holders, item_tasks, singles, with_tasks
@@ -53,6 +52,7 @@ class ClusterRuntime:
         # Step numbers are in the tasks' keys: sessions sharing a cluster must not
         # share keys (Dask would hand one session's values to the other).
         self.token = uuid.uuid4().hex[:8]
+        self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/bulk.py)
         first_step = int(self.token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
@@ -61,6 +61,7 @@ class ClusterRuntime:
         self.metrics = StepMetrics(client, first_step)
         self.backups: dict = {}  # variable name -> (Future of a copy on another worker, step)
         self._versions: dict = {}  # variable name -> step that last updated it
+        self.backup_schedule = recovery.BackupSchedule(config)  # which steps refresh self.backups
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
         self._homes: dict = {}  # variable name -> name of the worker holding its value
         # The last step's futures, released only after the next submission: the
@@ -197,8 +198,8 @@ class ClusterRuntime:
         n = next(self._steps)
         start = time.perf_counter()
         addresses = self._addresses()
-        every = getattr(self.config, "backup_variables_every", 0)
-        backups = recovery.backup_workers(self._known[0]) if every and n % every == 0 else None
+        due = self.backup_schedule.due(n, lowered.updated(), self.backups)
+        backups = recovery.backup_workers(self._known[0]) if due else None
         graph, wanted, optional, fetch_keys, posts, pushes = lowered.graph(
             n, feed_values, self.variables, addresses, backups, self._pushed
         )
@@ -225,10 +226,14 @@ class ClusterRuntime:
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
         self._wait_watching(pending.awaited, pending.used)
+        if any(f.status == "error" for f in pending.awaited):
+            with contextlib.suppress(TimeoutError):  # the cause may be a replica: give it a moment
+                dask_compat.wait_quietly(self.client, list(pending.futures.values()), REFRESH)
+            gone = set(pending.used) - set(self.workers_now().values())
+            if gone:  # a send to a worker that left failed: recover, as if it had been seen first
+                raise recovery.WorkerLost({pending.used[a] for a in gone})
         try:
             if any(f.status == "error" for f in pending.awaited):
-                with contextlib.suppress(TimeoutError):  # the cause may be a replica: give it a moment
-                    self.client.sync(_wait, list(pending.futures.values()), timeout=REFRESH)
                 _raise_first_failure(pending.futures.values())
             fetched = self.client.gather(pending.fetch)
             self.metrics.finished(pending)
@@ -247,7 +252,7 @@ class ClusterRuntime:
         """
         while True:
             try:
-                return self.client.sync(_wait, futures, timeout=REFRESH)
+                return dask_compat.wait_quietly(self.client, futures, REFRESH)
             except TimeoutError:
                 if any(f.status == "error" for f in futures):
                     return  # an error ends the wait: its consumers may wait for a sender that failed
@@ -286,6 +291,22 @@ class ClusterRuntime:
             copy = pending.futures.get((BACKUP_PREFIX + name, pending.n))
             if copy is not None:
                 self.backups[name] = (copy, pending.n)
+        schedule = self.backup_schedule
+        if schedule.flushing:
+            schedule.promote(self.variables, self.backups)
+        if schedule.flush_owed and len(self._pending) <= 1:  # no later step has changed a value since
+            targets = recovery.backup_workers(self._known[0])
+            schedule.flush(
+                self.client,
+                self.variables,
+                self.backups,
+                self._versions,
+                self._homes,
+                targets,
+                self._addresses(),
+                pending.n,
+                exclude=set(pending.lowered.updated()),  # not committed yet: copied by the step
+            )
 
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables."""
@@ -327,7 +348,7 @@ class ClusterRuntime:
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
         bindings, blocks = sources.place(self.client, lowered)
         self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
-        registry = ProgramRegistry(plan_id, programs, self.token, bindings)
+        registry = ProgramRegistry(plan_id, programs, self.token, bindings, self.secret)
         self.client.register_plugin(registry)
         self._registries.append(registry.name)
         self.metrics.plans.append(plan_id)
@@ -377,7 +398,8 @@ class ClusterRuntime:
         if lost:
             raise RuntimeError(
                 f"the values of {lost} were lost with their worker; the next step recovers them "
-                "from their copies (ConfigProto(backup_variables_every=K)), or restore a checkpoint"
+                "from their copies (kept by default, see ConfigProto(backup_variables_secs=)), "
+                "or restore a checkpoint"
             )
         return futures
 
@@ -453,7 +475,10 @@ class ClusterRuntime:
         self.variables.clear()
         self._pushed.clear()
         self.backups.clear()
+        self.backup_schedule.flushing.clear()
         self._plans.clear()
+        for plan_id in self.metrics.plans:  # the client's copy of the session's secret
+            bulk.CLIENT_SESSIONS.dismiss(plan_id)
         if self.client.status == "running":
             for name in self._registries:
                 self.client.unregister_worker_plugin(name)

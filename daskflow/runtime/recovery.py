@@ -9,10 +9,20 @@ session watches the workers of each step while it waits; when one has left:
    Nanny restarts a killed worker under its name — and otherwise lets a live
    worker stand in for it (placement resolves names to addresses per step);
 2. every variable whose value was lost takes the copy the session keeps on
-   a second worker (``ConfigProto(backup_variables_every=K)``: refreshed by
-   every K-th step, as part of that step); the steps lost are those since
-   that copy, at most K - 1 (0 for K = 1);
+   a second worker; the steps lost are those since that copy;
 3. the interrupted step runs again.
+
+The copies are in memory, made by *backup steps* (:class:`BackupSchedule`):
+such a step also sends each new variable value it makes to a second worker,
+as part of the step (``backup-`` tasks, :mod:`.steps`). By default a step is
+a backup step when it updates a variable that has no copy (the initializer:
+a run that loses its ps right after it goes on from the initial values; or
+the first update after a restore) or when ``ConfigProto(backup_variables_secs=30)``
+seconds have passed since the last one; ``backup_variables_every=K`` adds
+every K-th step. A variable that other steps updated since its copy (a
+one-off ``assign``) is copied after a backup step, from where it is (with
+``async_dispatch``, once no later step is in flight), so a loss goes back at
+most about one window. ``ConfigProto(backup_variables=False)`` keeps none.
 
 A replica's worker that leaves is not waited for: the step runs with the
 replicas there are (sync training aggregates no more than are present), and
@@ -25,7 +35,11 @@ This module knows no ops; it works on names, addresses and futures.
 from __future__ import annotations
 
 import logging
+import operator
 import time
+
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+from dask.task_spec import Task
 
 from ..errors import AbortedError
 from .devices import job_of
@@ -34,6 +48,8 @@ from .held import Held, holders
 logger = logging.getLogger("daskflow")
 
 POLL = 0.5  # seconds between looks at the cluster while recovering
+BACKUP_PREFIX = "backup-"  # keys of the copies recovery falls back on: ("backup-<variable>", step)
+DEFAULT_BACKUP_SECS = 30.0  # ConfigProto(backup_variables_secs=), as TF1's checkpoint intervals
 
 
 class WorkerLost(Exception):  # noqa: N818 - internal signal, never leaves the runtime
@@ -51,6 +67,117 @@ def backup_workers(names) -> dict:
         return {}
     # The next name round the ring: ps-0's copies on ps-1 (or a worker), spread evenly.
     return {name: names[(i + 1) % len(names)] for i, name in enumerate(names)}
+
+
+class BackupSchedule:
+    """Which steps also copy their new variable values to a second worker.
+
+    A step is a backup step when it is a multiple of ``backup_variables_every``,
+    when ``backup_variables_secs`` have passed since the last backup step, or
+    when it updates a variable that has no copy yet. ``flushing`` holds the
+    copies of variables left stale (updated by other steps since their copy)
+    until they are in memory.
+    """
+
+    def __init__(self, config):
+        on = getattr(config, "backup_variables", True)
+        self.on = bool(on and (self._every(config) or self._secs(config)))
+        self.every = self._every(config) if on else 0
+        self.secs = self._secs(config) if on else 0.0
+        self.last = float("-inf")  # time.monotonic() of the last backup step
+        self.taken = 0  # backup steps so far
+        self.flush_owed = False  # a backup step ran: copy the stale variables after it
+        # variable name -> (Future of its copy, step of the value copied, the value's Held.ident)
+        self.flushing: dict = {}
+
+    @staticmethod
+    def _every(config):
+        return getattr(config, "backup_variables_every", 0)
+
+    @staticmethod
+    def _secs(config):
+        return getattr(config, "backup_variables_secs", DEFAULT_BACKUP_SECS)
+
+    def due(self, n, updated, copies) -> bool:
+        """Whether step ``n``, updating the variables ``updated``, is a backup step
+        (``copies``: the variables' current copies)."""
+        if not self.on:
+            return False
+        now = time.monotonic()
+        if (
+            (self.every and n % self.every == 0)
+            or (self.secs and now - self.last >= self.secs)
+            or (self.secs and any(name not in copies for name in updated))
+        ):
+            self.last, self.flush_owed = now, True
+            self.taken += 1
+            return True
+        return False
+
+    def flush(self, client, variables, copies, versions, homes, targets, addresses, n, exclude=()):
+        """Copy the stale variables (see the class) but ``exclude`` to their ``targets``
+        (worker name -> backup worker's name), in one submission the steps do not wait
+        for; :meth:`promote` takes the copies once made. ``homes``: variable name -> its
+        worker's name; ``n``: the step after which they are copied."""
+        self.flush_owed = False
+        if not targets:
+            return
+        layers, made = {}, {}
+        for name in stale_variables(variables, copies, versions):
+            if name in exclude or name in self.flushing:
+                continue
+            target = targets.get(homes.get(name))
+            if target not in addresses:
+                continue  # no home known (restored from a copy: its next update copies it)
+            key = (BACKUP_PREFIX + name, n)
+            layers.setdefault(target, {})[key] = _copy_task(key, variables[name])
+            made[name] = (key, versions.get(name, n), variables[name].ident)
+        if not made:
+            return
+        graph = HighLevelGraph(
+            {
+                f"backup-flush-{n}-{target}": MaterializedLayer(
+                    tasks, annotations={"workers": [addresses[target]], "allow_other_workers": False}
+                )
+                for target, tasks in layers.items()
+            },
+            {f"backup-flush-{n}-{target}": set() for target in layers},
+        )
+        keys = [key for key, _, _ in made.values()]
+        futures = dict(zip(keys, client.get(graph, keys, sync=False)))
+        self.flushing.update((name, (futures[key], *rest)) for name, (key, *rest) in made.items())
+
+    def promote(self, variables, copies):
+        """Flushed copies now in memory become the copies recovery falls back on, if their
+        variable still has the value copied (a restored checkpoint replaces it)."""
+        for name, (future, step, ident) in list(self.flushing.items()):
+            if future.status == "pending":
+                continue
+            del self.flushing[name]
+            current = variables.get(name)
+            newer = step >= copies.get(name, (None, float("-inf")))[1]
+            if future.status == "finished" and current is not None and current.ident == ident and newer:
+                copies[name] = (future, step)
+
+
+def stale_variables(variables, copies, versions) -> list:
+    """The variables with no copy, or updated since their copy was made."""
+    return [
+        name
+        for name in variables
+        if name not in copies or versions.get(name, float("-inf")) > copies[name][1]
+    ]
+
+
+def _copy_task(key, held):
+    """A task holding ``held``'s value under ``key`` (Dask moves it to the task's worker)."""
+    if held.index is None:
+        return Task(key, _same, held.future)
+    return Task(key, operator.getitem, held.future, held.index)
+
+
+def _same(value):
+    return value
 
 
 def wait_for(runtime, missing, wait_for_same_name, give_up):
@@ -87,16 +214,24 @@ def restore_lost(runtime, steps_done):
     alive = client.who_has([future for future, _ in backed.values()]) if backed else {}
     gone = sorted(name for name in lost if name not in backed or not alive.get(backed[name][0].key))
     if gone:
+        why = (
+            "copies are off (ConfigProto(backup_variables=False))"
+            if not runtime.backup_schedule.on
+            else "their copies were lost too, or never made (a cluster of one worker)"
+        )
         raise AbortedError(
             None,
             None,
-            f"the values of {gone} were lost with their worker and have no copy on another worker; "
-            "restore them from a checkpoint (ConfigProto(backup_variables_every=K) keeps copies)",
+            f"the values of {gone} were lost with their worker and have no copy on another worker: "
+            f"{why}; restore them from a checkpoint",
         )
+    runtime.backup_schedule.flushing.clear()  # copies still on their way may wait for a lost value
     lost_steps = 0
     for name in lost:
         future, step = backed[name]
         runtime.variables[name] = Held(future)
+        # The copy is the value now: its next update makes a new one (BackupSchedule.due).
+        del runtime.backups[name]
         lost_steps = max(lost_steps, steps_done.get(name, step) - step)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps, lost

@@ -52,11 +52,35 @@ class ConfigProto:
     cluster sessions; TF1's other fields (``gpu_options``, the thread pool
     sizes...) are accepted and kept in ``options``. Any other name is refused.
 
+    Parameters
+    ----------
+    backup_variables : bool, default True
+        Cluster sessions keep an in-memory copy of each variable on a second
+        worker, so that losing a worker (kill -9 of the ps) loses at most the
+        steps since the copy, with no checkpoint. False keeps no copies: a
+        lost variable makes ``run`` raise ``AbortedError``.
+    backup_variables_secs : float, default 30.0
+        A step refreshes the copies of the variables it updates when this many
+        seconds have passed since the last step that did; so does the first
+        step giving a variable its value (the initializer). Copies of
+        variables that other steps updated since are refreshed then too.
+        0: no time-based copies.
+    backup_variables_every : int, default 0
+        Also refresh the copies every this many steps (1: every step, nothing
+        lost). Either condition makes a step copy.
+    recovery_wait_secs, recovery_timeout_secs : float
+        After a loss, wait this long for the worker to come back under its
+        name before a live worker stands in; fail with no worker this long.
+
     Examples
     --------
     >>> import daskflow as tf
     >>> tf.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=1).allow_soft_placement
     True
+    >>> tf.ConfigProto(backup_variables_secs=10.0).backup_variables_secs
+    10.0
+    >>> tf.ConfigProto(backup_variables=False).backup_variables
+    False
     """
 
     def __init__(
@@ -67,6 +91,8 @@ class ConfigProto:
         async_dispatch=0,
         operation_timeout_in_ms=0,
         max_staleness=None,
+        backup_variables=True,
+        backup_variables_secs=30.0,
         backup_variables_every=0,
         recovery_wait_secs=20.0,
         recovery_timeout_secs=60.0,
@@ -86,14 +112,27 @@ class ConfigProto:
         self.operation_timeout_in_ms = int(operation_timeout_in_ms)
         # Asynchronous replication: an update more than this many updates stale is dropped.
         self.max_staleness = None if max_staleness is None else int(max_staleness)
-        # Cluster sessions: keep a copy of each variable on a second worker, refreshed
-        # every this many steps (0: none), to continue after losing a worker.
-        self.backup_variables_every = int(backup_variables_every)
+        # Cluster sessions: keep a copy of each variable on a second worker, to continue
+        # after losing a worker (recovery.BackupSchedule says which steps refresh it).
+        self.backup_variables = bool(backup_variables)
+        self.backup_variables_secs = _at_least_zero("backup_variables_secs", float(backup_variables_secs))
+        self.backup_variables_every = _at_least_zero("backup_variables_every", int(backup_variables_every))
+        if not self.backup_variables and self.backup_variables_every:
+            raise ValueError(
+                f"ConfigProto(backup_variables=False) keeps no copies, but backup_variables_every="
+                f"{self.backup_variables_every} asks for them; set one or the other"
+            )
         # After a loss: wait this long for the worker to come back under its name,
         # then continue on a stand-in; with no worker at all this long, fail.
         self.recovery_wait_secs = float(recovery_wait_secs)
         self.recovery_timeout_secs = float(recovery_timeout_secs)
         self.options = kwargs
+
+
+def _at_least_zero(field, value):
+    if value < 0:
+        raise ValueError(f"ConfigProto({field}={value}): must be 0 (off) or more")
+    return value
 
 
 class Session:
@@ -261,7 +300,7 @@ class Session:
     @property
     def recoveries(self) -> list[dict]:
         """Each recovery from a lost worker: ``lost`` (worker names), ``stand_ins``,
-        ``steps_lost`` and ``seconds`` (see ``ConfigProto(backup_variables_every=)``)."""
+        ``steps_lost`` and ``seconds`` (see ``ConfigProto(backup_variables_secs=)``)."""
         return [] if self._cluster is None else list(self._cluster.recoveries)
 
     @property

@@ -22,11 +22,9 @@ from .devices import place
 from .held import Held
 from .programs import run_program
 from .pushes import Pushed, cache_name
-from .recovery import WorkerLost
+from .recovery import BACKUP_PREFIX, WorkerLost
 from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from .transport import FromReplicas, Recv, Send, posts_directly, take
-
-BACKUP_PREFIX = "backup-"  # keys of the copies recovery falls back on: ("backup-<variable>", step)
 
 
 @dataclass
@@ -157,9 +155,10 @@ class Lowered:
 
         A replica whose worker has left is skipped (the step runs with the
         replicas there are). ``backups`` (variable's worker name -> another
-        worker's name) asks for a copy of each new variable value on that
-        other worker, held by a ``backup-<name>`` task: what recovery falls
-        back on if the variable's worker is lost.
+        worker's name; given on backup steps, :class:`.recovery.BackupSchedule`)
+        asks for a copy of each new variable value on that other worker, held
+        by a ``backup-<name>`` task: what recovery falls back on if the
+        variable's worker is lost.
 
         New variable values are pushed to the other workers that read them
         (:mod:`.pushes`); ``pushes`` says where: variable name -> (its new

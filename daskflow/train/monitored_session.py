@@ -470,7 +470,7 @@ class MonitoredSession:
         try:
             results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
         except AbortedError:
-            # Variables lost with no copy (see ConfigProto(backup_variables_every)): as TF1's
+            # Variables lost with no copy (ConfigProto(backup_variables=False), or copies lost too): as TF1's
             # recoverable session, go on from the latest checkpoint if there is one.
             if not self._restore_latest():
                 raise
