@@ -79,7 +79,7 @@ import msgpack
 import numpy as np
 from distributed.comm.addressing import get_address_host
 
-from . import inplace
+from . import dask_compat, inplace
 
 logger = logging.getLogger(__name__)
 
@@ -769,11 +769,11 @@ def serve(worker, deliver, check=None):
         return
     enabled = dask.config.get("daskflow.bulk-transfers", True)
     if not enabled or not worker.address.startswith("tcp://"):
-        worker.handlers[HANDLER] = lambda: None
+        dask_compat.serve_handler(worker, HANDLER, lambda: None)
         return
     receiver = Receiver(get_address_host(worker.address), deliver, check)
     worker.extensions[EXTENSION] = receiver  # Worker.close calls its close()
-    worker.handlers[HANDLER] = lambda: [receiver.port, receiver.token]
+    dask_compat.serve_handler(worker, HANDLER, lambda: [receiver.port, receiver.token])
 
 
 def sessions_of(worker) -> Sessions | None:

@@ -28,7 +28,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from distributed.worker import get_data_from_worker
+from . import dask_compat
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ def install(worker):
     def receive(name=None, version=None, keep=2, value=None):
         cache.put(name, version, value, keep)
 
-    worker.handlers[HANDLER] = receive
+    dask_compat.serve_handler(worker, HANDLER, receive)
 
 
 def ready(worker, arg) -> bool:
@@ -175,14 +175,14 @@ async def value_of(worker, arg, timeout):
 async def _fetch(worker, arg):
     """From the variable's home: a late reader whose version was superseded here.
 
-    With Dask's own handshake (:func:`distributed.worker.get_data_from_worker`):
+    With Dask's own handshake (:func:`.dask_compat.fetch_from_worker`):
     a bare ``get_data`` call leaves the holder waiting for the reader's "OK",
     counted as an outgoing transfer for ever.
     """
     for attempt in range(BUSY_RETRIES):
         if attempt:
             await asyncio.sleep(0.01 * 2**attempt)  # the holder is sending to many: wait our turn
-        response = await get_data_from_worker(worker.rpc, [arg.key], arg.home, who=worker.address)
+        response = await dask_compat.fetch_from_worker(worker, arg.key, arg.home)
         if response.get("status") != "busy":
             break
     else:

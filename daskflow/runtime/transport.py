@@ -27,15 +27,14 @@ import asyncio
 import collections
 import logging
 from dataclasses import dataclass
-from time import monotonic, time
+from time import monotonic
 
 import dask
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
-from distributed.worker_state_machine import SecedeEvent
 from tornado.ioloop import PeriodicCallback
 
-from . import bulk, pushes
+from . import bulk, dask_compat, pushes
 
 logger = logging.getLogger(__name__)
 
@@ -219,7 +218,7 @@ LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory st
 
 def install(worker):
     """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port."""
-    worker.handlers[HANDLER] = _receive
+    dask_compat.serve_handler(worker, HANDLER, _receive)
     pushes.install(worker)
 
     def deliver(header, items, release):
@@ -324,7 +323,7 @@ def release_slot(worker, key):
     What ``distributed.secede`` does for a task on a thread, for a coroutine
     task: others — the very producers it waits for — can run meanwhile.
     """
-    worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=f"daskflow-wait-{time()}"))
+    dask_compat.release_thread_slot(worker, key)
 
 
 def _ready(worker, a):
