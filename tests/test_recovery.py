@@ -23,12 +23,26 @@ def fresh_graph():
     yield
 
 
-class KillAt(tf.train.SessionRunHook):
-    """kill -9 the process of worker ``name`` once the global step reaches ``step``."""
+def _worker_pids(address):
+    """``{worker name: pid}`` of the cluster at ``address``."""
+    with Client(address, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
+    return {names[a]: pid for a, pid in pids.items()}
 
-    def __init__(self, address, name, step, then_wait=0.0):
+
+def _kill(address, name):
+    """kill -9 the process of worker ``name``."""
+    os.kill(_worker_pids(address)[name], signal.SIGKILL)
+
+
+class KillAt(tf.train.SessionRunHook):
+    """kill -9 the process of worker ``name`` once the global step reaches ``step``;
+    ``wait_gone``: return only once the session has seen it leave the scheduler."""
+
+    def __init__(self, address, name, step, wait_gone=False):
         self.address, self.name, self.step, self.done = address, name, step, False
-        self.then_wait = then_wait
+        self.wait_gone = wait_gone
 
     def begin(self):
         self.global_step = tf.train.get_global_step()
@@ -38,12 +52,11 @@ class KillAt(tf.train.SessionRunHook):
 
     def after_run(self, run_context, run_values):
         if not self.done and run_values.results >= self.step:
-            with Client(self.address, set_as_default=False) as client:
-                pids = client.run(os.getpid)
-                names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
-            os.kill(next(pid for a, pid in pids.items() if names[a] == self.name), signal.SIGKILL)
+            if self.wait_gone:  # noticed between steps, not within one
+                _kill_minus_9(self.address, self.name, run_context.session)
+            else:
+                _kill(self.address, self.name)
             self.done = True
-            time.sleep(self.then_wait)  # let the session notice between steps, not within one
 
 
 @pytest.mark.parametrize("victim", ["ps-0", "worker-1"])
@@ -137,7 +150,7 @@ def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=False) as (address, _):  # no Nanny: a killed worker stays dead
         config = tf.ConfigProto(backup_variables_every=1, recovery_wait_secs=3)
-        kill = KillAt(address, "ps-0", 100, then_wait=3.0)  # gone before the next step is built
+        kill = KillAt(address, "ps-0", 100, wait_gone=True)  # gone before the next step is built
         accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
     (recovered,) = contract_program.recoveries
     assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
@@ -146,39 +159,92 @@ def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     assert max(m["wall_time"] for m in metrics) < 60
 
 
-def _kill_when_writing(address, name):
-    """kill -9 worker ``name`` once a checkpoint write is running on the cluster."""
-    with Client(address, set_as_default=False) as client:
-        for _ in range(400):
-            running = client.run_on_scheduler(
-                lambda dask_scheduler: [
-                    str(k) for k, ts in dask_scheduler.tasks.items() if ts.state == "processing"
-                ]
-            )
-            if any(k.startswith("checkpoint-write") for k in running):
-                break
-            time.sleep(0.01)
-        pids = client.run(os.getpid)
-        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
-    time.sleep(0.05)
-    os.kill(next(pid for a, pid in pids.items() if names[a] == name), signal.SIGKILL)
+PART = 1 << 18  # bytes of the file read before the kill
+
+
+def _pipe_capacity():
+    """The most a pipe may buffer here: what a writer may be ahead of its reader by."""
+    with open("/proc/sys/fs/pipe-max-size") as f:
+        return int(f.read())
+
+
+def _writer_of(fifo, pids):
+    """The name of the worker among ``pids`` (name -> pid) that has ``fifo`` open, or None."""
+    for name, pid in pids.items():
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == fifo:
+                    return name
+            except OSError:
+                continue
+    return None
+
+
+def _read_part_then_kill(fifo, address, report):
+    """Read the first ``PART`` bytes a worker writes into the named pipe ``fifo``, then kill -9
+    that worker: the pipe holds the rest back, so the write is certainly half way.
+    ``report``: what was seen (bytes read, the writer); nothing killed if the write never came."""
+    pids = _worker_pids(address)
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # at once, whether or not a writer is there
+    try:
+        deadline = time.monotonic() + 60
+        while report["read"] < PART and time.monotonic() < deadline:
+            try:
+                chunk = os.read(fd, PART - report["read"])
+            except BlockingIOError:  # the writer is there, between writes
+                chunk = b""
+            report["read"] += len(chunk)
+            if not chunk:
+                time.sleep(0.01)
+        if report["read"] < PART:
+            return
+        report["writer"] = _writer_of(fifo, pids)
+        if report["writer"] is not None:
+            os.kill(pids[report["writer"]], signal.SIGKILL)
+            report["killed"] = True
+    finally:
+        os.close(fd)  # a writer still there (the kill did not happen) fails on the closed pipe
 
 
 def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
     with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
         with tf.device("/job:ps/task:0"):
-            big = tf.Variable(tf.zeros([25_000_000]), name="big")  # 100 MB: its file takes a while
+            big = tf.Variable(tf.zeros([4_000_000]), name="big")  # 16 MB: far more than a pipe holds
             small = tf.Variable(1.0, name="small")
         saver = tf.train.Saver()
         with tf.Session(address) as sess:
             sess.run(tf.global_variables_initializer())
             first = saver.save(sess, f"{tmp_path}/model", global_step=1)
             sess.run(tf.assign(small, 2.0))
-            killer = threading.Thread(target=_kill_when_writing, args=(address, "ps-0"))
-            killer.start()
-            with pytest.raises(RuntimeError, match="checkpoint not written"):
-                saver.save(sess, f"{tmp_path}/model", global_step=2)
-            killer.join()
+            report = {"read": 0, "writer": None, "killed": False}
+            write = sess._write_checkpoint
+            killer = None
+
+            def write_into_a_pipe(urls):
+                # big's file is a named pipe: its writer waits on this test's reads.
+                nonlocal killer
+                os.mkfifo(urls["big"])
+                killer = threading.Thread(target=_read_part_then_kill, args=(urls["big"], address, report))
+                killer.start()
+                return write(urls)
+
+            sess._write_checkpoint = write_into_a_pipe
+            try:
+                interrupted = r"checkpoint not written: worker\(s\) \['ps-0'\] left"
+                with pytest.raises(RuntimeError, match=interrupted):
+                    saver.save(sess, f"{tmp_path}/model", global_step=2)
+            finally:
+                sess._write_checkpoint = write
+                if killer is not None:
+                    killer.join()
+            # The kill landed mid-write: part of the file was read, the pipe held the rest back.
+            assert report["killed"] and report["writer"] == "ps-0", report
+            assert PART <= report["read"] and report["read"] + _pipe_capacity() < 4_000_000 * 4
+            assert not os.path.exists(f"{tmp_path}/model-2.index.json")  # no manifest: no checkpoint
             assert tf.train.latest_checkpoint(str(tmp_path)) == first
             saver.restore(sess, first)  # the values died with ps-0; the checkpoint brings them back
             assert sess.run(small) == 1.0 and sess.run(tf.reduce_sum(big)) == 0.0
@@ -300,10 +366,7 @@ def _regression():
 def _kill_minus_9(address, name, sess):
     """kill -9 worker ``name``; return once ``sess`` has seen it leave (a step built before
     would send to the dead worker's address and fail instead of recovering)."""
-    with Client(address, set_as_default=False) as client:
-        pids = client.run(os.getpid)
-        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
-    os.kill(next(pid for a, pid in pids.items() if names[a] == name), signal.SIGKILL)
+    _kill(address, name)
     deadline = time.monotonic() + 30
     while name in sess._cluster.workers_now():
         assert time.monotonic() < deadline, f"{name} still listed 30 s after kill -9"
