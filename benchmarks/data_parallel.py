@@ -43,7 +43,7 @@ from distributed import Client  # noqa: E402
 from plain_numpy import PlainReplicas  # noqa: E402
 
 import daskflow as tf  # noqa: E402
-from daskflow.runtime.devices import scheduler_identity  # noqa: E402
+from daskflow.runtime.cluster.devices import scheduler_identity  # noqa: E402
 
 SHAPES = [784, 2048, 2048, 10]
 BATCH = 256

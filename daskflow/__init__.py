@@ -337,7 +337,7 @@ def __getattr__(name):
 
         return lower
     if name == "local_cluster":
-        from .cluster import local_cluster
+        from .launch import local_cluster
 
         return local_cluster
     raise _missing("tf", name)

@@ -17,8 +17,8 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
-from daskflow.runtime import bulk
-from daskflow.runtime.devices import scheduler_identity
+from daskflow.runtime.cluster.devices import scheduler_identity
+from daskflow.runtime.wire import bulk
 
 CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
 

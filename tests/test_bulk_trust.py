@@ -27,9 +27,9 @@ from distributed import Client
 from distributed.protocol.serialize import to_serialize
 
 import daskflow as tf
-from daskflow.runtime import bulk, transport
-from daskflow.runtime.devices import scheduler_identity
-from daskflow.runtime.pushes import VariableCache
+from daskflow.runtime.cluster.devices import scheduler_identity
+from daskflow.runtime.wire import bulk, transport
+from daskflow.runtime.wire.pushes import VariableCache
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -121,7 +121,7 @@ class _Captured(logging.Handler):
 
 def _capture(dask_worker):
     handler = _Captured()
-    for name in ("daskflow.runtime.bulk", "daskflow.runtime.pushes"):
+    for name in ("daskflow.runtime.wire.bulk", "daskflow.runtime.wire.pushes"):
         logging.getLogger(name).addHandler(handler)
     dask_worker._bulk_trust_log = handler
 

@@ -245,7 +245,7 @@ def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monk
     # that cache was what grew in long runs (tasks and workers share this process here).
     from dask.utils import key_split
 
-    from daskflow.runtime import lineage
+    from daskflow.runtime.cluster import lineage
 
     monkeypatch.setattr(lineage, "KEY_SPLIT_LIMIT", 60)
     with tf.device("/job:ps/task:0"):
@@ -265,7 +265,7 @@ def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monk
 
 
 def _consumers_waiting():
-    from daskflow.runtime import transport
+    from daskflow.runtime.wire import transport
 
     return len(transport.MAILBOX._waiting)
 

@@ -98,7 +98,7 @@ def _steps(sess, train, x, y, batches):
 
 def test_step_keys_fit_javascript_even_in_the_last_sessions_slot(threads_cluster, monkeypatch):
     # The highest token (the session's first uuid) gives the highest step numbers there can be.
-    from daskflow.runtime import cluster
+    from daskflow.runtime.cluster import runtime as cluster
 
     tokens = iter([uuid.UUID(int=2**128 - 1)])
     monkeypatch.setattr(cluster, "uuid", SimpleNamespace(uuid4=lambda: next(tokens, None) or uuid.uuid4()))

@@ -10,7 +10,7 @@ from distributed import Client
 import daskflow as tf
 from daskflow.data.cluster_source import DaskSlices
 from daskflow.datasets import load_digits
-from daskflow.runtime import sources
+from daskflow.runtime.cluster import sources
 from tests.models import mlp_logits
 
 

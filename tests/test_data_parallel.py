@@ -195,7 +195,7 @@ def test_no_training_data_passes_through_the_client(cluster):
 
 
 def test_a_step_with_every_replica_worker_gone_waits_for_them_as_for_any_lost_worker(cluster):
-    from daskflow.runtime.recovery import WorkerLost
+    from daskflow.runtime.cluster.recovery import WorkerLost
 
     spec = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
     x = tf.placeholder(tf.float32, [None, 64])
@@ -309,7 +309,8 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
     one from the same process is the producer's own array, perhaps held elsewhere."""
     import asyncio
 
-    from daskflow.runtime import arrivals, transport
+    from daskflow.runtime.wire import transport
+    from daskflow.runtime.worker import arrivals
 
     keys = [("own-test", 0, way) for way in ("bulk", "comm", "local")]
     sent = {way: np.full(3, i, np.float32) for i, (*_, way) in enumerate(keys)}

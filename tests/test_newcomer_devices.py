@@ -12,9 +12,9 @@ import pytest
 from distributed import Client, LocalCluster
 
 import daskflow as tf
-from daskflow import cluster as local_cluster_module
+from daskflow import launch as local_cluster_module
 from daskflow.errors import InvalidArgumentError
-from daskflow.runtime.devices import cluster_workers, job_of, warn_ignored_devices
+from daskflow.runtime.cluster.devices import cluster_workers, job_of, warn_ignored_devices
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [-2.0, 1.0]], np.float32)

@@ -17,7 +17,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.errors import InvalidArgumentError, UnavailableError
-from daskflow.runtime.feeds import FeedSpec
+from daskflow.runtime.plan.feeds import FeedSpec
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 WORKER, PS = "/job:worker/task:0", "/job:ps/task:0"

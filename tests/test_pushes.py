@@ -7,7 +7,7 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
-from daskflow.runtime.pushes import Pushed, VariableCache, cache_name, cache_of, value_of
+from daskflow.runtime.wire.pushes import Pushed, VariableCache, cache_name, cache_of, value_of
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from distributed import Client, get_worker
 
 import daskflow as tf
-from daskflow.runtime import transport
-from daskflow.runtime.devices import scheduler_identity
+from daskflow.runtime.cluster.devices import scheduler_identity
+from daskflow.runtime.wire import transport
 from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
 
@@ -476,7 +476,7 @@ def test_bad_backup_options_are_refused_naming_the_field(options, field):
 
 
 def test_copies_are_on_by_default_and_off_by_either_switch():
-    from daskflow.runtime.recovery import BackupSchedule
+    from daskflow.runtime.cluster.recovery import BackupSchedule
 
     assert BackupSchedule(tf.ConfigProto()).on
     assert BackupSchedule(tf.ConfigProto()).secs == 30.0
@@ -486,7 +486,7 @@ def test_copies_are_on_by_default_and_off_by_either_switch():
 
 
 def test_a_step_copies_when_a_variable_has_none_or_the_window_has_passed(monkeypatch):
-    from daskflow.runtime import recovery
+    from daskflow.runtime.cluster import recovery
 
     now = [100.0]
     monkeypatch.setattr(recovery.time, "monotonic", lambda: now[0])

@@ -7,7 +7,7 @@ import pytest
 from distributed import Client, get_task_stream
 
 import daskflow as tf
-from daskflow.runtime.devices import scheduler_identity
+from daskflow.runtime.cluster.devices import scheduler_identity
 
 
 @pytest.fixture(autouse=True)

@@ -196,7 +196,7 @@ def test_partition_stages_keep_cross_device_training_acyclic():
 
 
 def _plan_keys(*fetches):
-    from daskflow.runtime.plan import make_plan
+    from daskflow.runtime.plan.partition import make_plan
 
     return sorted(p.key for p in make_plan(list(fetches), [], []).partitions)
 

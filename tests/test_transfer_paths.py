@@ -17,9 +17,9 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
-from daskflow.runtime import bulk
-from daskflow.runtime.devices import scheduler_identity
-from daskflow.runtime.pushes import Pushed, cache_name, cache_of, value_of
+from daskflow.runtime.cluster.devices import scheduler_identity
+from daskflow.runtime.wire import bulk
+from daskflow.runtime.wire.pushes import Pushed, cache_name, cache_of, value_of
 from tests.test_bulk import _probe_read, _probe_target
 
 PATHS = {

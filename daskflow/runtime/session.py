@@ -16,11 +16,11 @@ import numpy as np
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from .checkpoint import read_variable, write_variable
-from .devices import warn_ignored_devices
-from .executable import Executable
-from .feeds import FeedSpec, check_feed
-from .fetches import FetchMapper, invalid_fetch
-from .plan import unfed_placeholders
+from .cluster.devices import warn_ignored_devices
+from .plan.executable import Executable
+from .plan.feeds import FeedSpec, check_feed
+from .plan.fetches import FetchMapper, invalid_fetch
+from .plan.partition import unfed_placeholders
 
 # TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
 # options, gRPC settings: Dask's workers and scheduler own those).
@@ -165,7 +165,7 @@ class Session:
         self._client, self._owns_client = _connect(target, security, self.config)
         self._cluster = None
         if self._client is not None:
-            from .cluster import ClusterRuntime
+            from .cluster.runtime import ClusterRuntime
 
             try:
                 self._cluster = ClusterRuntime(self._client, self.config)

@@ -28,7 +28,7 @@ class ClusterSpec:
     @classmethod
     def from_client(cls, client) -> ClusterSpec:
         """The cluster a ``distributed.Client`` is connected to, by worker names."""
-        from ..runtime.devices import cluster_workers, scheduler_identity
+        from ..runtime.cluster.devices import cluster_workers, scheduler_identity
 
         jobs: dict = {}
         for w in cluster_workers(scheduler_identity(client)):

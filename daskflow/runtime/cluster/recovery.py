@@ -41,7 +41,7 @@ import time
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
 
-from ..errors import AbortedError
+from ...errors import AbortedError
 from .devices import job_of
 from .held import Held, holders
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
 
-from ..errors import FailedPreconditionError, InvalidArgumentError, OpError
+from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
 from .compile import FILENAME_PREFIX, VarArg, compile_partition
 from .fold import fold_constants
-from .plan import make_plan
+from .partition import make_plan
 
 
 def feed_key(i):

@@ -28,7 +28,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from . import dask_compat
+from .. import dask_compat
 
 logger = logging.getLogger(__name__)
 

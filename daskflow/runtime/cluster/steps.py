@@ -16,15 +16,15 @@ import numpy as np
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from ...errors import FailedPreconditionError, InvalidArgumentError
+from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
+from ..wire.pushes import Pushed, cache_name
+from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
+from ..worker.programs import run_program
 from . import lineage
 from .devices import place
 from .held import Held
-from .programs import run_program
-from .pushes import Pushed, cache_name
 from .recovery import BACKUP_PREFIX, WorkerLost
-from .replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
-from .transport import FromReplicas, Recv, Send, posts_directly, take
 
 
 @dataclass

@@ -19,8 +19,8 @@ import warnings
 import weakref
 from dataclasses import dataclass
 
-from ..errors import InvalidArgumentError
-from ..framework.device_spec import DeviceSpec
+from ...errors import InvalidArgumentError
+from ...framework.device_spec import DeviceSpec
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)-(\d+)$")
 _DEFAULT_JOB = "worker"  # the job of a worker Dask named by a number

@@ -79,7 +79,8 @@ import msgpack
 import numpy as np
 from distributed.comm.addressing import get_address_host
 
-from . import dask_compat, inplace
+from .. import dask_compat
+from . import inplace
 
 logger = logging.getLogger(__name__)
 

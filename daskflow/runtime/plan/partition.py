@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from ..errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 from .replication import is_replica_device, replica_device
 
 

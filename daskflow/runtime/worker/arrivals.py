@@ -23,8 +23,8 @@ from __future__ import annotations
 import asyncio
 import collections
 
-from ..framework.replica import PerReplica
-from .transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, Received, unless_failed
+from ...framework.replica import PerReplica
+from ..wire.transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, Received, unless_failed
 
 LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
 

@@ -17,8 +17,10 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import pickle
 
-from ..framework.replica import replica_context, sources_context
-from . import allocator, arrivals, bulk, pushes, sources, transport
+from ...framework.replica import replica_context, sources_context
+from ..cluster import sources
+from ..wire import bulk, pushes, transport
+from . import allocator, arrivals
 
 logger = logging.getLogger(__name__)
 _PROGRAMS: dict = {}

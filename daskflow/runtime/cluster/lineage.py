@@ -37,7 +37,7 @@ import time
 from dask.utils import key_split
 from distributed.utils import log_errors
 
-from . import dask_compat
+from .. import dask_compat
 
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
 VALUES_PREFIX = "values-"  # a partition's new variable values: ("values-<instance>", step)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import as_string_array
-from ..errors import InvalidArgumentError
+from ...dtypes import as_string_array
+from ...errors import InvalidArgumentError
 
 
 class FeedSpec:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import collections
 import time
 
-from .arrivals import step_log
-from .transport import LOG_LIMIT
+from ..wire.transport import LOG_LIMIT
+from ..worker.arrivals import step_log
 
 
 class StepMetrics:

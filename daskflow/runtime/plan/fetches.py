@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework.graph import Operation, Tensor
+from ...framework.graph import Operation, Tensor
 
 
 def _as_fetched(value):

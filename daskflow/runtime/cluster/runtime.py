@@ -22,15 +22,17 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from ..errors import FailedPreconditionError, OpError
-from . import bulk, dask_compat, lineage, recovery, scope, sources
-from .checkpoint import read_variable, write_variable
+from ...errors import FailedPreconditionError, OpError
+from .. import dask_compat
+from ..checkpoint import read_variable, write_variable
+from ..wire import bulk
+from ..wire.transport import UpstreamFailedError, post
+from ..worker.programs import ProgramRegistry
+from . import lineage, recovery, scope, sources
 from .devices import cluster_workers, place, scheduler_identity
 from .held import Held, holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
-from .programs import ProgramRegistry
 from .steps import BACKUP_PREFIX, Lowered
-from .transport import UpstreamFailedError, post
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
 # Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of

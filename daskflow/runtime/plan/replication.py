@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..framework.device_spec import DeviceSpec
+from ...framework.device_spec import DeviceSpec
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 from tornado.ioloop import PeriodicCallback
 
-from . import bulk, dask_compat, pushes
+from .. import dask_compat
+from . import bulk, pushes
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,8 @@ import logging
 
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
-from . import dask_compat, lineage, streams
+from .. import dask_compat
+from . import lineage, streams
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Planning a run, before anything runs: prune, partition, replicate, fold, compile."""

@@ -1,0 +1,1 @@
+"""Moving tensors between processes: Send/Recv mailboxes, pushes, the bulk port."""

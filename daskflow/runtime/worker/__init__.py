@@ -1,0 +1,1 @@
+"""What runs inside a Dask worker: compiled programs, replicas' arrivals, buffers."""
