@@ -35,3 +35,22 @@ def assert_same_training(got_losses, got_final, ref_losses, ref_final):
     np.testing.assert_allclose(got_losses, ref_losses, rtol=1e-5)
     for got, ref in zip(got_final, ref_final, strict=True):
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+def ps_linear_graph():
+    """A 300x300 variable on ps-0 trained by a square loss on worker-0 (its update on ps-0):
+    (graph, w, x, train). A batch of 256 rows is 300 KB, big enough to be posted directly."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(np.full((300, 300), 0.01, np.float32), name="w")
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.float32, [None, 300])
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return g, w, x, train
+
+
+# Hypothesis, derandomized and with no example database: CI runs the same examples every time.
+HYPOTHESIS_SETTINGS = dict(max_examples=60, deadline=None, derandomize=True, database=None)

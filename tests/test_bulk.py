@@ -19,6 +19,7 @@ from distributed import Client
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import bulk
+from tests.models import ps_linear_graph
 
 CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
 
@@ -304,21 +305,8 @@ def test_a_stale_port_is_forgotten_and_tls_workers_are_never_asked():
     assert asyncio.run(bulk.lookup(None, "tls://127.0.0.1:2")) is None  # rpc None: not called
 
 
-def _tower_graph():
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device("/job:ps/task:0"):
-            w = tf.Variable(np.full((300, 300), 0.01, np.float32), name="w")
-        with tf.device("/job:worker/task:0"):
-            x = tf.placeholder(tf.float32, [None, 300])
-            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
-        with tf.device("/job:ps/task:0"):
-            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-    return g, w, x, train
-
-
 def _train(target):
-    g, w, x, train = _tower_graph()
+    g, w, x, train = ps_linear_graph()
     feed = {x: np.random.default_rng(0).random((256, 300), dtype=np.float32)}  # 300 KB: posted
     with tf.Session(target, graph=g) as sess:
         sess.run(w.initializer)
@@ -397,7 +385,7 @@ def test_a_fed_array_refilled_while_its_step_is_in_flight_does_not_change_that_s
     # With async_dispatch, run() returns before the step has read its feed; a
     # caller refilling one buffer each step (a common input loop) must not
     # change the steps still in flight, as in TF1, which copies feeds.
-    g, w, x, train = _tower_graph()
+    g, w, x, train = ps_linear_graph()
     batches = [np.random.default_rng(k).random((256, 300), dtype=np.float32) for k in range(6)]
     with tf.Session(graph=g) as sess:
         sess.run(w.initializer)

@@ -30,18 +30,13 @@ import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import bulk, transport
 from daskflow.runtime.wire.pushes import VariableCache
+from tests.models import HYPOTHESIS_SETTINGS, ps_linear_graph
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(**HYPOTHESIS_SETTINGS, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HANDSHAKE_S = 1.0
 READ_TIMEOUT_S = 20.0  # long: a hang-up well before it was not a read timing out
 MAX_BUFFERED = 64 * 2**20
@@ -65,23 +60,8 @@ def client():
             yield client
 
 
-def _graph():
-    """``w`` on the ps, read by a tower on worker-0 (fed 300 KB a step): gradients go to the
-    ps, new values are pushed to the tower, feeds are posted to it, all by bulk."""
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device("/job:ps/task:0"):
-            w = tf.Variable(np.full((300, 300), 0.01, np.float32), name="w")
-        with tf.device("/job:worker/task:0"):
-            x = tf.placeholder(tf.float32, [None, 300])
-            loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
-        with tf.device("/job:ps/task:0"):
-            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-    return g, w, x, train
-
-
 def _embedded(steps):
-    g, w, x, train = _graph()
+    g, w, x, train = ps_linear_graph()
     with tf.Session(graph=g) as sess:
         sess.run(w.initializer)
         for _ in range(steps):
@@ -90,10 +70,10 @@ def _embedded(steps):
 
 
 class _Session:
-    """A cluster session of :func:`_graph` that has run a step (its plan is on the workers)."""
+    """A cluster session of ``ps_linear_graph`` that has run a step (its plan is on the workers)."""
 
     def __init__(self, client):
-        self.g, self.w, self.x, self.train = _graph()
+        self.g, self.w, self.x, self.train = ps_linear_graph()
         config = tf.ConfigProto(operation_timeout_in_ms=60_000)  # a reader left waiting fails the test
         self.sess = tf.Session(client, graph=self.g, config=config)
         self.sess.run(self.w.initializer)

@@ -7,20 +7,14 @@ import numpy as np
 import pytest
 
 import daskflow as tf
+from tests.models import HYPOTHESIS_SETTINGS
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra import numpy as hnp  # noqa: E402
 
-# Derandomized, no example database: CI runs the same examples every time.
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(**HYPOTHESIS_SETTINGS, suppress_health_check=[HealthCheck.function_scoped_fixture])
 CLEAR = (tf.errors.InvalidArgumentError, ValueError, TypeError)
 
 
