@@ -80,7 +80,7 @@ def test_a_partitions_new_variable_values_are_one_task_a_step_and_still_a_future
         sess.run(bump)
         _, executable, _ = sess._entry(bump, {})
         lowered = sess._cluster._plans[executable]
-        _, wanted, *_ = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses())
+        wanted = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses()).wanted
         # One task holds the three new values, instead of one task per variable.
         assert [k for k in wanted if k[0].startswith("values-")] == [("values-ps-0-s0", 99)]
         assert not [k for k in wanted if k[0].startswith("var-")]
@@ -489,7 +489,7 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             assert sess.placement(y)[y.op.name] == ("/job:worker/device:GPU:0", "worker-1")
             _, executable, _ = sess._entry(y, {})
             lowered = sess._cluster._lower(executable)
-            graph, *_ = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses())
+            graph = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses()).graph
             # /job:worker/device:GPU:0: one replica per worker task with a GPU, here one.
             assert list(graph.layers) == ["worker-gpu0-s0/0", "worker-gpu0-s0/0-out"]
             layer = graph.layers["worker-gpu0-s0/0"]

@@ -186,10 +186,10 @@ def test_no_training_data_passes_through_the_client(cluster):
         sess.run(train)
         _, executable, _ = sess._entry(train, {})
         lowered = sess._cluster._plans[executable]
-        graph, _, _, _, posts, _ = lowered.graph(
+        step = lowered.graph(
             99, [], sess._cluster.variables, sess._cluster._addresses(), pushed=sess._cluster._pushed
         )
-    sent = len(pickle.dumps(dict(graph))) + sum(v.nbytes for _, _, v in posts)
+    sent = len(pickle.dumps(dict(step.graph))) + sum(v.nbytes for _, _, v in step.posts)
     one_batch = 64 * (64 + 10) * 4
     assert sent < one_batch / 4, f"the client sends {sent} bytes per step; one batch is {one_batch}"
 

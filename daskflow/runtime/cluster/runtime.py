@@ -202,23 +202,21 @@ class ClusterRuntime:
         addresses = self._addresses()
         due = self.backup_schedule.due(n, lowered.updated(), self.backups)
         backups = recovery.backup_workers(self._known[0]) if due else None
-        graph, wanted, optional, fetch_keys, posts, pushes = lowered.graph(
-            n, feed_values, self.variables, addresses, backups, self._pushed
-        )
-        self._pushed.update(pushes)
+        step = lowered.graph(n, feed_values, self.variables, addresses, backups, self._pushed)
+        self._pushed.update(step.pushes)
         read = lowered.fetched_variables(self.variables)  # values as the step starts
         items = item_tasks(dict(read))  # submitted with the step: one submission a run
-        keys = wanted + [t.key for t in items.values()]
-        futures = dict(zip(keys, self.client.get(with_tasks(graph, items.values()), keys, sync=False)))
+        keys = step.wanted + [t.key for t in items.values()]
+        futures = dict(zip(keys, self.client.get(with_tasks(step.graph, items.values()), keys, sync=False)))
         read = [futures[items[name].key] if name in items else held.future for name, held in read]
-        for address, key, value in posts:  # after the graph: the scheduler's part comes first
+        for address, key, value in step.posts:  # after the graph: the scheduler's part comes first
             post(self.client, address, key, value)
         self._retired.clear()
-        awaited = [f for k, f in futures.items() if k not in optional]
+        awaited = [f for k, f in futures.items() if k not in step.optional]
         updated = lowered.updated()
         before = {name: self.variables[name] for name in updated if name in self.variables}
         created = [name for name in updated if name not in self.variables]
-        fetch = [futures[k] for k in fetch_keys] + read
+        fetch = [futures[k] for k in step.fetch_keys] + read
         names = lowered.worker_names | set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
         names |= {self._homes[v] for v in lowered.required if self._homes.get(v)}

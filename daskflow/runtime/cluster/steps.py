@@ -20,11 +20,41 @@ from ...errors import FailedPreconditionError, InvalidArgumentError
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
 from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
+from ..worker.arrivals import EachReplica, FirstReplicas
 from ..worker.programs import run_program
 from . import lineage
 from .devices import place
 from .held import Held
 from .recovery import BACKUP_PREFIX, WorkerLost
+
+
+@dataclass(frozen=True)
+class FedArg:
+    """An argument fed to the step: feed ``index``; ``split``: a replica gets its share."""
+
+    index: int
+    split: bool
+
+
+@dataclass(frozen=True)
+class VariableArg:
+    """An argument that is variable ``name``'s current value."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ReceivedArg:
+    """An argument sent by instance ``producer`` during the step."""
+
+    producer: str
+
+
+@dataclass(frozen=True)
+class GatheredArg:
+    """An argument sent by every replica of a partition (``producers``: their instances)."""
+
+    producers: tuple
 
 
 @dataclass
@@ -33,11 +63,23 @@ class _Template:
 
     inst: Instance
     program_id: str
-    args: list  # ("feed", index, split) | ("var", name) | ("recv", producer) | ("gather", producers)
+    args: list  # FedArg | VariableArg | ReceivedArg | GatheredArg
     takers: list  # (fetch name, result index)
     values: list  # (variable name, result index) of the variables it updates
-    mode: tuple | None  # None | ("first", n) | ("each", chain, max_staleness)
+    mode: FirstReplicas | EachReplica | None  # how a GatheredArg's values are consumed
     sends: list  # (consumer instance name, result indices it reads)
+
+
+@dataclass
+class StepGraph:
+    """Step ``n``'s Dask graph and what the session needs to run it (:meth:`Lowered.graph`)."""
+
+    graph: HighLevelGraph
+    wanted: list  # keys the session submits
+    optional: set  # keys of replicas not waited for (backup workers)
+    fetch_keys: list  # keys of the fetched tensors, in fetch order
+    posts: list  # (address, mailbox key, value): fed values sent straight to their worker
+    pushes: dict  # variable name -> where its new value is pushed (pass back as ``pushed``)
 
 
 class Lowered:
@@ -76,14 +118,14 @@ class Lowered:
         # Workers, besides its own, whose partitions read each variable: its new values go there.
         self._readers = {name: set() for name in self.var_home}
         for t in self._templates:
-            for spec in t.args:
-                if spec[0] == "var" and spec[1] in self._readers:
-                    self._readers[spec[1]].add(self.placement[t.inst.name][0].name)
+            for arg in t.args:
+                if type(arg) is VariableArg and arg.name in self._readers:
+                    self._readers[arg.name].add(self.placement[t.inst.name][0].name)
         for name, readers in self._readers.items():
             readers.discard(self.var_home[name])
         self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
         # Replicas whose results may be dropped (backup workers) are not waited for.
-        first_only = any(t.mode and t.mode[0] == "first" for t in self._templates)
+        first_only = any(type(t.mode) is FirstReplicas for t in self._templates)
         self.optional = {t.inst.name for t in self._templates if first_only and t.inst.replica is not None}
         self.worker_names = {worker.name for worker, _ in self.placement.values()}
         self.replica_names = {
@@ -131,27 +173,28 @@ class Lowered:
         for inst in self.instances(program.key):
             args = [self._arg_spec(inst, kind, what) for kind, what in specs]
             mode = None
-            if any(a[0] == "gather" for a in args):
+            if any(type(a) is GatheredArg for a in args):
                 needed = aggregation(partition, self.num_replicas)
-                chain = _chain(program)
-                mode = ("first", needed) if needed is not None else ("each", chain, staleness)
+                mode = (
+                    FirstReplicas(needed) if needed is not None else EachReplica(_chain(program), staleness)
+                )
             out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, fetches, values, mode, []))
         return out
 
     def _arg_spec(self, inst, kind, what):
         if kind == "feed":
-            return ("feed", what, inst.replica is not None)
+            return FedArg(what, inst.replica is not None)
         if kind == "var":
-            return ("var", what)
+            return VariableArg(what)
         if what not in self.replicated:
-            return ("recv", Instance(what).name)
+            return ReceivedArg(Instance(what).name)
         if inst.replica is not None:
-            return ("recv", Instance(what, inst.replica).name)
-        return ("gather", tuple(i.name for i in self.instances(what)))
+            return ReceivedArg(Instance(what, inst.replica).name)
+        return GatheredArg(tuple(i.name for i in self.instances(what)))
 
     # -- one step -----------------------------------------------------------------------------
     def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None):
-        """Step ``n``: (graph, wanted keys, optional keys, fetch keys, feeds to post, pushes).
+        """Step ``n``'s :class:`StepGraph`.
 
         A replica whose worker has left is skipped (the step runs with the
         replicas there are). ``backups`` (variable's worker name -> another
@@ -221,7 +264,7 @@ class Lowered:
         optional = {t.inst.key(n) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [(name, n) for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
-        return graph, wanted, optional, fetch_keys, posts, pushes
+        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes)
 
     def _push(self, name, index, ident, here, addresses, sends, pushes):
         """Sends of variable ``name``'s new value (result ``index``; ``ident``: its
@@ -243,20 +286,20 @@ class Lowered:
             tasks[key] = Task(key, take, key, box, i, self.timeout)
         return tasks
 
-    def _arg(self, inst, spec, n, read, here, absent=()):
-        kind = spec[0]
-        if kind == "feed":
-            value = self._feed(spec[1], read.feed_values, inst.replica if spec[2] else None)
+    def _arg(self, inst, arg, n, read, here, absent=()):
+        if type(arg) is FedArg:
+            value = self._feed(arg.index, read.feed_values, inst.replica if arg.split else None)
             if not posts_directly(value):
                 return value
-            box = (self.plan_id, n, f"feed-{spec[1]}", inst.name)
+            box = (self.plan_id, n, f"feed-{arg.index}", inst.name)
             read.posts.append((here, box, value))
             return Recv(box)
-        if kind == "recv":
-            return Recv((self.plan_id, n, spec[1], inst.name))
-        if kind == "gather":
-            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in spec[1] if p not in absent))
-        name = spec[1]
+        if type(arg) is ReceivedArg:
+            return Recv((self.plan_id, n, arg.producer, inst.name))
+        if type(arg) is GatheredArg:
+            producers = arg.producers
+            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in producers if p not in absent))
+        name = arg.name
         if name in read.variables:
             return read.variable(name, here)
         if self.required[name]:
@@ -361,10 +404,10 @@ class _Reading:
 
 def _fewer(mode, args):
     """``mode`` for the replicas present: aggregate no more than there are."""
-    if mode is None or mode[0] != "first":
+    if type(mode) is not FirstReplicas:
         return mode
     present = min(len(a.keys) for a in args if type(a) is FromReplicas)
-    return ("first", min(mode[1], present))
+    return FirstReplicas(min(mode.needed, present))
 
 
 def _fetch_name(part_key, j):
@@ -390,11 +433,11 @@ def _route(templates, reads):
     """Fill in each template's sends: who reads its results, and which of them."""
     by_name = {t.inst.name: t for t in templates}
     for consumer in templates:
-        for spec in consumer.args:
-            if spec[0] == "recv":
-                producers = [spec[1]]
-            elif spec[0] == "gather":
-                producers = spec[1]
+        for arg in consumer.args:
+            if type(arg) is ReceivedArg:
+                producers = [arg.producer]
+            elif type(arg) is GatheredArg:
+                producers = arg.producers
             else:
                 continue
             for name in producers:

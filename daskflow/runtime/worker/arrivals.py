@@ -22,11 +22,28 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from dataclasses import dataclass
 
 from ...framework.replica import PerReplica
 from ..wire.transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, Received, unless_failed
 
 LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+
+
+@dataclass(frozen=True)
+class FirstReplicas:
+    """Aggregate the first ``needed`` replicas' values to arrive (sync, backup workers)."""
+
+    needed: int
+
+
+@dataclass(frozen=True)
+class EachReplica:
+    """Apply each replica's value as it arrives (async), dropping those staler than
+    ``max_staleness`` steps of the update ``chain``."""
+
+    chain: object
+    max_staleness: int | None
 
 
 class _ReplicaTuple:

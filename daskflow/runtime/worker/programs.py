@@ -99,10 +99,12 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
         else:
             plan_id = program_id.partition("-")[0]
             record = arrivals.recorder((plan_id, task_key[1]), key)
-            if mode[0] == "first":
-                results = await compute(await arrivals.first(values, mode[1], timeout, record))
+            if type(mode) is arrivals.FirstReplicas:
+                results = await compute(await arrivals.first(values, mode.needed, timeout, record))
             else:
-                results = await arrivals.each(values, mode[1], mode[2], timeout, compute, record)
+                results = await arrivals.each(
+                    values, mode.chain, mode.max_staleness, timeout, compute, record
+                )
     except transport.UpstreamFailedError:
         await transport.fail_consumers(worker, key, sends)
         raise
