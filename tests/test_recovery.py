@@ -438,6 +438,9 @@ def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
             assert list(flushing) == ["rate"]
             for future, _, _ in flushing.values():
                 future.result(timeout=30)  # the copy is made
+            held = sess._cluster.variables["rate"]
+            # Only the value crossed: the variable's own key (its tuple) is held at home alone.
+            assert len(sess._client.who_has([held.future])[held.future.key]) == 1
             _train(sess, train, x, y, batches[1:2])  # takes the refreshed copy in
             _kill_minus_9(address, "ps-0", sess)
             _train(sess, train, x, y, batches[2:])

@@ -1,9 +1,11 @@
 """A cluster session's effects stay inside it: other clients keep Dask's behaviour.
 
 A session unbatches its own streams and cuts the lineage of its own
-variable values (daskflow.runtime.scope); a second, unrelated client on the
-same cluster must see neither, two sessions must not disturb each other,
-and closing a session undoes what it did.
+variable values (daskflow.runtime.cluster.scope); a second, unrelated client
+keeps its streams batched and its keys' lineage (the streams shared between
+the scheduler and its workers are unbatched while any session is open), two
+sessions do not disturb each other, and closing a session, or its client
+leaving, undoes what it did: plugins, programs and secret included.
 """
 
 import time
@@ -51,10 +53,18 @@ def _intervals(client, of):
 
 
 def _daskflow_plugins(client):
-    def names(dask_scheduler):
-        return sorted(n for n in dask_scheduler.plugins if n.startswith("daskflow-session-"))
+    """daskflow's plugins on the scheduler (its own, and those it hands new workers), and on
+    the workers: a session's effects, its programs and its secret."""
 
-    on_workers = client.run(lambda dask_worker: sorted(n for n in dask_worker.plugins if "session" in n))
+    def names(dask_scheduler):
+        return sorted(
+            n for n in [*dask_scheduler.plugins, *dask_scheduler.worker_plugins] if n.startswith("daskflow-")
+        )
+
+    def on_worker(dask_worker):
+        return sorted(n for n in dask_worker.plugins if n.startswith("daskflow-"))
+
+    on_workers = client.run(on_worker)
     return client.run_on_scheduler(names), sorted({n for names in on_workers.values() for n in names})
 
 
@@ -116,12 +126,14 @@ def test_two_sessions_on_one_cluster_do_not_disturb_each_other(cluster, other):
         for _ in range(3):
             a.run(bump_a)
         b.run(bump_b)
+        token_a = a._cluster.token
         a.close()
         # b still runs, with its own value and its streams still unbatched.
         b.run(bump_b)
         np.testing.assert_array_equal(b.run(vb), [2.0, 2.0, 2.0])
         assert _intervals(other, of=other)[1:] == ([0], [0])
-        assert len(_daskflow_plugins(other)[0]) == 1
+        assert not any(token_a in name for name in _daskflow_plugins(other)[0])  # a's are gone
+        assert any(b._cluster.token in name for name in _daskflow_plugins(other)[0])
     finally:
         a.close()
         b.close()

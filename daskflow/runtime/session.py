@@ -369,10 +369,12 @@ class Session:
         finally:
             self._store.clear()
             self._cache.clear()
-            if self._cluster is not None:
-                self._cluster.close()
-            if self._owns_client and self._client is not None:
-                self._client.close()
+            try:
+                if self._cluster is not None:
+                    self._cluster.close()
+            finally:  # a client this session made never outlives it (it would block exit)
+                if self._owns_client and self._client is not None:
+                    self._client.close()
 
     @contextlib.contextmanager
     def as_default(self):

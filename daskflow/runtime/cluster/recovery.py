@@ -39,7 +39,7 @@ import operator
 import time
 
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-from dask.task_spec import Task
+from dask.task_spec import Task, TaskRef
 
 from ...errors import AbortedError
 from .devices import job_of
@@ -126,22 +126,32 @@ class BackupSchedule:
         for name in stale_variables(variables, copies, versions):
             if name in exclude or name in self.flushing:
                 continue
-            target = targets.get(homes.get(name))
-            if target not in addresses:
+            home = homes.get(name)
+            target = targets.get(home)
+            if target not in addresses or home not in addresses:
                 continue  # no home known (restored from a copy: its next update copies it)
             key = (BACKUP_PREFIX + name, n)
-            layers.setdefault(target, {})[key] = _copy_task(key, variables[name])
-            made[name] = (key, versions.get(name, n), variables[name].ident)
+            held = variables[name]
+            # Taken out at home under a key of its own, which is what crosses: a dependency on
+            # the variable's own key would leave its whole tuple replicated on the target.
+            out = (BACKUP_PREFIX + "out-" + name, n)
+            take = Task(out, _same, held.future)
+            if held.index is not None:
+                take = Task(out, operator.getitem, held.future, held.index)
+            layers.setdefault(home, {})[out] = take
+            layers.setdefault(target, {})[key] = Task(key, _same, TaskRef(out))
+            made[name] = (key, versions.get(name, n), held.ident)
         if not made:
             return
+        names = {where: f"backup-flush-{n}-{where}" for where in layers}
         graph = HighLevelGraph(
             {
-                f"backup-flush-{n}-{target}": MaterializedLayer(
-                    tasks, annotations={"workers": [addresses[target]], "allow_other_workers": False}
+                names[where]: MaterializedLayer(
+                    tasks, annotations={"workers": [addresses[where]], "allow_other_workers": False}
                 )
-                for target, tasks in layers.items()
+                for where, tasks in layers.items()
             },
-            {f"backup-flush-{n}-{target}": set() for target in layers},
+            {names[where]: set() for where in layers},  # task references say the order
         )
         keys = [key for key, _, _ in made.values()]
         futures = dict(zip(keys, client.get(graph, keys, sync=False)))
@@ -167,13 +177,6 @@ def stale_variables(variables, copies, versions) -> list:
         for name in variables
         if name not in copies or versions.get(name, float("-inf")) > copies[name][1]
     ]
-
-
-def _copy_task(key, held):
-    """A task holding ``held``'s value under ``key`` (Dask moves it to the task's worker)."""
-    if held.index is None:
-        return Task(key, _same, held.future)
-    return Task(key, operator.getitem, held.future, held.index)
 
 
 def _same(value):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import logging
 import secrets
 import time
 import uuid
@@ -33,6 +34,8 @@ from .devices import cluster_workers, place, scheduler_identity
 from .held import Held, holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .steps import BACKUP_PREFIX, Lowered
+
+logger = logging.getLogger(__name__)
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
 # Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of
@@ -54,7 +57,7 @@ class ClusterRuntime:
         # Step numbers are in the tasks' keys: sessions sharing a cluster must not
         # share keys (Dask would hand one session's values to the other).
         self.token = uuid.uuid4().hex[:8]
-        self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/bulk.py)
+        self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
         first_step = int(self.token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
@@ -479,11 +482,15 @@ class ClusterRuntime:
         self._plans.clear()
         for plan_id in self.metrics.plans:  # the client's copy of the session's secret
             bulk.CLIENT_SESSIONS.dismiss(plan_id)
-        if self.client.status == "running":
-            for name in self._registries:
-                self.client.unregister_worker_plugin(name)
-        self._registries.clear()
-        scope.close_session(self.client, self.token)
+        try:
+            for name in self._registries if self.client.status == "running" else ():
+                try:
+                    self.client.unregister_worker_plugin(name)
+                except Exception:  # noqa: BLE001 - the others, and the session's effects, still go
+                    logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
+        finally:
+            self._registries.clear()
+            scope.close_session(self.client, self.token)
 
 
 def _raise_first_failure(futures):

@@ -71,12 +71,14 @@ import secrets
 import socket
 import struct
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import dask
 import msgpack
 import numpy as np
+from dask.utils import parse_bytes, parse_timedelta
 from distributed.comm.addressing import get_address_host
 
 from .. import dask_compat
@@ -251,10 +253,29 @@ def describe(header: dict, items) -> tuple[dict, list]:
     return {**header, "items": specs}, buffers
 
 
-def _recv_into(conn, view) -> bool:
-    """Fill ``view`` from ``conn``; False if the peer closed before the first byte."""
+def _seconds(key, default) -> float:
+    """A duration from Dask's config: seconds, or a string such as ``"5s"``."""
+    return float(parse_timedelta(dask.config.get(key, default), default="seconds"))
+
+
+def _bytes(key, default) -> int:
+    """A size from Dask's config: bytes, or a string such as ``"8GiB"``."""
+    return int(parse_bytes(dask.config.get(key, default)))
+
+
+def _recv_into(conn, view, deadline=None) -> bool:
+    """Fill ``view`` from ``conn``; False if the peer closed before the first byte.
+
+    ``deadline`` (``time.monotonic()``): the whole read must end by then, however
+    the peer trickles its bytes (each read then waits only for what is left).
+    """
     got = 0
     while got < len(view):
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            conn.settimeout(left)
         n = conn.recv_into(view[got:])
         if n == 0:
             if got == 0:
@@ -264,9 +285,9 @@ def _recv_into(conn, view) -> bool:
     return True
 
 
-def _recv_exactly(conn, n: int) -> bytes:
+def _recv_exactly(conn, n: int, deadline=None) -> bytes:
     buffer = bytearray(n)
-    if n and not _recv_into(conn, memoryview(buffer)):
+    if n and not _recv_into(conn, memoryview(buffer), deadline):
         raise BulkFormatError("the connection closed in the middle of a message")
     return bytes(buffer)
 
@@ -302,7 +323,7 @@ def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | N
     conn.settimeout(2 * IDLE)  # between messages: a sender's link closes itself after IDLE
     if not _recv_into(conn, memoryview(length)[:1]):
         return None
-    conn.settimeout(float(dask.config.get("daskflow.bulk-read-timeout", TIMEOUT)))
+    conn.settimeout(_seconds("daskflow.bulk-read-timeout", TIMEOUT))
     if not _recv_into(conn, memoryview(length)[1:]):
         raise BulkFormatError("the connection closed in the middle of a message")
     (n,) = _LENGTH.unpack(length)
@@ -317,7 +338,7 @@ def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | N
     specs = [None if spec is None else _checked(spec) for spec in header.pop("items")]
     at = header.pop("at", None)
     total = sum(math.prod(spec[1]) * spec[0].itemsize for spec in specs if spec is not None)
-    limit = dask.config.get("daskflow.bulk-max-bytes", MAX_BYTES)
+    limit = _bytes("daskflow.bulk-max-bytes", MAX_BYTES)
     if total > limit:
         raise BulkFormatError(f"a message of {total} bytes (daskflow.bulk-max-bytes: {limit})")
     release = reserve(header, len(specs), total) if reserve is not None else _nothing
@@ -505,17 +526,18 @@ class Receiver:
 
     def _greet(self, conn) -> _Inbound:
         """Challenge a new connection; its session once it has proved it knows the secret."""
-        timeout = float(dask.config.get("daskflow.bulk-handshake-timeout", HANDSHAKE_TIMEOUT))
+        timeout = _seconds("daskflow.bulk-handshake-timeout", HANDSHAKE_TIMEOUT)
+        deadline = time.monotonic() + timeout  # the whole handshake, not each read: no trickling
         conn.settimeout(timeout)
         challenge = secrets.token_bytes(CHALLENGE)
         try:
             conn.sendall(HELLO + challenge)
             size = bytearray(1)
-            if not _recv_into(conn, memoryview(size)):
+            if not _recv_into(conn, memoryview(size), deadline):
                 raise BulkFormatError("the peer closed without a hello")
             if not 0 < size[0] <= MAX_SESSION:
                 raise BulkFormatError(f"a hello with a session id of {size[0]} bytes")
-            answer = _recv_exactly(conn, size[0] + MAC)
+            answer = _recv_exactly(conn, size[0] + MAC, deadline)
         except TimeoutError:
             raise BulkFormatError(f"no hello in {timeout:g} s (daskflow.bulk-handshake-timeout)") from None
         raw, mac = answer[: size[0]], answer[size[0] :]
@@ -536,7 +558,7 @@ class Receiver:
         reason = self._check(header, count, session, self.sessions.plans(session)) if self._check else None
         if reason is not None:
             raise BulkFormatError(reason)
-        cap = dask.config.get("daskflow.bulk-max-buffered", MAX_BUFFERED)
+        cap = _bytes("daskflow.bulk-max-buffered", MAX_BUFFERED)
         with self._lock:
             held = self._buffered.get(session, 0)
             if held + nbytes > cap:
@@ -624,7 +646,9 @@ class _Link:
                         self.closed = True
                         break
                 continue
-            if job is None:
+            if job is None or self.closed:  # closed (forgotten): what is queued falls back
+                if job is not None:
+                    _settle(job[2], ConnectionError("the link to this receiver closed"))
                 break
             self._send(*job)
         self._drop()

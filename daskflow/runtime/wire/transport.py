@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from time import monotonic
 
 import dask
+from dask.utils import parse_timedelta
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 from tornado.ioloop import PeriodicCallback
@@ -204,7 +205,7 @@ EXPIRED_KEPT = 10_000  # keys of dropped values remembered, to tell a late consu
 
 
 def _ttl() -> float:
-    return float(dask.config.get("daskflow.mailbox-ttl", TTL))
+    return float(parse_timedelta(dask.config.get("daskflow.mailbox-ttl", TTL), default="seconds"))
 
 
 def _release(release):

@@ -24,6 +24,7 @@ from . import allocator, arrivals
 
 logger = logging.getLogger(__name__)
 _PROGRAMS: dict = {}
+PREFIX = "daskflow-programs-"
 
 
 class ProgramRegistry(WorkerPlugin):
@@ -35,7 +36,7 @@ class ProgramRegistry(WorkerPlugin):
     """
 
     def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None, secret=None):
-        self.name = f"daskflow-programs-{plan_id}"
+        self.name = f"{PREFIX}{session}-{plan_id}"  # the session's: undone with it (cluster/scope.py)
         self.plan_id = plan_id
         self.programs = programs
         self.session = session
