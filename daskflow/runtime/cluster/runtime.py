@@ -203,7 +203,8 @@ class ClusterRuntime:
         n = next(self._steps)
         start = time.perf_counter()
         addresses = self._addresses()
-        due = self.backup_schedule.due(n, lowered.updated(), self.backups)
+        updated = lowered.updated()
+        due = self.backup_schedule.due(n, updated, self.backups)
         backups = recovery.backup_workers(self._known[0]) if due else None
         step = lowered.graph(n, feed_values, self.variables, addresses, backups, self._pushed)
         self._pushed.update(step.pushes)
@@ -216,7 +217,6 @@ class ClusterRuntime:
             post(self.client, address, key, value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in step.optional]
-        updated = lowered.updated()
         before = {name: self.variables[name] for name in updated if name in self.variables}
         created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in step.fetch_keys] + read

@@ -107,6 +107,7 @@ class Lowered:
         self._check_updates()
         # Where each variable's new value will live: the worker of the partition updating it.
         self.var_home = {name: self.placement[part][0].name for name, part, _ in executable.updates}
+        self._updated = tuple(name for name, _, _ in executable.updates)
         staleness = getattr(config, "max_staleness", None)
         self._stage = {p.key: p.stage for p in plan.partitions}
         self._templates = [
@@ -361,9 +362,9 @@ class Lowered:
                 out.update((name, Held(future, position)) for position, (name, _) in enumerate(t.values))
         return out
 
-    def updated(self):
-        """The names of the variables a step updates."""
-        return [name for name, _, _ in self.executable.updates]
+    def updated(self) -> tuple:
+        """The names of the variables a step updates (made once per plan)."""
+        return self._updated
 
     def results(self, fetched, feed_values):
         """Fetched values in fetch order (``fetched``: partition outputs, then variables)."""
