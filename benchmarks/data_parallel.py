@@ -21,7 +21,8 @@ Their ratio is what this machine allows any runtime: two processes computing
 at once share its caches, memory bandwidth and host. daskflow's ratio is
 printed as a share of it, round by round.
 
-Run: ``python benchmarks/data_parallel.py [--steps N] [--rounds R]``.
+Run: ``python benchmarks/data_parallel.py [--steps N] [--rounds R] [--record]``
+(``--record`` writes the table into RESULTS.md).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 from distributed import Client  # noqa: E402
 from plain_numpy import PlainReplicas  # noqa: E402
+from record import duration, record  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 from daskflow.runtime.cluster.devices import scheduler_identity  # noqa: E402
@@ -196,16 +198,22 @@ def share(ours, machine):
     return statistics.median(shares), shares[0], shares[-1]
 
 
-def print_cpu_bound(sync, one_step, cpu):
+def cpu_bound(one_step, cpu):
     """Why two workers' scaling is bounded on this machine: the CPU all processes use per
-    two-worker step, spread over every core, is the shortest that step can be."""
+    two-worker step, spread over every core, is the shortest that step can be. Returns
+    (CPU seconds per step, cores, the most two workers can scale to)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     total = sum(cpu.values())
+    return total, cores, 2 * one_step / (total / cores)
+
+
+def print_cpu_bound(sync, one_step, cpu):
+    total, cores, most = cpu_bound(one_step, cpu)
     parts = ", ".join(f"{role} {seconds * 1e3:.0f} ms" for role, seconds in sorted(cpu.items()))
     mode = "sync" if sync else "async"
     print(
         f"{mode}, 2 workers: CPU per step {parts} = {total * 1e3:.0f} ms on {cores} cores: a step of "
-        f">= {total / cores * 1e3:.0f} ms, so at most {2 * one_step / (total / cores):.2f}x one worker"
+        f">= {total / cores * 1e3:.0f} ms, so at most {most:.2f}x one worker"
     )
 
 
@@ -286,6 +294,7 @@ def main(argv=None):
         default=0,
         help="daskflow's ConfigProto(async_dispatch=N) for both sessions: N steps in flight",
     )
+    parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
     results = daskflow_scaling(args.steps, args.rounds, args.async_dispatch)
@@ -316,10 +325,52 @@ def main(argv=None):
     tf1 = tf1_scaling(args.steps, args.rounds)
     if tf1 is None:
         print("TF1 (in-graph replication over gRPC): tensorflow not installed here, not measured")
-        return
-    one, two, *scale = tf1
-    print_row("TF1", 1, one, None, None)
-    print_row("TF1", 2, two, None, scale)
+    else:
+        one, two, *scale = tf1
+        print_row("TF1", 1, one, None, None)
+        print_row("TF1", 2, two, None, scale)
+    if args.record:
+        record_table(results, tf1, args)
+
+
+def record_table(results, tf1, args):
+    """RESULTS.md's table: two workers' examples per second over one worker's, each mode against
+    plain numpy's ratio in the same rounds (the machine's ceiling) and its CPU bound."""
+    rows = [
+        ["mode", "1 worker's step", "2 workers' step", "examples/s, 2 workers", "2 workers ÷ 1 (range)"]
+        + ["numpy, same rounds (range)", "share of numpy's (range)", "CPU bound", "MB sent/step"]
+    ]
+    for sync in (True, False):
+        (one, two, *scale), cpu, moved, (_, _, *np_scale), shares = results[sync]
+        rows.append(
+            ["sync" if sync else "async", duration(one), duration(two), f"{2 * BATCH / two:.0f}"]
+            + [_ratio(scale), _ratio(np_scale), _ratio(shares, percent=True)]
+            + [f"{cpu_bound(one, cpu)[2]:.2f}×", f"{moved / 1e6:.1f}"]
+        )
+    if tf1 is not None:
+        one, two, *scale = tf1
+        rows.append(["TF1 sync", duration(one), duration(two), f"{2 * BATCH / two:.0f}", _ratio(scale)])
+        rows[-1] += ["—"] * 4
+    dispatch = f"; daskflow with async_dispatch={args.async_dispatch}" if args.async_dispatch else ""
+    notes = [
+        f"MLP {'->'.join(map(str, SHAPES))}, batch {BATCH} per replica, ps-0 + 1 or 2 worker processes; "
+        f"{args.rounds} rounds of {args.steps} steps per session, taking turns{dispatch}. Ratios: the "
+        "median over the rounds (lowest–highest). numpy: the MLP's step in plain numpy, 1 or 2 processes "
+        "at once, with a barrier (sync) or without (async). CPU bound: two workers' most on this "
+        "machine's cores, given the CPU every process used per two-worker step. "
+        "Goal: two workers ≥ 1.80× one worker."
+    ]
+    if tf1 is None:
+        notes.append("TensorFlow was not installed: TF1 not measured.")
+    record(
+        "data_parallel", "Data-parallel scaling: two workers' examples per second ÷ one worker's", rows, notes
+    )
+
+
+def _ratio(scale, percent=False):
+    """'median× (lowest–highest)' of a (median, lowest, highest) triple, or in percent."""
+    mid, low, high = (f"{v:.0%}" if percent else f"{v:.2f}" for v in scale)
+    return f"{mid} ({low}–{high})" if percent else f"{mid}× ({low}–{high})"
 
 
 if __name__ == "__main__":

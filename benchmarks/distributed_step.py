@@ -14,7 +14,8 @@ one tower per worker, gradients averaged on the ps. Measured in the same run:
   copies off).
 
 The goals are step <= 1.3 x (floor + compute), and copies at the default
-costing <= 3% of the step. Run: ``python benchmarks/distributed_step.py``.
+costing <= 3% of the step. Run: ``python benchmarks/distributed_step.py``
+(``--record`` writes the table into RESULTS.md).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from record import duration, record  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 
@@ -204,6 +206,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=6, help="rounds of the copies' measurement")
+    parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
     from distributed import Client
@@ -215,6 +218,7 @@ def main(argv=None):
         print(f"Dask floor (submit().result()): {floor * 1e3:.2f} ms")
         header = ("model (batch 128/worker)", "compute", "step", "floor+compute", "ratio", "async step")
         print("{:28s} {:>9s} {:>9s} {:>14s} {:>6s} {:>11s}".format(*header))
+        steps = {}
         for title, shapes in models.items():
             graph, init, train, feed = build(shapes, towers=2, batch=128)
             with tf.Session(graph=graph) as sess:
@@ -229,13 +233,46 @@ def main(argv=None):
             bound = floor + compute
             ms = [f"{t * 1e3:.2f}ms" for t in (compute, step, bound, pipelined)]
             print(f"{title:28s} {ms[0]:>9s} {ms[1]:>9s} {ms[2]:>14s} {step / bound:6.2f} {ms[3]:>11s}")
+            steps[title] = compute, step, pipelined
         mlp = "MLP 784->1024->10"
-        print_backups(mlp, *time_backups(client, models[mlp], args.steps, args.rounds))
+        backups = time_backups(client, models[mlp], args.steps, args.rounds)
+        print_backups(mlp, *backups)
         if tf1 is None:
             print("TF1 ps/worker over gRPC: tensorflow not installed here, not measured")
         else:
             for title, t in tf1.items():
                 print(f"TF1 ps/worker over gRPC, {title}: {t * 1e3:.2f} ms per blocking step")
+    if args.record:
+        record_table(floor, steps, backups, tf1, args)
+
+
+def record_table(floor, steps, backups, tf1, args):
+    """RESULTS.md's table: each model's cluster step against Dask's floor plus its compute, and
+    against TF1's step, all measured in this run; the copies' cost against copies off."""
+    rows = [
+        ["model (batch 128/worker)", "Dask floor", "compute", "cluster step", "step ÷ (floor + compute)"]
+        + ["pipelined step (async_dispatch=2)", "TF1 ps/worker step", "cluster step ÷ TF1's"]
+    ]
+    for title, (compute, step, pipelined) in steps.items():
+        theirs = [duration(tf1[title]), f"{step / tf1[title]:.2f}"] if tf1 else ["—", "—"]
+        times = [duration(t) for t in (floor, compute, step)]
+        rows.append([title, *times, f"{step / (floor + compute):.2f}", duration(pipelined), *theirs])
+    times, taken = backups
+    off = statistics.median(times["copies off"])
+    copies = "; ".join(
+        f"{name} {duration(statistics.median(ts))} ({statistics.median(ts) / off:.3f}×, "
+        f"{taken[name]} of {len(ts)} steps copying)"
+        for name, ts in times.items()
+    )
+    notes = [
+        f"Blocking steps: medians of {args.steps}; pipelined: the mean of {args.steps} with the final "
+        "sync. Goal: cluster step ≤ 1.3 × (floor + compute).",
+        f"Variable copies, MLP, {args.rounds} alternating rounds of {args.steps} steps each, median "
+        f"step and its ratio to copies off: {copies}. Goal: the default ≤ 1.03×.",
+    ]
+    if tf1 is None:
+        notes.append("TensorFlow was not installed: TF1 not measured.")
+    record("distributed_step", "Cluster step: time per step ÷ Dask's floor plus compute", rows, notes)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ the ratio to numpy measured in the same run. TensorFlow 1.x graph mode
 (``tensorflow.compat.v1``) joins when it is importable.
 
 Run: ``python benchmarks/embedded_step.py`` (one BLAS thread, as measured in
-the issue; pass ``--threads N`` to change).
+the issue; pass ``--threads N`` to change; ``--record`` writes the table into
+RESULTS.md).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import os
 import statistics
 import sys
 import time
+
+from record import duration, record
 
 
 def _limit_threads(n):
@@ -162,6 +165,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=51)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--models", default="abcd", help="which models to time (letters a-d)")
+    parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     _limit_threads(args.threads)
     import daskflow
@@ -176,13 +180,17 @@ def main(argv=None):
     }
     print(f"embedded step time, median of interleaved rounds, {args.threads} BLAS thread(s)")
     print(f"{'model':36s} {'contestant':10s} {'us/step':>10s} {'ratio':>8s}  baseline")
+    results = {}
     for key in args.models:
         if key in mlps:
             title, shapes, batch = mlps[key]
             contestants = {"numpy": numpy_step(shapes), "daskflow": daskflow_step(shapes)}
             with _optional("tf1"):
                 contestants["tf1"] = tf1_step(shapes)
-            _report(title, contestants, batch, shapes[0], shapes[-1], args.rounds, args.steps, "numpy")
+            result = _report(
+                title, contestants, batch, shapes[0], shapes[-1], args.rounds, args.steps, "numpy"
+            )
+            results[title] = result, "numpy"
         else:
             title, build, batch = layered[key]
             contestants = {"daskflow": build(daskflow)}
@@ -190,10 +198,33 @@ def main(argv=None):
                 tf, config = _tf1()
                 contestants["tf1"] = build(tf, config)
             base = "tf1" if "tf1" in contestants else "daskflow"
-            rounds, steps = max(3, args.rounds // 5), max(2, args.steps // 10)  # seconds per step, not us
-            _report(title, contestants, batch, 784, 10, rounds, steps, base)
+            rounds, steps = layered_rounds(args)
+            results[title] = _report(title, contestants, batch, 784, 10, rounds, steps, base), base
     if "tensorflow" not in sys.modules:
         print("(tensorflow not importable: TF1 column skipped)")
+    if args.record:
+        record_table(results, args)
+
+
+def record_table(results, args):
+    """RESULTS.md's table: each contestant's step as a ratio to the baseline's, in the same run."""
+    rows = [["model", "daskflow", "TF1 graph mode", "baseline", "baseline's step"]]
+    for title, (result, base) in results.items():
+        ratios = [f"{result[n] / result[base]:.2f}" if n in result else "—" for n in ("daskflow", "tf1")]
+        rows.append([title, *ratios, "TF1" if base == "tf1" else base, duration(result[base])])
+    rounds, steps = layered_rounds(args)
+    notes = [
+        f"Step time ÷ the baseline's, median of {args.rounds} interleaved rounds of {args.steps} steps "
+        f"((c) and (d): {rounds} rounds of {steps}), {args.threads} BLAS thread(s)."
+    ]
+    if "tensorflow" not in sys.modules:
+        notes.append("TensorFlow was not importable: TF1 not measured.")
+    record("embedded_step", "Embedded step: time per training step ÷ the baseline's", rows, notes)
+
+
+def layered_rounds(args):
+    """Rounds and steps per round for (c) and (d), whose steps take ms, not µs."""
+    return max(3, args.rounds // 5), max(2, args.steps // 10)
 
 
 @contextlib.contextmanager
@@ -208,6 +239,7 @@ def _report(title, contestants, batch, features, classes, rounds, steps, base):
     result = measure(contestants, batch, features, classes, rounds, steps)
     for name, t in result.items():
         print(f"{title:36s} {name:10s} {t * 1e6:10.1f} {t / result[base]:8.2f}  {base}")
+    return result
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ each worker's stimuli, transitions and messages
 steps of its per-step accounting; past it, memory that still grows with the
 steps would be a leak.
 
-Run: ``python benchmarks/long_run.py [--steps 2000]``.
+Run: ``python benchmarks/long_run.py [--steps 2000] [--record]`` (``--record``
+writes the table into RESULTS.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 from distributed import Client  # noqa: E402
+from record import record  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 from daskflow.datasets import load_digits  # noqa: E402
@@ -59,6 +61,7 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--first", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=500)
+    parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
     train, loss = build()
@@ -85,6 +88,29 @@ def main(argv=None):
         print(f"{label:26s}{cells} {values[-1] / values[0]:11.3f} {values[-1] / values[warm]:10.3f}")
     grown = (shots[-1][1] - shots[warm][1]) / (args.steps - args.warmup)
     print(f"workers' memory after the warm-up: {grown / 1e3:+.2f} KB per step (all workers together)")
+    if args.record:
+        record_table(marks, shots, warm, grown, final_loss, args)
+
+
+def record_table(marks, shots, warm, grown, final_loss, args):
+    """RESULTS.md's table: each figure after each mark, and the last as a ratio to the first
+    and to the one after the warm-up."""
+    rows = [[f"{args.steps:,} steps", *(f"after {n:,}" for n in marks), "last/first", "last/warm-up"]]
+    labels = ("scheduler task records", "workers' process memory", "bytes Dask manages")
+    for i, (label, scale) in enumerate(zip(labels, (1, 1e6, 1e6))):
+        values = [shot[i] for shot in shots]
+        cells = [f"{v:,}" if scale == 1 else f"{v / scale:.1f} MB" for v in values]
+        rows.append([label, *cells, f"{values[-1] / values[0]:.3f}", f"{values[-1] / values[warm]:.3f}"])
+    notes = [
+        f"Workers' memory after the warm-up: {grown / 1e3:+.2f} KB per step (all workers together). "
+        f"Final loss {final_loss:.3f}. Flat means ratios near 1.",
+    ]
+    record(
+        "long_run",
+        "Long run: task records and memory over the steps, ÷ the first and the warm-up's",
+        rows,
+        notes,
+    )
 
 
 if __name__ == "__main__":

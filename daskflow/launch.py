@@ -25,9 +25,10 @@ import dask
 from distributed import Nanny, Scheduler, SpecCluster, Worker
 
 # Dask's background sampling, turned down for training. At Dask's defaults an
-# idle cluster of ps-0, worker-0 and worker-1 (with its scheduler) used 120-170 ms
-# of CPU per second here; with these settings it used 29 ms. While training, the
-# profiler also samples each busy worker 100 times a second. On a machine whose
+# idle three-worker cluster spends a noticeable share of a core on it (about five
+# times what it does with these settings; benchmarks/RESULTS.md, design
+# measurements). While training, the profiler also samples each busy worker
+# 100 times a second. On a machine whose
 # cores are all busy computing replicas, that CPU comes out of the replicas' time.
 LIGHT_MONITORING = {
     "distributed.worker.profile.enabled": False,  # the dashboard's Profile page stays empty

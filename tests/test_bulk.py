@@ -316,7 +316,8 @@ def _train(target):
 
 
 def _received(dask_worker):
-    receiver = dask_worker.extensions.get("daskflow-bulk")
+    state = dask_worker.extensions.get("daskflow")  # the worker's WorkerState, once installed
+    receiver = None if state is None else state.receiver
     return None if receiver is None else (receiver.received, receiver.received_in_place)
 
 

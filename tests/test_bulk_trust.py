@@ -28,8 +28,9 @@ from distributed.protocol.serialize import to_serialize
 
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
-from daskflow.runtime.wire import bulk, transport
-from daskflow.runtime.wire.pushes import VariableCache
+from daskflow.runtime.wire import bulk, mailbox, transport
+from daskflow.runtime.wire.variable_cache import VariableCache
+from daskflow.runtime.worker.state import state_of
 from tests.models import HYPOTHESIS_SETTINGS, ps_linear_graph
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -118,11 +119,11 @@ def _memory(dask_worker):
 
 
 def _buffered(session, dask_worker=None):
-    return dask_worker.extensions[bulk.EXTENSION].buffered(session)
+    return state_of(dask_worker).receiver.buffered(session)
 
 
 def _in_mailbox(key, dask_worker=None):
-    return transport.MAILBOX.ready(tuple(key))
+    return state_of(dask_worker).mailbox.ready(tuple(key))
 
 
 async def _bulk_port(client, address):
@@ -722,8 +723,8 @@ def test_a_session_id_taken_by_another_secret_is_not_admitted():
 
 def test_unclaimed_values_expire_and_a_late_consumer_is_told(monkeypatch, caplog):
     now = [1000.0]
-    monkeypatch.setattr(transport, "monotonic", lambda: now[0])
-    box, released = transport.Mailbox(), []
+    monkeypatch.setattr(mailbox, "monotonic", lambda: now[0])
+    box, released = mailbox.Mailbox(), []  # no plan installed: what is unclaimed expires
     with dask.config.set({"daskflow.mailbox-ttl": 60}):
         box.put(("p", 1, "a", "b"), "old", lambda: released.append("old"))
         now[0] += 30
@@ -739,7 +740,7 @@ def test_unclaimed_values_expire_and_a_late_consumer_is_told(monkeypatch, caplog
 
 
 def test_a_value_sent_twice_keeps_the_newest_and_releases_both():
-    box, released = transport.Mailbox(), []
+    box, released = mailbox.Mailbox(), []
     box.put(("p", 1, "a", "b"), "first", lambda: released.append(1))
     box.put(("p", 1, "a", "b"), "again", lambda: released.append(2))
     assert released == [1]

@@ -264,10 +264,10 @@ def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monk
     assert max(sizes[10:]) <= 60 + 20, sizes  # the limit, plus at most a step's keys
 
 
-def _consumers_waiting():
-    from daskflow.runtime.wire import transport
+def _consumers_waiting(dask_worker):
+    from daskflow.runtime.worker.state import state_of
 
-    return len(transport.MAILBOX._waiting)
+    return len(state_of(dask_worker).mailbox._waiting)
 
 
 def test_a_failing_partition_tells_its_consumers_on_other_workers(cluster):

@@ -187,9 +187,9 @@ def test_no_training_data_passes_through_the_client(cluster):
         _, executable, _ = sess._entry(train, {})
         lowered = sess._cluster._plans[executable]
         step = lowered.graph(
-            99, [], sess._cluster.variables, sess._cluster._addresses(), pushed=sess._cluster._pushed
+            99, [], sess._cluster.variables, sess._cluster._addresses(), pushed=sess._cluster.table.pushed
         )
-    sent = len(pickle.dumps(dict(step.graph))) + sum(v.nbytes for _, _, v in step.posts)
+    sent = len(pickle.dumps(dict(step.graph))) + sum(post.value.nbytes for post in step.posts)
     one_batch = 64 * (64 + 10) * 4
     assert sent < one_batch / 4, f"the client sends {sent} bytes per step; one batch is {one_batch}"
 
@@ -311,14 +311,16 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
 
     from daskflow.runtime.wire import transport
     from daskflow.runtime.worker import arrivals
+    from daskflow.runtime.worker.state import WorkerState
 
     keys = [("own-test", 0, way) for way in ("bulk", "comm", "local")]
     sent = {way: np.full(3, i, np.float32) for i, (*_, way) in enumerate(keys)}
-    transport._arrived(None, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
-    transport._receive(key=list(keys[1]), value=(sent["comm"],))
-    transport.MAILBOX.put(keys[2], (sent["local"],))
+    state = WorkerState()  # a worker's, as its three ways of receiving file into it
+    transport._arrived(state, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
+    transport._receive(state.mailbox, key=list(keys[1]), value=(sent["comm"],))
+    state.mailbox.put(keys[2], (sent["local"],))
     args = [transport.FromReplicas(tuple(keys))]
-    (per_replica,) = asyncio.run(arrivals.first(args, 3, 5.0, lambda **_: None))
+    (per_replica,) = asyncio.run(arrivals.first(state.mailbox, args, 3, 5.0, lambda **_: None))
     gradients = per_replica[0]
     own = {way: gradients.own[[v is a for v in gradients.values].index(True)] for way, a in sent.items()}
     # Dask's comms may hand over the producer's own arrays (inproc:// passes objects).

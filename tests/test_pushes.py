@@ -7,7 +7,9 @@ import pytest
 from distributed import Client
 
 import daskflow as tf
-from daskflow.runtime.wire.pushes import Pushed, VariableCache, cache_name, cache_of, value_of
+from daskflow.runtime.wire.pushes import Pushed, cache_name, value_of
+from daskflow.runtime.wire.variable_cache import VariableCache
+from daskflow.runtime.worker.state import state_of
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,7 @@ def _sending(dask_worker):
 
 
 def _cached(dask_worker):
-    return {name: sorted(versions) for name, versions in cache_of(dask_worker)._values.items()}
+    return {name: sorted(versions) for name, versions in state_of(dask_worker).cache._values.items()}
 
 
 def test_readers_get_each_new_value_pushed_and_keep_only_the_newest(cluster):
@@ -87,20 +89,20 @@ def test_a_reader_whose_pushed_version_was_superseded_fetches_it_from_its_holder
     with tf.Session(cluster, graph=g) as sess, Client(cluster.scheduler_address) as client:
         sess.run(w.initializer)
         sess.run([y, step], {x: ones})
-        ident, readers, home = sess._cluster._pushed["w"]
-        assert ident == sess._cluster.variables["w"].ident  # an item of its partition's values
-        (key, index), (reader,) = ident, readers
-        arg = Pushed(cache_name(sess._cluster.token, "w"), key[1], key, home, index)
+        pushes = sess._cluster.table.pushed["w"]
+        assert pushes.ident == sess._cluster.variables["w"].ident  # an item of its partition's values
+        (key, index), (reader,) = pushes.ident, pushes.readers
+        arg = Pushed(cache_name(sess._cluster.token, "w"), key[1], key, pushes.home, index)
 
         async def late_read(dask_worker):
-            cache_of(dask_worker).put(arg.name, arg.version + 10, "newer", keep=1)  # supersedes it
+            state_of(dask_worker).cache.put(arg.name, arg.version + 10, "newer", keep=1)  # supersedes it
             return await value_of(dask_worker, arg, 5)
 
         got = client.run(late_read, workers=[reader])[reader]
         np.testing.assert_array_equal(got, sess.run(w))
         np.testing.assert_array_equal(got, np.ones((3, 2)))
         # The holder is not left waiting for the reader's acknowledgement (a transfer for ever).
-        assert client.run(_sending, workers=[home]) == {home: 0}
+        assert client.run(_sending, workers=[pushes.home]) == {pushes.home: 0}
 
 
 def test_sessions_sharing_a_cluster_keep_their_own_values(cluster):

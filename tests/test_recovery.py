@@ -11,6 +11,7 @@ import pytest
 from distributed import Client, get_worker
 
 import daskflow as tf
+from daskflow.runtime.cluster import scope
 from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import transport
 from tests.cli_cluster import cli_cluster, start_worker
@@ -131,12 +132,28 @@ class ReplaceAt(KillAt):
                 time.sleep(0.2)
 
 
+class PlansOnTheWorkers(tf.train.SessionRunHook):
+    """At the end: the session's plans in use, and the program plugins installed for it."""
+
+    def end(self, session):
+        runtime = session._cluster
+        prefix = scope.programs_prefix(runtime.token)
+        self.in_use = {prefix + lowered.plan_id for lowered in runtime._plans.values()}
+
+        def installed(dask_scheduler):
+            return [name for name in dask_scheduler.worker_plugins if name.startswith(prefix)]
+
+        self.installed = set(runtime.client.run_on_scheduler(installed))
+
+
 def test_a_worker_joining_under_a_new_name_takes_a_lost_replicas_place():
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=False) as (address, procs):
         replace = ReplaceAt(address, "worker-1", 60, "worker-3", procs)
-        accuracy, metrics = contract_program(address, sync=False, steps=240, extra_hooks=[replace])
+        plans = PlansOnTheWorkers()
+        accuracy, metrics = contract_program(address, sync=False, steps=240, extra_hooks=[replace, plans])
     assert replace.done
+    assert plans.installed == plans.in_use  # the plan made before the replacement is gone
     used = [m["replicas_used"] for m in metrics if m["replicas_used"]]  # the training steps
     assert used[-5:] == [3] * 5, used  # three replicas again: worker-3 works
     for recovered in contract_program.recoveries:  # a lost replica is not waited for
@@ -456,7 +473,7 @@ def test_with_copies_off_a_lost_ps_aborts_naming_its_variables():
         with tf.Session(address, config=config) as sess:
             sess.run(w.initializer)
             _train(sess, train, x, y, _batches(2))
-            assert not sess._cluster.backups  # no copy was made
+            assert not sess._cluster.table.copies  # no copy was made
             _kill_minus_9(address, "ps-0", sess)
             with pytest.raises(
                 tf.errors.AbortedError, match=r"values of \['w'\] were lost.*backup_variables=False"

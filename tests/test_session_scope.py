@@ -153,3 +153,28 @@ def test_a_client_that_leaves_without_closing_takes_its_effects_with_it(cluster,
         time.sleep(0.05)
     assert _daskflow_plugins(other) == ([], [])
     assert _intervals(other, of=other)[1:] == ([SCHEDULER_TO_WORKER], [WORKER_TO_SCHEDULER])
+
+
+def test_a_session_never_numbers_its_steps_in_the_range_of_an_open_one(cluster, other, monkeypatch):
+    from daskflow.runtime.cluster import runtime, scope
+
+    g, v, bump = _counter_graph()
+    a = tf.Session(cluster, graph=g)
+    try:
+        a.run(v.initializer)
+        held = a._cluster.token
+        first = int(held, 16) % runtime.SESSION_SLOTS * runtime.STEPS_PER_SESSION
+        overlapping = (first + 5, first + runtime.STEPS_PER_SESSION + 5)
+        with pytest.raises(scope.StepsTakenError, match=held):
+            scope.open_session(other, "feedbeef", overlapping, low_latency=False)
+        # The next session draws a's token first, then another: it takes the free range.
+        draws = iter([held + "0" * 24, "0123456789abcdef" * 2])
+        monkeypatch.setattr(runtime.uuid, "uuid4", lambda: type("U", (), {"hex": next(draws)})())
+        b = tf.Session(cluster, graph=_counter_graph()[0])
+        try:
+            assert b._cluster.token == "01234567"
+        finally:
+            b.close()
+    finally:
+        a.close()
+    assert _daskflow_plugins(other) == ([], [])

@@ -19,7 +19,8 @@ from distributed import Client
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import bulk
-from daskflow.runtime.wire.pushes import Pushed, cache_name, cache_of, value_of
+from daskflow.runtime.wire.pushes import Pushed, cache_name, value_of
+from daskflow.runtime.worker.state import find_state, state_of
 from tests.test_bulk import _probe_read, _probe_target
 
 PATHS = {
@@ -43,7 +44,8 @@ def path(request):
 
 
 def _counts(dask_worker):
-    receiver = dask_worker.extensions.get(bulk.EXTENSION)
+    state = find_state(dask_worker)
+    receiver = None if state is None else state.receiver
     return None if receiver is None else (receiver.received, receiver.received_in_place)
 
 
@@ -228,7 +230,7 @@ def test_a_string_tensor_crosses_workers_on_dasks_comms(path):
 
 async def _late_read(arg, dask_worker=None):
     """Read ``arg`` as a partition would after newer versions superseded it here."""
-    cache_of(dask_worker).put(arg.name, arg.version + 10, "newer", keep=1)
+    state_of(dask_worker).cache.put(arg.name, arg.version + 10, "newer", keep=1)
     return await value_of(dask_worker, arg, 5)
 
 
@@ -247,11 +249,11 @@ def test_a_reader_whose_pushed_version_was_superseded_fetches_it_from_the_home(p
     with tf.Session(client, graph=g) as sess:
         sess.run([v.initializer for v in variables])
         sess.run(train, {x: bx, y: by})
-        (key, index), readers, home = sess._cluster._pushed["w2"]
-        reader = next(iter(readers))
-        arg = Pushed(cache_name(sess._cluster.token, "w2"), key[1], key, home, index)
+        pushes = sess._cluster.table.pushed["w2"]
+        (key, index), reader = pushes.ident, next(iter(pushes.readers))
+        arg = Pushed(cache_name(sess._cluster.token, "w2"), key[1], key, pushes.home, index)
         got = client.run(_late_read, arg, workers=[reader])[reader]
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
         np.testing.assert_array_equal(got, sess.run(w2))
         # The home is not left waiting for the reader's acknowledgement (a transfer for ever).
-        assert client.run(_sending, workers=[home]) == {home: 0}
+        assert client.run(_sending, workers=[pushes.home]) == {pushes.home: 0}

@@ -11,22 +11,30 @@ from __future__ import annotations
 
 import time
 
+from dask.utils import key_split
 from distributed.client import _wait
 from distributed.worker import get_data_from_worker
 from distributed.worker_state_machine import SecedeEvent
+from tornado.ioloop import PeriodicCallback
 
 __all__ = [
+    "bound_key_split_cache",
     "client_stream",
+    "every",
     "fetch_from_worker",
     "forget_released",
     "release_thread_slot",
     "replace_group_layout",
+    "scheduler_plugins",
     "scheduler_client_stream",
     "scheduler_worker_streams",
     "serve_handler",
+    "task_group_dependencies",
     "unlink_from_dependencies",
     "unlink_on_worker",
+    "unregister_worker_plugins",
     "wait_quietly",
+    "worker_plugin_names",
     "worker_stream",
 ]
 
@@ -67,6 +75,19 @@ async def fetch_from_worker(worker, key, address):
 def serve_handler(worker, name, handler):
     """Answer comm requests ``name`` on ``worker`` (``Server.handlers``)."""
     worker.handlers[name] = handler
+
+
+def every(server, name, callback, seconds):
+    """Call ``callback`` every ``seconds`` on ``server``'s event loop (idempotent by ``name``).
+
+    Relies on ``Server.periodic_callbacks``: the server starts them with itself and
+    stops them when it closes, so nothing outlives the worker.
+    """
+    if name in server.periodic_callbacks:
+        return
+    callback = PeriodicCallback(callback, 1000 * seconds)
+    server.periodic_callbacks[name] = callback
+    callback.start()
 
 
 # -- batched streams (their ``interval`` attribute is what is changed) ----------------------
@@ -165,3 +186,47 @@ def replace_group_layout(layout) -> None:
     if not _DASK_LAYOUT:
         _DASK_LAYOUT.append(TaskGroupGraph.update_layout)
     TaskGroupGraph.update_layout = layout
+
+
+def task_group_dependencies(scheduler) -> dict:
+    """``{task group name: names of the groups it depends on}`` (``Scheduler.task_groups``)."""
+    groups = scheduler.task_groups
+    return {
+        name: {dep.name for dep in tg.dependencies if dep.name != name and dep.name in groups}
+        for name, tg in groups.items()
+    }
+
+
+def bound_key_split_cache(limit: int) -> None:
+    """Empty ``dask.utils.key_split``'s LRU cache once it holds more than ``limit`` keys.
+
+    Relies on ``key_split`` being a ``functools.lru_cache``: every step's keys
+    are new, so the default 100,000 entries would be a long run's steady growth.
+    """
+    info = getattr(key_split, "cache_info", None)
+    if info is not None and info().currsize > limit:
+        key_split.cache_clear()
+
+
+# -- plugins ----------------------------------------------------------------------------------
+
+
+def scheduler_plugins(scheduler) -> dict:
+    """Name -> plugin of the scheduler's plugins (``Scheduler.plugins``)."""
+    return scheduler.plugins
+
+
+def unregister_worker_plugins(scheduler, names) -> None:
+    """Take the worker plugins ``names`` off the scheduler and its workers, from the scheduler.
+
+    Relies on the ``unregister_worker_plugin`` comm handler (its first argument
+    is the comm, unused) and ``Scheduler.worker_plugins``.
+    """
+    for name in names:
+        if name in scheduler.worker_plugins:
+            scheduler.loop.add_callback(scheduler.unregister_worker_plugin, None, name)
+
+
+def worker_plugin_names(scheduler) -> list:
+    """The names of the worker plugins the scheduler hands to workers that join."""
+    return list(scheduler.worker_plugins)

@@ -193,8 +193,8 @@ class Session:
         if self._cluster is not None:
             return mapper.build(self._cluster.step(executable, feed_values))
         values = executable.execute(executable.bind(feed_values, self._store))
-        for name, key, i in executable.updates:  # the step succeeded: commit
-            self._keep(name, values[key][i])
+        for update in executable.updates:  # the step succeeded: commit
+            self._keep(update.name, values[update.partition][update.index])
         return mapper.build(executable.results(values))
 
     def _keep(self, name, value):

@@ -3,10 +3,9 @@
 A step's new variable values are held by one task per partition that
 updates them (a tuple of them all), not one task per variable: every Dask
 task costs CPU on the client, the scheduler and its worker, most of it as
-the step starts (measured with the benchmark's 7 variables: submission to
-the replicas starting 12.5 -> 7.9 ms with one worker, 12.0 -> 10.6 ms with
-two). A variable is then an item of that tuple: a :class:`Held` with an
-index. Values made on their own (restored from a checkpoint, a recovery
+the step starts (``benchmarks/RESULTS.md``, design measurements). A
+variable is then an item of that tuple: a :class:`Held` with an index.
+Values made on their own (restored from a checkpoint, a recovery
 copy, or an item taken out of a tuple) are a :class:`Held` without one.
 """
 

@@ -12,10 +12,9 @@ recomputed from its history; recovery works from copies and checkpoints.
 
 The same plugins bound Dask's cache of ``key_split`` (an LRU cache of its
 last 100,000 keys, in every worker and the scheduler): every step's keys are
-new, so on a long run that cache was what grew (measured: 3.7 KB per step
-on each worker, the keys and their prefixes, until 100,000 keys — about
-35 MB a worker). Past ``KEY_SPLIT_LIMIT`` keys it is emptied; it is only a
-cache.
+new, so on a long run that cache is what grows (tens of MB a worker, the
+keys and their prefixes). Past ``KEY_SPLIT_LIMIT`` keys it is emptied; it is
+only a cache.
 
 While a session is open, the scheduler also lays out the dashboard's Groups page (``/groups``,
 distributed's ``TaskGroupGraph``), which answered 500 (``KeyError``) during
@@ -34,7 +33,6 @@ from __future__ import annotations
 
 import time
 
-from dask.utils import key_split
 from distributed.utils import log_errors
 
 from .. import dask_compat
@@ -45,8 +43,7 @@ KEY_SPLIT_LIMIT = 1_000
 
 
 def bound_key_split_cache():
-    if key_split.cache_info().currsize > KEY_SPLIT_LIMIT:
-        key_split.cache_clear()
+    dask_compat.bound_key_split_cache(KEY_SPLIT_LIMIT)
 
 
 def is_variable_key(key) -> bool:
@@ -106,11 +103,7 @@ def group_layout(graph):
     As distributed lays them out: a group right of the groups it depends on,
     a group with none in the first column, each in a free place.
     """
-    groups = graph.scheduler.task_groups
-    dependencies = {
-        name: {dep.name for dep in tg.dependencies if dep.name != name and dep.name in groups}
-        for name, tg in groups.items()
-    }
+    dependencies = dask_compat.task_group_dependencies(graph.scheduler)
     xs, ys, taken, nodes, arrows = {}, {}, set(), {}, {}
     for name in groups_in_order(dependencies):
         deps = {dep for dep in dependencies[name] if dep in xs}  # less a cycle's closing link

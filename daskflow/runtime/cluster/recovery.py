@@ -43,7 +43,7 @@ from dask.task_spec import Task, TaskRef
 
 from ...errors import AbortedError
 from .devices import job_of
-from .held import Held, holders
+from .variables import Copy
 
 logger = logging.getLogger("daskflow")
 
@@ -114,24 +114,24 @@ class BackupSchedule:
             return True
         return False
 
-    def flush(self, client, variables, copies, versions, homes, targets, addresses, n, exclude=()):
-        """Copy the stale variables (see the class) but ``exclude`` to their ``targets``
-        (worker name -> backup worker's name), in one submission the steps do not wait
-        for; :meth:`promote` takes the copies once made. ``homes``: variable name -> its
-        worker's name; ``n``: the step after which they are copied."""
+    def flush(self, client, table, targets, addresses, n, exclude=()):
+        """Copy the stale variables of ``table`` (a :class:`.VariableTable`; see the class)
+        but ``exclude`` to their ``targets`` (worker name -> backup worker's name), in one
+        submission the steps do not wait for; :meth:`promote` takes the copies once made.
+        ``n``: the step after which they are copied."""
         self.flush_owed = False
         if not targets:
             return
         layers, made = {}, {}
-        for name in stale_variables(variables, copies, versions):
+        for name in table.stale():
             if name in exclude or name in self.flushing:
                 continue
-            home = homes.get(name)
+            home = table.homes.get(name)
             target = targets.get(home)
             if target not in addresses or home not in addresses:
                 continue  # no home known (restored from a copy: its next update copies it)
             key = (BACKUP_PREFIX + name, n)
-            held = variables[name]
+            held = table.values[name]
             # Taken out at home under a key of its own, which is what crosses: a dependency on
             # the variable's own key would leave its whole tuple replicated on the target.
             out = (BACKUP_PREFIX + "out-" + name, n)
@@ -140,7 +140,7 @@ class BackupSchedule:
                 take = Task(out, operator.getitem, held.future, held.index)
             layers.setdefault(home, {})[out] = take
             layers.setdefault(target, {})[key] = Task(key, _same, TaskRef(out))
-            made[name] = (key, versions.get(name, n), held.ident)
+            made[name] = (key, table.versions.get(name, n), held.ident)
         if not made:
             return
         names = {where: f"backup-flush-{n}-{where}" for where in layers}
@@ -157,26 +157,15 @@ class BackupSchedule:
         futures = dict(zip(keys, client.get(graph, keys, sync=False)))
         self.flushing.update((name, (futures[key], *rest)) for name, (key, *rest) in made.items())
 
-    def promote(self, variables, copies):
+    def promote(self, table):
         """Flushed copies now in memory become the copies recovery falls back on, if their
         variable still has the value copied (a restored checkpoint replaces it)."""
         for name, (future, step, ident) in list(self.flushing.items()):
             if future.status == "pending":
                 continue
             del self.flushing[name]
-            current = variables.get(name)
-            newer = step >= copies.get(name, (None, float("-inf")))[1]
-            if future.status == "finished" and current is not None and current.ident == ident and newer:
-                copies[name] = (future, step)
-
-
-def stale_variables(variables, copies, versions) -> list:
-    """The variables with no copy, or updated since their copy was made."""
-    return [
-        name
-        for name in variables
-        if name not in copies or versions.get(name, float("-inf")) > copies[name][1]
-    ]
+            if future.status == "finished":
+                table.offer_copy(name, Copy(future, step), ident)
 
 
 def _same(value):
@@ -206,20 +195,21 @@ def wait_for(runtime, missing, wait_for_same_name, give_up):
         time.sleep(POLL)
 
 
-def restore_lost(runtime, steps_done):
-    """Swap each lost variable value for its backup copy; return (steps lost, their names)."""
-    client = runtime.client
-    lost = [name for name, where in holders(client, runtime.variables).items() if not where]
+def restore_lost(client, table, schedule):
+    """Swap each lost variable value of ``table`` for its copy; return (steps lost, their names).
+
+    Raises AbortedError, changing nothing, when a lost value has no copy left.
+    """
+    lost = table.lost(client)
     if not lost:
         return 0, []
-    copies = {name: runtime.backups.get(name) for name in lost}
-    backed = {name: c for name, c in copies.items() if c is not None}
-    alive = client.who_has([future for future, _ in backed.values()]) if backed else {}
-    gone = sorted(name for name in lost if name not in backed or not alive.get(backed[name][0].key))
+    backed = {name: table.copies[name] for name in lost if name in table.copies}
+    alive = client.who_has([c.future for c in backed.values()]) if backed else {}
+    gone = sorted(name for name in lost if name not in backed or not alive.get(backed[name].future.key))
     if gone:
         why = (
             "copies are off (ConfigProto(backup_variables=False))"
-            if not runtime.backup_schedule.on
+            if not schedule.on
             else "their copies were lost too, or never made (a cluster of one worker)"
         )
         raise AbortedError(
@@ -228,14 +218,8 @@ def restore_lost(runtime, steps_done):
             f"the values of {gone} were lost with their worker and have no copy on another worker: "
             f"{why}; restore them from a checkpoint",
         )
-    runtime.backup_schedule.flushing.clear()  # copies still on their way may wait for a lost value
-    lost_steps = 0
-    for name in lost:
-        future, step = backed[name]
-        runtime.variables[name] = Held(future)
-        # The copy is the value now: its next update makes a new one (BackupSchedule.due).
-        del runtime.backups[name]
-        lost_steps = max(lost_steps, steps_done.get(name, step) - step)
+    schedule.flushing.clear()  # copies still on their way may wait for a lost value
+    lost_steps = table.fall_back(lost)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps, lost
 

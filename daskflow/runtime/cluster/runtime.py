@@ -31,9 +31,10 @@ from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry
 from . import lineage, recovery, scope, sources
 from .devices import cluster_workers, place, scheduler_identity
-from .held import Held, holders, item_tasks, singles, with_tasks
+from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .steps import BACKUP_PREFIX, Lowered
+from .variables import Change, VariableTable
 
 logger = logging.getLogger(__name__)
 
@@ -52,31 +53,27 @@ class ClusterRuntime:
     def __init__(self, client, config):
         self.client = client
         self.config = config
-        self.variables: dict = {}  # variable name -> Held, where its current value is
+        self.table = VariableTable()  # where each variable's value, copy and version are
         self._plans: dict = {}  # Executable -> _Lowered
-        # Step numbers are in the tasks' keys: sessions sharing a cluster must not
-        # share keys (Dask would hand one session's values to the other).
-        self.token = uuid.uuid4().hex[:8]
         self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
-        first_step = int(self.token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
+        self.token, first_step = _open_session(client, getattr(config, "low_latency", True))
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
         self.metrics = StepMetrics(client, first_step)
-        self.backups: dict = {}  # variable name -> (Future of a copy on another worker, step)
-        self._versions: dict = {}  # variable name -> step that last updated it
-        self.backup_schedule = recovery.BackupSchedule(config)  # which steps refresh self.backups
+        self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
-        self._homes: dict = {}  # variable name -> name of the worker holding its value
         # The last step's futures, released only after the next submission: the
         # release message would otherwise reach the scheduler ahead of it.
         self._retired: list = []
         self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
-        self._pushed: dict = {}  # variable name -> where its newest value was pushed (steps.Lowered.graph)
         self.recoveries: list = []  # what each recovery found and did
-        steps = (first_step, first_step + STEPS_PER_SESSION)
-        scope.open_session(client, self.token, steps, getattr(config, "low_latency", True))
+
+    @property
+    def variables(self) -> dict:
+        """Variable name -> :class:`.Held`, where its current value is (read only)."""
+        return self.table.values
 
     # -- cluster membership ---------------------------------------------------------------
     def workers(self):
@@ -158,8 +155,22 @@ class ClusterRuntime:
         if gone and any(recovery.is_newcomer(name, lowered) for name in here):
             workers = recovery.with_replacements(self.workers(), lowered.replica_names, len(gone))
             self.sync()  # steps in flight finish on the plan they were made with
+            self._drop_plan(lowered)
             lowered = self._plans[executable] = self._lower(executable, workers)
         return lowered
+
+    def _drop_plan(self, lowered):
+        """Take a plan no step will use again off the workers, its credentials with it."""
+        bulk.CLIENT_SESSIONS.dismiss(lowered.plan_id)
+        name = scope.programs_prefix(self.token) + lowered.plan_id
+        if name not in self._registries:
+            return
+        try:
+            self.client.unregister_worker_plugin(name)
+        except Exception:  # noqa: BLE001 - close() tries again; the plan's steps are over
+            logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
+            return
+        self._registries.remove(name)
 
     def sync(self):
         """Wait for every dispatched step; raise the first failure."""
@@ -186,10 +197,7 @@ class ClusterRuntime:
 
     def _roll_back(self, steps):
         """Variables as they were before the oldest of ``steps``; the steps are dropped."""
-        for step in reversed(steps):
-            for name in step.created:
-                self.variables.pop(name, None)
-            self.variables.update(step.before)
+        self.table.roll_back([step.change for step in steps])
         self._pending.clear()
 
     def _submit_recovering(self, lowered, feed_values):
@@ -204,27 +212,26 @@ class ClusterRuntime:
         start = time.perf_counter()
         addresses = self._addresses()
         updated = lowered.updated()
-        due = self.backup_schedule.due(n, updated, self.backups)
+        table = self.table
+        due = self.backup_schedule.due(n, updated, table.copies)
         backups = recovery.backup_workers(self._known[0]) if due else None
-        step = lowered.graph(n, feed_values, self.variables, addresses, backups, self._pushed)
-        self._pushed.update(step.pushes)
-        read = lowered.fetched_variables(self.variables)  # values as the step starts
+        step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed)
+        table.pushed.update(step.pushes)
+        read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks(dict(read))  # submitted with the step: one submission a run
         keys = step.wanted + [t.key for t in items.values()]
         futures = dict(zip(keys, self.client.get(with_tasks(step.graph, items.values()), keys, sync=False)))
         read = [futures[items[name].key] if name in items else held.future for name, held in read]
-        for address, key, value in step.posts:  # after the graph: the scheduler's part comes first
-            post(self.client, address, key, value)
+        for sent in step.posts:  # after the graph: the scheduler's part comes first
+            post(self.client, sent.address, sent.box, sent.value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in step.optional]
-        before = {name: self.variables[name] for name in updated if name in self.variables}
-        created = [name for name in updated if name not in self.variables]
         fetch = [futures[k] for k in step.fetch_keys] + read
         names = lowered.worker_names | set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
-        names |= {self._homes[v] for v in lowered.required if self._homes.get(v)}
+        names |= {table.homes[v] for v in lowered.required if table.homes.get(v)}
         used = {addresses[name]: name for name in names if name in addresses}
-        return _Pending(lowered, n, futures, awaited, fetch, before, start, feed_values, used, created)
+        return _Pending(lowered, n, futures, awaited, fetch, table.change(updated), start, feed_values, used)
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
@@ -264,52 +271,25 @@ class ClusterRuntime:
                     raise recovery.WorkerLost({used[a] for a in gone}) from None
 
     def _commit(self, pending):
-        superseded = set()
-        for name, held in pending.lowered.new_values(pending.n, pending.futures).items():
-            old = self.variables.get(name)
-            self._retired.append(old)
-            if old is not None and old.index is not None:
-                superseded.add(old.future.key)
-            self.variables[name] = held
-            self._homes[name] = pending.lowered.var_home.get(name)
+        lowered = pending.lowered
+        new_values = lowered.new_values(pending.n, pending.futures)
+        replaced, superseded = self.table.commit(new_values, lowered.var_home)
+        self._retired.extend(replaced)
         if superseded:
-            self._unshare(superseded)
-
-    def _unshare(self, superseded):
-        """Values left in tuples that had others replaced become futures of their own:
-        an item would keep its whole tuple alive (after the initializer, every variable's
-        initial value, as long as one variable is never trained)."""
-        left = {
-            name: held
-            for name, held in self.variables.items()
-            if held.index is not None and held.future.key in superseded
-        }
-        if left:
-            self.variables.update((name, Held(f)) for name, f in singles(self.client, left).items())
+            self.table.unshare(self.client, superseded)
 
     def _keep_copies(self, pending):
         """A finished step's copies become what recovery falls back on."""
-        for name in pending.lowered.updated():
-            self._versions[name] = pending.n
-            copy = pending.futures.get((BACKUP_PREFIX + name, pending.n))
-            if copy is not None:
-                self.backups[name] = (copy, pending.n)
+        n, updated = pending.n, pending.lowered.updated()
+        copies = {name: pending.futures.get((BACKUP_PREFIX + name, n)) for name in updated}
+        self.table.finished(updated, n, copies)
         schedule = self.backup_schedule
         if schedule.flushing:
-            schedule.promote(self.variables, self.backups)
+            schedule.promote(self.table)
         if schedule.flush_owed and len(self._pending) <= 1:  # no later step has changed a value since
             targets = recovery.backup_workers(self._known[0])
-            schedule.flush(
-                self.client,
-                self.variables,
-                self.backups,
-                self._versions,
-                self._homes,
-                targets,
-                self._addresses(),
-                pending.n,
-                exclude=set(pending.lowered.updated()),  # not committed yet: copied by the step
-            )
+            # Not those the step updated: not committed yet, and copied by the step.
+            schedule.flush(self.client, self.table, targets, self._addresses(), n, exclude=set(updated))
 
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables."""
@@ -317,13 +297,11 @@ class ClusterRuntime:
         wait = getattr(self.config, "recovery_wait_secs", 20.0)
         give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
         names = lost.names
-        self._pushed.clear()  # a lost worker's cache is gone: read values as Dask dependencies
+        self.table.pushed.clear()  # a lost worker's cache is gone: read values as Dask dependencies
         here = set(self.workers_now())
-        awaited = recovery.must_return(names, self._plans.values(), set(self._homes.values()), here)
+        awaited = recovery.must_return(names, self._plans.values(), set(self.table.homes.values()), here)
         self._aliases.update(recovery.wait_for(self, awaited, wait, give_up))
-        steps_lost, restored = recovery.restore_lost(self, self._versions)
-        for name in restored:
-            self._homes.pop(name, None)  # on its copy's worker now
+        steps_lost, _ = recovery.restore_lost(self.client, self.table, self.backup_schedule)
         self.recoveries.append(
             {
                 "lost": sorted(names),
@@ -389,15 +367,15 @@ class ClusterRuntime:
     def variable_futures(self):
         """``{name: Future}`` of each variable's value alone (after the steps in flight)."""
         self.sync()
-        where = holders(self.client, self.variables)
+        where = holders(self.client, self.table.values)
         lost = sorted(name for name, addresses in where.items() if not addresses)
         if not lost:
-            futures = singles(self.client, self.variables)
+            futures = singles(self.client, self.table.values)
             used = {a: a for addresses in where.values() for a in addresses}
             try:  # items are taken out of their tuples first: a lost holder would leave them waiting
                 self._wait_watching(list(futures.values()), used)
             except recovery.WorkerLost:
-                lost = sorted(self.variables)
+                lost = sorted(self.table.values)
         if lost:
             raise RuntimeError(
                 f"the values of {lost} were lost with their worker; the next step recovers them "
@@ -410,10 +388,10 @@ class ClusterRuntime:
     def write_checkpoint(self, urls):
         """Write each variable's file from the worker holding it, all at once."""
         self.sync()
-        missing = sorted(name for name in urls if name not in self.variables)
+        missing = sorted(name for name in urls if name not in self.table.values)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
-        held = {name: self.variables[name] for name in urls}
+        held = {name: self.table.values[name] for name in urls}
         where = holders(self.client, held)
         tag = uuid.uuid4().hex[:8]
         writes = {
@@ -464,26 +442,20 @@ class ClusterRuntime:
         failed = [f for f in reads.values() if f.status == "error"]
         if failed:
             failed[0].result()  # raises the reading error; no variable has changed
-        self.variables.update((name, Held(future)) for name, future in reads.items())
-        for name in reads:  # copies from before the restore must not bring old values back
-            self.backups.pop(name, None)
-            self._versions.pop(name, None)
-            self._homes[name] = homes[name].name
+        self.table.restored(reads, {name: worker.name for name, worker in homes.items()})
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""
         self._pending.clear()
         self._retired.clear()
         self._sources.clear()
-        self.variables.clear()
-        self._pushed.clear()
-        self.backups.clear()
+        self.table.clear()
         self.backup_schedule.flushing.clear()
         self._plans.clear()
         for plan_id in self.metrics.plans:  # the client's copy of the session's secret
             bulk.CLIENT_SESSIONS.dismiss(plan_id)
         try:
-            for name in self._registries if self.client.status == "running" else ():
+            for name in list(self._registries) if self.client.status == "running" else ():
                 try:
                     self.client.unregister_worker_plugin(name)
                 except Exception:  # noqa: BLE001 - the others, and the session's effects, still go
@@ -491,6 +463,24 @@ class ClusterRuntime:
         finally:
             self._registries.clear()
             scope.close_session(self.client, self.token)
+
+
+def _open_session(client, low_latency, tries=8):
+    """Open a session on ``client``'s cluster; return its token and first step number.
+
+    Step numbers are in the tasks' keys: sessions sharing a cluster must not share
+    keys (Dask would hand one session's values to the other). The scheduler refuses
+    a range an open session holds; another is drawn.
+    """
+    for _ in range(tries):
+        token = uuid.uuid4().hex[:8]
+        first_step = int(token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
+        try:
+            scope.open_session(client, token, (first_step, first_step + STEPS_PER_SESSION), low_latency)
+        except scope.StepsTakenError:
+            continue
+        return token, first_step
+    raise RuntimeError(f"no free range of step numbers after {tries} draws: too many open sessions")
 
 
 def _raise_first_failure(futures):
@@ -516,8 +506,7 @@ class _Pending:
     futures: dict  # key -> Future, everything the step computes
     awaited: list  # futures the step waits for (all but backup replicas)
     fetch: list  # futures whose values the run returns
-    before: dict  # variable name -> Held before this step, to roll back to
+    change: Change  # the variables as before this step, to roll back to
     start: float  # perf_counter when submitted
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on
-    created: list  # variables this step gives their first value

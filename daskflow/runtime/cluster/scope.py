@@ -36,6 +36,15 @@ logger = logging.getLogger(__name__)
 PREFIX = "daskflow-session-"
 
 
+class StepsTakenError(RuntimeError):
+    """Another open session on the cluster numbers its steps in the same range: its keys
+    would be this session's. The session picks another range."""
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
 class SessionOnScheduler(SchedulerPlugin):
     """On the scheduler: cut the session's lineage, unbatch its streams; undone by :meth:`end`."""
 
@@ -45,6 +54,10 @@ class SessionOnScheduler(SchedulerPlugin):
         self.scheduler = None
 
     async def start(self, scheduler):
+        # No await before add_plugin follows: two sessions cannot both pass this check.
+        taken = [p.name for p in _sessions(scheduler).values() if _overlap(p.steps, self.steps)]
+        if taken:
+            raise StepsTakenError(f"steps {self.steps} are those of the open session {taken[0]}")
         self.scheduler = scheduler
         lineage.mend_groups_page()
         if self.low_latency:
@@ -75,7 +88,7 @@ class SessionOnScheduler(SchedulerPlugin):
 
     def end(self):
         streams.release(self.token)
-        if not any(name.startswith(PREFIX) for name in self.scheduler.plugins if name != self.name):
+        if not any(name != self.name for name in _sessions(self.scheduler)):
             lineage.unmend_groups_page()
 
 
@@ -123,16 +136,23 @@ def close_session(client, token: str) -> None:
 
 
 def _end_on_scheduler(dask_scheduler, token, workers_too=False):
-    plugin = dask_scheduler.plugins.get(PREFIX + token)
+    plugin = _sessions(dask_scheduler).get(PREFIX + token)
     if plugin is None:
         return
     plugin.end()
     dask_scheduler.remove_plugin(plugin.name)
     if workers_too:  # the client left without closing: its programs and secret go too
         programs = programs_prefix(token)
-        for name in list(dask_scheduler.worker_plugins):
-            if name == PREFIX + token or name.startswith(programs):
-                dask_scheduler.loop.add_callback(dask_scheduler.unregister_worker_plugin, None, name)
+        names = dask_compat.worker_plugin_names(dask_scheduler)
+        dask_compat.unregister_worker_plugins(
+            dask_scheduler, [name for name in names if name == PREFIX + token or name.startswith(programs)]
+        )
+
+
+def _sessions(scheduler) -> dict:
+    """Name -> :class:`SessionOnScheduler` of the daskflow sessions open on ``scheduler``."""
+    plugins = dask_compat.scheduler_plugins(scheduler)
+    return {name: plugin for name, plugin in plugins.items() if name.startswith(PREFIX)}
 
 
 def programs_prefix(token: str) -> str:

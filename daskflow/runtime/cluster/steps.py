@@ -17,6 +17,7 @@ from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
+from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
 from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
@@ -57,6 +58,22 @@ class GatheredArg:
     producers: tuple
 
 
+@dataclass(frozen=True, slots=True)
+class _Taker:
+    """A taker task ``name`` holding result ``index`` of its instance (a fetched tensor)."""
+
+    name: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Instance ``instance`` reads results ``indices`` of the one sending to it."""
+
+    instance: str
+    indices: tuple
+
+
 @dataclass
 class _Template:
     """What one instance's task needs besides the step's data."""
@@ -64,10 +81,31 @@ class _Template:
     inst: Instance
     program_id: str
     args: list  # FedArg | VariableArg | ReceivedArg | GatheredArg
-    takers: list  # (fetch name, result index)
-    values: list  # (variable name, result index) of the variables it updates
+    takers: list  # _Taker of each tensor fetched from it
+    values: list  # VariableUpdate of each variable it updates
     mode: FirstReplicas | EachReplica | None  # how a GatheredArg's values are consumed
-    sends: list  # (consumer instance name, result indices it reads)
+    sends: list  # _Reader of each instance reading its results
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    """A fed value sent straight to the worker reading it, not through the scheduler."""
+
+    address: str  # the reading worker's
+    box: tuple  # the mailbox key the reader takes it from
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Pushes:
+    """Where a variable's new value was pushed: readers find it in their caches."""
+
+    ident: tuple  # the value's Held.ident
+    readers: frozenset  # addresses of the workers it was pushed to
+    home: str  # address of the worker holding it
+
+
+_NOT_PUSHED = Pushes(None, frozenset(), None)
 
 
 @dataclass
@@ -78,8 +116,8 @@ class StepGraph:
     wanted: list  # keys the session submits
     optional: set  # keys of replicas not waited for (backup workers)
     fetch_keys: list  # keys of the fetched tensors, in fetch order
-    posts: list  # (address, mailbox key, value): fed values sent straight to their worker
-    pushes: dict  # variable name -> where its new value is pushed (pass back as ``pushed``)
+    posts: list  # Post of each fed value sent straight to its worker
+    pushes: dict  # variable name -> Pushes: where its new value goes (pass back as ``pushed``)
 
 
 class Lowered:
@@ -106,8 +144,8 @@ class Lowered:
             self.required[v.name] = self.required.get(v.name, False) or v.required
         self._check_updates()
         # Where each variable's new value will live: the worker of the partition updating it.
-        self.var_home = {name: self.placement[part][0].name for name, part, _ in executable.updates}
-        self._updated = tuple(name for name, _, _ in executable.updates)
+        self.var_home = {u.name: self.placement[u.partition][0].name for u in executable.updates}
+        self._updated = tuple(u.name for u in executable.updates)
         staleness = getattr(config, "max_staleness", None)
         self._stage = {p.key: p.stage for p in plan.partitions}
         self._templates = [
@@ -136,11 +174,11 @@ class Lowered:
             if inst.replica is not None
         }
         self.membership = None  # the session's view of the cluster this plan last checked
+        sources = executable.fetch_sources
         self._fetch_names = [
-            _fetch_name(what[0], j)
-            for j, (kind, what) in enumerate(executable.fetch_sources)
-            if kind == "part"
+            _fetch_name(s.partition, j) for j, s in enumerate(sources) if type(s) is PartitionResult
         ]
+        self._fetched_variables = [s.name for s in sources if type(s) is VariableValue]
         feeds = executable.feeds
         # A fed batch (first dimension unknown) is split across the replicas; the rest is shared.
         self._splits = {i for i, t in enumerate(feeds) if t._dims and t._dims[0] is None}
@@ -152,7 +190,7 @@ class Lowered:
         return [Instance(part_key)]
 
     def _check_updates(self):
-        bad = sorted(name for name, part, _ in self.executable.updates if part in self.replicated)
+        bad = sorted(u.name for u in self.executable.updates if u.partition in self.replicated)
         if bad:
             raise ValueError(
                 f"variables {bad} would be updated by every replica; place their updates with the "
@@ -162,36 +200,38 @@ class Lowered:
     def _templates_of(self, program, task, staleness):
         ex = self.executable
         partition = next(p for p in ex.plan.partitions if p.key == program.key)
-        specs = [(kind, what.name if kind == "var" else what) for kind, what in program.args]
-        specs += [("part", ref.key) for ref in task.args[len(program.args) :]]  # control edges
-        values = [(name, i) for name, part, i in ex.updates if part == program.key]
+        control = [FromPartition(ref.key) for ref in task.args[len(program.args) :]]
+        specs = [*program.args, *control]
         fetches = [
-            (_fetch_name(program.key, j), what[1])
-            for j, (kind, what) in enumerate(ex.fetch_sources)
-            if kind == "part" and what[0] == program.key
+            _Taker(_fetch_name(program.key, j), s.index)
+            for j, s in enumerate(ex.fetch_sources)
+            if type(s) is PartitionResult and s.partition == program.key
         ]
         out = []
         for inst in self.instances(program.key):
-            args = [self._arg_spec(inst, kind, what) for kind, what in specs]
+            args = [self._arg_spec(inst, spec) for spec in specs]
             mode = None
             if any(type(a) is GatheredArg for a in args):
                 needed = aggregation(partition, self.num_replicas)
                 mode = (
                     FirstReplicas(needed) if needed is not None else EachReplica(_chain(program), staleness)
                 )
-            out.append(_Template(inst, f"{self.plan_id}-{program.key}", args, fetches, values, mode, []))
+            program_id = f"{self.plan_id}-{program.key}"
+            out.append(_Template(inst, program_id, args, fetches, program.updates, mode, []))
         return out
 
-    def _arg_spec(self, inst, kind, what):
-        if kind == "feed":
-            return FedArg(what, inst.replica is not None)
-        if kind == "var":
-            return VariableArg(what)
-        if what not in self.replicated:
-            return ReceivedArg(Instance(what).name)
+    def _arg_spec(self, inst, arg):
+        """``inst``'s argument for the program's ``arg``."""
+        if type(arg) is FedValue:
+            return FedArg(arg.index, inst.replica is not None)
+        if type(arg) is VariableValue:
+            return VariableArg(arg.name)
+        part = arg.partition  # a FromPartition
+        if part not in self.replicated:
+            return ReceivedArg(Instance(part).name)
         if inst.replica is not None:
-            return ReceivedArg(Instance(what, inst.replica).name)
-        return GatheredArg(tuple(i.name for i in self.instances(what)))
+            return ReceivedArg(Instance(part, inst.replica).name)
+        return GatheredArg(tuple(i.name for i in self.instances(part)))
 
     # -- one step -----------------------------------------------------------------------------
     def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None):
@@ -205,9 +245,8 @@ class Lowered:
         variable's worker is lost.
 
         New variable values are pushed to the other workers that read them
-        (:mod:`.pushes`); ``pushes`` says where: variable name -> (its new
-        value's :attr:`.Held.ident`, the readers' addresses, the holder's
-        address). Pass it back as ``pushed`` while those values are current.
+        (:mod:`.pushes`); ``pushes`` says where: variable name ->
+        :class:`Pushes`. Pass it back as ``pushed`` while those values are current.
         """
         absent = {
             t.inst.name
@@ -230,22 +269,26 @@ class Lowered:
             here = self._address(t.inst.name, addresses)
             args = [self._arg(t.inst, a, n, read, here, absent) for a in t.args]
             sends = [
-                Send(self._address(consumer, addresses), (self.plan_id, n, t.inst.name, consumer), indices)
-                for consumer, indices in t.sends
-                if consumer not in absent
+                Send(
+                    self._address(reader.instance, addresses),
+                    (self.plan_id, n, t.inst.name, reader.instance),
+                    reader.indices,
+                )
+                for reader in t.sends
+                if reader.instance not in absent
             ]
             takers = {}
-            for name, i in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
-                box = (self.plan_id, n, t.inst.name, name)
-                sends.append(Send(here, box, (i,)))
-                takers[(name, n)] = Task((name, n), take, (name, n), box, i, self.timeout)
+            for taker in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
+                key, box = (taker.name, n), (self.plan_id, n, t.inst.name, taker.name)
+                sends.append(Send(here, box, (taker.index,)))
+                takers[key] = Task(key, take, key, box, taker.index, self.timeout)
             if t.values:  # never a replica's (_check_updates)
                 key, box = self.values_key(t.inst, n), (self.plan_id, n, t.inst.name, "values")
-                indices = tuple(i for _, i in t.values)
+                indices = tuple(u.index for u in t.values)
                 sends.append(Send(here, box, indices))
                 takers[key] = Task(key, take, key, box, indices, self.timeout)
-                for position, (name, i) in enumerate(t.values):
-                    self._push(name, i, (key, position), here, addresses, sends, pushes)
+                for position, u in enumerate(t.values):
+                    self._push(u.name, u.index, (key, position), here, addresses, sends, pushes)
             key = t.inst.key(n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
@@ -275,16 +318,16 @@ class Lowered:
             key = (self.plan_id, ident[0][1], cache_name(self.session, name))
             sends.append(Send(address, key, (index,), keep=self._keep))
         if readers:
-            pushes[name] = (ident, readers, here)
+            pushes[name] = Pushes(ident, frozenset(readers), here)
 
     def _backups(self, template, n, address, sends):
         """Tasks on ``address`` holding copies of the variables ``template`` updates."""
         tasks = {}
-        for name, i in template.values:
-            key = (BACKUP_PREFIX + name, n)
+        for u in template.values:
+            key = (BACKUP_PREFIX + u.name, n)
             box = (self.plan_id, n, template.inst.name, key[0])
-            sends.append(Send(address, box, (i,)))
-            tasks[key] = Task(key, take, key, box, i, self.timeout)
+            sends.append(Send(address, box, (u.index,)))
+            tasks[key] = Task(key, take, key, box, u.index, self.timeout)
         return tasks
 
     def _arg(self, inst, arg, n, read, here, absent=()):
@@ -293,7 +336,7 @@ class Lowered:
             if not posts_directly(value):
                 return value
             box = (self.plan_id, n, f"feed-{arg.index}", inst.name)
-            read.posts.append((here, box, value))
+            read.posts.append(Post(here, box, value))
             return Recv(box)
         if type(arg) is ReceivedArg:
             return Recv((self.plan_id, n, arg.producer, inst.name))
@@ -343,7 +386,7 @@ class Lowered:
     # -- results ---------------------------------------------------------------------------
     def fetched_variables(self, variables) -> list:
         """``[(name, Held)]`` of the variables the step fetches, as it starts, in fetch order."""
-        names = [what[4:] for kind, what in self.executable.fetch_sources if kind == "var"]
+        names = self._fetched_variables
         missing = [name for name in names if name not in variables]
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {missing[0]}")
@@ -359,7 +402,7 @@ class Lowered:
         for t in self._templates:
             if t.values:
                 future = futures[self.values_key(t.inst, n)]
-                out.update((name, Held(future, position)) for position, (name, _) in enumerate(t.values))
+                out.update((u.name, Held(future, position)) for position, u in enumerate(t.values))
         return out
 
     def updated(self) -> tuple:
@@ -368,18 +411,19 @@ class Lowered:
 
     def results(self, fetched, feed_values):
         """Fetched values in fetch order (``fetched``: partition outputs, then variables)."""
-        n_parts = sum(kind == "part" for kind, _ in self.executable.fetch_sources)
+        n_parts = len(self._fetch_names)
         parts, variables = iter(fetched[:n_parts]), iter(fetched[n_parts:])
         out = []
-        for kind, what in self.executable.fetch_sources:
-            if kind == "part":
+        for source in self.executable.fetch_sources:
+            kind = type(source)
+            if kind is PartitionResult:
                 out.append(next(parts))
-            elif kind == "var":
+            elif kind is VariableValue:
                 out.append(next(variables))
-            elif kind == "feed":
-                out.append(feed_values[int(what[5:])])
-            else:
-                out.append(what)
+            elif kind is FedValue:
+                out.append(feed_values[source.index])
+            else:  # a Constant
+                out.append(source.value)
         return out
 
 
@@ -388,18 +432,18 @@ class _Reading:
     """What a step's instances read: the current variables (pushed copies where there are), feeds."""
 
     variables: dict  # name -> Held, the current value
-    pushed: dict  # name -> (Held.ident, reader addresses, holder's address) of values pushed to readers
+    pushed: dict  # name -> Pushes of values pushed to readers
     feed_values: list
-    posts: list  # (address, mailbox key, value) of feeds sent straight to their workers
+    posts: list  # Post of each feed sent straight to its worker
     session: str
 
     def variable(self, name, address):
         """The current value of ``name`` as a task on ``address`` reads it."""
         held = self.variables[name]
-        ident, readers, home = self.pushed.get(name, (None, (), None))
-        if ident == held.ident and address in readers:  # there, or on its way: no Dask dependency
-            (key, index) = ident
-            return Pushed(cache_name(self.session, name), key[1], key, home, index)
+        pushes = self.pushed.get(name, _NOT_PUSHED)
+        if pushes.ident == held.ident and address in pushes.readers:  # there, or on its way: no dependency
+            key, index = pushes.ident
+            return Pushed(cache_name(self.session, name), key[1], key, pushes.home, index)
         return held.arg()
 
 
@@ -422,11 +466,11 @@ def _chain(program):
     Applying replicas' results one after another feeds each call's new
     values into the next call's variable arguments.
     """
-    updated = dict(program.updates)
+    updated = {u.name: u.index for u in program.updates}
     return tuple(
-        (pos, updated[what.name])
-        for pos, (kind, what) in enumerate(program.args)
-        if kind == "var" and what.name in updated
+        (pos, updated[arg.name])
+        for pos, arg in enumerate(program.args)
+        if type(arg) is VariableValue and arg.name in updated
     )
 
 
@@ -444,4 +488,4 @@ def _route(templates, reads):
             for name in producers:
                 producer = by_name[name]
                 indices = tuple(sorted(reads[consumer.inst.part].get(producer.inst.part, ())))
-                producer.sends.append((consumer.inst.name, indices))
+                producer.sends.append(_Reader(consumer.inst.name, indices))

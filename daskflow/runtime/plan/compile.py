@@ -17,18 +17,13 @@ succeeded, so a failing step leaves every variable as it was.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 
+from .arguments import FedValue, FromPartition, VariableUpdate, VariableValue
+
 FILENAME_PREFIX = "<daskflow partition "
-
-
-@dataclass
-class VarArg:
-    """An input read from the session's variable store."""
-
-    name: str
-    required: bool = False
 
 
 @dataclass
@@ -37,9 +32,9 @@ class Program:
 
     key: str
     fn: object
-    args: list  # each: ("feed", index) | ("var", VarArg) | ("part", key)
+    args: list  # FedValue | VariableValue | FromPartition, in parameter order
     exports: dict  # tensor -> index in the result tuple
-    updates: list  # (variable name, index in the result tuple)
+    updates: list  # VariableUpdate of each variable it assigns
     line_ops: dict = field(default_factory=dict)  # source line -> op, to name a failing op
     source: str = ""  # the generated code, for people reading what a step does
     reads: dict = field(default_factory=dict)  # producer key -> result indices read from it
@@ -57,7 +52,7 @@ class _Builder:
         self.names: dict = {}  # tensor -> local name
         self.slots: dict = {}  # variable op -> slot name
         self.written: dict = {}  # slot name -> variable name
-        self.var_args: dict = {}  # slot name -> VarArg (when loaded from the store)
+        self.var_positions: dict = {}  # slot name -> position in args (when loaded from the store)
         self.part_args: dict = {}  # producer key -> arg name
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
@@ -82,7 +77,7 @@ class _Builder:
         if t in self.names:
             return self.names[t]
         if t in self.feeds:
-            name = self._arg(("feed", self.feeds.index(t)))
+            name = self._arg(FedValue(self.feeds.index(t)))
         elif t in self.folded:
             name = self._global(self.folded[t], "c")
         else:
@@ -91,9 +86,10 @@ class _Builder:
         return name
 
     def _edge(self, t):
-        key, index = self.producer(t)
+        source = self.producer(t)
+        key, index = source.partition, source.index
         if key not in self.part_args:
-            self.part_args[key] = self._arg(("part", key), prefix="p")
+            self.part_args[key] = self._arg(FromPartition(key), prefix="p")
         self.reads.setdefault(key, set()).add(index)
         name = f"t{len(self.lines)}_{index}"
         self._emit(f"{name} = {self.part_args[key]}[{index}]", None)
@@ -105,10 +101,11 @@ class _Builder:
         if slot is None:
             # Every partition reads its variables from the store (see plan._partition).
             slot = self.slots[op] = f"v{len(self.slots)}"
-            var = self.var_args[slot] = VarArg(op.name)
-            self._emit(f"{slot} = {self._arg(('var', var))}", op)
+            self.var_positions[slot] = len(self.args)
+            self._emit(f"{slot} = {self._arg(VariableValue(op.name))}", op)
         if reading and slot not in self.written:
-            self.var_args[slot].required = True
+            position = self.var_positions[slot]
+            self.args[position] = dataclasses.replace(self.args[position], required=True)
         return slot
 
     # -- ops ----------------------------------------------------------------------------
@@ -182,7 +179,10 @@ class _Builder:
 
     def finish(self, exported) -> Program:
         results = [self.value_of(t) for t in exported]
-        updates = [(name, len(results) + i) for i, name in enumerate(self.written.values())]
+        updates = [
+            VariableUpdate(name, self.part.key, len(results) + i)
+            for i, name in enumerate(self.written.values())
+        ]
         results += list(self.written)
         self._emit(f"return ({', '.join(results)}{',' if results else ''})", None)
         # `*_`: trailing arguments carry control dependencies on other partitions.
@@ -199,7 +199,7 @@ class _Builder:
 def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
-    ``producer(t)`` gives the (partition key, result index) of a tensor made
+    ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made
     elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
     many times ``t`` is read in the whole step (consumers, fetches, exports).
     """

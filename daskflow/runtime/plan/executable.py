@@ -13,17 +13,10 @@ import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
 
 from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
-from .compile import FILENAME_PREFIX, VarArg, compile_partition
+from .arguments import Constant, FedValue, FromPartition, PartitionResult, VariableValue, feed_key
+from .compile import FILENAME_PREFIX, compile_partition
 from .fold import fold_constants
 from .partition import make_plan
-
-
-def feed_key(i):
-    return f"feed-{i}"
-
-
-def var_key(name):
-    return f"var-{name}"
 
 
 class Executable:
@@ -41,7 +34,7 @@ class Executable:
             program = compile_partition(
                 part, exported[part.key], self.feeds, folded, where.__getitem__, state_for, xp, uses
             )
-            where.update({t: (part.key, i) for t, i in program.exports.items()})
+            where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
         control = _control_edges(plan)
         empty = {p.key for p in self.programs if not (p.exports or p.updates or p.line_ops)}
@@ -52,10 +45,11 @@ class Executable:
         # The executor's view of the tasks: function and the keys of its arguments.
         self._steps = [(t.key, t.func, tuple(a.key for a in t.args)) for t in self.tasks]
         self.feed_keys = [feed_key(i) for i in range(len(self.feeds))]
-        fetched_vars = [VarArg(t.op.name, required=True) for t in fetch_tensors if _is_var(t, self.feeds)]
-        self.var_inputs = _var_inputs(self.programs) + fetched_vars
+        # FedValue | VariableValue | Constant | PartitionResult, in fetch order
         self.fetch_sources = [_source(t, self.feeds, folded, where) for t in fetch_tensors]
-        self.updates = [(name, p.key, i) for p in self.programs for name, i in p.updates]
+        fetched_vars = [s for s in self.fetch_sources if type(s) is VariableValue]
+        self.var_inputs = _var_inputs(self.programs) + fetched_vars
+        self.updates = [u for p in self.programs for u in p.updates]  # VariableUpdate
         self.line_ops = {p.key: p.line_ops for p in self.programs}
 
     # -- a step ----------------------------------------------------------------------
@@ -65,11 +59,11 @@ class Executable:
         for var in self.var_inputs:
             if var.required:
                 try:
-                    values[var_key(var.name)] = store[var.name]
+                    values[var.key] = store[var.name]
                 except KeyError:
                     raise _uninitialized(var.name) from None
             else:
-                values[var_key(var.name)] = store.get(var.name)
+                values[var.key] = store.get(var.name)
         return values
 
     def execute(self, values: dict) -> dict:
@@ -167,21 +161,14 @@ def _through(control, key, empty):
 
 
 def _task(program, control=()):
-    args = []
-    for kind, what in program.args:
-        if kind == "feed":
-            args.append(TaskRef(feed_key(what)))
-        elif kind == "var":
-            args.append(TaskRef(var_key(what.name)))
-        else:
-            args.append(TaskRef(what))
-    data_deps = {what for kind, what in program.args if kind == "part"}
+    args = [TaskRef(arg.key) for arg in program.args]
+    data_deps = {arg.partition for arg in program.args if type(arg) is FromPartition}
     args.extend(TaskRef(k) for k in control if k not in data_deps)
     return Task(program.key, program.fn, *args)
 
 
 def _var_inputs(programs):
-    return [what for p in programs for kind, what in p.args if kind == "var"]
+    return [arg for p in programs for arg in p.args if type(arg) is VariableValue]
 
 
 def _is_var(t, feeds):
@@ -189,24 +176,24 @@ def _is_var(t, feeds):
 
 
 def _source(t, feeds, folded, where):
+    """Where fetched tensor ``t``'s value comes from."""
     if t in feeds:
-        return ("feed", feed_key(feeds.index(t)))
+        return FedValue(feeds.index(t))
     if _is_var(t, feeds):
-        return ("var", var_key(t.op.name))
+        return VariableValue(t.op.name, required=True)
     if t in folded:
-        return ("const", folded[t])
-    return ("part", where[t])
+        return Constant(folded[t])
+    return where[t]  # a PartitionResult
 
 
 def _fetch(values, source):
-    kind, what = source
-    if kind == "part":
-        key, i = what
-        value = values[key][i]
-    elif kind in ("feed", "var"):
-        value = values[what]
-    else:
-        value = what
+    kind = type(source)
+    if kind is PartitionResult:
+        value = values[source.partition][source.index]
+    elif kind is Constant:
+        value = source.value
+    else:  # FedValue, VariableValue: among the step's bound values
+        value = values[source.key]
     if type(value) is np.ndarray and not value.flags.writeable:
         return value.copy()  # a variable's or a constant's storage: hand out a copy
     return value

@@ -1,20 +1,20 @@
 """Large tensors between processes over plain sockets, read on threads.
 
 Dask's comms read a message on the event loop, woken for each chunk the
-socket holds: moving a 3.2 MB array between two workers of one machine costs
-about 1.9 ms of CPU on the two sides and 1.2 ms of wall time (measured here,
-``distributed`` 2026.8), where a blocking socket read on a thread costs 0.8 ms
-and 0.5 ms. A data-parallel step moves several such arrays — each tower's
+socket holds, which costs over twice the CPU and wall time of a blocking
+socket read on a thread (``benchmarks/RESULTS.md``, design measurements).
+A data-parallel step moves several megabyte-sized arrays — each tower's
 gradients, the new variable values pushed to the towers, the fed batches —
 and every millisecond of CPU spent moving them is taken from the towers.
 
 So a worker running daskflow steps also listens on a second port of its
-host (:class:`Receiver`), and values made only of numeric arrays go there
-(:func:`send`), each over one connection per destination and session written
-by its own thread (:class:`_Link`); small ones too: a Dask rpc, with its
-reply and the ``sizeof`` of every message, costs more than a write on a
-thread. What arrives is handed to the worker's event loop, as Dask's comm
-handler would.
+host (:class:`Receiver`, which the worker's
+:class:`..worker.state.WorkerState` holds and closes with the worker), and
+values made only of numeric arrays go there (:func:`send`), each over one
+connection per destination and session written by its own thread
+(:class:`_Link`); small ones too: a Dask rpc, with its reply and the
+``sizeof`` of every message, costs more than a write on a thread. What
+arrives is handed to the worker's event loop, as Dask's comm handler would.
 
 Only a session's own processes may send there. Each session makes a random
 secret (:class:`Credentials`) that reaches its workers inside its programs'
@@ -28,9 +28,9 @@ a few dozen bytes. Each message is then an 8-byte length, a msgpack header
 shape), a MAC of that header keyed by the secret and chained to the
 challenge and the message's number on the connection (:class:`Seal`: a
 message replayed, here or on another connection, is refused), and the
-items' bytes. The bytes themselves carry no MAC: hashing 3.2 MB costs
-about 2 ms, over twice what reading it does, and a peer that could alter them
-on the wire could read Dask's plaintext ``tcp://`` comms, secret included.
+items' bytes. The bytes themselves carry no MAC: hashing them costs more
+than reading them does, and a peer that could alter them on the wire could
+read Dask's plaintext ``tcp://`` comms, secret included.
 
 Before it allocates or reads an item the receiver checks the header's MAC,
 its token (a port reused by another receiver), each item's dtype (numeric
@@ -82,12 +82,12 @@ from dask.utils import parse_bytes, parse_timedelta
 from distributed.comm.addressing import get_address_host
 
 from .. import dask_compat
+from ..worker.state import find_state
 from . import inplace
 
 logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_bulk_port"
-EXTENSION = "daskflow-bulk"
 _KINDS = frozenset("biufc")  # numeric and boolean dtypes: bytes with no code in them
 _LENGTH = struct.Struct("<Q")
 _NUMBER = struct.Struct("<Q")  # a message's number on its connection, under its MAC
@@ -128,8 +128,24 @@ class Sessions:
     A plan's programs admit its session's credentials (:meth:`admit`) and
     dismiss them when they are taken off (:meth:`dismiss`); a session's
     secret is known while one of its plans is. ``limit``: keep at most that
-    many plans, forgetting the oldest (a client, which is told of no close).
-    Thread-safe: readers, senders and the event loop all ask.
+    many plans, forgetting the least recently used — admitted, or its
+    credentials looked up (a client, which is told of no close: a plan it
+    still runs stays, one it left goes). Thread-safe: readers, senders and
+    the event loop all ask.
+
+    Examples
+    --------
+    >>> sessions = Sessions(limit=2)
+    >>> for plan in ("p1", "p2"):
+    ...     sessions.admit(plan, Credentials("s", b"secret"))
+    True
+    True
+    >>> sessions.credentials("p1").session  # p1 is now the most recently used
+    's'
+    >>> sessions.admit("p3", Credentials("s", b"secret"))  # forgets p2
+    True
+    >>> sessions.credentials("p2") is None
+    True
     """
 
     def __init__(self, limit=None):
@@ -151,6 +167,7 @@ class Sessions:
                 known = self._sessions[credentials.session] = (credentials, set())
             known[1].add(plan)
             self._plans.setdefault(plan, [credentials, 0])[1] += 1
+            self._plans.move_to_end(plan)  # the most recently used
             while self._limit is not None and len(self._plans) > self._limit:
                 self._forget(next(iter(self._plans)))
         return True
@@ -164,9 +181,13 @@ class Sessions:
                     self._forget(plan)
 
     def credentials(self, plan: str) -> Credentials | None:
+        """``plan``'s credentials (None: not admitted here); the plan counts as used."""
         with self._lock:
             entry = self._plans.get(plan)
-        return None if entry is None else entry[0]
+            if entry is None:
+                return None
+            self._plans.move_to_end(plan)
+        return entry[0]
 
     def secret(self, session: str) -> bytes | None:
         with self._lock:
@@ -589,6 +610,11 @@ class Receiver:
         with self._lock:
             self._conns.discard(conn)
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called: nothing more is accepted or read."""
+        return self._closed
+
     def close(self):
         with self._lock:
             self._closed = True
@@ -713,12 +739,18 @@ def _settle(done, error=None):
         pass
 
 
+# What a *sending process* knows: where each receiver listens and its open connections to
+# them. Unlike a worker's receiver and session table (its state's), these are per process
+# by nature: workers sharing a process send from the same process, so one connection per
+# receiver and session serves them all, and a receiver's port is the same whoever asks.
 _PORTS: dict = {}  # Dask address -> (host, bulk port, token), or None where it serves none
 _LINKS: dict = {}  # ((host, port, token), session) -> _Link
 _UNKNOWN = object()
 _LOCK = threading.Lock()
-# The client process's credentials, by plan: it sends fed values. It hears of no
-# session's close, so the oldest are forgotten (their fed values then use Dask's comms).
+# The client process's credentials, by plan: it sends fed values. Per process, for the
+# same reason (a Session admits them when it makes its plans' registries, whatever
+# cluster they go to). It hears of no session's close, so the least recently used are
+# forgotten (their fed values then use Dask's comms).
 CLIENT_SESSIONS = Sessions(limit=CLIENT_PLANS)
 
 
@@ -788,25 +820,30 @@ async def send(rpc, address, header, items, credentials) -> bool:
     return True
 
 
-def serve(worker, deliver, check=None):
-    """Start ``worker``'s receiver (idempotent); closed with the worker."""
-    if EXTENSION in worker.extensions:
-        return
+def serve(worker, deliver, check=None) -> Receiver | None:
+    """Start a receiver for ``worker`` and answer :data:`HANDLER` with its address; None
+    where it serves none (TLS, or ``daskflow.bulk-transfers`` false).
+
+    Call it once per worker: the caller owns the receiver (the worker's state
+    keeps it, and closes it with the worker).
+    """
     enabled = dask.config.get("daskflow.bulk-transfers", True)
     if not enabled or not worker.address.startswith("tcp://"):
         dask_compat.serve_handler(worker, HANDLER, lambda: None)
-        return
+        return None
     receiver = Receiver(get_address_host(worker.address), deliver, check)
-    worker.extensions[EXTENSION] = receiver  # Worker.close calls its close()
     dask_compat.serve_handler(worker, HANDLER, lambda: [receiver.port, receiver.token])
+    return receiver
 
 
-def sessions_of(worker) -> Sessions | None:
+def sessions_of(worker, state=None) -> Sessions | None:
     """The sessions ``worker``'s receiver takes messages from (None: it serves none);
-    ``worker`` None: the client process's."""
+    ``worker`` None: the client process's. ``state``: ``worker``'s, where the caller has it."""
     if worker is None:
         return CLIENT_SESSIONS
-    receiver = worker.extensions.get(EXTENSION)
+    if state is None:
+        state = find_state(worker)
+    receiver = None if state is None else state.receiver
     return None if receiver is None else receiver.sessions
 
 

@@ -1,11 +1,11 @@
 """Reading arrays straight out of the sending process's memory, on one machine.
 
 A socket moves a message's bytes twice: the sender's write copies them into
-the kernel and the reader's read copies them out. For 23 MB (an MLP's
-gradients, or its new variable values) that is 5–6 ms of CPU on each side
-here, where Linux's ``process_vm_readv`` copies them once, from the sender's
-pages into the reader's, for 2.7–5 ms; a data-parallel step on one machine
-moves four such sets with two workers, and two cores have no CPU to spare.
+the kernel and the reader's read copies them out, each costing CPU on its
+side; Linux's ``process_vm_readv`` copies them once, from the sender's pages
+into the reader's, in about half the time (``benchmarks/RESULTS.md``, design
+measurements). A data-parallel step on one machine moves several MLP-sized
+sets of gradients and values, and its cores have no CPU to spare.
 
 So :mod:`.bulk` also listens on a Unix socket in Linux's abstract namespace
 (:func:`listen`), which only processes of the same machine and network

@@ -17,26 +17,27 @@ consumers fail at once rather than wait.
 Values sent by :mod:`.bulk` are checked before they are read
 (:func:`refusal`): mail for a plan the sending session has registered on
 this worker, pushes of that session's variables, every field of the right
-type. A value nobody claims within ``daskflow.mailbox-ttl`` seconds (600)
-is dropped, and a consumer that comes for it later is told so.
+type. The mailbox and the push cache are the worker's own (its
+:class:`..worker.state.WorkerState`): workers sharing a process share
+neither. A value nobody can claim any more is dropped after
+``daskflow.mailbox-ttl`` seconds (:mod:`.mailbox`), and a consumer that
+comes for it later is told so.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 from dataclasses import dataclass
-from time import monotonic
 
-import dask
-from dask.utils import parse_timedelta
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
-from tornado.ioloop import PeriodicCallback
 
 from .. import dask_compat
+from ..worker.state import LOG_LIMIT, state_of  # noqa: F401 - LOG_LIMIT: metrics' bound too
 from . import bulk, pushes
+from .mailbox import ttl
+from .variable_cache import entry_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -92,170 +93,55 @@ class UpstreamFailedError(RuntimeError):
     """A partition could not run because one it reads from failed."""
 
 
-class Mailbox:
-    """Values received on this worker, by key, until their consumer takes them.
-
-    Used only from the worker's event loop (comm handlers and coroutine
-    tasks), so it needs no lock. A value's ``release`` (from :mod:`.bulk`)
-    is called once it is claimed or dropped; one unclaimed for
-    ``daskflow.mailbox-ttl`` seconds is dropped (:meth:`sweep`).
-    """
-
-    def __init__(self):
-        self._box: dict = {}
-        self._arrived: dict = {}  # key -> (when, release) of what _box holds, oldest first
-        self._waiting: dict = {}  # key -> asyncio.Future of a consumer that came first
-        self._discarded: dict = {}  # key -> when its consumer stopped waiting (late replicas)
-        self._expired: collections.OrderedDict = collections.OrderedDict()  # keys dropped unclaimed
-
-    def put(self, key, value, release=None):
-        self.sweep()
-        if self._discarded.pop(key, _ABSENT) is not _ABSENT:
-            _release(release)
-            return
-        waiter = self._waiting.pop(key, None)
-        if waiter is None:
-            self._drop(key)  # sent twice (its first acknowledgement lost): the newest
-            self._box[key] = value
-            self._arrived[key] = (monotonic(), release)
-        else:
-            if not waiter.done():
-                waiter.set_result(value)
-            _release(release)
-
-    def ready(self, key) -> bool:
-        return key in self._box
-
-    async def take(self, key, timeout=None):
-        """The value under ``key``, once it has arrived."""
-        if key in self._box:
-            return self._pop(key)
-        if key in self._expired:
-            raise TimeoutError(
-                f"the results of partition {key[2]} came but were dropped, unclaimed for "
-                f"{_ttl():g} s (the Dask config daskflow.mailbox-ttl sets this limit)"
-            )
-        waiter = self._waiting[key] = asyncio.get_running_loop().create_future()
-        try:
-            return await asyncio.wait_for(waiter, timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError) as e:
-            self._discarded[key] = monotonic()  # nobody waits for it now: drop it when it comes
-            if isinstance(e, asyncio.CancelledError):
-                raise
-            raise TimeoutError(
-                f"waited {timeout:g} s for the results of partition {key[2]}, which did not come "
-                "(ConfigProto(operation_timeout_in_ms=...) sets this limit)"
-            ) from None
-        finally:
-            self._waiting.pop(key, None)
-
-    def discard(self, key):
-        """Nobody will take ``key``: drop its value, now or when it comes."""
-        if key in self._box:
-            self._drop(key)
-        else:
-            self._discarded[key] = monotonic()
-
-    def __len__(self):
-        return len(self._box) + len(self._discarded)
-
-    def clear(self, prefix):
-        """Drop what is left for a plan (a failed step's undelivered values)."""
-        for key in [k for k in self._box if k[0] == prefix]:
-            self._drop(key)
-        for table in (self._discarded, self._expired):
-            for key in [k for k in table if k[0] == prefix]:
-                del table[key]
-
-    def sweep(self):
-        """Drop the values unclaimed for ``daskflow.mailbox-ttl`` seconds, and forget the
-        keys whose consumers stopped waiting that long ago."""
-        cutoff = monotonic() - _ttl()
-        dropped = []
-        while self._arrived and next(iter(self._arrived.values()))[0] < cutoff:
-            key = next(iter(self._arrived))
-            self._drop(key)
-            self._expired[key] = None
-            dropped.append(key)
-        while self._discarded and next(iter(self._discarded.values())) < cutoff:
-            del self._discarded[next(iter(self._discarded))]
-        while len(self._expired) > EXPIRED_KEPT:
-            self._expired.popitem(last=False)
-        if dropped:
-            logger.warning(
-                "daskflow dropped %d values unclaimed for %g s (daskflow.mailbox-ttl), the first for %r",
-                len(dropped),
-                _ttl(),
-                dropped[0],
-            )
-
-    def _pop(self, key):
-        _, release = self._arrived.pop(key, (None, None))
-        _release(release)
-        return self._box.pop(key)
-
-    def _drop(self, key):
-        if key in self._box:
-            self._pop(key)
-
-
-_ABSENT = object()
-TTL = 600.0  # seconds an unclaimed value is kept: daskflow.mailbox-ttl
-EXPIRED_KEPT = 10_000  # keys of dropped values remembered, to tell a late consumer
-
-
-def _ttl() -> float:
-    return float(parse_timedelta(dask.config.get("daskflow.mailbox-ttl", TTL), default="seconds"))
-
-
-def _release(release):
-    if release is not None:
-        release()
-
-
-MAILBOX = Mailbox()
-SENT: dict = {}  # (plan id, step) -> bytes this worker sent to other workers
-LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
-
-
 def install(worker):
-    """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port."""
-    dask_compat.serve_handler(worker, HANDLER, _receive)
-    pushes.install(worker)
+    """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port,
+    filing into the worker's own state (:func:`..worker.state.state_of`)."""
+    state = state_of(worker)
+    if state.receiving:
+        return
+    mailbox = state.mailbox
+
+    def receive(key=None, value=None):
+        _receive(mailbox, key, value)
 
     def deliver(header, items, release):
-        worker.loop.add_callback(_arrived, worker, header, items, release)
+        worker.loop.add_callback(_arrived, state, header, items, release)
 
-    bulk.serve(worker, deliver, refusal)
-    if "daskflow-mailbox" not in worker.periodic_callbacks:  # expiry with no new arrivals too
-        sweep = PeriodicCallback(MAILBOX.sweep, 1000 * min(_ttl() / 4, 30.0))
-        worker.periodic_callbacks["daskflow-mailbox"] = sweep
-        sweep.start()
+    dask_compat.serve_handler(worker, HANDLER, receive)
+    pushes.install(worker)
+    state.receiver = bulk.serve(worker, deliver, refusal)
+    state.receiving = True
+    # Expiry with no new arrivals too; Dask stops the callback when the worker closes.
+    dask_compat.every(worker, "daskflow-mailbox", mailbox.sweep, min(ttl() / 4, 30.0))
 
 
-def _arrived(worker, header, items, release=None):
-    """A value that came by :mod:`.bulk` (checked by :func:`refusal`), on the worker's event loop."""
+def _arrived(state, header, items, release=None):
+    """A value that came by :mod:`.bulk` (checked by :func:`refusal`) for the worker whose
+    ``state`` it is, on the worker's event loop."""
     try:
         kind = header.get("kind")
         if kind == "mail":
-            MAILBOX.put(tuple(header["key"]), items[0] if header.get("single") else Received(items), release)
+            single = header.get("single")
+            state.mailbox.put(tuple(header["key"]), items[0] if single else Received(items), release)
             return
         if kind == "push":
-            cache = pushes.cache_of(worker)
+            cache = state.cache
             for (name, version, keep), value in zip(header["entries"], items):
                 cache.put(name, version, value, keep)
         else:
             logger.warning("daskflow dropped a bulk transfer of unknown kind %r", kind)
     except Exception:  # noqa: BLE001 - the receiver checked it: a bug here must not stop the loop
         logger.exception("daskflow dropped a bulk transfer it could not file")
-    _release(release)  # pushes are kept in the bounded cache, not the mailbox
+    if release is not None:
+        release()  # pushes are kept in the bounded cache, not the mailbox
 
 
-def _receive(key=None, value=None):
+def _receive(mailbox, key=None, value=None):
+    """A value that came on Dask's comms (the handler :data:`HANDLER`), into ``mailbox``."""
     if type(key) not in (list, tuple):
         logger.warning("daskflow dropped a value sent under the key %r", key)
         return
-    MAILBOX.put(tuple(key), value)
+    mailbox.put(tuple(key), value)
 
 
 _MAIL_FIELDS = frozenset({"kind", "key", "single"})
@@ -267,7 +153,7 @@ def refusal(header, count, session, plans) -> str | None:
 
     ``plans``: the plans ``session`` has registered on this worker. Mail must
     be for one of them, under a key ``[plan, step, name, name]``; pushes must
-    be of the session's variables (:func:`.pushes.entry_refusal`).
+    be of the session's variables (:func:`.variable_cache.entry_refusal`).
     """
     kind = header.get("kind")
     if kind == "mail":
@@ -300,7 +186,7 @@ def _push_refusal(header, count, session):
     if type(entries) is not list or len(entries) != count:
         return f"push entries that are not a list of one per item ({count}): {_short(entries)}"
     prefix = pushes.cache_name(session, "")
-    return next(filter(None, (pushes.entry_refusal(entry, prefix) for entry in entries)), None)
+    return next(filter(None, (entry_refusal(entry, prefix) for entry in entries)), None)
 
 
 def is_mailbox_key(key) -> bool:
@@ -328,30 +214,31 @@ def release_slot(worker, key):
     dask_compat.release_thread_slot(worker, key)
 
 
-def _ready(worker, a):
+def _ready(state, a):
     if type(a) is Recv:
-        return MAILBOX.ready(a.key)
+        return state.mailbox.ready(a.key)
     if type(a) is FromReplicas:
-        return all(MAILBOX.ready(k) for k in a.keys)
+        return all(state.mailbox.ready(k) for k in a.keys)
     if type(a) is pushes.Pushed:
-        return pushes.ready(worker, a)
+        return state.cache.ready(a.name, a.version)
     return True
 
 
-async def receive_args(worker, task_key, args, timeout):
-    """``args`` with every :class:`Recv` replaced by the value it names.
+async def receive_args(worker, state, task_key, args, timeout):
+    """``args`` with every :class:`Recv` replaced by the value it names, from ``worker``'s
+    ``state``.
 
     :class:`FromReplicas` arguments are left for :mod:`.arrivals`.
     """
-    if not all(_ready(worker, a) for a in args):
+    if not all(_ready(state, a) for a in args):
         release_slot(worker, task_key)
-    out = []
+    mailbox, out = state.mailbox, []
     try:
         for a in args:
             if type(a) is Recv:
-                a = unless_failed(await MAILBOX.take(a.key, timeout))
+                a = unless_failed(await mailbox.take(a.key, timeout))
             elif type(a) is pushes.Pushed:
-                a = unless_failed(await pushes.value_of(worker, a, timeout))
+                a = unless_failed(await pushes.value_of(worker, a, timeout, state.cache))
             out.append(a)
     except BaseException:
         # What the others send this failed instance would stay in the mailbox: the
@@ -362,7 +249,7 @@ async def receive_args(worker, task_key, args, timeout):
             else:
                 keys = (a.key,) if type(a) is Recv and i > len(out) else ()
             for key in keys:
-                MAILBOX.discard(key)
+                mailbox.discard(key)
         raise
     return out
 
@@ -373,8 +260,8 @@ def unless_failed(value):
     return value
 
 
-def send_results(worker, results, sends, early=None) -> list:
-    """Deliver each consumer the results it reads (``None`` elsewhere).
+def send_results(worker, state, results, sends, early=None) -> list:
+    """Deliver each consumer the results it reads (``None`` elsewhere); ``state``: ``worker``'s.
 
     Returns the deliveries to other workers, as asyncio tasks: the producer
     awaits them, so a delivery that fails fails its task instead of leaving
@@ -382,29 +269,39 @@ def send_results(worker, results, sends, early=None) -> list:
     already on their way, by position; only confirmed here.
     """
     early = early or {}
+    sessions = bulk.sessions_of(worker, state)
     deliveries, pushes = [], {}
     for j, send in enumerate(sends):
         if send.keep:
             if j not in early:
                 pushes.setdefault(send.address, []).append(send)
             else:
-                _count_sent(send.key[:2], (results[send.indices[0]],))
+                state.count_sent(send.key[:2], (results[send.indices[0]],))
             continue
         if send.address == worker.address:
-            MAILBOX.put(send.key, results)  # same process: the tuple itself, no copy
+            state.mailbox.put(send.key, results)  # same process: the tuple itself, no copy
             continue
         if type(results) is Failed:
             payload = results
         else:
             payload = _payload(results, send.indices)
-            _count_sent(send.key[:2], payload)
+            state.count_sent(send.key[:2], payload)
         if j in early:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j])))
         else:
-            deliveries.append(asyncio.ensure_future(_deliver(worker, send.address, send.key, payload)))
+            credentials = _credentials(sessions, send.key[0])
+            deliveries.append(
+                asyncio.ensure_future(_deliver(worker, send.address, send.key, payload, credentials))
+            )
     for address, reader_sends in pushes.items():
-        _push(worker, address, reader_sends, results)
+        credentials = _credentials(sessions, reader_sends[0].key[0])
+        _push(worker, state, address, reader_sends, results, credentials)
     return deliveries
+
+
+def _credentials(sessions, plan):
+    """What ``plan``'s messages go by bulk as, from a session table (None: on Dask's comms)."""
+    return None if sessions is None else sessions.credentials(plan)
 
 
 SLOT_GRACE = 0.05  # seconds a task waits for its deliveries while holding its worker's slot
@@ -431,7 +328,7 @@ def _payload(results, indices):
     return tuple(results[i] if i in indices else None for i in range(len(results)))
 
 
-def send_early(worker, results, sends) -> dict:
+def send_early(worker, state, results, sends) -> dict:
     """From the thread that computed ``results``: send by bulk what can go now.
 
     The event loop may be busy when a partition's compute ends; handing it
@@ -442,10 +339,11 @@ def send_early(worker, results, sends) -> dict:
     nobody awaits); :func:`send_results` does the rest.
     """
     early, pushed = {}, {}
+    sessions = bulk.sessions_of(worker, state)
     try:
         for j, send in enumerate(sends):
             where = bulk.known(send.address) if send.address != worker.address else None
-            credentials = bulk.credentials(worker, send.key[0])
+            credentials = _credentials(sessions, send.key[0])
             if where is None or credentials is None:
                 continue
             if send.keep:
@@ -482,12 +380,6 @@ def _repush(done, worker, address, entries, credentials):
         worker.loop.add_callback(_spawn, _push_in_background(worker, address, entries, credentials))
 
 
-def _count_sent(step, payload):
-    SENT[step] = SENT.get(step, 0) + sum(getattr(v, "nbytes", 0) for v in payload)
-    if len(SENT) > LOG_LIMIT:
-        del SENT[next(iter(SENT))]  # the oldest step: a long run's accounting stays bounded
-
-
 async def take(task_key, box, index, timeout):
     """The task holding a partition's result ``index`` (a fetch), or the tuple of its
     results at ``index`` (a tuple: its new variable values).
@@ -497,15 +389,17 @@ async def take(task_key, box, index, timeout):
     round trip through the scheduler.
     """
     worker = get_worker()
-    if not MAILBOX.ready(box):
+    mailbox = state_of(worker).mailbox
+    if not mailbox.ready(box):
         release_slot(worker, task_key)
-    results = unless_failed(await MAILBOX.take(box, timeout))
+    results = unless_failed(await mailbox.take(box, timeout))
     return tuple(results[i] for i in index) if type(index) is tuple else results[index]
 
 
-async def _deliver(worker, address, key, payload):
+async def _deliver(worker, address, key, payload, credentials):
+    """Send ``payload`` to ``key`` at ``address``: by bulk as ``credentials``' session where it
+    can go so, else on Dask's comms."""
     by_bulk = type(payload) is not Failed and bulk.eligible(payload)
-    credentials = bulk.credentials(worker, key[0])
     if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload, credentials):
         return
     await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
@@ -529,13 +423,13 @@ def _push_message(entries):
     return header, [value for _, value in entries]
 
 
-def _push(worker, address, sends, results):
+def _push(worker, state, address, sends, results, credentials):
     """Send a reader the new variable values it reads, in one message, in the background
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
     entries = [_push_entry(send, results) for send in sends]
     if type(results) is not Failed:
-        _count_sent(sends[0].key[:2], [value for _, value in entries])
-    _spawn(_push_in_background(worker, address, entries, bulk.credentials(worker, sends[0].key[0])))
+        state.count_sent(sends[0].key[:2], [value for _, value in entries])
+    _spawn(_push_in_background(worker, address, entries, credentials))
 
 
 def _spawn(coroutine):
@@ -567,9 +461,9 @@ async def _push_in_background(worker, address, entries, credentials):
         logger.warning("daskflow could not push variables %s to %s", names, address)
 
 
-async def fail_consumers(worker, producer, sends):
+async def fail_consumers(worker, state, producer, sends):
     """Tell every consumer ``producer`` failed (best effort: it is failing already)."""
-    for delivery in send_results(worker, Failed(producer), sends):
+    for delivery in send_results(worker, state, Failed(producer), sends):
         try:
             await delivery
         except Exception:  # noqa: BLE001 - its consumer's worker is gone or unreachable

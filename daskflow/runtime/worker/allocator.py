@@ -5,8 +5,8 @@ freed memory goes back to the OS at once. Setting it also turns off glibc's
 adaptive ``mmap`` threshold, so every buffer over 128 KiB — each weight,
 gradient and activation of a step — is a fresh ``mmap``, zero-filled page by
 page on first touch, and unmapped when freed. A training step allocates the
-same sizes every time; on the ps of an MLP 784->1024->10 that costs 4x the
-arithmetic (measured: the update partition 8.8 ms against 2.0 ms). So a
+same sizes every time; on the ps of an MLP that page-faulting costs several
+times the arithmetic (``benchmarks/RESULTS.md``, design measurements). So a
 worker running daskflow steps keeps buffers up to ``MMAP_THRESHOLD`` in its
 heap and returns free heap beyond ``TRIM_THRESHOLD`` — glibc's own adaptive
 limits — bounding what it holds back.

@@ -15,19 +15,18 @@ chosen when the plan is lowered:
   the number of updates applied since the values it read; one beyond
   ``max_staleness`` is dropped.
 
-Each step's outcome is logged on the worker (see :func:`step_log`).
+Each step's outcome is logged in the worker's state (see :func:`step_log`);
+the values come from the worker's mailbox, which the caller passes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 from dataclasses import dataclass
 
 from ...framework.replica import PerReplica
-from ..wire.transport import LOG_LIMIT, MAILBOX, SENT, FromReplicas, Received, unless_failed
-
-LOG: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+from ..wire.transport import FromReplicas, Received, unless_failed
+from .state import find_state
 
 
 @dataclass(frozen=True)
@@ -63,19 +62,20 @@ def _positions(args):
     return [i for i, a in enumerate(args) if type(a) is FromReplicas]
 
 
-async def _arrive(replica, args, positions, timeout):
-    values = [unless_failed(await MAILBOX.take(args[p].keys[replica], timeout)) for p in positions]
+async def _arrive(mailbox, replica, args, positions, timeout):
+    values = [unless_failed(await mailbox.take(args[p].keys[replica], timeout)) for p in positions]
     return replica, values
 
 
-async def in_arrival_order(args, timeout):
-    """Yield ``(replica, its values for the FromReplicas arguments)`` as replicas finish.
+async def in_arrival_order(mailbox, args, timeout):
+    """Yield ``(replica, its values for the FromReplicas arguments)`` as replicas finish,
+    taking them from ``mailbox`` (the worker's).
 
     Closing the generator early discards what the remaining replicas send.
     """
     positions = _positions(args)
     count = len(args[positions[0]].keys)
-    waits = [asyncio.ensure_future(_arrive(r, args, positions, timeout)) for r in range(count)]
+    waits = [asyncio.ensure_future(_arrive(mailbox, r, args, positions, timeout)) for r in range(count)]
     done = set()
     try:
         for next_done in asyncio.as_completed(waits):
@@ -88,14 +88,14 @@ async def in_arrival_order(args, timeout):
                 continue  # its values were taken (a finished wait not yet yielded)
             wait.cancel()
             for p in positions:
-                MAILBOX.discard(args[p].keys[r])
+                mailbox.discard(args[p].keys[r])
 
 
-async def first(args, needed, timeout, record):
+async def first(mailbox, args, needed, timeout, record):
     """``args`` with each FromReplicas replaced by the first ``needed`` replicas' values."""
     positions = _positions(args)
     arrived = []
-    gen = in_arrival_order(args, timeout)
+    gen = in_arrival_order(mailbox, args, timeout)
     async for replica, values in gen:
         arrived.append((replica, values))
         if len(arrived) == needed:
@@ -109,12 +109,12 @@ async def first(args, needed, timeout, record):
     return out
 
 
-async def each(args, chain, max_staleness, timeout, compute, record):
+async def each(mailbox, args, chain, max_staleness, timeout, compute, record):
     """Run ``compute`` once per replica in arrival order; return the last results."""
     positions = _positions(args)
     current, results = list(args), None
     used, dropped, staleness = [], [], []
-    async for replica, values in in_arrival_order(args, timeout):
+    async for replica, values in in_arrival_order(mailbox, args, timeout):
         stale = len(used)  # updates applied since this replica read the variables
         if max_staleness is not None and stale > max_staleness:
             dropped.append(replica)
@@ -130,19 +130,24 @@ async def each(args, chain, max_staleness, timeout, compute, record):
     return results
 
 
-def recorder(plan_step, partition):
-    """A function that logs one consuming instance's outcome for step ``plan_step``."""
+def recorder(log, plan_step, partition):
+    """A function that logs one consuming instance's outcome for step ``plan_step`` in
+    ``log`` (the worker's, :attr:`.state.WorkerState.log`)."""
 
     def record(**outcome):
-        LOG.append({"plan": plan_step[0], "step": plan_step[1], "partition": partition, **outcome})
+        log.append({"plan": plan_step[0], "step": plan_step[1], "partition": partition, **outcome})
 
     return record
 
 
-def step_log(plan_ids):
-    """This worker's log and bytes sent for the given plans (run on each worker)."""
+def step_log(plan_ids, dask_worker=None):
+    """This worker's log and bytes sent for the given plans (``client.run`` runs it on each
+    worker, passing ``dask_worker``): ``{"log": [outcome, ...], "sent": {(plan, step): bytes}}``."""
+    state = None if dask_worker is None else find_state(dask_worker)
+    if state is None:  # no daskflow program has reached this worker
+        return {"log": [], "sent": {}}
     wanted = set(plan_ids)
     return {
-        "log": [e for e in LOG if e["plan"] in wanted],
-        "sent": {k: v for k, v in SENT.items() if k[0] in wanted},
+        "log": [e for e in state.log if e["plan"] in wanted],
+        "sent": {k: v for k, v in state.sent.items() if k[0] in wanted},
     }

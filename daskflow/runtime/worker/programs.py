@@ -1,11 +1,11 @@
 """Compiled partitions on the workers.
 
 A plan's compiled partitions are sent to every worker once, in a worker
-plugin (so workers that join later get them too); each step's tasks then
-name their program by id instead of carrying the code again. The plugin
-also carries its session's secret, over Dask's own comms, to the workers'
-bulk ports (:mod:`.bulk`), which take that session's messages while one of
-its plans is installed.
+plugin (so workers that join later get them too), and kept in the worker's
+state (:mod:`.state`); each step's tasks then name their program by id
+instead of carrying the code again. The plugin also carries its session's
+secret, over Dask's own comms, to the workers' bulk ports (:mod:`.bulk`),
+which take that session's messages while one of its plans is installed.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
 from ..wire import bulk, pushes, transport
 from . import allocator, arrivals
+from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
-_PROGRAMS: dict = {}
 PREFIX = "daskflow-programs-"
 
 
@@ -49,23 +49,26 @@ class ProgramRegistry(WorkerPlugin):
         # A copy per worker: workers sharing a process (a test cluster) must not
         # share the per-session state of stateful ops (an iterator's position).
         programs = pickle.loads(pickle.dumps(self.programs))
-        for pid, (key, fn) in programs.items():
-            _PROGRAMS[(worker.address, pid)] = (key, fn, self.sources)
+        state = state_of(worker)
+        state.install_programs(self.plan_id, programs, self.sources, self.session)
         transport.install(worker)
         allocator.keep_step_buffers()
-        sessions = bulk.sessions_of(worker)
+        sessions = bulk.sessions_of(worker, state)
         if self.credentials is not None and sessions is not None:
             if not sessions.admit(self.plan_id, self.credentials):  # two sessions, one id: rare
                 logger.warning("daskflow session %s sends on Dask's comms: its id is in use", self.session)
 
     def teardown(self, worker):
-        for pid in self.programs:
-            _PROGRAMS.pop((worker.address, pid), None)
-        sessions = bulk.sessions_of(worker)
+        state = find_state(worker)
+        if state is None:  # never set up here
+            return
+        state.uninstall_programs(self.plan_id, self.programs)
+        sessions = bulk.sessions_of(worker, state)
         if self.credentials is not None and sessions is not None:
             sessions.dismiss(self.plan_id)
-        transport.MAILBOX.clear(self.plan_id)
-        pushes.cache_of(worker).clear(pushes.cache_name(self.session, ""))
+        state.mailbox.clear(self.plan_id)
+        if not state.has_session(self.session):  # its other plans' readers still use the cache
+            state.cache.clear(pushes.cache_name(self.session, ""))
 
 
 async def run_program(task_key, program_id, replica, mode, sends, timeout, *args):
@@ -79,9 +82,10 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     when it fails, a marker goes instead, which fails them too.
     """
     worker = get_worker()
-    program = _PROGRAMS.get((worker.address, program_id))
+    state = state_of(worker)  # the one look-up of the worker's state for this task
+    program = state.program(program_id)
     if program is None:
-        await transport.fail_consumers(worker, program_id, sends)
+        await transport.fail_consumers(worker, state, program_id, sends)
         raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
     key, fn, bindings = program
     loop = asyncio.get_running_loop()
@@ -92,37 +96,39 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
 
     early = None
     try:
-        values = await transport.receive_args(worker, task_key, args, timeout)
+        values = await transport.receive_args(worker, state, task_key, args, timeout)
         if mode is None:
+            executor = worker.executors["default"]
             results, early = await loop.run_in_executor(
-                worker.executors["default"], _call_then_send, worker, sends, replica, blocks, fn, values
+                executor, _call_then_send, worker, state, sends, replica, blocks, fn, values
             )
         else:
             plan_id = program_id.partition("-")[0]
-            record = arrivals.recorder((plan_id, task_key[1]), key)
+            record, mailbox = arrivals.recorder(state.log, (plan_id, task_key[1]), key), state.mailbox
             if type(mode) is arrivals.FirstReplicas:
-                results = await compute(await arrivals.first(values, mode.needed, timeout, record))
+                results = await compute(await arrivals.first(mailbox, values, mode.needed, timeout, record))
             else:
                 results = await arrivals.each(
-                    values, mode.chain, mode.max_staleness, timeout, compute, record
+                    mailbox, values, mode.chain, mode.max_staleness, timeout, compute, record
                 )
     except transport.UpstreamFailedError:
-        await transport.fail_consumers(worker, key, sends)
+        await transport.fail_consumers(worker, state, key, sends)
         raise
     except Exception as e:
-        await transport.fail_consumers(worker, key, sends)
+        await transport.fail_consumers(worker, state, key, sends)
         # Pickling code renames its file, so record which line of which
         # partition failed; the session maps it back to the op.
         e.daskflow_line = (key, _line_in(fn, e.__traceback__))
         raise
     # A delivery that fails fails this task, not silently its consumer.
-    await transport.delivered(worker, task_key, transport.send_results(worker, results, sends, early))
+    deliveries = transport.send_results(worker, state, results, sends, early)
+    await transport.delivered(worker, task_key, deliveries)
 
 
-def _call_then_send(worker, sends, *call):
+def _call_then_send(worker, state, sends, *call):
     """Compute, then send by bulk from this thread what can go (:func:`.transport.send_early`)."""
     results = _call(*call)
-    return results, transport.send_early(worker, results, sends)
+    return results, transport.send_early(worker, state, results, sends)
 
 
 def _call(replica, blocks, fn, values):

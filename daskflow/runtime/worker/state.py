@@ -1,0 +1,144 @@
+"""What daskflow keeps on a Dask worker: one worker extension, ``worker.extensions["daskflow"]``.
+
+A worker running daskflow steps holds the values sent to its partitions (the
+mailbox), the variable values pushed to it, its installed programs, the
+accounting of what it sent and what its steps did, and its bulk port's
+receiver. All of it belongs to the worker, not to its process: the workers
+of a ``LocalCluster(processes=False)`` share one process, and each must see
+only its own mail and programs. Kept in a worker extension, it lives exactly
+as long as its worker: Dask calls :meth:`WorkerState.close` when the worker
+closes (after its plugins' teardowns), which closes the receiver's sockets
+and drops every value held.
+
+The modules that move values (:mod:`..wire.transport`, :mod:`..wire.pushes`,
+:mod:`..wire.bulk`) reach it through :func:`state_of`; this module imports
+none of them, so they may import it.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from ..wire.mailbox import Mailbox
+from ..wire.variable_cache import VariableCache
+
+EXTENSION = "daskflow"
+LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
+
+
+class WorkerState:
+    """The state of daskflow on one Dask worker.
+
+    Attributes
+    ----------
+    mailbox : Mailbox
+        Values sent to this worker's partitions, until they are taken; it
+        keeps an unclaimed value while its plan is installed here.
+    cache : VariableCache
+        The newest variable values pushed to this worker.
+    programs : dict
+        Program id -> ``(partition key, compiled function, dataset sources)``.
+    plans : dict
+        Plan id -> the ids of its programs installed here.
+    sessions : dict
+        Plan id -> the session it belongs to, of the plans installed here.
+    sent : dict
+        ``(plan id, step)`` -> bytes this worker sent other workers, for
+        the newest ``LOG_LIMIT`` steps.
+    log : collections.deque
+        The newest ``LOG_LIMIT`` outcomes of replicated steps
+        (:mod:`.arrivals`).
+    receiver : bulk.Receiver or None
+        The worker's bulk port (None: it serves none); its session table
+        says whose messages it takes.
+    receiving : bool
+        Whether the worker serves its receiving ends yet
+        (:func:`..wire.transport.install`).
+
+    Examples
+    --------
+    >>> state = WorkerState()
+    >>> state.install_programs("p1", {"p1-0": ("part", abs)})
+    >>> "p1" in state.plans, state.program("p1-0")[0]
+    (True, 'part')
+    >>> state.uninstall_programs("p1", ["p1-0"])
+    >>> "p1" in state.plans
+    False
+    """
+
+    def __init__(self):
+        self.programs: dict = {}
+        self.plans: dict = {}
+        self.sessions: dict = {}
+        self.mailbox = Mailbox(installed=self.plans)
+        self.cache = VariableCache()
+        self.sent: dict = {}
+        self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+        self.receiver = None
+        self.receiving = False
+
+    def install_programs(self, plan_id: str, programs: dict, sources=None, session: str = ""):
+        """Install ``programs`` (program id -> (key, fn)) of ``plan_id``, a plan of
+        ``session``, reading ``sources``."""
+        for pid, (key, fn) in programs.items():
+            self.programs[pid] = (key, fn, sources or {})
+        self.plans.setdefault(plan_id, set()).update(programs)
+        self.sessions[plan_id] = session
+
+    def uninstall_programs(self, plan_id: str, program_ids):
+        """Remove a plan's programs; the plan is gone from here once none is left."""
+        for pid in program_ids:
+            self.programs.pop(pid, None)
+        left = self.plans.get(plan_id, set()).difference(program_ids)
+        if left:
+            self.plans[plan_id] = left
+        else:
+            self.plans.pop(plan_id, None)
+            self.sessions.pop(plan_id, None)
+
+    def has_session(self, session: str) -> bool:
+        """Whether a plan of ``session`` is installed here."""
+        return session in self.sessions.values()
+
+    def program(self, program_id: str):
+        """``(key, fn, sources)`` of an installed program, or None."""
+        return self.programs.get(program_id)
+
+    def count_sent(self, step: tuple, payload):
+        """Count the bytes of ``payload``'s arrays as sent in ``step`` = (plan id, step)."""
+        sent = self.sent
+        sent[step] = sent.get(step, 0) + sum(getattr(v, "nbytes", 0) for v in payload)
+        if len(sent) > LOG_LIMIT:
+            del sent[next(iter(sent))]  # the oldest step: a long run's accounting stays bounded
+
+    def close(self):
+        """Close the bulk receiver and drop everything held (Dask calls it on ``Worker.close``)."""
+        if self.receiver is not None:
+            self.receiver.close()
+        self.mailbox.close()
+        self.cache.clear("")
+        self.programs.clear()
+        self.plans.clear()
+        self.sessions.clear()
+        self.sent.clear()
+        self.log.clear()
+
+
+def state_of(worker) -> WorkerState:
+    """``worker``'s daskflow state, installed as its extension on first use (idempotent).
+
+    Examples
+    --------
+    >>> from distributed import get_worker
+    >>> state_of(get_worker()).mailbox  # doctest: +SKIP
+    <daskflow.runtime.wire.mailbox.Mailbox object at ...>
+    """
+    state = worker.extensions.get(EXTENSION)
+    if state is None:
+        state = worker.extensions[EXTENSION] = WorkerState()  # Worker.close calls its close()
+    return state
+
+
+def find_state(worker) -> WorkerState | None:
+    """``worker``'s daskflow state, or None where it has none (nothing installed it yet)."""
+    return worker.extensions.get(EXTENSION)
