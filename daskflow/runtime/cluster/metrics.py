@@ -12,8 +12,8 @@ from __future__ import annotations
 import collections
 import time
 
-from ..wire.transport import LOG_LIMIT
 from ..worker.arrivals import step_log
+from ..worker.state import LOG_LIMIT
 
 
 class StepMetrics:

@@ -34,7 +34,7 @@ from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
 from .. import dask_compat
-from ..worker.state import LOG_LIMIT, state_of  # noqa: F401 - LOG_LIMIT: metrics' bound too
+from ..worker.state import state_of
 from . import bulk, pushes
 from .mailbox import ttl
 from .variable_cache import entry_refusal
