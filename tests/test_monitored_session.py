@@ -257,6 +257,19 @@ def test_progress_bar_ends_at_the_stop_hooks_last_step():
     assert "5/5" in bar.bar.fp.getvalue()
 
 
+def test_progress_bar_never_passes_its_total_when_a_run_adds_several_steps():
+    gs = tf.train.get_or_create_global_step()
+    three_replicas = tf.assign_add(gs, 3)  # as an asynchronous run of three replicas does
+    stop = tf.train.StopAtStepHook(last_step=10)
+    bar = tf.train.ProgressBarHook(last_step=stop, file=io.StringIO())
+    with mts([bar, stop]) as sess:
+        while not sess.should_stop():
+            last = sess.run(three_replicas)
+    assert last == 12  # past the last step, as TF1's would be
+    assert (bar.bar.total, bar.bar.n) == (10, 10)
+    assert "10/10" in bar.bar.fp.getvalue() and "12/10" not in bar.bar.fp.getvalue()
+
+
 def test_progress_bar_by_request_and_by_default_when_interactive(capsys, monkeypatch):
     m = softmax_model()
     stop = tf.train.StopAtStepHook

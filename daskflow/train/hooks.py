@@ -789,10 +789,16 @@ class ProgressBarHook(SessionRunHook):
         if self.bar.total is None:
             self.bar.total = self._total()  # a StopAtStepHook placed after this hook knows it now
         # The value read is one behind; assume this run was a training step (end() corrects).
-        step = int(run_values.results) + 1
+        step = self._within_total(int(run_values.results) + 1)
         if step > self.bar.n:
             self.bar.update(step - self.bar.n)
 
     def end(self, session):
-        self.bar.n = int(session.run(self._global_step))
+        self.bar.n = self._within_total(int(session.run(self._global_step)))
         self.bar.close()
+
+    def _within_total(self, step):
+        """Asynchronous replicas may carry the global step past the last one (each run adds
+        one per replica): the bar stops at its total instead of passing it."""
+        total = self.bar.total
+        return step if total is None else min(step, total)
