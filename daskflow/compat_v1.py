@@ -3,9 +3,11 @@
 Such a script runs unchanged with ``import daskflow as tf``: daskflow *is*
 TF1's graph mode, so every ``disable_*`` switch is already in the state it
 asks for and does nothing, and eager execution is refused with a clear error.
-:class:`RunOptions` and :class:`RunMetadata` exist so that
-``Session.run(options=..., run_metadata=...)`` calls keep working; no trace
-is recorded, so ``run_metadata.step_stats`` stays empty.
+:class:`RunOptions` and :class:`RunMetadata` are ``Session.run``'s
+``options`` and ``run_metadata``: a run with ``RunOptions(trace_level=FULL_TRACE)``
+fills ``run_metadata.step_stats`` with each op's (embedded) or each
+partition's (cluster) times, for ``FileWriter.add_run_metadata`` and
+:class:`daskflow.client.timeline.Timeline`.
 """
 
 from __future__ import annotations
@@ -69,7 +71,11 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 
 
 class RunOptions:
-    """TF1's ``RunOptions``: accepted by ``Session.run(options=...)``; tracing is not recorded.
+    """TF1's ``RunOptions``: how ``Session.run(options=...)`` runs a step.
+
+    ``trace_level`` other than ``NO_TRACE`` records the step's timings into
+    the ``run_metadata`` given with it (``SOFTWARE_TRACE``, ``HARDWARE_TRACE``
+    and ``FULL_TRACE`` record the same: daskflow has no hardware tracer).
 
     Examples
     --------
@@ -109,21 +115,34 @@ class RunOptions:
         return f"RunOptions(trace_level={self._TRACE_LEVELS[self.trace_level]})"
 
 
-class _StepStats:
-    """An empty ``StepStats``: no per-device timings are recorded."""
+class _MessageType(type):
+    """A class standing for a protobuf message class built on first use.
 
-    def __init__(self):
-        self.dev_stats = []
+    Calling it makes an instance of the message; ``isinstance`` and class
+    attributes (``FromString``, ``DESCRIPTOR``) are the message class's.
+    """
 
-    def SerializeToString(self):  # noqa: N802 - protobuf's name
-        return b""
+    def __call__(cls, *args, **kwargs):
+        return cls._message()(*args, **kwargs)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls._message())
+
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(cls._message(), name)
 
 
-class RunMetadata:
-    """TF1's ``RunMetadata``; ``Session.run`` leaves it empty (no tracing).
+class RunMetadata(metaclass=_MessageType):
+    """TF1's ``RunMetadata`` proto: what ``Session.run(run_metadata=...)`` reports.
 
-    Serialises to empty bytes, which TensorBoard reads as an empty
-    ``RunMetadata`` (so ``FileWriter.add_run_metadata`` accepts it).
+    A real protobuf message (``SerializeToString``, ``ParseFromString``,
+    ``CopyFrom``...) with TF's fields and field numbers, so TensorBoard reads
+    it. A run traced with ``RunOptions(trace_level=FULL_TRACE)`` fills
+    ``step_stats``: one ``DeviceStepStats`` per device with one
+    ``NodeExecStats`` per op (embedded) or per partition (cluster); every
+    run given it first clears it, as in TF1.
 
     Examples
     --------
@@ -131,16 +150,17 @@ class RunMetadata:
     >>> meta = tf.RunMetadata()
     >>> list(meta.step_stats.dev_stats), list(meta.partition_graphs)
     ([], [])
+    >>> x = tf.placeholder(tf.float32, [], name="x")
+    >>> y = tf.square(x, name="y")
+    >>> options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    >>> with tf.Session() as sess:
+    ...     _ = sess.run(y, {x: 2.0}, options=options, run_metadata=meta)
+    >>> [node.node_name for node in meta.step_stats.dev_stats[0].node_stats] == [y.op.name]
+    True
     """
 
-    def __init__(self):
-        self.step_stats = _StepStats()
-        self.cost_graph = None
-        self.partition_graphs = []
-        self.function_graphs = []
+    @staticmethod
+    def _message():
+        from .client.run_metadata import message_class
 
-    def SerializeToString(self):  # noqa: N802 - protobuf's name
-        return b""
-
-    def ParseFromString(self, data):  # noqa: N802 - protobuf's name
-        return 0
+        return message_class("RunMetadata")

@@ -73,7 +73,8 @@ def local_cluster(
     Returns
     -------
     distributed.SpecCluster
-        Pass it (or its ``scheduler_address``) to ``tf.Session``.
+        Pass it (or its ``scheduler_address``) to ``tf.Session``. Its
+        dashboard (``cluster.dashboard_link``) has daskflow's page at ``/daskflow``.
 
     Examples
     --------
@@ -99,7 +100,7 @@ def local_cluster(
         if i >= workers:
             options["resources"] = {"GPU": 1}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
-    options = {"host": host, "dashboard_address": dashboard_address, **tls}
+    options = {"host": host, "dashboard_address": dashboard_address, **_preloads(), **tls}
     if security is not None:
         options["protocol"] = "tls://"
     scheduler = {"cls": Scheduler, "options": options}
@@ -119,6 +120,16 @@ def local_cluster(
             if reimported():
                 raise RuntimeError(MAIN_GUARD_MESSAGE) from None
             raise
+
+
+def _preloads() -> dict:
+    """The scheduler's preloads: those configured, and daskflow's dashboard page."""
+    configured = dask.config.get("distributed.scheduler.preload", None) or []
+    configured = [configured] if isinstance(configured, str) else list(configured)
+    argv = list(dask.config.get("distributed.scheduler.preload-argv", None) or [])
+    if argv and not isinstance(argv[0], str):  # one list per preload: ours takes none
+        return {"preload": [*configured, "daskflow.dashboard"], "preload_argv": [*argv, []]}
+    return {"preload": [*configured, "daskflow.dashboard"], "preload_argv": argv}
 
 
 MAIN_GUARD_MESSAGE = (

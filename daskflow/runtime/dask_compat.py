@@ -18,17 +18,24 @@ from distributed.worker_state_machine import SecedeEvent
 from tornado.ioloop import PeriodicCallback
 
 __all__ = [
+    "add_dashboard_page",
+    "add_http_route",
     "bound_key_split_cache",
+    "call_later",
     "client_stream",
+    "dashboard_look",
     "every",
     "fetch_from_worker",
     "forget_released",
     "release_thread_slot",
     "replace_group_layout",
+    "run_on_workers",
     "scheduler_plugins",
     "scheduler_client_stream",
     "scheduler_worker_streams",
+    "send_to_scheduler",
     "serve_handler",
+    "serve_stream",
     "task_group_dependencies",
     "unlink_from_dependencies",
     "unlink_on_worker",
@@ -230,3 +237,117 @@ def unregister_worker_plugins(scheduler, names) -> None:
 def worker_plugin_names(scheduler) -> list:
     """The names of the worker plugins the scheduler hands to workers that join."""
     return list(scheduler.worker_plugins)
+
+
+# -- the daskflow dashboard page (daskflow/dashboard) ------------------------------------------
+
+
+def send_to_scheduler(client, msg: dict) -> None:
+    """Put ``msg`` on the client's batched stream to the scheduler; no answer is awaited.
+
+    Relies on ``Client._send_to_scheduler`` (thread-safe: it hands the message
+    to the client's event loop) and on the scheduler having a stream handler
+    for ``msg["op"]`` (:func:`serve_stream`): an unknown op closes the stream.
+    """
+    client._send_to_scheduler(msg)
+
+
+def call_later(client, seconds: float, callback) -> None:
+    """Call ``callback()`` on the client's event loop in ``seconds`` (from any thread).
+
+    Relies on ``Client.loop`` being a Tornado ``IOLoop``.
+    """
+    client.loop.add_callback(client.loop.call_later, seconds, callback)
+
+
+def serve_stream(scheduler, op: str, handler) -> None:
+    """Handle messages ``{"op": op, ...}`` on the scheduler's batched streams.
+
+    Relies on ``Server.stream_handlers``: the handler is called with the
+    message's fields, and ``client=<id>`` for a client's stream. An exception
+    in it would close that stream, so it must not raise.
+    """
+    scheduler.stream_handlers[op] = handler
+
+
+async def run_on_workers(scheduler, function, *args) -> dict:
+    """``function(*args, dask_worker=...)`` on every worker, from the scheduler: address -> result.
+
+    What ``Client.run`` asks the scheduler to do (its ``broadcast`` of a
+    ``run`` message); workers that fail or do not answer are left out.
+    Relies on the scheduler's comms not deserializing (``Serialized`` results).
+    """
+    from distributed.protocol.pickle import dumps
+    from distributed.protocol.serialize import Serialized, deserialize
+
+    msg = {"op": "run", "function": dumps(function), "args": dumps(args), "kwargs": dumps({}), "wait": True}
+    responses = await scheduler.broadcast(msg=msg, on_error="ignore")
+    out = {}
+    for address, response in responses.items():
+        if not isinstance(response, dict) or response.get("status") != "OK":
+            continue
+        result = response["result"]
+        if isinstance(result, Serialized):
+            result = deserialize(result.header, result.frames)
+        out[address] = result
+    return out
+
+
+def add_dashboard_page(scheduler, route: str, make_doc, title: str) -> bool:
+    """Serve a Bokeh page at ``route`` (e.g. ``"/daskflow"``) on the scheduler's dashboard.
+
+    ``make_doc(scheduler, extra, doc)`` fills each new document, as the
+    functions of ``distributed.dashboard.scheduler.applications`` do; ``extra``
+    holds the template variables of the dashboard's navigation bar. The page
+    is listed in the "More..." menu as ``title``. Returns False where the
+    scheduler has no dashboard (no bokeh, or ``dashboard=False``).
+
+    Relies on ``Scheduler.http_application`` (a ``RoutingApplication`` that
+    asks each added application in turn), ``BokehApplication`` of
+    ``distributed.dashboard.core``, and the memoized
+    ``distributed.dashboard.scheduler.template_variables(scheduler)`` whose
+    ``plots`` list every dashboard page's navigation bar shares.
+    """
+    try:
+        from distributed.dashboard.core import BokehApplication
+        from distributed.dashboard.scheduler import template_variables
+        from tornado.ioloop import IOLoop
+    except ImportError:  # no (suitable) bokeh: Dask serves no dashboard
+        return False
+    http = getattr(scheduler, "http_application", None)
+    bokeh_apps = [app for app in getattr(http, "applications", ()) if hasattr(app, "app_paths")]
+    if not bokeh_apps:  # Dask's own pages are not served: neither is this one
+        return False
+    if any(route in app.app_paths for app in bokeh_apps):
+        return True
+    variables = template_variables(scheduler)
+    prefix = bokeh_apps[0].prefix
+    page = BokehApplication({route: make_doc}, scheduler, prefix=prefix, template_variables=variables)
+    http.add_application(page)
+    page.initialize(IOLoop.current())  # the scheduler's loop: this runs on it, as Dask's connect does
+    page.start()
+    entry = {"url": route.strip("/"), "name": title}
+    if entry not in variables["plots"]:
+        variables["plots"].append(entry)
+    return True
+
+
+def add_http_route(scheduler, pattern: str, handler, kwargs: dict) -> None:
+    """Serve ``pattern`` (a path below the dashboard's prefix) with a Tornado ``handler``.
+
+    Relies on ``Scheduler.http_application`` being a Tornado ``Application``
+    whose own routes are asked first.
+    """
+    http = scheduler.http_application
+    prefix = next((app.prefix for app in http.applications if hasattr(app, "app_paths")), "")
+    http.add_handlers(r".*", [(prefix.rstrip("/") + "/" + pattern.lstrip("/"), handler, kwargs)])
+
+
+def dashboard_look():
+    """``(template, theme)`` of Dask's dashboard pages, for a page that looks like them.
+
+    Relies on ``env`` and ``BOKEH_THEME`` of ``distributed.dashboard.components.scheduler``.
+    """
+    from distributed.dashboard.components.scheduler import BOKEH_THEME, env
+
+    return env.get_template("simple.html"), BOKEH_THEME

@@ -10,6 +10,7 @@ commit variable updates, and shape the results like the fetches.
 from __future__ import annotations
 
 import contextlib
+import uuid
 
 import numpy as np
 
@@ -184,18 +185,74 @@ class Session:
         """Compute ``fetches`` (a tensor, op, name, or nested list/tuple/dict of them).
 
         Operations fetch as None. Any tensor may be fed in ``feed_dict``.
+        ``run_metadata`` (a ``RunMetadata``) is cleared, then filled with the
+        step's times when ``options`` is ``RunOptions(trace_level=FULL_TRACE)``
+        (or another level than ``NO_TRACE``): its ``step_stats`` has one
+        ``NodeExecStats`` per op embedded, per partition on a cluster.
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         feed_dict = feed_dict or {}
         mapper, executable, feed_specs = self._entry(fetches, feed_dict)
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
+        if run_metadata is not None:  # reported on, traced if asked: not the per-step path
+            return mapper.build(self._run_reporting(executable, feed_values, options, run_metadata))
         if self._cluster is not None:
             return mapper.build(self._cluster.step(executable, feed_values))
         values = executable.execute(executable.bind(feed_values, self._store))
         for update in executable.updates:  # the step succeeded: commit
             self._keep(update.name, values[update.partition][update.index])
         return mapper.build(executable.results(values))
+
+    def _run_reporting(self, executable, feed_values, options, run_metadata):
+        """One step whose ``run_metadata`` is replaced, as TF1's is, by what the step reports."""
+        from ..client.run_metadata import message_class
+
+        metadata = message_class("RunMetadata")()
+        if not getattr(options, "trace_level", 0):
+            results = self._untraced_step(executable, feed_values)
+        elif self._cluster is None:
+            values = executable.execute_traced(executable.bind(feed_values, self._store), metadata.step_stats)
+            results = self._commit(executable, values)
+        else:
+            results = self._traced_cluster_step(executable, feed_values, metadata.step_stats)
+        run_metadata.ParseFromString(metadata.SerializeToString())  # any RunMetadata class: TF's too
+        return results
+
+    def _untraced_step(self, executable, feed_values):
+        if self._cluster is not None:
+            return self._cluster.step(executable, feed_values)
+        return self._commit(executable, executable.execute(executable.bind(feed_values, self._store)))
+
+    def _commit(self, executable, values):
+        """Keep an embedded step's variable updates; its fetched values."""
+        for update in executable.updates:
+            self._keep(update.name, values[update.partition][update.index])
+        return executable.results(values)
+
+    def _traced_cluster_step(self, executable, feed_values, stats):
+        """A cluster step whose tasks note their times on their workers, then gathered into ``stats``."""
+        from ..client.step_stats import add_partition_stats, device_name
+        from .worker.programs import take_trace
+
+        executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/steps.py)
+        try:
+            results = self._cluster.step(executable, feed_values)
+            self._cluster.sync()  # a step dispatched asynchronously: its tasks have noted their times
+        finally:
+            executable.trace = None
+        records = [r for found in self._client.run(take_trace, token).values() for r in found]
+        workers = {w.address: w for w in self._cluster.workers()}
+        devices = {p.key: p.device for p in executable.plan.partitions}
+
+        def device_of(address, partition):
+            worker = workers.get(address)
+            return address if worker is None else device_name(worker.job, worker.task, devices[partition])
+
+        reads = {p.key: list(p.reads) for p in executable.programs}
+        ops = {key: _op_names(lines) for key, lines in executable.line_ops.items()}
+        add_partition_stats(stats, records, device_of, reads, ops)
+        return results
 
     def _keep(self, name, value):
         if type(value) is np.ndarray:
@@ -491,6 +548,11 @@ def _fetch_key(fetches):
     if fetches.__hash__ is None:  # an array, a set...: no fetch; say so as TF1 does
         raise invalid_fetch(fetches)
     return fetches
+
+
+def _op_names(line_ops) -> list:
+    """The names of a partition's ops, in program order, each once."""
+    return list(dict.fromkeys(op.name for _, op in sorted(line_ops.items())))
 
 
 def _log_placement(executable):

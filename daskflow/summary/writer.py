@@ -16,6 +16,8 @@ import os
 import threading
 import time
 
+from ..dashboard import publish
+
 logger = logging.getLogger("daskflow")
 
 _file_numbers = itertools.count()  # distinct file names for writers opened in the same second
@@ -127,7 +129,9 @@ class FileWriter:
         """Add a ``Summary`` proto, or its serialized bytes (what ``sess.run`` of a summary gives).
 
         Plugin metadata is written with the first value of each tag only, as
-        TF1 does: TensorBoard keeps the first it reads.
+        TF1 does: TensorBoard keeps the first it reads. Its scalar values also
+        go to the dashboard page of each cluster session open in this process
+        (:mod:`daskflow.dashboard`), against ``global_step``.
         """
         from .protos import Event, Summary
 
@@ -145,6 +149,8 @@ class FileWriter:
             else:
                 self._seen_summary_tags.add(value.tag)
         self._add_event(Event(summary=summary), global_step)
+        if not self._closed:
+            publish.scalars(summary, global_step)
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""

@@ -5,28 +5,59 @@ replicas' results were used or dropped, each update's staleness, the bytes
 partitions sent each other — is logged on the workers as it happens and
 collected only when asked (one ``client.run``), so measuring costs the
 steps nothing.
+
+Where the scheduler serves daskflow's dashboard page (:mod:`daskflow.dashboard`),
+each finished step and each plan's placement are also published to it, on
+the client's stream to the scheduler, without waiting for an answer
+(:mod:`daskflow.dashboard.publish`).
 """
 
 from __future__ import annotations
 
 import collections
+import logging
 import time
 
+from ...dashboard.publish import Publisher, placement_record
 from ..worker.arrivals import step_log
 from ..worker.state import LOG_LIMIT
+
+logger = logging.getLogger(__name__)
 
 
 class StepMetrics:
     """The client's half of the metrics: step wall times, and collection."""
 
-    def __init__(self, client, first_step=0):
+    def __init__(self, client, first_step=0, session=""):
         self.client = client
         self.first_step = first_step  # the session's step keys count from here
         self.plans: list = []
         self._walls: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+        self.publisher = Publisher(client, session, first_step)
+
+    def planned(self, lowered, workers, soft):
+        """A new plan: remember it, and show its placement on the dashboard (if served)."""
+        self.plans.append(lowered.plan_id)
+        if not self.publisher.connect():  # asks the scheduler with the session's first plan only
+            return
+        try:
+            record = placement_record(lowered, workers, soft)
+        except Exception:  # noqa: BLE001 - the page lacks this placement; the plan runs regardless
+            logger.warning(
+                "daskflow could not describe plan %s for the dashboard", lowered.plan_id, exc_info=True
+            )
+            return
+        self.publisher.put({"kind": "plan", "plan": lowered.plan_id, "placement": record})
 
     def finished(self, pending):
-        self._walls.append((pending.lowered.plan_id, pending.n, time.perf_counter() - pending.start))
+        plan, n, wall = pending.lowered.plan_id, pending.n, time.perf_counter() - pending.start
+        self._walls.append((plan, n, wall))
+        if self.publisher.active:
+            self.publisher.put({"kind": "step", "plan": plan, "n": n, "wall": wall, "time": time.time()})
+
+    def close(self):
+        """Tell the dashboard the session closed; publish nothing more."""
+        self.publisher.close()
 
     def collect(self):
         """One dict per finished step, oldest first.

@@ -61,7 +61,7 @@ class ClusterRuntime:
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
-        self.metrics = StepMetrics(client, first_step)
+        self.metrics = StepMetrics(client, first_step, self.token)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
         # The last step's futures, released only after the next submission: the
@@ -332,7 +332,7 @@ class ClusterRuntime:
         registry = ProgramRegistry(plan_id, programs, self.token, bindings, self.secret)
         self.client.register_plugin(registry)
         self._registries.append(registry.name)
-        self.metrics.plans.append(plan_id)
+        self.metrics.planned(lowered, workers, self.config.allow_soft_placement)
         if self.config.log_device_placement:
             self._plans[executable] = lowered
             for name, (device, worker) in self.placement(executable).items():
@@ -452,6 +452,7 @@ class ClusterRuntime:
         self.table.clear()
         self.backup_schedule.flushing.clear()
         self._plans.clear()
+        self.metrics.close()
         for plan_id in self.metrics.plans:  # the client's copy of the session's secret
             bulk.CLIENT_SESSIONS.dismiss(plan_id)
         try:

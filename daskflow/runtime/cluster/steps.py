@@ -262,6 +262,7 @@ class Lowered:
             if t.inst.replica is not None and t.inst.name not in absent:
                 first.setdefault(t.inst.part, t.inst.replica)
         layers, posts, pushes = {}, [], {}
+        trace = self.executable.trace  # a traced step's token (Session.run with a trace level)
         read = _Reading(variables, pushed or {}, feed_values, posts, self.session)
         for t in self._templates:
             if t.inst.name in absent:
@@ -292,7 +293,7 @@ class Lowered:
             key = t.inst.key(n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
-            task = Task(key, run_program, key, t.program_id, replica, mode, sends, self.timeout, *args)
+            task = Task(key, run_program, key, t.program_id, replica, mode, sends, self.timeout, trace, *args)
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}

@@ -5,9 +5,17 @@ lower the partitions to Dask tasks — one ``dask.task_spec.Task`` per
 partition, whose arguments are ``TaskRef`` s to the feeds, the variables'
 values and the partitions it depends on. A step binds the feed and variable
 values and executes those tasks; nothing is walked or compiled again.
+
+A traced step (``RunOptions(trace_level=FULL_TRACE)``) runs a second
+variant of each compiled partition, made on the first traced step, that
+notes each op's start, end and outputs; the plain variant is never slowed.
 """
 
 from __future__ import annotations
+
+import ast
+import threading
+import time
 
 import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
@@ -51,6 +59,10 @@ class Executable:
         self.var_inputs = _var_inputs(self.programs) + fetched_vars
         self.updates = [u for p in self.programs for u in p.updates]  # VariableUpdate
         self.line_ops = {p.key: p.line_ops for p in self.programs}
+        # The token of the traced cluster step being submitted (Session.run with a trace
+        # level), which its tasks carry to their workers (cluster/steps.py); else None.
+        self.trace = None
+        self._traced = None  # (traced function per task, ops they note), made on first use
 
     # -- a step ----------------------------------------------------------------------
     def bind(self, feed_values, store) -> dict:
@@ -81,6 +93,31 @@ class Executable:
                 raise self.op_error(key, e) from e
         return values
 
+    def execute_traced(self, values: dict, stats) -> dict:
+        """:meth:`execute`, noting each op's start and end into ``stats`` (a ``StepStats``).
+
+        Every op runs in this thread, on this process's CPU: one
+        ``DeviceStepStats`` for ``/job:localhost/replica:0/task:0/device:CPU:0``
+        with one ``NodeExecStats`` per op run (folded constants and fed
+        tensors run no op).
+        """
+        from ...client.step_stats import add_op_stats
+
+        if self._traced is None:
+            self._traced = _traced_functions(self.programs)
+        functions, ops = self._traced
+        log = []  # (op index, start ns, end ns, outputs) of each op, in order
+        for (key, _, deps), fn in zip(self._steps, functions):
+            try:
+                values[key] = fn(*[values[d] for d in deps], _df_log=log.append)
+            except OpError:
+                raise
+            except Exception as e:  # noqa: BLE001 - re-raised with the op named
+                raise self.op_error(key, e) from e
+        thread = threading.get_native_id()
+        add_op_stats(stats, [(ops[i], start, end, outs) for i, start, end, outs in log], thread)
+        return values
+
     def results(self, values):
         return [_fetch(values, src) for src in self.fetch_sources]
 
@@ -101,6 +138,36 @@ class Executable:
         if op is None:
             return InvalidArgumentError(None, None, f"step failed in partition {key}: {exc}")
         return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
+
+
+def _traced_functions(programs):
+    """Each program again, with every op's line timed: ``(functions, ops)``.
+
+    The op's statement stays on its line, between a clock read and a call
+    noting ``(op index, start, end, outputs)``, so the code keeps its file
+    name and line numbers and a failing op is named as in the plain run.
+    """
+    functions, ops = [], []
+    for program in programs:
+        lines = program.source.split("\n")
+        lines[0] = lines[0][: -len("):")] + ", _df_log):"  # `def run(a0, *_)`: a keyword-only parameter
+        for number, op in sorted(program.line_ops.items()):
+            statement = lines[number - 1].strip()
+            outputs = "".join(f"{name}, " for name in _assigned(statement))
+            note = f"_df_log(({len(ops)}, _df_start, _df_now(), ({outputs})))"
+            lines[number - 1] = f"    _df_start = _df_now(); {statement}; {note}"
+            ops.append(op)
+        namespace = {**program.fn.__globals__, "_df_now": time.time_ns}
+        exec(compile("\n".join(lines), program.fn.__code__.co_filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        functions.append(namespace["run"])
+    return functions, ops
+
+
+def _assigned(statement):
+    """The names an op's line assigns its outputs to (``t3_0, t3_1 = k2(...)``); none for ``_``."""
+    target = ast.parse(statement).body[0].targets[0]
+    names = [target] if isinstance(target, ast.Name) else target.elts
+    return [n.id for n in names if n.id != "_"]
 
 
 def _exports(plan, folded):

@@ -6,17 +6,24 @@ state (:mod:`.state`); each step's tasks then name their program by id
 instead of carrying the code again. The plugin also carries its session's
 secret, over Dask's own comms, to the workers' bulk ports (:mod:`.bulk`),
 which take that session's messages while one of its plans is installed.
+
+A traced step's tasks carry its trace token: each notes when it started on
+its worker and when its computation ran, in the worker's state, and the
+client takes those times (:func:`take_trace`) once the step is over.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import pickle
 
+from ...client.step_stats import PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
 from ..wire import bulk, pushes, transport
@@ -71,7 +78,7 @@ class ProgramRegistry(WorkerPlugin):
             state.cache.clear(pushes.cache_name(self.session, ""))
 
 
-async def run_program(task_key, program_id, replica, mode, sends, timeout, *args):
+async def run_program(task_key, program_id, replica, mode, sends, timeout, trace, *args):
     """The task a partition instance runs on its worker.
 
     Arguments that other instances produce arrive through the mailbox
@@ -79,7 +86,8 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     consumed as ``mode`` says (:mod:`.arrivals`). The program runs on the
     worker's thread pool — as replica ``replica = (index, count)`` when it is
     one — and its results go out to the instances and tasks that read them;
-    when it fails, a marker goes instead, which fails them too.
+    when it fails, a marker goes instead, which fails them too. ``trace``:
+    the step's trace token, when it is traced (else None).
     """
     worker = get_worker()
     state = state_of(worker)  # the one look-up of the worker's state for this task
@@ -88,6 +96,8 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
         await transport.fail_consumers(worker, state, program_id, sends)
         raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
     key, fn, bindings = program
+    if trace is not None:  # a traced step: note this instance's times here
+        fn = _Timed(fn, key, replica, state.trace(trace))
     loop = asyncio.get_running_loop()
     blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
 
@@ -123,6 +133,43 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, *args
     # A delivery that fails fails this task, not silently its consumer.
     deliveries = transport.send_results(worker, state, results, sends, early)
     await transport.delivered(worker, task_key, deliveries)
+
+
+class _Timed:
+    """A program that notes when its task started and when each call of it ran.
+
+    It passes for the program where a failing line is looked up (``__code__``).
+    """
+
+    def __init__(self, fn, key, replica, records):
+        self.fn, self.__code__ = fn, fn.__code__
+        self.key, self.replica = key, None if replica is None else replica[0]
+        self.start = time.time_ns()
+        self.computes = []  # (start ns, end ns, native thread id) of each call
+        records.append(self)
+
+    def __call__(self, *values):
+        start = time.time_ns()
+        try:
+            return self.fn(*values)
+        finally:
+            self.computes.append((start, time.time_ns(), threading.get_native_id()))
+
+    def record(self, address) -> PartitionTimes:
+        """What was noted, as plain data to send to the client."""
+        instance = self.key if self.replica is None else f"{self.key}/{self.replica}"
+        return PartitionTimes(instance, self.key, self.replica, address, self.start, list(self.computes))
+
+
+def take_trace(token, dask_worker=None) -> list:
+    """The times this worker noted for traced step ``token`` (``client.run`` calls it).
+
+    Taken: a second call gets none.
+    """
+    state = find_state(dask_worker)
+    if state is None:
+        return []
+    return [timed.record(dask_worker.address) for timed in state.traces.pop(token, ())]
 
 
 def _call_then_send(worker, state, sends, *call):

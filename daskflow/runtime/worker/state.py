@@ -24,6 +24,7 @@ from ..wire.variable_cache import VariableCache
 
 EXTENSION = "daskflow"
 LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
+TRACE_LIMIT = 100  # traced steps whose times are kept until the client takes them
 
 
 class WorkerState:
@@ -54,6 +55,10 @@ class WorkerState:
     receiving : bool
         Whether the worker serves its receiving ends yet
         (:func:`..wire.transport.install`).
+    traces : dict
+        Trace token -> the times of the partitions a traced step ran here
+        (:mod:`.programs`), until the client takes them; the newest
+        ``TRACE_LIMIT`` steps' (a failed step's are never taken).
 
     Examples
     --------
@@ -76,6 +81,7 @@ class WorkerState:
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
         self.receiver = None
         self.receiving = False
+        self.traces: dict = {}
 
     def install_programs(self, plan_id: str, programs: dict, sources=None, session: str = ""):
         """Install ``programs`` (program id -> (key, fn)) of ``plan_id``, a plan of
@@ -111,6 +117,15 @@ class WorkerState:
         if len(sent) > LOG_LIMIT:
             del sent[next(iter(sent))]  # the oldest step: a long run's accounting stays bounded
 
+    def trace(self, token: str) -> list:
+        """The list collecting the partition times of traced step ``token`` here."""
+        records = self.traces.get(token)
+        if records is None:
+            records = self.traces[token] = []
+            if len(self.traces) > TRACE_LIMIT:
+                del self.traces[next(iter(self.traces))]  # the oldest: a failed step's, never taken
+        return records
+
     def close(self):
         """Close the bulk receiver and drop everything held (Dask calls it on ``Worker.close``)."""
         if self.receiver is not None:
@@ -122,6 +137,7 @@ class WorkerState:
         self.sessions.clear()
         self.sent.clear()
         self.log.clear()
+        self.traces.clear()
 
 
 def state_of(worker) -> WorkerState:
