@@ -82,7 +82,7 @@ def test_a_partitions_new_variable_values_are_one_task_a_step_and_still_a_future
         lowered = sess._cluster._plans[executable]
         wanted = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses()).wanted
         # One task holds the three new values, instead of one task per variable.
-        assert [k for k in wanted if k[0].startswith("values-")] == [("values-ps-0-s0", 99)]
+        assert [k for k in wanted if k[0].endswith(" values")] == [("ps_0 values", 99, "ps-0-s0")]
         assert not [k for k in wanted if k[0].startswith("var-")]
         futures = sess.variable_futures()
         values = sess._client.gather(futures)
@@ -494,5 +494,5 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             assert list(graph.layers) == ["worker-gpu0-s0/0", "worker-gpu0-s0/0-out"]
             layer = graph.layers["worker-gpu0-s0/0"]
             assert layer.annotations["resources"] == {"GPU": 1}
-            # The dashboard groups task keys by role: the words before the first dash-number.
-            assert {key_split(k) for k in layer} == {"worker"}
+            # The dashboard names a task by key_split: the worker, its GPU and what the task does.
+            assert {key_split(k) for k in layer} == {"worker_1_gpu0 step"}

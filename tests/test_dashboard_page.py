@@ -221,6 +221,7 @@ def test_replicas_staleness_and_bytes_are_those_the_session_measures():
                         "gradients_dropped": s["gradients_dropped"],
                         "staleness": s["staleness"],
                         "bytes_between_workers": sum(s["bytes_sent"].values()),
+                        "bytes_by_pair": {(a, b): n for a, b, n in s["bytes_by_pair"]},
                     }
                     for s in steps
                 ]
@@ -230,6 +231,9 @@ def test_replicas_staleness_and_bytes_are_those_the_session_measures():
             destinations = _session(base, token)["destinations"]
     assert [m["replicas_used"] for m in measured[1:]] == [2] * len(batches)  # the data-parallel steps
     assert destinations == {"ps-0": ["worker-0", "worker-1"], "worker-0": ["ps-0"], "worker-1": ["ps-0"]}
+    # Counted by pair: each replica's gradients to the ps, the ps's new values to each replica.
+    pairs = {("worker-0", "ps-0"), ("worker-1", "ps-0"), ("ps-0", "worker-0"), ("ps-0", "worker-1")}
+    assert all(set(m["bytes_by_pair"]) == pairs for m in measured[1:]), measured
 
 
 # -- dask scheduler --preload daskflow.dashboard ----------------------------------------------

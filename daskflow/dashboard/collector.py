@@ -5,7 +5,7 @@ plans and scalar summaries from the session's own messages on its client's
 stream (:mod:`.publish`), and of each partition task's duration from the
 scheduler's transitions — the ``startstops`` a worker reports with every
 finished task, which Dask's task stream reads too. What only the workers
-know (replicas used and dropped, staleness, bytes sent between workers) is
+know (replicas used and dropped, staleness, bytes each worker sent each other) is
 asked of them while someone looks: :meth:`Collector.refresh_from_workers`
 runs at most once a second, called by the page and the data endpoint, never
 by a step.
@@ -34,6 +34,9 @@ PLANS_KEPT = 4
 TAGS_KEPT = 100
 POLL_SECS = 1.0  # workers are asked at most this often, and only while someone looks
 RATE_WINDOW = 10  # steps/s is measured over this many steps
+# How the first item of a partition task's key ends ("ps_0 update", runtime/cluster/steps.py):
+# its values and fetched tensors are tasks of the same instance, not timed.
+PARTITION_TASKS = (" step", " update")
 
 
 class SessionRecord:
@@ -47,7 +50,7 @@ class SessionRecord:
         self.tasks: collections.OrderedDict = collections.OrderedDict()  # n -> tasks seen before the step
         self.scalars: dict = {}  # tag -> deque of [global step, value]
         self.plans: collections.OrderedDict = collections.OrderedDict()  # plan id -> placement
-        self.partitions: set = set()
+        self.instances: set = set()  # the partition instances of its plans
         self.limit = limit
         self.polled_to = None  # the newest step when the workers were last asked
 
@@ -64,6 +67,7 @@ class SessionRecord:
             "tasks": self.tasks.pop(n, {}),
             "outcomes": {},
             "bytes_sent": {},
+            "bytes_by_pair": {},
         }
         self.steps.append(step)
         self.by_n[n] = step
@@ -81,7 +85,7 @@ class SessionRecord:
         self.plans[placement["plan"]] = placement
         while len(self.plans) > PLANS_KEPT:
             self.plans.popitem(last=False)
-        self.partitions = {i["partition"] for p in self.plans.values() for i in p.get("instances", ())}
+        self.instances = {i["name"] for p in self.plans.values() for i in p.get("instances", ())}
 
     def add_scalars(self, step: int, values: dict) -> None:
         for tag, value in values.items():
@@ -132,7 +136,7 @@ class Collector(SchedulerPlugin):
         self.limit = limit
         self.scheduler = None
         self.sessions: collections.OrderedDict = collections.OrderedDict()
-        self._partitions: set = set()  # every kept session's partition keys: the tasks to time
+        self._instances: set = set()  # every kept session's partition instances: the tasks to time
         self._polled = 0.0
         self._polling = None
 
@@ -166,7 +170,7 @@ class Collector(SchedulerPlugin):
             found.add_step(record)
         elif kind == "plan":
             found.add_plan(record["placement"])
-            self._partitions = {p for s in self.sessions.values() for p in s.partitions}
+            self._instances = {i for s in self.sessions.values() for i in s.instances}
         elif kind == "scalars":
             found.add_scalars(record.get("step", 0), record.get("values", {}))
         elif kind == "closed":
@@ -181,9 +185,9 @@ class Collector(SchedulerPlugin):
     # -- what the scheduler sees ---------------------------------------------------------------
     def transition(self, key, start, finish, *args, **kwargs):
         # Every task's every transition comes here: leave at once unless a partition finished.
-        if finish != "memory" or start != "processing" or type(key) is not tuple:
+        if finish != "memory" or start != "processing" or type(key) is not tuple or len(key) != 3:
             return
-        if len(key) < 2 or key[0] not in self._partitions or type(key[1]) is not int:
+        if key[2] not in self._instances or type(key[1]) is not int or not _partition_task(key[0]):
             return
         try:
             self._task_finished(key, kwargs)
@@ -191,24 +195,26 @@ class Collector(SchedulerPlugin):
             logger.debug("daskflow's dashboard could not time %s", key, exc_info=True)
 
     def _task_finished(self, key, kwargs):
-        n = key[1]
-        session = self._session_of(key[0], n)
+        n, instance = key[1], key[2]
+        session = self._session_of(instance, n)
         stops = [s for s in kwargs.get("startstops", ()) if s.get("action") == "compute"]
         if session is None or not stops:
             return
         start = min(s["start"] for s in stops)
         duration = sum(s["stop"] - s["start"] for s in stops)
-        instance = key[0] if len(key) == 2 else f"{key[0]}/{key[2]}"
-        ws = self.scheduler.workers.get(kwargs.get("worker")) if self.scheduler else None
-        worker = str(ws.name) if ws is not None else str(kwargs.get("worker"))
-        session.add_task(n, instance, worker, start, duration)
+        session.add_task(n, instance, self._name(kwargs.get("worker")), start, duration)
 
-    def _session_of(self, partition, n):
+    def _name(self, address) -> str:
+        """The name of the worker at ``address`` (its address once it has left)."""
+        ws = self.scheduler.workers.get(address) if self.scheduler else None
+        return str(ws.name) if ws is not None else str(address)
+
+    def _session_of(self, instance, n):
         """The session whose steps ``n`` is one of: the newest with the highest first step below it."""
         best = None
         for s in self.sessions.values():
             if (
-                partition in s.partitions
+                instance in s.instances
                 and s.first_step <= n
                 and (best is None or s.first_step >= best.first_step)
             ):
@@ -252,8 +258,7 @@ class Collector(SchedulerPlugin):
             logger.debug("daskflow's dashboard could not ask the workers", exc_info=True)
             return
         for address, outcomes in found.items():
-            ws = self.scheduler.workers.get(address)
-            self._merge(str(ws.name) if ws is not None else address, outcomes)
+            self._merge(self._name(address), outcomes)
 
     def _merge(self, worker, outcomes):
         session_of = {plan: s for s in self.sessions.values() for plan in s.plans}
@@ -269,6 +274,11 @@ class Collector(SchedulerPlugin):
             step = _step_of(session_of, plan, n)
             if step is not None:
                 step["bytes_sent"][worker] = int(sent)
+        for (plan, n), sent_to in outcomes.get("sent_to", {}).items():
+            step = _step_of(session_of, plan, n)
+            if step is not None:
+                for address, sent in sent_to.items():
+                    step["bytes_by_pair"][(worker, self._name(address))] = int(sent)
 
     # -- what the page shows -------------------------------------------------------------------
     def data(self, last: int | None = None) -> dict:
@@ -282,14 +292,20 @@ def _step_of(session_of, plan, n):
 
 
 def worker_outcomes(since: dict, dask_worker=None) -> dict:
-    """On a worker: its log and bytes sent for plans ``since`` (plan -> step), newer steps only."""
+    """On a worker: its log and bytes sent (in all, and by the worker they went to) for plans
+    ``since`` (plan -> step), newer steps only."""
     from ..runtime.worker.arrivals import step_log
 
     found = step_log(list(since), dask_worker=dask_worker)
     return {
         "log": [e for e in found["log"] if e["step"] > since[e["plan"]]],
         "sent": {k: v for k, v in found["sent"].items() if k[1] > since[k[0]]},
+        "sent_to": {k: v for k, v in found.get("sent_to", {}).items() if k[1] > since[k[0]]},
     }
+
+
+def _partition_task(name) -> bool:
+    return type(name) is str and name.endswith(PARTITION_TASKS)
 
 
 def steps_per_second(steps) -> float | None:
@@ -332,6 +348,8 @@ def _step_view(step: dict) -> dict:
         "gradients_dropped": max((o[1] for o in outcomes), default=0),
         "staleness": max((o[2] for o in outcomes), key=len, default=[]),
         "bytes_sent": dict(step["bytes_sent"]),
+        # [from worker, to worker, bytes]: plain JSON, which has no pairs as keys.
+        "bytes_by_pair": [[a, b, n] for (a, b), n in sorted(step["bytes_by_pair"].items())],
     }
 
 

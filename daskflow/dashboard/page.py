@@ -4,7 +4,7 @@ One session at a time (a menu lists every session the collector keeps; the
 newest open one is shown first): its scalar summaries against the global
 step, steps per second, each partition instance's task time in recent steps
 (stacked; a task's time includes its wait for inputs) under the client's
-wall time per step, the bytes each worker sent others per step, replicas
+wall time per step, the bytes each worker sent each other per step, replicas
 used and gradients dropped, the staleness of asynchronous updates, and the
 plan's placement as a graph and as tables.
 """
@@ -110,7 +110,7 @@ class Page:
         self.rate = _figure("Steps per second", "steps/s")
         self.rate.line("step", "rate", source=self.rate_source)
         self.breakdown = _Stacked("Task time per partition instance (ms)", "ms", line="client wall time")
-        self.bytes = _Stacked("Bytes sent to other workers per step", "bytes", y_format="0.0 b")
+        self.bytes = _Stacked("Bytes sent between workers per step", "bytes", y_format="0.0 b")
         self.replica_source = ColumnDataSource({"step": [], "used": [], "dropped": []}, name="replicas")
         self.replicas = _figure("Replicas used / gradients dropped", "replicas")
         self.replicas.line("step", "used", source=self.replica_source, legend_label="used")
@@ -158,7 +158,7 @@ class Page:
         steps = view["steps"]
         x = [s["step"] for s in steps]
         self._breakdown(x, steps)
-        self._bytes(x, steps, view["destinations"])
+        self._bytes(x, steps)
         self._replicas(x, steps)
         self._placement(view["placement"])
 
@@ -217,13 +217,12 @@ class Page:
                 series[f"{i} @ {t['worker']}"][j] = 1000 * t["duration"]
         self.breakdown.update(x, series, line=[1000 * s["wall_time"] for s in steps])
 
-    def _bytes(self, x, steps, destinations):
-        def label(worker):
-            to = destinations.get(worker)
-            return f"{worker} → {', '.join(to)}" if to else worker
-
-        workers = sorted({w for s in steps for w in s["bytes_sent"]})
-        series = {label(w): [s["bytes_sent"].get(w, 0) for s in steps] for w in workers}
+    def _bytes(self, x, steps):
+        """One series per (sender, receiver) pair, as the workers counted them."""
+        series: dict = {}
+        for j, s in enumerate(steps):
+            for a, b, n in s["bytes_by_pair"]:
+                series.setdefault(f"{a} → {b}", [0] * len(steps))[j] = n
         self.bytes.update(x, series)
 
     def _replicas(self, x, steps):

@@ -345,7 +345,8 @@ class Session:
         Per step: ``wall_time``; for replicated training ``replicas_used``,
         ``gradients_dropped`` (backup workers' late results, or updates over
         the staleness bound) and ``staleness`` (per update, asynchronous);
-        and ``bytes_between_workers``. Collected from the workers when called,
+        ``bytes_between_workers`` and ``bytes_by_pair`` (``{(from worker, to
+        worker): bytes}``). Collected from the workers when called,
         so keeping them costs the steps nothing; about the last 1,000 steps are kept.
         Empty when embedded.
         """

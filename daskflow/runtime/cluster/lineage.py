@@ -22,7 +22,7 @@ training: it lays each task group out right of the groups it depends on, in
 the order ``dask.order.order`` gives, but that function now reads
 dependencies off the graph it is given (``{group: 1}``: none) and ignores
 its ``dependencies`` argument, so a group could come before one it depends
-on (e.g. ``worker-s0`` before ``values-ps-0-s1``, which it reads; plain Dask
+on (e.g. ``worker_0 step`` before ``ps_0 values``, which it reads; plain Dask
 fails the same way, names decide). It would also fail on a link to a group
 since forgotten, which this forgetting can leave. :func:`group_layout`
 takes its place (each group after the live groups it depends on) until the
@@ -38,7 +38,7 @@ from distributed.utils import log_errors
 from .. import dask_compat
 
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
-VALUES_PREFIX = "values-"  # a partition's new variable values: ("values-<instance>", step)
+VALUES_SUFFIX = " values"  # a partition's new variable values: ("<worker> values", step, instance)
 KEY_SPLIT_LIMIT = 1_000
 
 
@@ -46,14 +46,29 @@ def bound_key_split_cache():
     dask_compat.bound_key_split_cache(KEY_SPLIT_LIMIT)
 
 
+def values_key(role, n, instance) -> tuple:
+    """The key of the task holding the new variable values partition instance ``instance``
+    makes in step ``n`` on worker ``role`` (as task keys name it, :mod:`.steps`).
+
+    Examples
+    --------
+    >>> values_key("ps_0", 7, "ps-0-s1")
+    ('ps_0 values', 7, 'ps-0-s1')
+    """
+    return (role + VALUES_SUFFIX, n, instance)
+
+
 def is_variable_key(key) -> bool:
-    """Keys of variable values: ``("var-<name>", step)`` and ``("values-<instance>", step)``."""
-    return (
-        isinstance(key, tuple)
-        and len(key) == 2
-        and isinstance(key[0], str)
-        and key[0].startswith((VAR_PREFIX, VALUES_PREFIX))
-    )
+    """Keys of variable values: ``("var-<name>", step)`` and :func:`values_key`'s.
+
+    Examples
+    --------
+    >>> is_variable_key(("ps_0 values", 7, "ps-0-s1")), is_variable_key(("ps_0 update", 7, "ps-0-s1"))
+    (True, False)
+    """
+    if not isinstance(key, tuple) or len(key) not in (2, 3) or not isinstance(key[0], str):
+        return False
+    return key[0].startswith(VAR_PREFIX) if len(key) == 2 else key[0].endswith(VALUES_SUFFIX)
 
 
 def cut(scheduler, key):
@@ -84,8 +99,8 @@ def groups_in_order(dependencies):
 
     Examples
     --------
-    >>> groups_in_order({"worker-s0": {"values-ps"}, "values-ps": set()})
-    ['values-ps', 'worker-s0']
+    >>> groups_in_order({"worker_0 step": {"ps_0 values"}, "ps_0 values": set()})
+    ['ps_0 values', 'worker_0 step']
     """
     order, placed, left = [], set(), list(dependencies)
     while left:

@@ -66,14 +66,22 @@ class StepMetrics:
         submission to completion), ``replicas_used`` and ``gradients_dropped``
         (replicas whose results were used or dropped, for replicated steps),
         ``staleness`` (per applied update, asynchronous replication),
-        ``bytes_between_workers`` (sent by partitions to other workers).
+        ``bytes_between_workers`` (sent by partitions to other workers) and
+        ``bytes_by_pair`` (the same bytes, ``{(from worker, to worker): bytes}``, by
+        worker name; the address of a worker that has left).
         """
         per_worker = self.client.run(step_log, list(self.plans)) if self._walls else {}
-        logs, sent = {}, collections.Counter()
-        for found in per_worker.values():
+        names = {address: found.get("name") or address for address, found in per_worker.items()}
+        logs, sent, pairs = {}, collections.Counter(), {}
+        for address, found in per_worker.items():
             for entry in found["log"]:
                 logs[(entry["plan"], entry["step"])] = entry
             sent.update(found["sent"])
+            for step, to in found.get("sent_to", {}).items():
+                step_pairs = pairs.setdefault(step, {})
+                for where, nbytes in to.items():
+                    pair = (names[address], names.get(where, where))
+                    step_pairs[pair] = step_pairs.get(pair, 0) + int(nbytes)
         out = []
         for plan, n, wall in self._walls:
             entry = logs.get((plan, n), {})
@@ -85,6 +93,7 @@ class StepMetrics:
                     "gradients_dropped": len(entry.get("dropped", [])),
                     "staleness": list(entry.get("staleness", [])),
                     "bytes_between_workers": int(sent.get((plan, n), 0)),
+                    "bytes_by_pair": pairs.get((plan, n), {}),
                 }
             )
         return out

@@ -14,7 +14,7 @@ session watches the workers of each step while it waits; when one has left:
 
 The copies are in memory, made by *backup steps* (:class:`BackupSchedule`):
 such a step also sends each new variable value it makes to a second worker,
-as part of the step (``backup-`` tasks, :mod:`.steps`). By default a step is
+as part of the step (``variable backup`` tasks, :mod:`.steps`). By default a step is
 a backup step when it updates a variable that has no copy (the initializer:
 a run that loses its ps right after it goes on from the initial values; or
 the first update after a restore) or when ``ConfigProto(backup_variables_secs=30)``
@@ -48,7 +48,9 @@ from .variables import Copy
 logger = logging.getLogger("daskflow")
 
 POLL = 0.5  # seconds between looks at the cluster while recovering
-BACKUP_PREFIX = "backup-"  # keys of the copies recovery falls back on: ("backup-<variable>", step)
+# Keys of the copies recovery falls back on: ("variable backup--<variable>", step). Dask's
+# key_split, which names tasks on the dashboard, stops at the empty word: "variable backup".
+BACKUP_PREFIX = "variable backup--"
 DEFAULT_BACKUP_SECS = 30.0  # ConfigProto(backup_variables_secs=), as TF1's checkpoint intervals
 
 

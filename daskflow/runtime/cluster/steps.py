@@ -6,6 +6,21 @@ values other instances send it (:mod:`.transport`); its results go to the
 instances that read them and to small *taker* tasks that hold them as Dask
 futures: one per fetched tensor, and one holding all the new variable values
 the instance made (:mod:`.held`).
+
+Task keys read well where Dask names a task by ``dask.utils.key_split(key)``
+(the task stream, the dashboard's groups). ``key_split`` keeps a key's first
+item up to its first ``-``, then each next ``-``-separated word made only of
+letters; so that item is the worker (and GPU) the task runs on and what it
+does, with no ``-``, and the rest of the key keeps it unique in the session:
+
+* ``("worker_0 step", n, "worker-s0/0")``: a partition instance on worker
+  task 0 (``worker_1 step`` for the replica on task 1; ``worker_0_gpu0 step``
+  on its GPU);
+* ``("ps_0 update", n, "ps-0-s1")``: one that updates variables;
+* ``("ps_0 values", n, "ps-0-s1")``: the new values it made (:mod:`.lineage`);
+* ``("worker_0 fetch", n, "worker-0-s0-fetch-0")``: a fetched tensor;
+* ``("variable backup--w", n)``: a copy of variable ``w``'s new value
+  (``variable backup``, :mod:`.recovery`).
 """
 
 from __future__ import annotations
@@ -17,6 +32,7 @@ from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
+from ...framework.device_spec import DeviceSpec
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
@@ -135,10 +151,12 @@ class Lowered:
         self.num_replicas = len(tasks) or 1
         soft = config.allow_soft_placement
         self.placement = {}  # instance name -> (WorkerDevice, needs GPU)
+        self._roles = {}  # instance name -> its worker as task keys name it: ps_0, worker_1_gpu0
         for p in plan.partitions:
             for inst in self.instances(p.key):
                 device = p.device if inst.replica is None else replica_device(p.device, tasks[inst.replica])
                 self.placement[inst.name] = place(device, workers, soft)
+                self._roles[inst.name] = _role(*self.placement[inst.name], device)
         self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
         for v in executable.var_inputs:
             self.required[v.name] = self.required.get(v.name, False) or v.required
@@ -154,6 +172,11 @@ class Lowered:
             for t in self._templates_of(program, task, staleness)
         ]
         _route(self._templates, {p.key: p.reads for p in executable.programs})
+        # The first item of each instance's task key (see the module's docstring), made once.
+        self._task_names = {
+            t.inst.name: f"{self._roles[t.inst.name]} {'update' if t.values else 'step'}"
+            for t in self._templates
+        }
         # Workers, besides its own, whose partitions read each variable: its new values go there.
         self._readers = {name: set() for name in self.var_home}
         for t in self._templates:
@@ -241,7 +264,7 @@ class Lowered:
         replicas there are). ``backups`` (variable's worker name -> another
         worker's name; given on backup steps, :class:`.recovery.BackupSchedule`)
         asks for a copy of each new variable value on that other worker, held
-        by a ``backup-<name>`` task: what recovery falls back on if the
+        by a ``variable backup--<name>`` task: what recovery falls back on if the
         variable's worker is lost.
 
         New variable values are pushed to the other workers that read them
@@ -261,7 +284,7 @@ class Lowered:
         for t in self._templates:
             if t.inst.replica is not None and t.inst.name not in absent:
                 first.setdefault(t.inst.part, t.inst.replica)
-        layers, posts, pushes = {}, [], {}
+        layers, posts, pushes, fetched = {}, [], {}, {}
         trace = self.executable.trace  # a traced step's token (Session.run with a trace level)
         read = _Reading(variables, pushed or {}, feed_values, posts, self.session)
         for t in self._templates:
@@ -280,7 +303,8 @@ class Lowered:
             ]
             takers = {}
             for taker in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
-                key, box = (taker.name, n), (self.plan_id, n, t.inst.name, taker.name)
+                key = fetched[taker.name] = (f"{self._roles[t.inst.name]} fetch", n, taker.name)
+                box = (self.plan_id, n, t.inst.name, taker.name)
                 sends.append(Send(here, box, (taker.index,)))
                 takers[key] = Task(key, take, key, box, taker.index, self.timeout)
             if t.values:  # never a replica's (_check_updates)
@@ -290,7 +314,7 @@ class Lowered:
                 takers[key] = Task(key, take, key, box, indices, self.timeout)
                 for position, u in enumerate(t.values):
                     self._push(u.name, u.index, (key, position), here, addresses, sends, pushes)
-            key = t.inst.key(n)
+            key = self.task_key(t.inst, n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
             task = Task(key, run_program, key, t.program_id, replica, mode, sends, self.timeout, trace, *args)
@@ -306,8 +330,8 @@ class Lowered:
                         backup, annotations={"workers": [addresses[copy]], "allow_other_workers": False}
                     )
         wanted = [k for layer in layers.values() for k in layer]
-        optional = {t.inst.key(n) for t in self._templates if t.inst.name in self.optional}
-        fetch_keys = [(name, n) for name in self._fetch_names]
+        optional = {self.task_key(t.inst, n) for t in self._templates if t.inst.name in self.optional}
+        fetch_keys = [fetched[name] for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
         return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes)
 
@@ -393,9 +417,13 @@ class Lowered:
             raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {missing[0]}")
         return [(name, variables[name]) for name in names]
 
+    def task_key(self, inst, n):
+        """The key of ``inst``'s task in step ``n``: ``("ps_0 update", n, "ps-0-s1")``."""
+        return (self._task_names[inst.name], n, inst.name)
+
     def values_key(self, inst, n):
         """The key of the task holding the new variable values ``inst`` makes in step ``n``."""
-        return (lineage.VALUES_PREFIX + inst.name, n)
+        return lineage.values_key(self._roles[inst.name], n, inst.name)
 
     def new_values(self, n, futures) -> dict:
         """``{variable name: Held}`` of step ``n``'s new values, given its ``futures`` by key."""
@@ -457,8 +485,17 @@ def _fewer(mode, args):
 
 
 def _fetch_name(part_key, j):
-    # Named after the partition, so the dashboard groups it with its role.
+    # Unique in a step; the key's first item names the worker (see the module's docstring).
     return f"{part_key}-fetch-{j}"
+
+
+def _role(worker, gpu, device):
+    """The worker (and GPU) an instance runs on, as its task keys name it: ``ps_0``,
+    ``worker_1_gpu0``. One word with no ``-``: ``key_split`` cuts a key at ``-`` and a digit."""
+    role = f"{worker.job}_{worker.task}"
+    if gpu:
+        role += f"_gpu{DeviceSpec.from_string(device).device_index or 0}"
+    return role
 
 
 def _chain(program):

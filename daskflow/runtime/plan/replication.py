@@ -28,10 +28,6 @@ class Instance:
     def name(self) -> str:
         return self.part if self.replica is None else f"{self.part}/{self.replica}"
 
-    def key(self, n):
-        """The Dask key in step ``n``; replicas share the partition's name on the dashboard."""
-        return (self.part, n) if self.replica is None else (self.part, n, self.replica)
-
 
 def is_replica_device(device: str) -> bool:
     spec = DeviceSpec.from_string(device)

@@ -276,7 +276,7 @@ def send_results(worker, state, results, sends, early=None) -> list:
             if j not in early:
                 pushes.setdefault(send.address, []).append(send)
             else:
-                state.count_sent(send.key[:2], (results[send.indices[0]],))
+                state.count_sent(send.key[:2], send.address, (results[send.indices[0]],))
             continue
         if send.address == worker.address:
             state.mailbox.put(send.key, results)  # same process: the tuple itself, no copy
@@ -285,7 +285,7 @@ def send_results(worker, state, results, sends, early=None) -> list:
             payload = results
         else:
             payload = _payload(results, send.indices)
-            state.count_sent(send.key[:2], payload)
+            state.count_sent(send.key[:2], send.address, payload)
         if j in early:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j])))
         else:
@@ -428,7 +428,7 @@ def _push(worker, state, address, sends, results, credentials):
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
     entries = [_push_entry(send, results) for send in sends]
     if type(results) is not Failed:
-        state.count_sent(sends[0].key[:2], [value for _, value in entries])
+        state.count_sent(sends[0].key[:2], address, [value for _, value in entries])
     _spawn(_push_in_background(worker, address, entries, credentials))
 
 

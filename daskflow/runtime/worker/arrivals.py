@@ -142,12 +142,20 @@ def recorder(log, plan_step, partition):
 
 def step_log(plan_ids, dask_worker=None):
     """This worker's log and bytes sent for the given plans (``client.run`` runs it on each
-    worker, passing ``dask_worker``): ``{"log": [outcome, ...], "sent": {(plan, step): bytes}}``."""
+    worker, passing ``dask_worker``).
+
+    ``{"log": [outcome, ...], "sent": {(plan, step): bytes}, "sent_to": {(plan, step):
+    {address: bytes}}, "name": the worker's name}``: ``sent_to`` is ``sent`` by the worker
+    the bytes went to.
+    """
+    name = None if dask_worker is None else str(dask_worker.name)
     state = None if dask_worker is None else find_state(dask_worker)
     if state is None:  # no daskflow program has reached this worker
-        return {"log": [], "sent": {}}
+        return {"log": [], "sent": {}, "sent_to": {}, "name": name}
     wanted = set(plan_ids)
     return {
         "log": [e for e in state.log if e["plan"] in wanted],
         "sent": {k: v for k, v in state.sent.items() if k[0] in wanted},
+        "sent_to": {k: dict(v) for k, v in state.sent_to.items() if k[0] in wanted},
+        "name": name,
     }

@@ -46,6 +46,9 @@ class WorkerState:
     sent : dict
         ``(plan id, step)`` -> bytes this worker sent other workers, for
         the newest ``LOG_LIMIT`` steps.
+    sent_to : dict
+        ``(plan id, step)`` -> ``{address: bytes}``: the same bytes by the
+        worker they went to (of steps that sent some).
     log : collections.deque
         The newest ``LOG_LIMIT`` outcomes of replicated steps
         (:mod:`.arrivals`).
@@ -78,6 +81,7 @@ class WorkerState:
         self.mailbox = Mailbox(installed=self.plans)
         self.cache = VariableCache()
         self.sent: dict = {}
+        self.sent_to: dict = {}
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
         self.receiver = None
         self.receiving = False
@@ -110,12 +114,31 @@ class WorkerState:
         """``(key, fn, sources)`` of an installed program, or None."""
         return self.programs.get(program_id)
 
-    def count_sent(self, step: tuple, payload):
-        """Count the bytes of ``payload``'s arrays as sent in ``step`` = (plan id, step)."""
-        sent = self.sent
-        sent[step] = sent.get(step, 0) + sum(getattr(v, "nbytes", 0) for v in payload)
-        if len(sent) > LOG_LIMIT:
-            del sent[next(iter(sent))]  # the oldest step: a long run's accounting stays bounded
+    def count_sent(self, step: tuple, address: str, payload):
+        """Count the bytes of ``payload``'s arrays as sent to the worker at ``address`` in
+        ``step`` = (plan id, step).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> state = WorkerState()
+        >>> state.count_sent(("p", 1), "tcp://b", (np.zeros(4, np.float32), None))
+        >>> state.count_sent(("p", 1), "tcp://c", [np.zeros(2)])
+        >>> state.sent, state.sent_to
+        ({('p', 1): 32}, {('p', 1): {'tcp://b': 16, 'tcp://c': 16}})
+        """
+        nbytes = sum(getattr(v, "nbytes", 0) for v in payload)
+        sent, sent_to = self.sent, self.sent_to
+        sent[step] = sent.get(step, 0) + nbytes
+        if nbytes:  # a control edge's empty message joins no pair
+            to = sent_to.get(step)
+            if to is None:
+                to = sent_to[step] = {}
+            to[address] = to.get(address, 0) + nbytes
+        if len(sent) > LOG_LIMIT:  # the oldest step: a long run's accounting stays bounded
+            oldest = next(iter(sent))
+            del sent[oldest]
+            sent_to.pop(oldest, None)
 
     def trace(self, token: str) -> list:
         """The list collecting the partition times of traced step ``token`` here."""
@@ -136,6 +159,7 @@ class WorkerState:
         self.plans.clear()
         self.sessions.clear()
         self.sent.clear()
+        self.sent_to.clear()
         self.log.clear()
         self.traces.clear()
 
