@@ -11,10 +11,14 @@ one tower per worker, gradients averaged on the ps. Measured in the same run:
   loss of its ps: the MLP's step with copies at the default setting
   (``backup_variables_secs=30``), with a copy every step, and with copies
   off, in alternating rounds of the same run (medians, and their ratio to
-  copies off).
+  copies off);
+* the cost of daskflow's dashboard page: the MLP's step on a second cluster
+  started with ``dashboard_page=False`` against this one, which serves the
+  page while a reader fetches its data every second (someone watching), in
+  alternating rounds.
 
-The goals are step <= 1.3 x (floor + compute), and copies at the default
-costing <= 3% of the step. Run: ``python benchmarks/distributed_step.py``
+The goals are step <= 1.3 x (floor + compute), copies at the default
+costing <= 3% of the step, and the page <= 2%. Run: ``python benchmarks/distributed_step.py``
 (``--record`` writes the table into RESULTS.md).
 """
 
@@ -28,7 +32,9 @@ import multiprocessing
 import os
 import socket
 import statistics
+import threading
 import time
+import urllib.request
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -135,6 +141,55 @@ def time_backups(client, shapes, steps, rounds):
     return times, taken
 
 
+def time_dashboard(cluster, shapes, steps, rounds):
+    """Per-step times of ``shapes`` on ``cluster`` (its page read every second meanwhile) and on
+    a cluster of the same roles without the page, in alternating rounds: {"page on"/"page off":
+    [seconds]}."""
+    graph, init, train, feed = build(shapes, towers=2, batch=128)
+    times = {"page off": [], "page on": []}
+    with contextlib.ExitStack() as stack:
+        bare = stack.enter_context(tf.local_cluster(ps=1, workers=2, dashboard_page=False))
+        stack.enter_context(_watching(cluster.dashboard_link.rsplit("/", 1)[0] + "/daskflow/data.json"))
+        sessions = {
+            "page off": stack.enter_context(tf.Session(bare, graph=graph)),
+            "page on": stack.enter_context(tf.Session(cluster, graph=graph)),
+        }
+        for sess in sessions.values():
+            sess.run(init)
+            step_times(sess, train, feed, 3)
+        for r in range(rounds):
+            for name in list(sessions) if r % 2 == 0 else reversed(list(sessions)):
+                times[name].extend(step_times(sessions[name], train, feed, steps))
+    return times
+
+
+@contextlib.contextmanager
+def _watching(url, every=1.0):
+    """A reader fetching ``url`` every ``every`` seconds, as the page's browser does."""
+    stop = threading.Event()
+
+    def read():
+        while not stop.wait(every):
+            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=10) as answer:
+                answer.read()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        reader.join()
+
+
+def print_dashboard(title, times):
+    off = statistics.median(times["page off"])
+    for name, ts in times.items():
+        median = statistics.median(ts)
+        ratio = median / off
+        print(f"{title}, {name}: median {median * 1e3:.2f} ms ({ratio:.3f} x page off), {len(ts)} steps")
+
+
 def print_backups(title, times, taken):
     off = statistics.median(times["copies off"])
     for name, ts in times.items():
@@ -237,18 +292,21 @@ def main(argv=None):
         mlp = "MLP 784->1024->10"
         backups = time_backups(client, models[mlp], args.steps, args.rounds)
         print_backups(mlp, *backups)
+        dashboard = time_dashboard(cluster, models[mlp], args.steps, args.rounds)
+        print_dashboard(mlp, dashboard)
         if tf1 is None:
             print("TF1 ps/worker over gRPC: tensorflow not installed here, not measured")
         else:
             for title, t in tf1.items():
                 print(f"TF1 ps/worker over gRPC, {title}: {t * 1e3:.2f} ms per blocking step")
     if args.record:
-        record_table(floor, steps, backups, tf1, args)
+        record_table(floor, steps, backups, dashboard, tf1, args)
 
 
-def record_table(floor, steps, backups, tf1, args):
+def record_table(floor, steps, backups, dashboard, tf1, args):
     """RESULTS.md's table: each model's cluster step against Dask's floor plus its compute, and
-    against TF1's step, all measured in this run; the copies' cost against copies off."""
+    against TF1's step, all measured in this run; the copies' cost against copies off, and the
+    dashboard page's against no page."""
     rows = [
         ["model (batch 128/worker)", "Dask floor", "compute", "cluster step", "step ÷ (floor + compute)"]
         + ["pipelined step (async_dispatch=2)", "TF1 ps/worker step", "cluster step ÷ TF1's"]
@@ -269,6 +327,11 @@ def record_table(floor, steps, backups, tf1, args):
         "sync. Goal: cluster step ≤ 1.3 × (floor + compute).",
         f"Variable copies, MLP, {args.rounds} alternating rounds of {args.steps} steps each, median "
         f"step and its ratio to copies off: {copies}. Goal: the default ≤ 1.03×.",
+        f"Dashboard page, MLP, {args.rounds} alternating rounds of {args.steps} steps each on two "
+        "clusters, median step: "
+        + "; ".join(f"{name} {duration(statistics.median(ts))}" for name, ts in dashboard.items())
+        + f" ({statistics.median(dashboard['page on']) / statistics.median(dashboard['page off']):.3f}×; "
+        "page on: its data read every second meanwhile). Goal: ≤ 1.02×.",
     ]
     if tf1 is None:
         notes.append("TensorFlow was not installed: TF1 not measured.")

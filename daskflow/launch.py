@@ -49,6 +49,7 @@ def local_cluster(
     host="127.0.0.1",
     security=None,
     light_monitoring=True,
+    dashboard_page=True,
     **worker_options,
 ):
     """Start a local Dask cluster with named roles.
@@ -69,6 +70,10 @@ def local_cluster(
         Apply :data:`LIGHT_MONITORING` to the scheduler and the workers: less of
         Dask's background sampling (no statistical profiler), so more CPU for
         training. ``False`` keeps your Dask configuration as it is.
+    dashboard_page : bool
+        Serve daskflow's page at ``/daskflow`` in the dashboard (the scheduler
+        preloads :mod:`daskflow.dashboard`). ``False``: Dask's pages only, and
+        sessions send the scheduler no records.
 
     Returns
     -------
@@ -100,7 +105,7 @@ def local_cluster(
         if i >= workers:
             options["resources"] = {"GPU": 1}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
-    options = {"host": host, "dashboard_address": dashboard_address, **_preloads(), **tls}
+    options = {"host": host, "dashboard_address": dashboard_address, **_preloads(dashboard_page), **tls}
     if security is not None:
         options["protocol"] = "tls://"
     scheduler = {"cls": Scheduler, "options": options}
@@ -122,11 +127,13 @@ def local_cluster(
             raise
 
 
-def _preloads() -> dict:
-    """The scheduler's preloads: those configured, and daskflow's dashboard page."""
+def _preloads(page=True) -> dict:
+    """The scheduler's preloads: those configured, and daskflow's dashboard page if ``page``."""
     configured = dask.config.get("distributed.scheduler.preload", None) or []
     configured = [configured] if isinstance(configured, str) else list(configured)
     argv = list(dask.config.get("distributed.scheduler.preload-argv", None) or [])
+    if not page:
+        return {"preload": configured, "preload_argv": argv}
     if argv and not isinstance(argv[0], str):  # one list per preload: ours takes none
         return {"preload": [*configured, "daskflow.dashboard"], "preload_argv": [*argv, []]}
     return {"preload": [*configured, "daskflow.dashboard"], "preload_argv": argv}

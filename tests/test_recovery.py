@@ -395,17 +395,26 @@ def _train(sess, train, x, y, batches):
         sess.run(train, {x: bx, y: by})
 
 
+def _slow_step(seconds):
+    """A step on worker-0 that runs for ``seconds`` and updates no variable: the copies'
+    window counts time spent in steps, not between them."""
+    with tf.device("/job:worker/task:0"):
+        return tf.py_func(lambda s: (time.sleep(float(s)), np.float32(s))[1], [seconds], tf.float32)
+
+
 def test_a_killed_ps_loses_at_most_the_steps_since_the_last_timed_copy():
     window = 2.0
     batches = _batches(10)
     expected = _trajectory(batches)
     w, train, x, y = _regression()
+    slow = _slow_step(window)
     config = tf.ConfigProto(backup_variables_secs=window, recovery_wait_secs=1)
     with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
         with tf.Session(address, config=config) as sess:
             sess.run(w.initializer)
             _train(sess, train, x, y, batches[:5])
-            time.sleep(window)  # the window has passed: step 6 also copies w to worker-0
+            sess.run(slow)  # the window has passed in steps: step 6 also copies w to worker-0
+            assert sess._cluster.backup_schedule.busy >= window
             _train(sess, train, x, y, batches[5:9])
             _kill_minus_9(address, "ps-0", sess)
             _train(sess, train, x, y, batches[9:])  # recovers, on worker-0 standing in
@@ -444,12 +453,13 @@ def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
     with tf.device("/job:ps/task:0"):
         rate = tf.Variable(1.0, name="rate")  # not trained: only a one-off assign changes it
         set_rate = tf.assign(rate, 0.25)
+    slow = _slow_step(window)
     config = tf.ConfigProto(backup_variables_secs=window, recovery_wait_secs=1)
     with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
         with tf.Session(address, config=config) as sess:
             sess.run(tf.global_variables_initializer())
             sess.run(set_rate)  # within the window of the initializer's copy: not copied
-            time.sleep(window)
+            sess.run(slow)
             _train(sess, train, x, y, batches[:1])  # a timed copy: rate's is refreshed after it
             flushing = sess._cluster.backup_schedule.flushing
             assert list(flushing) == ["rate"]
@@ -505,20 +515,23 @@ def test_copies_are_on_by_default_and_off_by_either_switch():
     assert BackupSchedule(tf.ConfigProto(backup_variables_secs=0, backup_variables_every=3)).on
 
 
-def test_a_step_copies_when_a_variable_has_none_or_the_window_has_passed(monkeypatch):
+def test_a_step_copies_when_a_variable_has_none_or_its_steps_ran_for_the_window():
     from daskflow.runtime.cluster import recovery
 
-    now = [100.0]
-    monkeypatch.setattr(recovery.time, "monotonic", lambda: now[0])
     schedule = recovery.BackupSchedule(tf.ConfigProto(backup_variables_secs=30.0, backup_variables_every=4))
     copies = {}
     assert schedule.due(1, ["w"], copies)  # w has no copy: the initializer's step
     copies["w"] = ("future", 1)
-    now[0] += 29.0
+    schedule.ran(100.0, 101.0)
+    schedule.ran(500.0, 528.0)  # 29 s in steps; the 399 s between them do not count
+    assert schedule.busy == 29.0
     assert not schedule.due(2, ["w"], copies)
     assert schedule.due(4, ["w"], copies)  # every 4th step
-    now[0] += 29.0
-    assert not schedule.due(5, ["w"], copies)  # 29 s since step 4's copy
+    schedule.ran(600.0, 620.0)
+    schedule.ran(610.0, 629.0)  # in flight with the one before: its 10 s overlap count once
+    assert schedule.busy == 29.0
+    assert not schedule.due(5, ["w"], copies)
     assert schedule.due(6, ["w", "b"], copies)  # b has none
-    now[0] += 30.0
+    schedule.ran(700.0, 730.0)
     assert schedule.due(7, [], copies)  # the window: other variables' copies are refreshed after it
+    assert schedule.busy == 0.0 and schedule.taken == 4

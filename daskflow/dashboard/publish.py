@@ -58,10 +58,14 @@ class Publisher:
         The session's token (as in its plugins' names).
     first_step : int
         The session's first step number: step ``n`` is shown as ``n - first_step``.
+    graph : Graph, optional
+        The session's graph: scalars a ``FileWriter`` of this graph writes are
+        this session's (:func:`scalars`).
     """
 
-    def __init__(self, client, session: str, first_step: int):
+    def __init__(self, client, session: str, first_step: int, graph=None):
         self.client, self.session, self.first_step = client, session, first_step
+        self.graph = None if graph is None else weakref.ref(graph)
         self.active: bool | None = None  # None: not asked yet (asked with the first plan)
         self._buffer: list = []
         self._lock = threading.Lock()
@@ -128,11 +132,13 @@ class Publisher:
             _OPEN.discard(self)
 
 
-def scalars(summary, global_step) -> None:
+def scalars(summary, global_step, graph=None) -> None:
     """Publish the scalar values of ``summary`` (a ``Summary`` proto) at ``global_step``.
 
-    They go to the dashboard of every cluster session open in this process;
-    with none open (or only embedded sessions) they go nowhere.
+    They go to the dashboard of the cluster sessions open in this process that
+    run ``graph`` (the writer's; ``FileWriter(logdir, sess.graph)``). Where the
+    writer has no graph, or no open session runs it, they go to every open
+    cluster session; with none open (or only embedded ones) they go nowhere.
     """
     if not _OPEN:
         return
@@ -142,7 +148,8 @@ def scalars(summary, global_step) -> None:
     record = {"kind": "scalars", "step": int(global_step or 0), "values": values}
     with _OPEN_LOCK:
         publishers = list(_OPEN)
-    for publisher in publishers:
+    running = [p for p in publishers if graph is not None and p.graph is not None and p.graph() is graph]
+    for publisher in running or publishers:
         publisher.put(record)
 
 

@@ -61,8 +61,9 @@ class ConfigProto:
         steps since the copy, with no checkpoint. False keeps no copies: a
         lost variable makes ``run`` raise ``AbortedError``.
     backup_variables_secs : float, default 30.0
-        A step refreshes the copies of the variables it updates when this many
-        seconds have passed since the last step that did; so does the first
+        A step refreshes the copies of the variables it updates when the steps
+        since the last one that did ran for this many seconds (time between
+        steps does not count: it loses no work); so does the first
         step giving a variable its value (the initializer). Copies of
         variables that other steps updated since are refreshed then too.
         0: no time-based copies.
@@ -169,7 +170,7 @@ class Session:
             from .cluster.runtime import ClusterRuntime
 
             try:
-                self._cluster = ClusterRuntime(self._client, self.config)
+                self._cluster = ClusterRuntime(self._client, self.config, graph=self.graph)
             except BaseException:
                 if self._owns_client:  # a half-made session leaves no client behind
                     self._client.close()

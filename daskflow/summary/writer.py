@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 
 from ..dashboard import publish
 
@@ -121,6 +122,7 @@ class FileWriter:
         self._closed = False
         self._seen_summary_tags = set()
         self._run_metadata_tags = set()
+        self._graph = None  # the Graph added last: its cluster sessions show this writer's scalars
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
 
@@ -131,7 +133,8 @@ class FileWriter:
         Plugin metadata is written with the first value of each tag only, as
         TF1 does: TensorBoard keeps the first it reads. Its scalar values also
         go to the dashboard page of each cluster session open in this process
-        (:mod:`daskflow.dashboard`), against ``global_step``.
+        (:mod:`daskflow.dashboard`) running this writer's graph (any, if it has
+        none), against ``global_step``.
         """
         from .protos import Event, Summary
 
@@ -150,7 +153,7 @@ class FileWriter:
                 self._seen_summary_tags.add(value.tag)
         self._add_event(Event(summary=summary), global_step)
         if not self._closed:
-            publish.scalars(summary, global_step)
+            publish.scalars(summary, global_step, self._graph and self._graph())
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""
@@ -162,6 +165,7 @@ class FileWriter:
         given = graph if graph is not None else graph_def
         if hasattr(given, "get_operations"):
             proto = to_graph_def(given, add_shapes=True)
+            self._graph = weakref.ref(given)
         elif hasattr(given, "node") and hasattr(given, "SerializeToString"):
             logger.warning("Passing a GraphDef to the FileWriter is deprecated; pass a Graph (sess.graph).")
             proto = given

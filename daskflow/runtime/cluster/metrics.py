@@ -28,12 +28,12 @@ logger = logging.getLogger(__name__)
 class StepMetrics:
     """The client's half of the metrics: step wall times, and collection."""
 
-    def __init__(self, client, first_step=0, session=""):
+    def __init__(self, client, first_step=0, session="", graph=None):
         self.client = client
         self.first_step = first_step  # the session's step keys count from here
         self.plans: list = []
         self._walls: collections.deque = collections.deque(maxlen=LOG_LIMIT)
-        self.publisher = Publisher(client, session, first_step)
+        self.publisher = Publisher(client, session, first_step, graph)
 
     def planned(self, lowered, workers, soft):
         """A new plan: remember it, and show its placement on the dashboard (if served)."""

@@ -17,9 +17,10 @@ such a step also sends each new variable value it makes to a second worker,
 as part of the step (``variable backup`` tasks, :mod:`.steps`). By default a step is
 a backup step when it updates a variable that has no copy (the initializer:
 a run that loses its ps right after it goes on from the initial values; or
-the first update after a restore) or when ``ConfigProto(backup_variables_secs=30)``
-seconds have passed since the last one; ``backup_variables_every=K`` adds
-every K-th step. A variable that other steps updated since its copy (a
+the first update after a restore) or when the session has spent
+``ConfigProto(backup_variables_secs=30)`` seconds running steps since the last
+one (time between steps loses no work, so it does not count);
+``backup_variables_every=K`` adds every K-th step. A variable that other steps updated since its copy (a
 one-off ``assign``) is copied after a backup step, from where it is (with
 ``async_dispatch``, once no later step is in flight), so a loss goes back at
 most about one window. ``ConfigProto(backup_variables=False)`` keeps none.
@@ -75,7 +76,7 @@ class BackupSchedule:
     """Which steps also copy their new variable values to a second worker.
 
     A step is a backup step when it is a multiple of ``backup_variables_every``,
-    when ``backup_variables_secs`` have passed since the last backup step, or
+    when the steps since the last backup step ran for ``backup_variables_secs``, or
     when it updates a variable that has no copy yet. ``flushing`` holds the
     copies of variables left stale (updated by other steps since their copy)
     until they are in memory.
@@ -86,7 +87,10 @@ class BackupSchedule:
         self.on = bool(on and (self._every(config) or self._secs(config)))
         self.every = self._every(config) if on else 0
         self.secs = self._secs(config) if on else 0.0
-        self.last = float("-inf")  # time.monotonic() of the last backup step
+        # Seconds spent running steps since the last backup step: time between steps loses no
+        # work, and a session that waits between bursts would otherwise copy in every burst.
+        self.busy = 0.0
+        self._ended = float("-inf")  # time.perf_counter() when the last finished step ended
         self.taken = 0  # backup steps so far
         self.flush_owed = False  # a backup step ran: copy the stale variables after it
         # variable name -> (Future of its copy, step of the value copied, the value's Held.ident)
@@ -105,16 +109,21 @@ class BackupSchedule:
         (``copies``: the variables' current copies)."""
         if not self.on:
             return False
-        now = time.monotonic()
         if (
             (self.every and n % self.every == 0)
-            or (self.secs and now - self.last >= self.secs)
+            or (self.secs and self.busy >= self.secs)
             or (self.secs and any(name not in copies for name in updated))
         ):
-            self.last, self.flush_owed = now, True
+            self.busy, self.flush_owed = 0.0, True
             self.taken += 1
             return True
         return False
+
+    def ran(self, start, end) -> None:
+        """Count a finished step, from ``start`` to ``end`` (``time.perf_counter()``), towards
+        the window; steps finish in order, and a step's overlap with the one before counts once."""
+        self.busy += max(0.0, end - max(start, self._ended))
+        self._ended = end
 
     def flush(self, client, table, targets, addresses, n, exclude=()):
         """Copy the stale variables of ``table`` (a :class:`.VariableTable`; see the class)

@@ -50,7 +50,7 @@ SESSION_SLOTS = 2**53 // STEPS_PER_SESSION  # 2**20: as many as five hex digits 
 class ClusterRuntime:
     """A session's link to a cluster: placement, variables, step submission."""
 
-    def __init__(self, client, config):
+    def __init__(self, client, config, graph=None):
         self.client = client
         self.config = config
         self.table = VariableTable()  # where each variable's value, copy and version are
@@ -61,7 +61,7 @@ class ClusterRuntime:
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._pending: collections.deque = collections.deque()
-        self.metrics = StepMetrics(client, first_step, self.token)
+        self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
         # The last step's futures, released only after the next submission: the
@@ -247,6 +247,7 @@ class ClusterRuntime:
                 _raise_first_failure(pending.futures.values())
             fetched = self.client.gather(pending.fetch)
             self.metrics.finished(pending)
+            self.backup_schedule.ran(pending.start, time.perf_counter())
             self._keep_copies(pending)
             return fetched
         except OpError:
