@@ -3,12 +3,10 @@
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 
@@ -18,6 +16,7 @@ import pytest
 import daskflow as tf
 from daskflow.dashboard import publish
 from daskflow.dashboard.collector import LIMIT, Collector
+from tests.browser import CHROMIUM, chromium, until
 from tests.models import digits_batches, initial_weights, mlp_logits, ps_linear_graph, xent
 
 BATCHES = [np.random.default_rng(i).standard_normal((8, 300)).astype(np.float32) for i in range(6)]
@@ -39,16 +38,6 @@ def _data(base):
     status, body = _get(f"{base}/daskflow/data.json")
     assert status == 200
     return json.loads(body)
-
-
-def _until(probe, timeout=30, every=0.1):
-    """``probe()``'s first truthy value, asked until ``timeout`` s have passed."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = probe()
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(every)
 
 
 def _session(base, token):
@@ -143,11 +132,11 @@ def test_the_page_answers_and_its_data_follow_training(cluster, base, tmp_path):
             step(sess, i)
         status, html = _get(f"{base}/daskflow")
         assert status == 200 and "Bokeh" in html, html[:300]
-        first = _until(lambda: (s := _session(base, token)) and len(s["scalars"].get("loss", ())) == 3 and s)
+        first = until(lambda: (s := _session(base, token)) and len(s["scalars"].get("loss", ())) == 3 and s)
         assert first, _data(base)
         for i in range(3, 6):
             step(sess, i)
-        later = _until(lambda: (s := _session(base, token)) and len(s["scalars"].get("loss", ())) == 6 and s)
+        later = until(lambda: (s := _session(base, token)) and len(s["scalars"].get("loss", ())) == 6 and s)
         assert later and later["open"], _data(base)
         # Every run was a step (the initializer too); the newest steps are the training's.
         assert len(first["steps"]) < len(later["steps"]) == 7
@@ -168,8 +157,8 @@ def test_the_page_answers_and_its_data_follow_training(cluster, base, tmp_path):
         def pushed():
             return [s["bytes_sent"].get("ps-0", 0) for s in _session(base, token)["steps"][1:]]
 
-        assert _until(lambda: all(b >= 300 * 300 * 4 for b in pushed()), timeout=10), pushed()
-    closed = _until(lambda: not _session(base, token)["open"], timeout=10)
+        assert until(lambda: all(b >= 300 * 300 * 4 for b in pushed()), timeout=10), pushed()
+    closed = until(lambda: not _session(base, token)["open"], timeout=10)
     assert closed, _session(base, token)
 
 
@@ -227,7 +216,7 @@ def test_replicas_staleness_and_bytes_are_those_the_session_measures():
                 ]
 
             expected = [{k: v for k, v in m.items() if k != "wall_time"} for m in measured]
-            assert _until(lambda: shown() == expected, timeout=10), (shown(), expected)
+            assert until(lambda: shown() == expected, timeout=10), (shown(), expected)
             destinations = _session(base, token)["destinations"]
     assert [m["replicas_used"] for m in measured[1:]] == [2] * len(batches)  # the data-parallel steps
     assert destinations == {"ps-0": ["worker-0", "worker-1"], "worker-0": ["ps-0"], "worker-1": ["ps-0"]}
@@ -258,7 +247,7 @@ def _cli_scheduler():
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
         try:
-            info = _until(lambda: os.path.exists(path) and _read_json(path), timeout=60)
+            info = until(lambda: os.path.exists(path) and _read_json(path), timeout=60)
             assert info, "the scheduler wrote no scheduler file"
             yield f"http://127.0.0.1:{info['services']['dashboard']}"
         finally:
@@ -273,54 +262,11 @@ def _read_json(path):
 
 def test_a_scheduler_started_with_the_preload_serves_the_page():
     with _cli_scheduler() as base:
-        assert _until(lambda: _status(f"{base}/daskflow") == 200, timeout=30)
+        assert until(lambda: _status(f"{base}/daskflow") == 200, timeout=30)
         assert _data(base)["sessions"] == []
 
 
 # -- in a browser: Chromium's DevTools protocol ------------------------------------------------
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-
-
-@contextlib.contextmanager
-def _browser():
-    websocket = pytest.importorskip("websocket")  # websocket-client
-    with tempfile.TemporaryDirectory() as profile:
-        flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0"]
-        proc = subprocess.Popen(
-            [CHROMIUM, *flags, f"--user-data-dir={profile}", "about:blank"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            port_file = os.path.join(profile, "DevToolsActivePort")
-            assert _until(lambda: os.path.exists(port_file) and os.path.getsize(port_file), timeout=30)
-            with open(port_file) as f:
-                port = int(f.readline())
-            _, body = _get(f"http://127.0.0.1:{port}/json/list")
-            target = next(t for t in json.loads(body) if t["type"] == "page")
-            yield _DevTools(websocket.create_connection(target["webSocketDebuggerUrl"], timeout=30))
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-
-
-class _DevTools:
-    def __init__(self, ws):
-        self.ws, self.ids = ws, iter(range(1, 1_000_000))
-
-    def call(self, method, **params):
-        ident = next(self.ids)
-        self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
-        while True:
-            answer = json.loads(self.ws.recv())
-            if answer.get("id") == ident:
-                return answer
-
-    def evaluate(self, expression):
-        answer = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        return answer.get("result", {}).get("result", {}).get("value")
 
 
 LOSS_POINTS = """(() => {
@@ -332,12 +278,13 @@ LOSS_POINTS = """(() => {
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium to draw the page")
 def test_the_page_draws_the_loss_curve_in_a_browser(cluster, base, tmp_path):
+    pytest.importorskip("websocket")  # websocket-client
     g, w, x, train = ps_linear_graph()
     step, losses, writer = _training(g, w, x, train, str(tmp_path))
-    with writer, tf.Session(cluster, graph=g) as sess, _browser() as browser:
+    with writer, tf.Session(cluster, graph=g) as sess, chromium() as browser:
         sess.run(tf.variables_initializer([w]))
         for i in range(3):
             step(sess, i)
-        browser.call("Page.navigate", url=f"{base}/daskflow")
-        drawn = _until(lambda: (browser.evaluate(LOSS_POINTS) or -3) >= 3, timeout=60, every=0.5)
+        browser.navigate(f"{base}/daskflow")
+        drawn = until(lambda: (browser.evaluate(LOSS_POINTS) or -3) >= 3, timeout=60, every=0.5)
         assert drawn, browser.evaluate(LOSS_POINTS)

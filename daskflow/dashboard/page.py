@@ -226,11 +226,13 @@ class Page:
         self.bytes.update(x, series)
 
     def _replicas(self, x, steps):
-        used = [s["replicas_used"] if s["replicas_used"] is not None else math.nan for s in steps]
+        # Replicas are counted by the workers, asked at most once a second: a step not yet
+        # counted (or not replicated) is a gap in both series, not a zero.
+        known = [s["replicas_used"] is not None for s in steps]
         self.replica_source.data = {
             "step": x,
-            "used": used,
-            "dropped": [s["gradients_dropped"] for s in steps],
+            "used": [s["replicas_used"] if k else math.nan for s, k in zip(steps, known)],
+            "dropped": [s["gradients_dropped"] if k else math.nan for s, k in zip(steps, known)],
         }
         counts = collections.Counter(v for s in steps for v in s["staleness"])
         values = sorted(counts)
