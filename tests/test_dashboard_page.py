@@ -211,6 +211,7 @@ def test_replicas_staleness_and_bytes_are_those_the_session_measures():
                         "staleness": s["staleness"],
                         "bytes_between_workers": sum(s["bytes_sent"].values()),
                         "bytes_by_pair": {(a, b): n for a, b, n in s["bytes_by_pair"]},
+                        "phases": s["phases"],
                     }
                     for s in steps
                 ]

@@ -100,3 +100,42 @@ def test_a_cluster_without_the_page_serves_no_page_and_is_sent_nothing(tmp_path)
             assert publisher.active is False  # asked once, found no collector
             assert publisher not in publish.open_publishers()
     writer.close()
+
+
+def test_a_steps_time_by_phase_is_where_its_tasks_spent_it():
+    """worker-0 computes for 0.3 s (a py_func sleeping); the ps's update waits for its gradient."""
+    nap = 0.3
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(np.ones(3, np.float32), name="w")
+        with tf.device("/job:worker/task:0"):
+            slow = tf.py_func(lambda s: (time.sleep(float(s)), np.float32(1.0))[1], [nap], tf.float32)
+            loss = tf.reduce_sum(w * w) * slow
+            grads = tf.gradients(loss, [w])
+        with tf.device("/job:ps/task:0"):
+            train = tf.assign_sub(w, 0.1 * grads[0])
+    with tf.local_cluster(ps=1, workers=1) as cluster, tf.Session(cluster, graph=g) as sess:
+        base = cluster.dashboard_link.rsplit("/", 1)[0]
+        sess.run(w.initializer)
+        for _ in range(2):
+            sess.run(train)
+        metrics = sess.step_metrics()[-1]
+        token = sess._cluster.token
+        deadline = time.monotonic() + 30
+        while True:  # the step's record comes within 0.2 s; the page asks the workers each second
+            session = next(s for s in _data(base)["sessions"] if s["session"] == token)
+            step = next((s for s in session["steps"] if s["step"] == metrics["step"]), {})
+            shown = step.get("phases")
+            if shown or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert shown == metrics["phases"]
+    # Its first task (worker-0's) started after the client submitted the step, and before the nap.
+    assert 0 <= step["submission"] < step["wall_time"] - nap
+    (update,) = [p for p in shown.values() if p["updates"]]
+    (gradient,) = [p for p in shown.values() if not p["updates"]]
+    assert gradient["computing"] >= nap
+    assert update["waiting"] >= nap * 0.8  # it started with the step and waited for the gradient
+    assert update["computing"] < nap / 3
+    assert min(min(p["waiting"], p["computing"], p["sending"]) for p in shown.values()) >= 0

@@ -5,7 +5,8 @@ plans and scalar summaries from the session's own messages on its client's
 stream (:mod:`.publish`), and of each partition task's duration from the
 scheduler's transitions — the ``startstops`` a worker reports with every
 finished task, which Dask's task stream reads too. What only the workers
-know (replicas used and dropped, staleness, bytes each worker sent each other) is
+know (replicas used and dropped, staleness, bytes each worker sent each other, where
+each task spent its time: waiting for inputs, computing, sending) is
 asked of them while someone looks: :meth:`Collector.refresh_from_workers`
 runs at most once a second, called by the page and the data endpoint, never
 by a step.
@@ -68,6 +69,7 @@ class SessionRecord:
             "outcomes": {},
             "bytes_sent": {},
             "bytes_by_pair": {},
+            "phases": {},
         }
         self.steps.append(step)
         self.by_n[n] = step
@@ -279,6 +281,10 @@ class Collector(SchedulerPlugin):
             if step is not None:
                 for address, sent in sent_to.items():
                     step["bytes_by_pair"][(worker, self._name(address))] = int(sent)
+        for plan, n, instance, updates, *seconds in outcomes.get("phases", ()):
+            step = _step_of(session_of, plan, n)
+            if step is not None:
+                step["phases"][str(instance)] = [bool(updates), *(float(s) for s in seconds)]
 
     # -- what the page shows -------------------------------------------------------------------
     def data(self, last: int | None = None) -> dict:
@@ -301,6 +307,7 @@ def worker_outcomes(since: dict, dask_worker=None) -> dict:
         "log": [e for e in found["log"] if e["step"] > since[e["plan"]]],
         "sent": {k: v for k, v in found["sent"].items() if k[1] > since[k[0]]},
         "sent_to": {k: v for k, v in found.get("sent_to", {}).items() if k[1] > since[k[0]]},
+        "phases": [p for p in found.get("phases", ()) if p[1] > since[p[0]]],
     }
 
 
@@ -341,6 +348,9 @@ def _step_view(step: dict) -> dict:
         "plan": step["plan"],
         "time": step["time"],
         "wall_time": step["wall_time"],
+        # From the client's submission to its first task's start (the client's and the
+        # workers' wall clocks: one machine, or clocks kept in step by NTP).
+        "submission": max(0.0, first - (step["time"] - step["wall_time"])) if tasks else None,
         "tasks": {
             i: {"worker": w, "start": s - first, "duration": d} for i, (w, s, d) in sorted(tasks.items())
         },
@@ -350,6 +360,11 @@ def _step_view(step: dict) -> dict:
         "bytes_sent": dict(step["bytes_sent"]),
         # [from worker, to worker, bytes]: plain JSON, which has no pairs as keys.
         "bytes_by_pair": [[a, b, n] for (a, b), n in sorted(step["bytes_by_pair"].items())],
+        # Where each partition instance's task spent its time, as its worker measured it.
+        "phases": {
+            i: {"updates": u, "waiting": w, "computing": c, "sending": s}
+            for i, (u, w, c, s) in sorted(step["phases"].items())
+        },
     }
 
 

@@ -4,7 +4,9 @@ One session at a time (a menu lists every session the collector keeps; the
 newest open one is shown first): its scalar summaries against the global
 step, steps per second, each partition instance's task time in recent steps
 (stacked; a task's time includes its wait for inputs) under the client's
-wall time per step, the bytes each worker sent each other per step, replicas
+wall time per step, the same steps' time by phase (submission and
+scheduling, waiting for inputs, computing, updating variables, sending
+results), the bytes each worker sent each other per step, replicas
 used and gradients dropped, the staleness of asynchronous updates, and the
 plan's placement as a graph and as tables.
 """
@@ -60,17 +62,27 @@ def _palette(n):
     return (Category10_10 if n <= 10 else Category20_20 * (1 + n // 20))[:n]
 
 
+PHASES = (
+    "submission and scheduling",
+    "waiting for inputs",
+    "computing",
+    "updating variables",
+    "sending results",
+)
+
+
 class _Stacked:
     """Stacked bars per step whose series (partition instances, worker pairs) may change."""
 
-    def __init__(self, title, y_label, line=None, y_format=None):
+    def __init__(self, title, y_label, line=None, y_format=None, ordered=False):
         self.title, self.y_label, self.line, self.y_format = title, y_label, line, y_format
+        self.ordered = ordered  # stack the series in the order given, not by name
         self.keys = None
         self.source = ColumnDataSource({"step": []})
         self.box = column(_figure(title, y_label), sizing_mode="stretch_width")
 
     def update(self, steps, series: dict, line=None):
-        keys = sorted(series)
+        keys = list(series) if self.ordered else sorted(series)
         data = {"step": steps, **{f"s{i}": series[k] for i, k in enumerate(keys)}}
         if self.line:
             data["line"] = line
@@ -110,6 +122,12 @@ class Page:
         self.rate = _figure("Steps per second", "steps/s")
         self.rate.line("step", "rate", source=self.rate_source)
         self.breakdown = _Stacked("Task time per partition instance (ms)", "ms", line="client wall time")
+        self.phases = _Stacked(
+            "Step time by phase, summed over the step's partition instances (ms)",
+            "ms",
+            line="client wall time",
+            ordered=True,
+        )
         self.bytes = _Stacked("Bytes sent between workers per step", "bytes", y_format="0.0 b")
         self.replica_source = ColumnDataSource({"step": [], "used": [], "dropped": []}, name="replicas")
         self.replicas = _figure("Replicas used / gradients dropped", "replicas")
@@ -136,6 +154,7 @@ class Page:
             self.scalars,
             row(self.rate, self.replicas, self.staleness, sizing_mode="stretch_width"),
             self.breakdown.box,
+            self.phases.box,
             self.bytes.box,
             row(self.graph, _table(self.instances, 400), sizing_mode="stretch_width"),
             _table(self.groups, 250),
@@ -158,6 +177,7 @@ class Page:
         steps = view["steps"]
         x = [s["step"] for s in steps]
         self._breakdown(x, steps)
+        self._phases(x, steps)
         self._bytes(x, steps)
         self._replicas(x, steps)
         self._placement(view["placement"])
@@ -216,6 +236,18 @@ class Page:
             for i, t in s["tasks"].items():
                 series[f"{i} @ {t['worker']}"][j] = 1000 * t["duration"]
         self.breakdown.update(x, series, line=[1000 * s["wall_time"] for s in steps])
+
+    def _phases(self, x, steps):
+        """Each step's submission and scheduling (until its first task started), then what its
+        tasks did, as their workers measured it."""
+        series = {name: [0.0] * len(steps) for name in PHASES}
+        for j, s in enumerate(steps):
+            series["submission and scheduling"][j] = 1000 * (s["submission"] or 0.0)
+            for p in s["phases"].values():
+                series["waiting for inputs"][j] += 1000 * p["waiting"]
+                series["updating variables" if p["updates"] else "computing"][j] += 1000 * p["computing"]
+                series["sending results"][j] += 1000 * p["sending"]
+        self.phases.update(x, series, line=[1000 * s["wall_time"] for s in steps])
 
     def _bytes(self, x, steps):
         """One series per (sender, receiver) pair, as the workers counted them."""

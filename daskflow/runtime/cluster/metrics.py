@@ -68,14 +68,20 @@ class StepMetrics:
         ``staleness`` (per applied update, asynchronous replication),
         ``bytes_between_workers`` (sent by partitions to other workers) and
         ``bytes_by_pair`` (the same bytes, ``{(from worker, to worker): bytes}``, by
-        worker name; the address of a worker that has left).
+        worker name; the address of a worker that has left) and ``phases``
+        (``{partition instance: {"updates", "waiting", "computing", "sending"}}``:
+        seconds its task waited for inputs, ran its program and sent results after,
+        and whether it updates variables).
         """
         per_worker = self.client.run(step_log, list(self.plans)) if self._walls else {}
         names = {address: found.get("name") or address for address, found in per_worker.items()}
-        logs, sent, pairs = {}, collections.Counter(), {}
+        logs, sent, pairs, phases = {}, collections.Counter(), {}, {}
         for address, found in per_worker.items():
             for entry in found["log"]:
                 logs[(entry["plan"], entry["step"])] = entry
+            for plan, n, instance, updates, waiting, computing, sending in found.get("phases", ()):
+                times = {"updates": updates, "waiting": waiting, "computing": computing, "sending": sending}
+                phases.setdefault((plan, n), {})[instance] = times
             sent.update(found["sent"])
             for step, to in found.get("sent_to", {}).items():
                 step_pairs = pairs.setdefault(step, {})
@@ -94,6 +100,7 @@ class StepMetrics:
                     "staleness": list(entry.get("staleness", [])),
                     "bytes_between_workers": int(sent.get((plan, n), 0)),
                     "bytes_by_pair": pairs.get((plan, n), {}),
+                    "phases": phases.get((plan, n), {}),
                 }
             )
         return out

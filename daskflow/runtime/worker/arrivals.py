@@ -145,17 +145,20 @@ def step_log(plan_ids, dask_worker=None):
     worker, passing ``dask_worker``).
 
     ``{"log": [outcome, ...], "sent": {(plan, step): bytes}, "sent_to": {(plan, step):
-    {address: bytes}}, "name": the worker's name}``: ``sent_to`` is ``sent`` by the worker
-    the bytes went to.
+    {address: bytes}}, "phases": [(plan, step, instance, updates, waiting, computing,
+    sending), ...], "name": the worker's name}``: ``sent_to`` is ``sent`` by the worker
+    the bytes went to; ``phases`` where each partition instance's task spent its time
+    (:meth:`.state.WorkerState.note_phases`).
     """
     name = None if dask_worker is None else str(dask_worker.name)
     state = None if dask_worker is None else find_state(dask_worker)
     if state is None:  # no daskflow program has reached this worker
-        return {"log": [], "sent": {}, "sent_to": {}, "name": name}
+        return {"log": [], "sent": {}, "sent_to": {}, "phases": [], "name": name}
     wanted = set(plan_ids)
     return {
         "log": [e for e in state.log if e["plan"] in wanted],
         "sent": {k: v for k, v in state.sent.items() if k[0] in wanted},
         "sent_to": {k: dict(v) for k, v in state.sent_to.items() if k[0] in wanted},
+        "phases": [p for p in state.phases if p[0] in wanted],
         "name": name,
     }

@@ -98,22 +98,24 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     key, fn, bindings = program
     if trace is not None:  # a traced step: note this instance's times here
         fn = _Timed(fn, key, replica, state.trace(trace))
+    clock = _Clock()
     loop = asyncio.get_running_loop()
     blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
 
     async def compute(values):
-        return await loop.run_in_executor(worker.executors["default"], _call, replica, blocks, fn, values)
+        call = (replica, blocks, fn, values, clock)
+        return await loop.run_in_executor(worker.executors["default"], _call, *call)
 
     early = None
+    plan_id = program_id.partition("-")[0]
     try:
         values = await transport.receive_args(worker, state, task_key, args, timeout)
         if mode is None:
             executor = worker.executors["default"]
             results, early = await loop.run_in_executor(
-                executor, _call_then_send, worker, state, sends, replica, blocks, fn, values
+                executor, _call_then_send, worker, state, sends, replica, blocks, fn, values, clock
             )
         else:
-            plan_id = program_id.partition("-")[0]
             record, mailbox = arrivals.recorder(state.log, (plan_id, task_key[1]), key), state.mailbox
             if type(mode) is arrivals.FirstReplicas:
                 results = await compute(await arrivals.first(mailbox, values, mode.needed, timeout, record))
@@ -133,6 +135,27 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     # A delivery that fails fails this task, not silently its consumer.
     deliveries = transport.send_results(worker, state, results, sends, early)
     await transport.delivered(worker, task_key, deliveries)
+    state.note_phases(plan_id, task_key, clock.phases(time.perf_counter()))
+
+
+class _Clock:
+    """Where one partition instance's task spent its time: the calls of its program, and
+    the rest before (waiting for inputs or replicas) and after them (sending results)."""
+
+    __slots__ = ("started", "computing", "ended")
+
+    def __init__(self):
+        self.started = self.ended = time.perf_counter()
+        self.computing = 0.0
+
+    def computed(self, start, end):
+        self.computing += end - start
+        self.ended = end
+
+    def phases(self, now) -> tuple:
+        """(waiting, computing, sending) in seconds, for a task that ends ``now``."""
+        sending = now - self.ended if self.computing else 0.0
+        return (max(0.0, now - self.started - self.computing - sending), self.computing, sending)
 
 
 class _Timed:
@@ -178,9 +201,13 @@ def _call_then_send(worker, state, sends, *call):
     return results, transport.send_early(worker, state, results, sends)
 
 
-def _call(replica, blocks, fn, values):
-    with replica_context(*(replica or (0, 1))), sources_context(blocks):
-        return fn(*values)
+def _call(replica, blocks, fn, values, clock):
+    start = time.perf_counter()
+    try:
+        with replica_context(*(replica or (0, 1))), sources_context(blocks):
+            return fn(*values)
+    finally:
+        clock.computed(start, time.perf_counter())
 
 
 def _line_in(fn, tb):

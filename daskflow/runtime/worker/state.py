@@ -52,6 +52,9 @@ class WorkerState:
     log : collections.deque
         The newest ``LOG_LIMIT`` outcomes of replicated steps
         (:mod:`.arrivals`).
+    phases : collections.deque
+        The newest ``LOG_LIMIT`` partition instances' time by phase:
+        ``(plan, step, instance, updates variables, waiting, computing, sending)``.
     receiver : bulk.Receiver or None
         The worker's bulk port (None: it serves none); its session table
         says whose messages it takes.
@@ -83,6 +86,7 @@ class WorkerState:
         self.sent: dict = {}
         self.sent_to: dict = {}
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
+        self.phases: collections.deque = collections.deque(maxlen=LOG_LIMIT)
         self.receiver = None
         self.receiving = False
         self.traces: dict = {}
@@ -109,6 +113,11 @@ class WorkerState:
     def has_session(self, session: str) -> bool:
         """Whether a plan of ``session`` is installed here."""
         return session in self.sessions.values()
+
+    def note_phases(self, plan_id: str, task_key: tuple, phases: tuple):
+        """Note where partition instance ``task_key`` = (name, step, instance) of ``plan_id``
+        spent its task: ``phases`` = (waiting, computing, sending) seconds."""
+        self.phases.append((plan_id, task_key[1], task_key[2], task_key[0].endswith(" update"), *phases))
 
     def program(self, program_id: str):
         """``(key, fn, sources)`` of an installed program, or None."""
@@ -161,6 +170,7 @@ class WorkerState:
         self.sent.clear()
         self.sent_to.clear()
         self.log.clear()
+        self.phases.clear()
         self.traces.clear()
 
 
