@@ -1,6 +1,7 @@
-"""A headless Chromium driven through its DevTools protocol (for pages that draw with JavaScript).
+"""A headless Chromium driven through its DevTools protocol (for pages that draw with JavaScript),
+and a TensorBoard server to show it.
 
-Used by the dashboard's browser test and by ``benchmarks/screenshots.py``.
+Used by the dashboard's and TensorBoard's browser tests and by ``benchmarks/screenshots.py``.
 Needs Debian's ``chromium`` and ``websocket-client``; :data:`CHROMIUM` is
 None where there is no browser.
 """
@@ -13,12 +14,25 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+# JavaScript defining ``within(root)``: every element under ``root``, those inside (nested)
+# shadow roots too, where Polymer apps such as TensorBoard's dashboards keep theirs.
+WITHIN = """const within = (root, out = []) => {
+  for (const el of root.querySelectorAll("*")) {
+    out.push(el);
+    if (el.shadowRoot) within(el.shadowRoot, out);
+  }
+  return out;
+};"""
 
 
 def until(probe, timeout=30, every=0.1):
@@ -101,3 +115,60 @@ class DevTools:
         answer = self.call("Page.captureScreenshot", format="png")
         with open(path, "wb") as f:
             f.write(base64.b64decode(answer["result"]["data"]))
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def tensorboard(logdir, ready=None, timeout=60):
+    """``python -m tensorboard.main`` serving ``logdir`` on 127.0.0.1: yields its base URL once
+    ``ready(base)`` (default: it answers)."""
+    port = free_port()
+    command = [sys.executable, "-m", "tensorboard.main", "--logdir", logdir, "--host", "127.0.0.1"]
+    proc = subprocess.Popen(
+        [*command, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its data server goes down with it
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        if not until(lambda: (ready or _answers)(base), timeout=timeout, every=0.25):
+            raise RuntimeError(f"TensorBoard on {base} was not ready in {timeout} s")
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _answers(url) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def scalar_line_points(tag: str) -> str:
+    """JavaScript: the most points on one line of TensorBoard's chart of ``tag`` (-1: no chart;
+    Plottable draws each line as an SVG path)."""
+    return (
+        "(() => {"
+        + WITHIN
+        + f"""
+  const card = within(document).find((el) => el.tagName === "TF-SCALAR-CARD" && el.tag === {json.dumps(tag)});
+  if (!card) return -1;
+  const lines = within(card.shadowRoot || card).filter(
+    (el) => el.tagName === "path" && (el.getAttribute("class") || "").split(" ").includes("line"));
+  return Math.max(-2, ...lines.map((el) => ((el.getAttribute("d") || "").match(/[ML]/g) || []).length));
+}})()"""
+    )

@@ -146,6 +146,7 @@ class Page:
         self.graph.segment("x0", "y0", "x1", "y1", source=self.edges, color="gray", alpha=0.6)
         self.graph.scatter("x", "y", source=self.nodes, size=12)
         self.graph.text("x", "y", text="name", source=self.nodes, text_font_size="8pt", x_offset=8)
+        self.graph.x_range.range_padding = 0.3  # room for the last stage's names, drawn to the right
         self.instances = ColumnDataSource({k: [] for k in ("name", "worker", "device", "stage", "ops")})
         self.groups = ColumnDataSource({k: [] for k in ("device", "worker", "count", "ops")})
         self.shown_plan = None
@@ -250,11 +251,13 @@ class Page:
         self.phases.update(x, series, line=[1000 * s["wall_time"] for s in steps])
 
     def _bytes(self, x, steps):
-        """One series per (sender, receiver) pair, as the workers counted them."""
+        """One series per (sender, receiver) pair, as the workers counted them; a gap where
+        they have not been asked yet (every counted step has its tasks' phases)."""
+        empty = [0 if s["phases"] else math.nan for s in steps]
         series: dict = {}
         for j, s in enumerate(steps):
             for a, b, n in s["bytes_by_pair"]:
-                series.setdefault(f"{a} → {b}", [0] * len(steps))[j] = n
+                series.setdefault(f"{a} → {b}", list(empty))[j] = n
         self.bytes.update(x, series)
 
     def _replicas(self, x, steps):
