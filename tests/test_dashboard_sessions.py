@@ -48,39 +48,43 @@ def _trainer(logdir, rate):
     return g, init, step, writer
 
 
-def test_each_sessions_page_shows_the_scalars_of_its_own_graph(tmp_path):
+@pytest.fixture(scope="module")
+def cluster():
     with tf.local_cluster(ps=1, workers=1) as cluster:
-        base = cluster.dashboard_link.rsplit("/", 1)[0]
-        first, second = _trainer(str(tmp_path / "a"), 1.0), _trainer(str(tmp_path / "b"), 1000.0)
-        with tf.Session(cluster, graph=first[0]) as a, tf.Session(cluster, graph=second[0]) as b:
-            a.run(first[1])
-            b.run(second[1])
-            losses = {"a": [], "b": []}
-            for i in range(3):  # the two sessions take turns
-                losses["a"].append(first[2](a, i))
-                losses["b"].append(second[2](b, i))
-            for name, sess in (("a", a), ("b", b)):
-                shown = _scalars(base, sess._cluster.token, "loss", 3)
-                assert shown == [[i, pytest.approx(v, rel=1e-6)] for i, v in enumerate(losses[name])]
-            # Not merely equal curves: the second loss is a thousand times the first.
-            assert losses["b"][0] > 100 * losses["a"][0] > 0
-        first[3].close()
-        second[3].close()
+        yield cluster
 
 
-def test_a_writer_without_a_graph_shows_its_scalars_on_every_open_session(tmp_path):
+def test_each_sessions_page_shows_the_scalars_of_its_own_graph(cluster, tmp_path):
+    base = cluster.dashboard_link.rsplit("/", 1)[0]
+    first, second = _trainer(str(tmp_path / "a"), 1.0), _trainer(str(tmp_path / "b"), 1000.0)
+    with tf.Session(cluster, graph=first[0]) as a, tf.Session(cluster, graph=second[0]) as b:
+        a.run(first[1])
+        b.run(second[1])
+        losses = {"a": [], "b": []}
+        for i in range(3):  # the two sessions take turns
+            losses["a"].append(first[2](a, i))
+            losses["b"].append(second[2](b, i))
+        for name, sess in (("a", a), ("b", b)):
+            shown = _scalars(base, sess._cluster.token, "loss", 3)
+            assert shown == [[i, pytest.approx(v, rel=1e-6)] for i, v in enumerate(losses[name])]
+        # Not merely equal curves: the second loss is a thousand times the first.
+        assert losses["b"][0] > 100 * losses["a"][0] > 0
+    first[3].close()
+    second[3].close()
+
+
+def test_a_writer_without_a_graph_shows_its_scalars_on_every_open_session(cluster, tmp_path):
     g, init, step, writer = _trainer(str(tmp_path / "a"), 1.0)
     writer.close()
     bare = tf.summary.FileWriter(str(tmp_path / "bare"))  # no graph: whose scalars they are is unknown
-    with tf.local_cluster(ps=1, workers=1) as cluster:
-        base = cluster.dashboard_link.rsplit("/", 1)[0]
-        with tf.Session(cluster, graph=g) as a, tf.Session(cluster, graph=g) as b:
-            a.run(init)
-            b.run(init)
-            rate = tf.summary.Summary.Value(tag="rate", simple_value=0.5)
-            bare.add_summary(tf.summary.Summary(value=[rate]), 7)
-            for sess in (a, b):
-                assert _scalars(base, sess._cluster.token, "rate", 1) == [[7, 0.5]]
+    base = cluster.dashboard_link.rsplit("/", 1)[0]
+    with tf.Session(cluster, graph=g) as a, tf.Session(cluster, graph=g) as b:
+        a.run(init)
+        b.run(init)
+        rate = tf.summary.Summary.Value(tag="rate", simple_value=0.5)
+        bare.add_summary(tf.summary.Summary(value=[rate]), 7)
+        for sess in (a, b):
+            assert _scalars(base, sess._cluster.token, "rate", 1) == [[7, 0.5]]
     bare.close()
 
 
@@ -102,7 +106,7 @@ def test_a_cluster_without_the_page_serves_no_page_and_is_sent_nothing(tmp_path)
     writer.close()
 
 
-def test_a_steps_time_by_phase_is_where_its_tasks_spent_it():
+def test_a_steps_time_by_phase_is_where_its_tasks_spent_it(cluster):
     """worker-0 computes for 0.3 s (a py_func sleeping); the ps's update waits for its gradient."""
     nap = 0.3
     g = tf.Graph()
@@ -115,7 +119,7 @@ def test_a_steps_time_by_phase_is_where_its_tasks_spent_it():
             grads = tf.gradients(loss, [w])
         with tf.device("/job:ps/task:0"):
             train = tf.assign_sub(w, 0.1 * grads[0])
-    with tf.local_cluster(ps=1, workers=1) as cluster, tf.Session(cluster, graph=g) as sess:
+    with tf.Session(cluster, graph=g) as sess:
         base = cluster.dashboard_link.rsplit("/", 1)[0]
         sess.run(w.initializer)
         for _ in range(2):
