@@ -24,6 +24,10 @@ import daskflow
 
 OUT = harness.HERE / "STATUS.md"
 TIMEOUT_S = 300
+# The environment as this module is imported (pytest imports it while collecting, before any
+# test runs). Dask's Nanny later sets OMP_NUM_THREADS=1 and the like in this process's own
+# environment for the workers it spawns; a program must run with the threads a user's does.
+ENVIRONMENT = dict(os.environ)
 
 
 def first_failure(name, stderr):
@@ -40,7 +44,7 @@ def first_failure(name, stderr):
 
 
 def run_one(name):
-    env = {k: v for k, v in os.environ.items() if k != "DASKFLOW_PROGRAM_STEPS"}
+    env = {k: v for k, v in ENVIRONMENT.items() if k != "DASKFLOW_PROGRAM_STEPS"}
     cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), str(harness.HERE / f"{name}.py")]
     start = time.perf_counter()
     try:
