@@ -3,13 +3,21 @@
 ``daskflow demo`` trains a small MLP on scikit-learn's digits (bundled with
 the package, nothing downloaded) in an embedded Session, with a progress
 bar, and prints the test accuracy.
+
+``daskflow launch SCRIPT -- ARGS`` runs a TF1 between-graph script once per
+task of a local cluster, with a Dask scheduler for them
+(:mod:`daskflow.launcher`).
+
+:func:`main` is the console entry point; :data:`cli` is the click group.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from types import SimpleNamespace
+
+import click
 
 
 def build_mlp(tf, features, hidden, classes, seed):
@@ -60,31 +68,157 @@ def demo(args) -> float:
     return float(acc)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="daskflow", description="TensorFlow 1.x graphs, run by Dask.")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
-    commands = parser.add_subparsers(dest="command")
-    p = commands.add_parser("demo", help="train an MLP on the bundled digits (embedded session)")
-    p.add_argument("--steps", type=int, default=1500, help="training steps (default 1500)")
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--hidden", type=int, default=128, help="hidden units (default 128)")
-    p.add_argument("--learning-rate", type=float, default=0.005)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    if args.version:
-        from daskflow import __version__
+def _print_version(ctx, param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from daskflow import __version__  # here, not at import: `daskflow --help` stays quick
 
-        print(__version__)
-        return 0
-    if args.command == "demo":
-        for name in ("steps", "batch_size", "hidden"):
-            if getattr(args, name) <= 0:
-                parser.error(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-        demo(args)
-        return 0
-    parser.print_help()
-    return 2
+    click.echo(__version__)
+    ctx.exit()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print daskflow's version and exit.",
+)
+def cli():
+    """TensorFlow 1.x graphs, run by Dask."""
+
+
+@cli.command("demo")
+@click.option("--steps", type=click.IntRange(min=1), default=1500, show_default=True, help="Training steps.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True, help="Batch size.")
+@click.option("--hidden", type=click.IntRange(min=1), default=128, show_default=True, help="Hidden units.")
+@click.option("--learning-rate", type=float, default=0.005, show_default=True, help="Adam's learning rate.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Graph and data seed.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def _demo_command(**options):
+    """Train an MLP on the bundled digits (embedded session)."""
+    demo(SimpleNamespace(**options))
+    return 0
+
+
+_LAUNCH_HELP = """Run SCRIPT once per task of a TF1 cluster on this machine.
+
+Starts a Dask scheduler (with daskflow's dashboard page) unless --scheduler
+is given, picks a free port for every task and starts `python SCRIPT
+[FLAGS] [SCRIPT_ARGS]` per task, with DASK_SCHEDULER_ADDRESS and TF1's
+TF_CONFIG set. Each output line is prefixed with its task ([ps-0],
+[worker-1], ...). When the chief (chief-0 with --chief, else worker-0) ends,
+the other workers get --grace seconds, then the rest (parameter servers,
+the scheduler) is stopped; the chief's exit code is the launcher's. A
+parameter server that ends first stops everything (exit code 1); Ctrl-C
+stops everything (exit code 130).
+
+Put the script's own arguments after `--`. Example, TF1's mnist_replica.py
+with one parameter server and two workers:
+
+\b
+    daskflow launch mnist_replica.py --ps 1 --workers 2 -- --train_steps=200
+"""
+
+
+@cli.command("launch", help=_LAUNCH_HELP, short_help="Run a TF1 between-graph script, one process per task.")
+@click.argument("script", type=click.Path(exists=True, dir_okay=False))
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--ps",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Number of parameter-server tasks (job 'ps').",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Number of worker tasks (job 'worker'); worker 0 is the chief without --chief.",
+)
+@click.option(
+    "--chief/--no-chief",
+    default=False,
+    show_default=True,
+    help="Add a separate 'chief' task 0, which is then the chief instead of worker 0.",
+)
+@click.option(
+    "--evaluator/--no-evaluator",
+    default=False,
+    show_default=True,
+    help="Add an 'evaluator' task, outside the cluster dict as in TF1's TF_CONFIG.",
+)
+@click.option(
+    "--flags/--no-flags",
+    default=True,
+    show_default=True,
+    help="Pass --job_name, --task_index, --ps_hosts and --worker_hosts to every task "
+    "(TF_CONFIG is set either way).",
+)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Host the scheduler and every task's port are on."
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Use the running Dask scheduler at ADDRESS instead of starting one.",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds the other workers get to finish after the chief ends, before they are stopped.",
+)
+@click.option(
+    "--python",
+    metavar="PATH",
+    default=sys.executable,
+    show_default=True,
+    help="Python interpreter that runs the tasks and the scheduler.",
+)
+def _launch_command(script, script_args, **options):
+    from .launcher import launch
+
+    try:
+        return launch(script, script_args, **options)
+    except (RuntimeError, OSError) as e:
+        raise click.ClickException(str(e)) from e
+
+
+def main(argv=None) -> int:
+    """Run the ``daskflow`` command line; return its exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (``sys.argv[1:]`` by default).
+
+    Returns
+    -------
+    int
+        0 on success, 2 for a usage error, 130 after Ctrl-C, 1 for other
+        errors; ``launch`` returns its chief's exit code.
+
+    Examples
+    --------
+    >>> main(["demo", "--steps", "20", "--quiet"])  # doctest: +SKIP
+    """
+    try:
+        code = cli.main(args=argv, prog_name="daskflow", standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except click.Abort as e:  # click's name for Ctrl-C (and for end of input at a prompt)
+        click.echo("Aborted!", err=True)
+        return 130 if isinstance(e.__cause__, KeyboardInterrupt) else 1
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":
