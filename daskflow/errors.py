@@ -72,3 +72,7 @@ class DeadlineExceededError(OpError, TimeoutError):
 
 class DataLossError(OpError, IOError):
     """Stored data is truncated or corrupt (a checkpoint file)."""
+
+
+class UnimplementedError(OpError, NotImplementedError):
+    """The operation is not supported (yet) in this configuration."""

@@ -146,6 +146,9 @@ class Session:
         Empty or None runs embedded, in this process. A scheduler address
         (``"tcp://host:8786"``), a ``Client`` or a cluster object runs on
         that Dask cluster, each op on the worker its device names.
+        ``server.target`` (``"grpc://host:port"``, a task of a cluster a
+        ``tf.train.Server`` of this process joined) runs on that cluster too,
+        sharing the variables with the job's other clients (between-graph).
     graph : Graph, optional
         Defaults to the default graph.
     config : ConfigProto, optional
@@ -164,13 +167,22 @@ class Session:
     def __init__(self, target="", graph=None, config=None, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
+        job = None
+        if isinstance(target, str) and target.startswith("grpc://"):  # a tf.train.Server's cluster
+            from .targets import resolve
+
+            job = resolve(target)
+            target, security = job.scheduler_address, security or job.security
         self._client, self._owns_client = _connect(target, security, self.config)
         self._cluster = None
         if self._client is not None:
             from .cluster.runtime import ClusterRuntime
 
             try:
-                self._cluster = ClusterRuntime(self._client, self.config, graph=self.graph)
+                shared_job = None if job is None else job.job
+                self._cluster = ClusterRuntime(
+                    self._client, self.config, graph=self.graph, shared_job=shared_job
+                )
             except BaseException:
                 if self._owns_client:  # a half-made session leaves no client behind
                     self._client.close()
@@ -374,6 +386,12 @@ class Session:
             self._cluster.sync()
 
     @property
+    def shares_variables(self) -> bool:
+        """Whether the session's variables are its between-graph job's, shared with the
+        job's other clients (a ``tf.train.Server`` target), rather than its own."""
+        return self._cluster is not None and self._cluster.shared_job is not None
+
+    @property
     def dashboard_link(self):
         """The Dask dashboard of the session's cluster (None when embedded)."""
         return None if self._client is None else self._client.dashboard_link
@@ -411,7 +429,29 @@ class Session:
     def uninitialized_variables(self) -> list[str]:
         names = [v.op.name for v in self.graph.get_collection("variables")]
         held = self._store if self._cluster is None else self._cluster.variables
+        if self._cluster is not None and self._cluster.shared_job is not None:
+            from .cluster.shared import initialized
+
+            held = initialized(self._client, self._cluster.shared_job)
         return [n for n in names if n not in held]
+
+    # -- lifetime ------------------------------------------------------------------------------
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Forget the variables that a between-graph job holds on its cluster (TF1's
+        ``Session.reset``): ``target`` is a ``tf.train.Server``'s. Its clients' next
+        steps find them uninitialized. ``containers`` is accepted and ignored: a job's
+        variables are one container.
+        """
+        from .cluster.shared import reset
+        from .targets import resolve
+
+        job = resolve(target)
+        client, _ = _connect(job.scheduler_address, job.security, config or ConfigProto())
+        try:
+            reset(client, job.job)
+        finally:
+            client.close()
 
     # -- lifetime ------------------------------------------------------------------------------
     def close(self):
@@ -515,9 +555,6 @@ def _check_address(target):
     if "://" not in target:
         raise ValueError(f"Session target {target!r} is not a scheduler address; {hint}")
     scheme, location = parse_address(target)
-    if scheme == "grpc":
-        message = f"Session target {target!r} is a TensorFlow gRPC server; {hint} (see tf.local_cluster)"
-        raise InvalidArgumentError(None, None, message)
     try:
         get_backend(scheme)
     except ValueError as e:

@@ -75,6 +75,8 @@ from .optimizer import (
 )
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .saver import Saver, latest_checkpoint
+from .server import Server, ServerDef
+from .supervisor import Supervisor
 from .sync_replicas_optimizer import SyncReplicasOptimizer
 
 __getattr__ = module_getattr("tf.train")

@@ -41,9 +41,14 @@ import sys
 import threading
 import time
 
-from ..errors import AbortedError, OutOfRangeError
+from ..errors import AbortedError, DeadlineExceededError, OutOfRangeError
 from ..framework.graph import get_default_graph
-from ..variables import global_variables_initializer, local_variables_initializer
+from ..variables import (
+    global_variables,
+    global_variables_initializer,
+    local_variables_initializer,
+    report_uninitialized_variables,
+)
 from .hooks import (
     CheckpointSaverHook,
     ProgressBarHook,
@@ -100,8 +105,15 @@ class Scaffold:
         What :class:`SummarySaverHook` runs; default ``tf.summary.merge_all()``
         (None when there are no summaries).
     saver : Saver, optional
-    ready_op, ready_for_local_init_op, copy_from_scaffold
-        TF1 arguments not built yet; giving one raises NotImplementedError.
+    ready_op : Tensor, optional
+        Names of variables still uninitialized: the session is ready when it
+        is empty. Default ``tf.report_uninitialized_variables()``.
+    ready_for_local_init_op : Tensor, optional
+        The same, for what ``local_init_op`` needs: a non-chief worker of a
+        between-graph job waits until it is empty (the chief has initialized
+        the shared variables). Default: the global variables not initialized.
+    copy_from_scaffold
+        TF1's argument, not built yet; giving one raises NotImplementedError.
 
     Examples
     --------
@@ -125,15 +137,11 @@ class Scaffold:
         saver=None,
         copy_from_scaffold=None,
     ):
-        unbuilt = dict(
-            ready_op=ready_op,
-            ready_for_local_init_op=ready_for_local_init_op,
-            copy_from_scaffold=copy_from_scaffold,
-        )
-        given = [name for name, value in unbuilt.items() if value is not None]
-        if given:
-            raise NotImplementedError(f"Scaffold: {', '.join(given)} not built yet in daskflow")
+        if copy_from_scaffold is not None:
+            raise NotImplementedError("Scaffold: copy_from_scaffold not built yet in daskflow")
         self.init_op = init_op
+        self.ready_op = ready_op
+        self.ready_for_local_init_op = ready_for_local_init_op
         self.init_feed_dict = init_feed_dict
         self.init_fn = init_fn
         self.local_init_op = local_init_op
@@ -146,6 +154,10 @@ class Scaffold:
             self.init_op = global_variables_initializer()
         if self.local_init_op is None:
             self.local_init_op = local_variables_initializer()
+        if self.ready_op is None:
+            self.ready_op = report_uninitialized_variables()
+        if self.ready_for_local_init_op is None:
+            self.ready_for_local_init_op = report_uninitialized_variables(global_variables())
         if self.summary_op is None:
             self.summary_op = _default_summary_op()
         get_default_graph().finalize()
@@ -214,11 +226,12 @@ class ChiefSessionCreator:
 class WorkerSessionCreator:
     """Makes a non-chief session: runs only the local init op.
 
-    TF1's workers wait (up to ``max_wait_secs``) for the chief to initialise
-    the shared variables. daskflow sessions do not share variables, so
-    there is nothing to wait for: the session starts with its global
-    variables uninitialised (a warning says so) and ``max_wait_secs`` is
-    unused.
+    On a between-graph job's target (``tf.train.Server``), it waits, as
+    TF1's workers do, up to ``max_wait_secs`` for the chief to initialise
+    the shared variables (``scaffold.ready_for_local_init_op`` empty), then
+    runs ``local_init_op``. Other sessions share no variables, so there is
+    nothing to wait for: the session starts with its global variables
+    uninitialised (a warning says so).
 
     Examples
     --------
@@ -230,10 +243,13 @@ class WorkerSessionCreator:
         self._scaffold = scaffold or Scaffold()
         self._master = master
         self._config = config
+        self._max_wait_secs = max_wait_secs
 
     def create_session(self):
         self._scaffold.finalize()
-        return _initialised(self._master, self._config, lambda sess: _worker_init(self._scaffold, sess))
+        return _initialised(
+            self._master, self._config, lambda sess: _worker_init(self._scaffold, sess, self._max_wait_secs)
+        )
 
 
 def _initialised(master, config, init):
@@ -250,17 +266,32 @@ def _initialised(master, config, init):
 
 
 def _chief_init(scaffold, sess, restore=None):
-    sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
+    if sess.shares_variables and not len(sess.run(scaffold.ready_op)):
+        # A restarted chief of a between-graph job: the job's variables live on, and
+        # the other workers train them; continue from them, as a restarted worker does.
+        _run_unless_none(sess, scaffold.local_init_op)
+        return
+    _run_unless_none(sess, scaffold.init_op, scaffold.init_feed_dict)
     if restore is not None:
         if scaffold.saver is None:
             scaffold.saver = Saver()
         scaffold.saver.restore(sess, restore)
     elif scaffold.init_fn is not None:
         scaffold.init_fn(scaffold, sess)
-    sess.run(scaffold.local_init_op)
+    _run_unless_none(sess, scaffold.local_init_op)
 
 
-def _worker_init(scaffold, sess):
+def _run_unless_none(sess, op, feed_dict=None):
+    if op is not None:  # Supervisor(init_op=None): there is none to run
+        sess.run(op, feed_dict=feed_dict)
+
+
+def _worker_init(scaffold, sess, max_wait_secs=30 * 60):
+    if sess.shares_variables:
+        wait_until_ready(sess, scaffold.ready_for_local_init_op, max_wait_secs)
+        sess.run(scaffold.local_init_op)
+        wait_until_ready(sess, scaffold.ready_op, max_wait_secs)
+        return
     sess.run(scaffold.local_init_op)
     missing = sess.uninitialized_variables()
     if missing:
@@ -270,6 +301,27 @@ def _worker_init(scaffold, sess):
             len(missing),
             ", ".join(missing[:3]),
         )
+
+
+READY_POLL_SECS = 0.5  # how often a waiting worker asks again (TF1's waited 30 s between asks)
+
+
+def wait_until_ready(sess, ready_op, max_wait_secs, poll_secs=READY_POLL_SECS):
+    """Run ``ready_op`` every ``poll_secs`` until it names no variable; DeadlineExceededError
+    after ``max_wait_secs``."""
+    deadline = time.monotonic() + max_wait_secs
+    while True:
+        missing = [n.decode() if isinstance(n, bytes) else str(n) for n in sess.run(ready_op)]
+        if not missing:
+            return
+        if time.monotonic() >= deadline:
+            raise DeadlineExceededError(
+                None,
+                None,
+                f"Session was not ready after waiting {max_wait_secs} secs: variables {missing[:5]} "
+                "are still uninitialized (is the chief running?)",
+            )
+        time.sleep(poll_secs)
 
 
 # -- the coordinator -------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from ..checkpoint import read_variable, write_variable
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry
-from . import lineage, recovery, scope, sources
+from . import lineage, recovery, scope, shared, sources
 from .devices import cluster_workers, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
@@ -50,9 +50,13 @@ SESSION_SLOTS = 2**53 // STEPS_PER_SESSION  # 2**20: as many as five hex digits 
 class ClusterRuntime:
     """A session's link to a cluster: placement, variables, step submission."""
 
-    def __init__(self, client, config, graph=None):
+    def __init__(self, client, config, graph=None, shared_job=None):
         self.client = client
         self.config = config
+        # A between-graph job's id (a tf.train.Server target): its variables live on their
+        # workers, shared with the job's other clients (runtime/worker/shared.py); else None.
+        self.shared_job = shared_job
+        self.graph = graph
         self.table = VariableTable()  # where each variable's value, copy and version are
         self._plans: dict = {}  # Executable -> _Lowered
         self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
@@ -213,15 +217,17 @@ class ClusterRuntime:
         addresses = self._addresses()
         updated = lowered.updated()
         table = self.table
-        due = self.backup_schedule.due(n, updated, table.copies)
+        due = self.shared_job is None and self.backup_schedule.due(n, updated, table.copies)
         backups = recovery.backup_workers(self._known[0]) if due else None
         step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks(dict(read))  # submitted with the step: one submission a run
         keys = step.wanted + [t.key for t in items.values()]
+        keys += step.variable_keys
         futures = dict(zip(keys, self.client.get(with_tasks(step.graph, items.values()), keys, sync=False)))
         read = [futures[items[name].key] if name in items else held.future for name, held in read]
+        read += [futures[key] for key in step.variable_keys]
         for sent in step.posts:  # after the graph: the scheduler's part comes first
             post(self.client, sent.address, sent.box, sent.value)
         self._retired.clear()
@@ -230,6 +236,7 @@ class ClusterRuntime:
         names = lowered.worker_names | set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
         names |= {table.homes[v] for v in lowered.required if table.homes.get(v)}
+        names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
         used = {addresses[name]: name for name in names if name in addresses}
         return _Pending(lowered, n, futures, awaited, fetch, table.change(updated), start, feed_values, used)
 
@@ -247,8 +254,9 @@ class ClusterRuntime:
                 _raise_first_failure(pending.futures.values())
             fetched = self.client.gather(pending.fetch)
             self.metrics.finished(pending)
-            self.backup_schedule.ran(pending.start, time.perf_counter())
-            self._keep_copies(pending)
+            if self.shared_job is None:  # a job's variables are its ps's, copied by no session
+                self.backup_schedule.ran(pending.start, time.perf_counter())
+                self._keep_copies(pending)
             return fetched
         except OpError:
             raise
@@ -326,7 +334,9 @@ class ClusterRuntime:
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
-        lowered = Lowered(executable, plan_id, workers, self.config, timeout, self.token)
+        lowered = Lowered(executable, plan_id, workers, self.config, timeout, self.token, self.shared_job)
+        if self.shared_job is not None:
+            shared.define(self.client, self.shared_job, lowered)
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
         bindings, blocks = sources.place(self.client, lowered)
         self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
@@ -368,6 +378,8 @@ class ClusterRuntime:
     def variable_futures(self):
         """``{name: Future}`` of each variable's value alone (after the steps in flight)."""
         self.sync()
+        if self.shared_job is not None:
+            return shared.variable_futures(self)
         where = holders(self.client, self.table.values)
         lost = sorted(name for name, addresses in where.items() if not addresses)
         if not lost:
@@ -389,6 +401,8 @@ class ClusterRuntime:
     def write_checkpoint(self, urls):
         """Write each variable's file from the worker holding it, all at once."""
         self.sync()
+        if self.shared_job is not None:
+            return shared.write_checkpoint(self, urls)
         missing = sorted(name for name in urls if name not in self.table.values)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
@@ -420,6 +434,8 @@ class ClusterRuntime:
     def read_checkpoint(self, files):
         """Read every variable's file on the worker its device names; swap them in only if all read."""
         self.sync()
+        if self.shared_job is not None:
+            return shared.read_checkpoint(self, files)
         workers, soft, tag = self.workers(), self.config.allow_soft_placement, uuid.uuid4().hex[:8]
         homes = {name: place(device, workers, soft)[0] for name, (_, _, device) in files.items()}
         reads = {

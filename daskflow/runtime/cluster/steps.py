@@ -31,14 +31,16 @@ import numpy as np
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.task_spec import Task
 
-from ...errors import FailedPreconditionError, InvalidArgumentError
+from ...errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
 from ...framework.device_spec import DeviceSpec
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
+from ..wire.shared_reads import read_value
 from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
 from ..worker.arrivals import EachReplica, FirstReplicas
 from ..worker.programs import run_program
+from ..worker.shared import SharedRead, SharedWrite
 from . import lineage
 from .devices import place
 from .held import Held
@@ -101,6 +103,7 @@ class _Template:
     values: list  # VariableUpdate of each variable it updates
     mode: FirstReplicas | EachReplica | None  # how a GatheredArg's values are consumed
     sends: list  # _Reader of each instance reading its results
+    shared: SharedWrite | None = None  # the job's variables it updates where they live
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +137,15 @@ class StepGraph:
     fetch_keys: list  # keys of the fetched tensors, in fetch order
     posts: list  # Post of each fed value sent straight to its worker
     pushes: dict  # variable name -> Pushes: where its new value goes (pass back as ``pushed``)
+    variable_keys: list  # keys of the tasks reading the fetched shared variables, in fetch order
 
 
 class Lowered:
     """Per-step task graphs for one Executable on one cluster."""
 
-    def __init__(self, executable, plan_id, workers, config, timeout=None, session=""):
+    def __init__(self, executable, plan_id, workers, config, timeout=None, session="", shared_job=None):
         self.executable = executable
+        self.shared_job = shared_job  # a between-graph job's id: its variables live on their workers
         self.plan_id = plan_id
         self.session = session  # names this session's pushed values in the workers' caches
         self.timeout = timeout  # seconds an instance waits for another's results
@@ -163,6 +168,9 @@ class Lowered:
         self._check_updates()
         # Where each variable's new value will live: the worker of the partition updating it.
         self.var_home = {u.name: self.placement[u.partition][0].name for u in executable.updates}
+        # A between-graph job's variables: where each lives, by its device.
+        self.variable_ops = {op.name: op for op in plan.ops if op.primitive.is_variable}
+        self.shared_homes = {} if shared_job is None else self._shared_homes(workers, soft)
         self._updated = tuple(u.name for u in executable.updates)
         staleness = getattr(config, "max_staleness", None)
         self._stage = {p.key: p.stage for p in plan.partitions}
@@ -240,8 +248,35 @@ class Lowered:
                     FirstReplicas(needed) if needed is not None else EachReplica(_chain(program), staleness)
                 )
             program_id = f"{self.plan_id}-{program.key}"
-            out.append(_Template(inst, program_id, args, fetches, program.updates, mode, []))
+            shared = None
+            if self.shared_job is not None and program.updates:
+                writes = tuple((u.name, u.index) for u in program.updates)
+                shared = SharedWrite(self.shared_job, writes, staleness)
+            out.append(_Template(inst, program_id, args, fetches, program.updates, mode, [], shared))
         return out
+
+    def _shared_homes(self, workers, soft) -> dict:
+        """Variable name -> the worker holding it in the job, by its device; refuses a plan
+        that would update a variable away from it, or replicate a partition."""
+        if self.replicated:
+            raise UnimplementedError(
+                None,
+                None,
+                f"partitions {sorted(self.replicated)} would be replicated in-graph, which a "
+                "between-graph session (a tf.train.Server target) does not do yet: place the "
+                "graph on this task's worker (replica_device_setter(worker_device=...))",
+            )
+        homes = {name: place(op.device, workers, soft)[0] for name, op in self.variable_ops.items()}
+        for u in self.executable.updates:
+            worker = self.placement[u.partition][0]
+            if worker.name != homes[u.name].name:
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Variable {u.name} lives on {homes[u.name].name} but an op on {worker.name} "
+                    "assigns it: colocate its updates with it",
+                )
+        return homes
 
     def _arg_spec(self, inst, arg):
         """``inst``'s argument for the program's ``arg``."""
@@ -286,7 +321,7 @@ class Lowered:
                 first.setdefault(t.inst.part, t.inst.replica)
         layers, posts, pushes, fetched = {}, [], {}, {}
         trace = self.executable.trace  # a traced step's token (Session.run with a trace level)
-        read = _Reading(variables, pushed or {}, feed_values, posts, self.session)
+        read = _Reading(variables, pushed or {}, feed_values, posts, self.session, addresses)
         for t in self._templates:
             if t.inst.name in absent:
                 continue
@@ -307,7 +342,7 @@ class Lowered:
                 box = (self.plan_id, n, t.inst.name, taker.name)
                 sends.append(Send(here, box, (taker.index,)))
                 takers[key] = Task(key, take, key, box, taker.index, self.timeout)
-            if t.values:  # never a replica's (_check_updates)
+            if t.values and t.shared is None:  # never a replica's (_check_updates)
                 key, box = self.values_key(t.inst, n), (self.plan_id, n, t.inst.name, "values")
                 indices = tuple(u.index for u in t.values)
                 sends.append(Send(here, box, indices))
@@ -317,7 +352,19 @@ class Lowered:
             key = self.task_key(t.inst, n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
-            task = Task(key, run_program, key, t.program_id, replica, mode, sends, self.timeout, trace, *args)
+            task = Task(
+                key,
+                run_program,
+                key,
+                t.program_id,
+                replica,
+                mode,
+                sends,
+                self.timeout,
+                trace,
+                t.shared,
+                *args,
+            )
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}
@@ -329,11 +376,30 @@ class Lowered:
                     layers[f"{t.inst.name}-backup"] = MaterializedLayer(
                         backup, annotations={"workers": [addresses[copy]], "allow_other_workers": False}
                     )
+        variable_keys = self._shared_fetches(n, addresses, layers)
         wanted = [k for layer in layers.values() for k in layer]
         optional = {self.task_key(t.inst, n) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [fetched[name] for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
-        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes)
+        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes, variable_keys)
+
+    def _shared_fetches(self, n, addresses, layers) -> list:
+        """Tasks reading the fetched variables of a between-graph job where they live, added to
+        ``layers``; their keys in fetch order."""
+        if self.shared_job is None:
+            return []
+        keys = []
+        for j, name in enumerate(self._fetched_variables):
+            home = self.shared_homes[name]
+            address = addresses.get(home.name)
+            if address is None:
+                raise WorkerLost({home.name})
+            key = (f"{home.job}_{home.task} read", n, f"{name}-{j}")
+            pinned = {"workers": [address], "allow_other_workers": False}
+            task = Task(key, read_value, self.shared_job, name)
+            layers[f"read-{j}"] = MaterializedLayer({key: task}, annotations=pinned)
+            keys.append(key)
+        return keys
 
     def _push(self, name, index, ident, here, addresses, sends, pushes):
         """Sends of variable ``name``'s new value (result ``index``; ``ident``: its
@@ -369,6 +435,11 @@ class Lowered:
             producers = arg.producers
             return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in producers if p not in absent))
         name = arg.name
+        if self.shared_job is not None:
+            home = self.shared_homes[name].name
+            if home not in read.addresses:
+                raise WorkerLost({home})
+            return SharedRead(self.shared_job, name, read.addresses[home], self.required[name])
         if name in read.variables:
             return read.variable(name, here)
         if self.required[name]:
@@ -411,6 +482,8 @@ class Lowered:
     # -- results ---------------------------------------------------------------------------
     def fetched_variables(self, variables) -> list:
         """``[(name, Held)]`` of the variables the step fetches, as it starts, in fetch order."""
+        if self.shared_job is not None:  # read where they live (StepGraph.variable_keys)
+            return []
         names = self._fetched_variables
         missing = [name for name in names if name not in variables]
         if missing:
@@ -429,7 +502,7 @@ class Lowered:
         """``{variable name: Held}`` of step ``n``'s new values, given its ``futures`` by key."""
         out = {}
         for t in self._templates:
-            if t.values:
+            if t.values and t.shared is None:
                 future = futures[self.values_key(t.inst, n)]
                 out.update((u.name, Held(future, position)) for position, u in enumerate(t.values))
         return out
@@ -465,6 +538,7 @@ class _Reading:
     feed_values: list
     posts: list  # Post of each feed sent straight to its worker
     session: str
+    addresses: dict  # worker name -> address
 
     def variable(self, name, address):
         """The current value of ``name`` as a task on ``address`` reads it."""

@@ -35,7 +35,7 @@ from distributed.protocol.serialize import to_serialize
 
 from .. import dask_compat
 from ..worker.state import state_of
-from . import bulk, pushes
+from . import bulk, pushes, shared_reads
 from .mailbox import ttl
 from .variable_cache import entry_refusal
 
@@ -109,6 +109,7 @@ def install(worker):
 
     dask_compat.serve_handler(worker, HANDLER, receive)
     pushes.install(worker)
+    shared_reads.install(worker)
     state.receiver = bulk.serve(worker, deliver, refusal)
     state.receiving = True
     # Expiry with no new arrivals too; Dask stops the callback when the worker closes.

@@ -26,8 +26,9 @@ from distributed.protocol import pickle
 from ...client.step_stats import PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
-from ..wire import bulk, pushes, transport
+from ..wire import bulk, pushes, shared_reads, transport
 from . import allocator, arrivals
+from .shared import SharedRead
 from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class ProgramRegistry(WorkerPlugin):
             state.cache.clear(pushes.cache_name(self.session, ""))
 
 
-async def run_program(task_key, program_id, replica, mode, sends, timeout, trace, *args):
+async def run_program(task_key, program_id, replica, mode, sends, timeout, trace, shared, *args):
     """The task a partition instance runs on its worker.
 
     Arguments that other instances produce arrive through the mailbox
@@ -87,7 +88,10 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     worker's thread pool — as replica ``replica = (index, count)`` when it is
     one — and its results go out to the instances and tasks that read them;
     when it fails, a marker goes instead, which fails them too. ``trace``:
-    the step's trace token, when it is traced (else None).
+    the step's trace token, when it is traced (else None). ``shared``: a
+    :class:`.shared.SharedWrite` when the instance updates a between-graph
+    job's variables held here (else None): it reads and writes them under the
+    job's lock (:mod:`.shared`).
     """
     worker = get_worker()
     state = state_of(worker)  # the one look-up of the worker's state for this task
@@ -110,7 +114,23 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     plan_id = program_id.partition("-")[0]
     try:
         values = await transport.receive_args(worker, state, task_key, args, timeout)
-        if mode is None:
+        if mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
+            values = await shared_reads.resolve(worker, state, values, task_key[1])
+            results, early = await loop.run_in_executor(
+                worker.executors["default"],
+                _call_shared,
+                worker,
+                state,
+                sends,
+                shared,
+                (plan_id, task_key[1], key),
+                replica,
+                blocks,
+                fn,
+                values,
+                clock,
+            )
+        elif mode is None:
             executor = worker.executors["default"]
             results, early = await loop.run_in_executor(
                 executor, _call_then_send, worker, state, sends, replica, blocks, fn, values, clock
@@ -198,6 +218,30 @@ def take_trace(token, dask_worker=None) -> list:
 def _call_then_send(worker, state, sends, *call):
     """Compute, then send by bulk from this thread what can go (:func:`.transport.send_early`)."""
     results = _call(*call)
+    return results, transport.send_early(worker, state, results, sends)
+
+
+def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values, clock):
+    """Compute with the shared variables held here as they are now, then send.
+
+    An update (``shared``) holds its job's lock from reading them to writing its
+    results into them, unless its gradients came from values more than
+    ``max_staleness`` updates old: then nothing is written. Its outcome is logged
+    as an asynchronous replica's is (:mod:`.arrivals`); ``step`` = (plan, step, partition).
+    """
+    store = state.shared
+    if shared is None:
+        results = _call(replica, blocks, fn, shared_reads.read_local(store, values), clock)
+        return results, transport.send_early(worker, state, results, sends)
+    names = [name for name, _ in shared.writes]
+    with store.lock(shared.job):
+        stale = store.staleness(shared.job, step[1], names)
+        results = _call(replica, blocks, fn, shared_reads.read_local(store, values), clock)
+        applied = shared.max_staleness is None or stale <= shared.max_staleness
+        if applied:
+            store.write(shared.job, {name: results[index] for name, index in shared.writes})
+    outcome = {"used": [0], "dropped": [], "staleness": [stale]} if applied else {"used": [], "dropped": [0]}
+    arrivals.recorder(state.log, step[:2], step[2])(**outcome)
     return results, transport.send_early(worker, state, results, sends)
 
 

@@ -21,6 +21,7 @@ import collections
 
 from ..wire.mailbox import Mailbox
 from ..wire.variable_cache import VariableCache
+from .shared import SharedVariables
 
 EXTENSION = "daskflow"
 LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
@@ -37,6 +38,8 @@ class WorkerState:
         keeps an unclaimed value while its plan is installed here.
     cache : VariableCache
         The newest variable values pushed to this worker.
+    shared : SharedVariables
+        The variables of between-graph jobs held here (:mod:`.shared`).
     programs : dict
         Program id -> ``(partition key, compiled function, dataset sources)``.
     plans : dict
@@ -83,6 +86,7 @@ class WorkerState:
         self.sessions: dict = {}
         self.mailbox = Mailbox(installed=self.plans)
         self.cache = VariableCache()
+        self.shared = SharedVariables()
         self.sent: dict = {}
         self.sent_to: dict = {}
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
@@ -164,6 +168,7 @@ class WorkerState:
             self.receiver.close()
         self.mailbox.close()
         self.cache.clear("")
+        self.shared.clear()
         self.programs.clear()
         self.plans.clear()
         self.sessions.clear()

@@ -1,0 +1,123 @@
+"""A between-graph session's side of the variables its job shares (:mod:`..worker.shared`).
+
+The session does not hold these variables: their workers do. It records
+their definitions there when it plans a step (so that clients building
+different variables under one name are refused before any value changes),
+and writes and restores checkpoints where they live.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from ...errors import InvalidArgumentError
+from ..wire import shared_reads
+from ..worker.shared import Definition
+from .devices import cluster_workers, place, scheduler_identity
+
+
+def definitions(lowered) -> dict:
+    """Worker address -> ``{variable name: Definition}`` of the variables ``lowered`` uses."""
+    out: dict = {}
+    for name, op in lowered.variable_ops.items():
+        home = lowered.shared_homes[name]
+        shape = op.outputs[0].shape
+        dims = None if shape.dims is None else tuple(shape.as_list())
+        definition = Definition(dims, op.outputs[0].dtype.base_dtype.name, home.name)
+        out.setdefault(home.address, {})[name] = definition
+    return out
+
+
+def define(client, job, lowered):
+    """Record the definitions of ``lowered``'s variables on their workers, or refuse the plan.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Naming a variable another client of the job defined differently.
+    """
+    for address, defs in definitions(lowered).items():
+        try:
+            client.run(shared_reads.define, job, defs, workers=[address])
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(None, None, e.message) from None
+
+
+def _homes(runtime, names) -> dict:
+    """Variable name -> the worker its device names, for ``names``."""
+    workers, soft = runtime.workers(), runtime.config.allow_soft_placement
+    devices = {name: _device_of(runtime, name) for name in names}
+    return {name: place(device, workers, soft)[0] for name, device in devices.items()}
+
+
+def _device_of(runtime, name):
+    for lowered in runtime._plans.values():
+        op = lowered.variable_ops.get(name)
+        if op is not None:
+            return op.device
+    return runtime.graph.get_operation_by_name(name).device
+
+
+def _on(client, address, fn, *args, key=None):
+    """``fn(*args)`` as a task on the worker at ``address``, there only."""
+    return client.submit(fn, *args, workers=[address], allow_other_workers=False, key=key, pure=False)
+
+
+def write_checkpoint(runtime, urls) -> dict:
+    """Write each variable's newest value from its worker; the records by name."""
+    client, job, tag = runtime.client, runtime.shared_job, uuid.uuid4().hex[:8]
+    homes = _homes(runtime, urls)
+    writes = {
+        name: _on(
+            client,
+            homes[name].address,
+            shared_reads.write_checkpoint_file,
+            job,
+            name,
+            url,
+            key=f"checkpoint-write-{tag}-{i}",
+        )
+        for i, (name, url) in enumerate(urls.items())
+    }
+    return dict(zip(writes, client.gather(list(writes.values()))))
+
+
+def read_checkpoint(runtime, files):
+    """Read every variable's file on its worker; give the job those values only if all read."""
+    from ..checkpoint import read_variable
+
+    client, job, tag = runtime.client, runtime.shared_job, uuid.uuid4().hex[:8]
+    homes = _homes(runtime, files)
+    reads = {
+        name: _on(client, homes[name].address, read_variable, url, record, key=f"checkpoint-read-{tag}-{i}")
+        for i, (name, (url, record, _)) in enumerate(files.items())
+    }
+    client.gather(list(reads.values()))  # raises the first reading error: nothing has changed
+    by_home: dict = {}
+    for name, future in reads.items():
+        by_home.setdefault(homes[name].address, {})[name] = future
+    client.gather(
+        [_on(client, address, shared_reads.restore, job, values) for address, values in by_home.items()]
+    )
+
+
+def variable_futures(runtime) -> dict:
+    """``{name: Future}`` of the newest value of each variable the session's steps use."""
+    names = {name for lowered in runtime._plans.values() for name in lowered.variable_ops}
+    homes = _homes(runtime, names)
+    job = runtime.shared_job
+    return {
+        name: _on(runtime.client, homes[name].address, shared_reads.read_value, job, name)
+        for name in sorted(names)
+    }
+
+
+def reset(client, job):
+    """Forget ``job``'s variables on every worker of the cluster (``Session.reset``)."""
+    for w in cluster_workers(scheduler_identity(client)):
+        client.sync(client.rpc(w.address).daskflow_shared_drop, job=job)
+
+
+def initialized(client, job) -> set:
+    """The names of ``job``'s variables that have a value, on any worker."""
+    return {name for found in client.run(shared_reads.names, job).values() for name in found}

@@ -1,0 +1,102 @@
+"""Reading a between-graph job's shared variables from the ps worker holding them.
+
+A worker script's partition reads the ps's newest values as its step starts,
+as a TF1 worker reads its variables from the ps tasks: one request per ps
+worker for all the variables the partition reads there, answered on that
+worker's event loop from its :class:`..worker.shared.SharedVariables`
+(:mod:`..worker.shared`). Nothing waits for any other client: the answer is
+whatever version each variable has now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from distributed import get_worker
+from distributed.protocol.serialize import to_serialize
+
+from ...errors import FailedPreconditionError
+from .. import dask_compat
+from ..checkpoint import write_variable
+from ..worker.shared import DROP_HANDLER, READ_HANDLER, SharedRead
+from ..worker.state import state_of
+
+
+def install(worker):
+    """Let other workers read, and sessions drop, the shared variables held by ``worker``."""
+    store = state_of(worker).shared
+
+    def read(job=None, names=(), step=None):
+        # Serialized as frames (no pickle): arrays travel as they do between Dask workers.
+        return {name: to_serialize(value) for name, value in store.read_many(job, names, step).items()}
+
+    def drop(job=None):
+        store.drop(job)
+
+    dask_compat.serve_handler(worker, READ_HANDLER, read)
+    dask_compat.serve_handler(worker, DROP_HANDLER, drop)
+
+
+async def resolve(worker, state, args, step) -> list:
+    """``args`` with each :class:`SharedRead` held elsewhere replaced by its value, as read
+    for ``step`` (the holder notes which versions that step's update is based on).
+
+    Those held here are left for the call (:func:`read_local`): an update reads
+    them under its job's lock.
+    """
+    remote: dict = {}  # (home, job) -> names
+    for a in args:
+        if type(a) is SharedRead and a.home != worker.address:
+            remote.setdefault((a.home, a.job), []).append(a.name)
+    if not remote:
+        return args
+    answers = await asyncio.gather(
+        *(
+            worker.rpc(home).daskflow_shared_read(job=job, names=names, step=step)
+            for (home, job), names in remote.items()
+        )
+    )
+    values = {(home, job): answer for (home, job), answer in zip(remote, answers)}
+    return [_value_of(a, values) if type(a) is SharedRead and a.home != worker.address else a for a in args]
+
+
+def _value_of(arg, values):
+    value = values[(arg.home, arg.job)].get(arg.name)
+    if value is None and arg.required:
+        raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {arg.name}")
+    return value
+
+
+def read_local(store, values) -> list:
+    """``values`` with each :class:`SharedRead` of this worker's ``store`` replaced by its value."""
+    return [store.read(v.job, v.name, v.required) if type(v) is SharedRead else v for v in values]
+
+
+# -- tasks and calls a session runs on the worker holding a job's variables ----------------------
+
+
+def read_value(job, name):
+    """Variable ``name``'s newest value (a task pinned to its worker: a fetched variable)."""
+    return state_of(get_worker()).shared.read(job, name, required=True)
+
+
+def define(job, definitions, dask_worker=None):
+    """Record (or check) the job's variable definitions here (``client.run``)."""
+    state_of(dask_worker).shared.define(job, definitions)
+
+
+def write_checkpoint_file(job, name, url):
+    """Write variable ``name``'s newest value to ``url`` (a task on its worker)."""
+    return write_variable(state_of(get_worker()).shared.read(job, name, required=True), url)
+
+
+def restore(job, values: dict):
+    """Give ``job``'s variables these values (read from a checkpoint), at once."""
+    store = state_of(get_worker()).shared
+    with store.lock(job):
+        store.write(job, values)
+
+
+def names(job, dask_worker=None) -> list:
+    """The variables of ``job`` that have a value here (``client.run``)."""
+    return state_of(dask_worker).shared.names(job)

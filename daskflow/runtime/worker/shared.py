@@ -1,0 +1,189 @@
+"""Variables shared by the clients of a between-graph job, held on their worker.
+
+In TF1's between-graph mode every worker script is its own client, and the
+variables on the ps tasks belong to the job, not to any one client: the
+chief initializes them, the others read and update the same values, and a
+client that exits takes nothing with it. Here such a variable lives in its
+ps worker's :class:`SharedVariables`, under ``(job, name)``: the job is a
+hash of the ``ClusterSpec`` (:mod:`daskflow.train.server`), so two unrelated
+jobs on one Dask cluster never meet.
+
+An update runs where the variable lives and changes it in place, under the
+job's lock: it reads the newest values after its gradients have arrived, so
+updates from many clients all count (none overwrites another's) and none
+waits for another client's step. Values are replaced, never mutated, so a
+reader on another worker always gets a whole version of each variable.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ...errors import FailedPreconditionError, InvalidArgumentError
+
+READ_HANDLER = "daskflow_shared_read"
+DROP_HANDLER = "daskflow_shared_drop"
+
+
+@dataclass(frozen=True, slots=True)
+class SharedRead:
+    """A task argument: variable ``name`` of ``job``, held by the worker at ``home``.
+
+    ``required``: reading it with no value fails the step, naming it
+    (otherwise None is passed, as to ``is_variable_initialized``).
+    """
+
+    job: str
+    name: str
+    home: str
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWrite:
+    """What an update task does with its results: result ``index`` becomes variable
+    ``name`` of ``job``, for each ``(name, index)`` of ``writes``; unless the values its
+    gradients were computed from are more than ``max_staleness`` updates old."""
+
+    job: str
+    writes: tuple
+    max_staleness: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """What every client must agree on about a shared variable."""
+
+    shape: tuple | None  # None: unknown rank
+    dtype: str
+    device: str
+
+
+SERVED_LIMIT = 1_000  # steps whose read versions are kept until their update comes
+
+
+class _Job:
+    __slots__ = ("lock", "values", "versions", "definitions", "served")
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.values: dict = {}
+        self.versions: dict = {}  # name -> updates applied since it was first given a value
+        self.definitions: dict = {}  # name -> Definition, of the first client that used it
+        self.served: dict = {}  # step -> {name: version} its readers were sent
+
+
+class SharedVariables:
+    """The shared variables of the jobs whose ps tasks this worker is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> store = SharedVariables()
+    >>> store.define("job", {"w": Definition((2,), "float32", "/job:ps/task:0")})
+    >>> store.read("job", "w", required=False) is None
+    True
+    >>> store.write("job", {"w": np.ones(2, np.float32)})
+    >>> store.read("job", "w", required=True), store.version("job", "w")
+    (array([1., 1.], dtype=float32), 1)
+    """
+
+    def __init__(self):
+        self._jobs: dict = {}
+        self._guard = threading.Lock()
+
+    def _job(self, job) -> _Job:
+        found = self._jobs.get(job)
+        if found is None:
+            with self._guard:
+                found = self._jobs.setdefault(job, _Job())
+        return found
+
+    def lock(self, job):
+        """The lock an update of ``job``'s variables holds from reading them to writing them."""
+        return self._job(job).lock
+
+    def define(self, job, definitions: dict):
+        """Record each variable's definition; refuse one that differs from the recorded one.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Naming the first variable whose shape, dtype or device differs
+            from what another client of the job defined; nothing is recorded.
+        """
+        state = self._job(job)
+        with state.lock:
+            for name, new in definitions.items():
+                old = state.definitions.get(name)
+                if old is not None and old != new:
+                    raise InvalidArgumentError(None, None, _mismatch(name, old, new))
+            for name, new in definitions.items():
+                state.definitions.setdefault(name, new)
+
+    def read(self, job, name, required):
+        """The newest value of ``name``; None, or FailedPreconditionError if ``required``,
+        when it has none."""
+        value = self._job(job).values.get(name)
+        if value is None and required:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
+        return value
+
+    def read_many(self, job, names, step=None) -> dict:
+        """``{name: value}`` of those of ``names`` that have a value; the versions sent are
+        noted for ``step`` (a session's step number), whose update measures its staleness
+        by them (:meth:`staleness`)."""
+        state = self._job(job)
+        values, versions = state.values, state.versions
+        if step is not None:
+            state.served[step] = {name: versions.get(name, 0) for name in names}
+            if len(state.served) > SERVED_LIMIT:  # a step whose update never came (it failed)
+                del state.served[next(iter(state.served))]
+        return {name: values[name] for name in names if name in values}
+
+    def staleness(self, job, step, names) -> int:
+        """Updates applied to ``names`` since step ``step``'s readers read them (0 when they
+        read none of them elsewhere); forgets what was sent for that step."""
+        state = self._job(job)
+        served = state.served.pop(step, None)
+        if not served:
+            return 0
+        versions = state.versions
+        return max((versions.get(n, 0) - served[n] for n in names if n in served), default=0)
+
+    def write(self, job, new_values: dict):
+        """Replace the values of ``new_values``'s variables (the caller holds the lock)."""
+        state = self._job(job)
+        for name, value in new_values.items():
+            state.values[name] = value
+            state.versions[name] = state.versions.get(name, 0) + 1
+
+    def version(self, job, name) -> int:
+        """How many times ``name`` was written (0: never)."""
+        return self._job(job).versions.get(name, 0)
+
+    def names(self, job) -> list:
+        """The variables of ``job`` that have a value here."""
+        return sorted(self._job(job).values)
+
+    def drop(self, job):
+        """Forget ``job``'s variables and definitions (``Session.reset``)."""
+        with self._guard:
+            self._jobs.pop(job, None)
+
+    def clear(self):
+        with self._guard:
+            self._jobs.clear()
+
+
+def _mismatch(name, old, new) -> str:
+    what = [
+        f"{field} {getattr(new, field)!r} where another client of this job defined {getattr(old, field)!r}"
+        for field in ("shape", "dtype", "device")
+        if getattr(old, field) != getattr(new, field)
+    ]
+    return (
+        f"Variable {name} is defined with {', '.join(what)}: the clients of a job must build the same "
+        "variables"
+    )

@@ -1,0 +1,378 @@
+"""``tf.train.Server``: this process becomes one task of a between-graph job.
+
+TF1 ran distributed training one script per task: each started a
+``tf.train.Server(cluster, job_name, task_index)``, ps tasks called
+``server.join()``, and each worker built its graph and ran its own loop
+against ``server.target``. Here the same script joins a Dask cluster:
+
+* **its worker**: the process hosts a Dask worker named ``<job>-<task>`` (so
+  ``/job:ps/task:0`` is this process, as in TF1), listening at the task's
+  ``host:port`` from the cluster spec; ``join()`` serves it until it closes;
+* **the scheduler**: the one Dask's configuration names (``DASK_SCHEDULER_ADDRESS``,
+  as ``daskflow launch`` and ``dask worker`` deployments set it); with none,
+  the *first task* starts it at its own ``host:port`` and hosts its worker
+  on a free port. The first task is ``chief`` 0 if the spec has a chief job,
+  else ``ps`` 0, else ``worker`` 0, else task 0 of the first job. The other
+  tasks wait for it (``ConfigProto.operation_timeout_in_ms``, 60 s by
+  default), then raise ``UnavailableError`` naming its address;
+* **the variables**: sessions on ``server.target`` share the variables on
+  their workers with every other client of the same cluster spec (the job
+  is a hash of the spec: two jobs on one Dask cluster never meet).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import hashlib
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+
+from ..errors import UnavailableError
+from .cluster_spec import ClusterSpec
+
+logger = logging.getLogger(__name__)
+
+FIRST_JOBS = ("chief", "ps", "worker")  # whose task 0 starts the scheduler, in this order
+DEFAULT_WAIT_S = 60.0  # how long a task waits for the scheduler without operation_timeout_in_ms
+PS_THREADS = 2  # a ps's updates take turns on a job's lock; reads are served off its threads
+
+
+@dataclass(frozen=True)
+class ServerDef:
+    """What a :class:`Server` was made from (TF1's ``ServerDef``, as plain fields)."""
+
+    cluster: ClusterSpec
+    job_name: str
+    task_index: int
+    protocol: str = "grpc"
+
+
+class Server:
+    """One task of a cluster, hosted in this process as a Dask worker.
+
+    Parameters
+    ----------
+    server_or_cluster_def : ClusterSpec, dict or ServerDef
+        The cluster: ``{"ps": ["host:2222"], "worker": ["host:2223", "host:2224"]}``.
+    job_name : str, optional
+        This task's job; may be left out when the cluster has one job.
+    task_index : int, optional
+        This task's index in its job; may be left out when the job has one task.
+    protocol : str, optional
+        Accepted for TF1's sake; Dask's comms carry everything (``tcp``, or
+        ``tls`` with ``security``).
+    config : ConfigProto, optional
+        ``operation_timeout_in_ms``: how long to wait for the scheduler.
+    start : bool
+        Join the cluster now (default), or at :meth:`start`.
+    security : distributed.Security, optional
+        TLS for the scheduler and the worker (daskflow's; TF1 had none).
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"]})
+    >>> server = tf.train.Server(cluster, job_name="ps", task_index=0)  # doctest: +SKIP
+    >>> server.join()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        server_or_cluster_def,
+        job_name=None,
+        task_index=None,
+        protocol=None,
+        config=None,
+        start=True,
+        security=None,
+    ):
+        self.server_def = _server_def(server_or_cluster_def, job_name, task_index, protocol)
+        spec, job_name, task_index = (
+            self.server_def.cluster,
+            self.server_def.job_name,
+            self.server_def.task_index,
+        )
+        self._address = spec.task_address(job_name, task_index)
+        _host_port(self._address, f"task {job_name}:{task_index}")
+        self._config = config
+        self._security = security
+        self.job = job_id(spec)
+        external = _configured_scheduler()
+        first = first_task(spec)
+        self._external = external is not None
+        self._hosts_scheduler = external is None and first == (job_name, task_index)
+        if external is not None:
+            self.scheduler_address = external
+        else:
+            self.scheduler_address = f"{_protocol(security)}{spec.task_address(*first)}"
+        from ..runtime.targets import JobTarget, register
+
+        tasks = [spec.task_address(job, i) for job in spec.jobs for i in spec.task_indices(job)]
+        register(tasks, JobTarget(self.scheduler_address, self.job, security))
+        self._loop = None
+        self._scheduler = None
+        self._worker = None
+        if start:
+            self.start()
+
+    @property
+    def target(self) -> str:
+        """``grpc://host:port`` of this task: a ``tf.Session`` target sharing the job's variables."""
+        return f"grpc://{self._address}"
+
+    @property
+    def worker_name(self) -> str:
+        """The Dask worker this process hosts: ``<job>-<task>``."""
+        return f"{self.server_def.job_name}-{self.server_def.task_index}"
+
+    @property
+    def worker_address(self):
+        """The hosted worker's Dask address (None before :meth:`start`, or when a worker of the
+        configured cluster serves this task already)."""
+        return None if self._worker is None else self._worker.address
+
+    def start(self):
+        """Join the cluster: start the scheduler if this task is the first, then the worker.
+
+        With a scheduler from Dask's configuration whose cluster has a worker
+        named ``<job>-<task>`` already (``dask worker --name ps-0``), this
+        process hosts none: it only connects.
+        """
+        if self._loop is not None:
+            return
+        import distributed  # its logging configuration first: then quiet it
+
+        # Dask's servers log each connection at INFO: quiet here, as tf.local_cluster's are.
+        quiet = logging.getLogger(distributed.__name__)
+        quiet.setLevel(max(logging.WARNING, quiet.level))
+        self._loop = _LoopThread(f"daskflow-server-{self.worker_name}")
+        try:
+            if self._hosts_scheduler:
+                self._scheduler = self._loop.run(self._start_scheduler())
+            self._worker = self._loop.run(self._start_worker())
+        except BaseException:
+            self.stop()
+            raise
+        atexit.register(self.stop)
+        logger.info("daskflow: %s joined the cluster at %s", self.worker_name, self.scheduler_address)
+
+    async def _start_scheduler(self):
+        import dask
+        from distributed import Scheduler
+
+        from ..launch import LIGHT_MONITORING, _preloads
+
+        host, port = _host_port(self._address, "the scheduler's task")
+        options = {"host": host, "port": port, **_preloads(True)}
+        if self._security is not None:
+            options.update(security=self._security, protocol="tls://")
+        with dask.config.set(LIGHT_MONITORING):
+            try:
+                return await Scheduler(**options)
+            except OSError as e:
+                raise UnavailableError(
+                    None,
+                    None,
+                    f"task {self.worker_name} cannot start the Dask scheduler at {self._address}: {e}",
+                ) from None
+
+    async def _start_worker(self):
+        import dask
+        from distributed import Worker
+
+        from ..launch import LIGHT_MONITORING
+
+        host, port = _host_port(self._address, "this task")
+        if self._hosts_scheduler:
+            port = 0  # the scheduler listens at the task's address
+        wait = _wait_seconds(self._config)
+        await _wait_for_scheduler(self.scheduler_address, wait, self._security)
+        if self._external and self.worker_name in await _worker_names(self.scheduler_address, self._security):
+            # `dask worker --name ps-0` serves this task already: this process only connects.
+            return None
+        threads = PS_THREADS if self.server_def.job_name == "ps" else 1
+        options = dict(
+            name=self.worker_name, nthreads=threads, host=host, port=port, memory_limit=0, death_timeout=wait
+        )
+        if self._security is not None:
+            options.update(security=self._security, protocol="tls://")
+        with dask.config.set(LIGHT_MONITORING):
+            worker = Worker(self.scheduler_address, **options)
+            try:
+                return await worker
+            except Exception as e:  # noqa: BLE001 - a name taken, a port in use: say which task
+                await worker.close()
+                raise UnavailableError(
+                    None,
+                    None,
+                    f"task {self.worker_name} could not join the cluster at {self.scheduler_address}: {e}",
+                ) from None
+
+    def join(self):
+        """Serve this task until its worker closes (a ps task's whole life); for ever (until
+        interrupted) when another process serves it."""
+        if self._loop is None:
+            raise RuntimeError(f"Server for {self.worker_name} was not started")
+        self._loop.run(
+            self._worker.finished() if self._worker is not None else asyncio.Event().wait(), timeout=None
+        )
+
+    def stop(self):
+        """Leave the cluster: close the worker (and the scheduler this task started).
+
+        TF1's servers ended with their process; this happens at exit too.
+        """
+        if self._loop is None:
+            return
+        loop, self._loop = self._loop, None
+        for server in (self._worker, self._scheduler):
+            if server is not None:
+                try:
+                    loop.run(server.close(), timeout=10)
+                except Exception:  # noqa: BLE001 - closing: the rest still goes
+                    logger.warning("daskflow: %s did not close cleanly", self.worker_name, exc_info=True)
+        self._worker = self._scheduler = None
+        loop.stop()
+
+    @staticmethod
+    def create_local_server(config=None, start=True):
+        """A one-task cluster in this process: a scheduler and the worker ``localhost-0``."""
+        from distributed.utils import open_port
+
+        spec = ClusterSpec({"localhost": [f"127.0.0.1:{open_port('127.0.0.1')}"]})
+        return Server(spec, job_name="localhost", task_index=0, config=config, start=start)
+
+
+def job_id(spec: ClusterSpec) -> str:
+    """The id of the job a cluster spec describes: the same spec, the same job.
+
+    Examples
+    --------
+    >>> job_id(ClusterSpec({"ps": ["a:1"]})) == job_id(ClusterSpec({"ps": ["a:1"]}))
+    True
+    >>> job_id(ClusterSpec({"ps": ["a:1"]})) == job_id(ClusterSpec({"ps": ["a:2"]}))
+    False
+    """
+    text = json.dumps(spec.as_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def first_task(spec: ClusterSpec) -> tuple:
+    """The task that starts the scheduler when none is configured: ``(job, index)``.
+
+    Examples
+    --------
+    >>> first_task(ClusterSpec({"worker": ["a:1", "a:2"], "ps": ["a:3"]}))
+    ('ps', 0)
+    """
+    for job in FIRST_JOBS:
+        if job in spec.jobs:
+            return job, spec.task_indices(job)[0]
+    job = spec.jobs[0]
+    return job, spec.task_indices(job)[0]
+
+
+def _server_def(definition, job_name, task_index, protocol) -> ServerDef:
+    if isinstance(definition, ServerDef):
+        return definition
+    spec = ClusterSpec(definition)
+    if job_name is None:
+        if len(spec.jobs) != 1:
+            raise ValueError(f"Must specify an explicit `job_name`: the cluster has jobs {spec.jobs}")
+        job_name = spec.jobs[0]
+    if job_name not in spec.jobs:
+        raise ValueError(f"job_name {job_name!r} is not a job of the cluster; its jobs are {spec.jobs}")
+    if task_index is None:
+        if spec.num_tasks(job_name) != 1:
+            raise ValueError(f"Must specify an explicit `task_index`: job {job_name!r} has several tasks")
+        task_index = spec.task_indices(job_name)[0]
+    if int(task_index) not in spec.task_indices(job_name):
+        raise ValueError(
+            f"task_index {task_index} is not a task of job {job_name!r}; it has {spec.task_indices(job_name)}"
+        )
+    return ServerDef(spec, job_name, int(task_index), protocol or "grpc")
+
+
+def _host_port(address, what) -> tuple:
+    """``(host, port)`` of a TF task address ``host:port``."""
+    host, _, port = address.rpartition(":")
+    if "://" in host:
+        host = host.split("://", 1)[1]
+    if not host or not port.isdigit():
+        raise ValueError(f"{what}'s address {address!r} is not host:port")
+    return host, int(port)
+
+
+def _protocol(security) -> str:
+    return "tcp://" if security is None else "tls://"
+
+
+def _configured_scheduler():
+    """The scheduler Dask's configuration names, or None."""
+    import dask
+
+    return dask.config.get("scheduler-address", None) or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+def _wait_seconds(config) -> float:
+    limit_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+    return limit_ms / 1000 if limit_ms > 0 else DEFAULT_WAIT_S
+
+
+async def _worker_names(address, security) -> set:
+    """The names of the workers of the scheduler at ``address``."""
+    from distributed.core import rpc
+
+    args = {} if security is None else {"connection_args": security.get_connection_args("client")}
+    async with rpc(address, **args) as scheduler:
+        identity = await scheduler.identity()
+    return {str(info.get("name")) for info in identity.get("workers", {}).values()}
+
+
+async def _wait_for_scheduler(address, seconds, security):
+    """Return once the scheduler at ``address`` answers; UnavailableError after ``seconds``."""
+    from distributed.comm import connect
+
+    args = {} if security is None else security.get_connection_args("worker")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        try:
+            comm = await connect(address, timeout=min(2.0, max(0.1, deadline - loop.time())), **args)
+        except OSError as e:
+            if loop.time() >= deadline:
+                raise UnavailableError(
+                    None, None, f"no Dask scheduler answered at {address} within {seconds:g} s: {e}"
+                ) from None
+            await asyncio.sleep(0.2)
+            continue
+        await comm.close()
+        return
+
+
+class _LoopThread:
+    """An event loop on a thread of its own, hosting this process's Dask servers."""
+
+    def __init__(self, name):
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine, timeout=120):
+        """Run ``coroutine`` on the loop; wait for its result (a Ctrl-C still interrupts)."""
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        if timeout is not None:
+            return future.result(timeout)
+        while True:
+            try:
+                return future.result(0.5)
+            except concurrent.futures.TimeoutError:
+                continue
+
+    def stop(self):
+        self._loop.call_soon_threadsafe(self._loop.stop)

@@ -1,0 +1,188 @@
+"""Between-graph training as TF1 users ran it: one process per task.
+
+``tests/between_graph/digits_replica.py`` is a script in the style of
+TensorFlow's ``mnist_replica.py``; here it runs as a ps and two worker
+processes, each its own Dask client, with no launcher in between.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from distributed.utils import open_port
+
+import daskflow as tf
+from daskflow.datasets import load_digits
+
+SCRIPT = Path(__file__).parent / "between_graph" / "digits_replica.py"
+ROOT = Path(__file__).parent.parent
+
+
+class Task:
+    """One task's process, its output collected line by line."""
+
+    def __init__(self, job, index, hosts, *flags, report=None):
+        self.name = f"{job}-{index}"
+        argv = [sys.executable, str(SCRIPT), f"--job_name={job}", f"--task_index={index}", *hosts, *flags]
+        if report is not None:
+            argv.append(f"--report={report}")
+        env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+        env["PYTHONPATH"] = str(ROOT)
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
+        )
+        self.lines = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip())
+
+    def wait_for(self, text, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in line for line in self.lines):
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise AssertionError(f"{self.name} never printed {text!r}:\n" + "\n".join(self.lines[-30:]))
+
+    def finish(self, timeout=180):
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise AssertionError(f"{self.name} did not finish:\n" + "\n".join(self.lines[-30:])) from None
+        self._reader.join(5)
+        assert code == 0, f"{self.name} exited with {code}:\n" + "\n".join(self.lines[-30:])
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+@pytest.fixture
+def hosts():
+    ps = f"127.0.0.1:{open_port()}"
+    workers = ",".join(f"127.0.0.1:{open_port()}" for _ in range(2))
+    return [f"--ps_hosts={ps}", f"--worker_hosts={workers}"]
+
+
+@pytest.fixture
+def tasks():
+    started = []
+    yield started
+    for task in started:
+        task.stop()
+
+
+def _embedded_accuracy(steps, hidden=64, batch_size=32, learning_rate=0.05):
+    """The script's model trained in one embedded session for the same number of steps."""
+    data = load_digits(one_hot=True, seed=0)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 64])
+        y_ = tf.placeholder(tf.float32, [None, 10])
+        hid_w = tf.Variable(tf.truncated_normal([64, hidden], stddev=0.1, seed=1))
+        hid_b = tf.Variable(tf.zeros([hidden]))
+        sm_w = tf.Variable(tf.truncated_normal([hidden, 10], stddev=0.1, seed=2))
+        sm_b = tf.Variable(tf.zeros([10]))
+        logits = tf.nn.xw_plus_b(tf.nn.relu(tf.nn.xw_plus_b(x, hid_w, hid_b)), sm_w, sm_b)
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=logits))
+        train = tf.train.GradientDescentOptimizer(learning_rate).minimize(loss)
+        correct = tf.equal(tf.argmax(logits, 1), tf.argmax(y_, 1))
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(steps):
+                xs, ys = data.train.next_batch(batch_size)
+                sess.run(train, {x: xs, y_: ys})
+            return float(sess.run(accuracy, {x: data.test.images, y_: data.test.labels}))
+
+
+def test_async_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks, tmp_path):
+    steps = 400
+    tasks.append(Task("ps", 0, hosts))
+    for i in range(2):
+        tasks.append(Task("worker", i, hosts, f"--train_steps={steps}", report=tmp_path / f"worker{i}.json"))
+    for worker in tasks[1:]:
+        worker.finish()
+    reports = [json.loads((tmp_path / f"worker{i}.json").read_text()) for i in range(2)]
+    # Both trained (no meeting point: neither waited for the other), and together made the steps.
+    assert all(r["steps"] > steps // 5 for r in reports), reports
+    assert sum(r["steps"] for r in reports) >= steps
+    assert min(r["global_step"] for r in reports) >= steps
+    embedded = _embedded_accuracy(steps)
+    assert reports[0]["accuracy"] == reports[1]["accuracy"]  # one model: the job's
+    assert reports[0]["accuracy"] >= embedded - 0.03, (reports, embedded)
+
+
+def test_killed_worker_script_leaves_the_others_training_and_rejoins(hosts, tasks, tmp_path):
+    steps = 1500
+    ps = Task("ps", 0, hosts)
+    chief = Task(
+        "worker", 0, hosts, f"--train_steps={steps}", "--step_delay=0.005", report=tmp_path / "chief.json"
+    )
+    other = Task("worker", 1, hosts, f"--train_steps={steps}")
+    tasks.extend([ps, chief, other])
+    other.wait_for("session ready")
+    time.sleep(1.0)
+    os.kill(other.process.pid, signal.SIGKILL)
+    other.process.wait(10)
+    restarted = Task("worker", 1, hosts, f"--train_steps={steps}", report=tmp_path / "restarted.json")
+    tasks.append(restarted)
+    restarted.wait_for("session ready")
+    chief.finish()
+    restarted.finish()
+    chief_report = json.loads((tmp_path / "chief.json").read_text())
+    again = json.loads((tmp_path / "restarted.json").read_text())
+    assert chief_report["global_step"] >= steps
+    assert again["steps"] > 0  # the restarted script trained the job's variables again
+    assert again["global_step"] >= steps
+
+
+def test_embedded_reference_trains():
+    """The reference the between-graph test compares with is itself a trained model."""
+    assert _embedded_accuracy(400) > 0.85
+    assert np.isfinite(_embedded_accuracy(10))
+
+
+def _fast_worker_rate(tmp_path, tag, other_delay, steps=600, max_staleness=4):
+    """Steps per second of worker 0 while worker 1 sleeps ``other_delay`` s before each step."""
+    ps = f"127.0.0.1:{open_port()}"
+    workers = ",".join(f"127.0.0.1:{open_port()}" for _ in range(2))
+    hosts = [f"--ps_hosts={ps}", f"--worker_hosts={workers}"]
+    common = [f"--train_steps={steps}", f"--max_staleness={max_staleness}"]
+    started = [Task("ps", 0, hosts)]
+    try:
+        started.append(Task("worker", 0, hosts, *common, report=tmp_path / f"{tag}0.json"))
+        started.append(
+            Task("worker", 1, hosts, *common, f"--step_delay={other_delay}", report=tmp_path / f"{tag}1.json")
+        )
+        for worker in started[1:]:
+            worker.finish()
+    finally:
+        for task in started:
+            task.stop()
+    fast, other = (json.loads((tmp_path / f"{tag}{i}.json").read_text()) for i in range(2))
+    return fast["steps"] / fast["seconds"], fast, other
+
+
+def test_a_straggler_does_not_slow_the_fast_worker(tmp_path):
+    both_fast, _, _ = _fast_worker_rate(tmp_path, "fast", 0.0)
+    with_straggler, fast, slow = _fast_worker_rate(tmp_path, "slow", 0.3)
+    assert with_straggler >= 0.85 * both_fast, (with_straggler, both_fast)
+    assert slow["steps"] < fast["steps"] / 5  # it was slowed
+    applied = fast["staleness"] + slow["staleness"]
+    assert applied and max(applied) <= 4  # measured per update, and bounded
+    assert max(applied) >= 1  # the workers' steps did overlap
