@@ -277,3 +277,116 @@ def test_supervisors_of_a_job_chief_initializes_the_other_waits(job):
         thread.join(30)
         assert not got["w"].any()  # it read the chief's initial values
         assert sess.run("global_step:0") == 1  # and its update reached the chief
+
+
+def _sync_model(spec, task, needed, total):
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device(
+            tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task}", cluster=spec)
+        ):
+            x = tf.placeholder(tf.float32, [None, 3], name="x")
+            w = tf.Variable(tf.zeros([3, 1]), name="w")
+            step = tf.train.get_or_create_global_step()
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+            opt = tf.train.SyncReplicasOptimizer(
+                tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=needed, total_num_replicas=total
+            )
+            train = opt.minimize(loss, global_step=step)
+        init = tf.global_variables_initializer()
+    return graph, x, w, step, train, init, opt
+
+
+def _run_together(steps_of):
+    """Run each function in its own thread (one client each); re-raise the first error."""
+    errors = []
+
+    def guarded(fn):
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(fn,)) for fn in steps_of]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if errors:
+        raise errors[0]
+
+
+def test_sync_replicas_across_clients_applies_the_mean_once_per_round(job):
+    spec, (ps, w0, w1) = job
+    tf.Session.reset(w0.target)
+    models = [_sync_model(spec, i, 2, 2) for i in range(2)]
+    feeds = [np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)]
+    sessions = [tf.Session(s.target, graph=m[0]) for s, m in zip((w0, w1), models)]
+    try:
+        sessions[0].run(models[0][5])  # the chief initializes
+        metrics = [[], []]
+
+        def worker(i):
+            def steps():
+                _, x, _, _, train, _, _ = models[i]
+                for _ in range(3):
+                    sessions[i].run(train, {x: feeds[i]})
+                metrics[i] = sessions[i].step_metrics()
+
+            return steps
+
+        _run_together([worker(0), worker(1)])
+        # By hand: per round, gradient of mean((x w - 1)^2) wrt each weight is 2 c (3 c w - 1)
+        # for x filled with c; w -= 0.1 * mean over the two clients (c = 1, 2).
+        w = 0.0
+        for _ in range(3):
+            w -= 0.1 * (2 * 1 * (3 * 1 * w - 1) + 2 * 2 * (3 * 2 * w - 1)) / 2
+        np.testing.assert_allclose(sessions[1].run(models[1][2]).ravel(), [w] * 3, rtol=1e-5)
+        assert sessions[0].run(models[0][3]) == 3  # one global step per round
+        assert all(m["replicas_used"] == 1 and m["gradients_dropped"] == 0 for ms in metrics for m in ms)
+    finally:
+        for sess in sessions:
+            sess.close()
+
+
+def test_sync_replicas_with_a_backup_client_drops_the_late_gradients(job):
+    spec, (ps, w0, w1) = job
+    tf.Session.reset(w0.target)
+    models = [_sync_model(spec, i, 1, 2) for i in range(2)]
+    sessions = [tf.Session(s.target, graph=m[0]) for s, m in zip((w0, w1), models)]
+    try:
+        sessions[0].run(models[0][5])
+        dropped = [0, 0]
+
+        def worker(i):
+            def steps():
+                _, x, _, _, train, _, _ = models[i]
+                for _ in range(6):
+                    sessions[i].run(train, {x: np.ones((2, 3), np.float32)})
+                dropped[i] = sum(m["gradients_dropped"] for m in sessions[i].step_metrics())
+
+            return steps
+
+        _run_together([worker(0), worker(1)])
+        rounds = sessions[0].run(models[0][3])
+        assert rounds + sum(dropped) == 12  # each of the 12 gradients applied or dropped
+        assert rounds >= 6  # a round needs one gradient: each client's steps made at least its own
+    finally:
+        for sess in sessions:
+            sess.close()
+
+
+def test_sync_replicas_protocol_ops_exist_for_tf1_scripts(job):
+    spec, (ps, w0, w1) = job
+    graph = tf.Graph()
+    with graph.as_default():
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
+        with pytest.raises(ValueError, match="get_init_tokens_op: should be called after apply_gradients"):
+            opt.get_init_tokens_op()
+    graph, x, w, step, train, init, opt = _sync_model(spec, 0, 2, 2)
+    tf.Session.reset(w0.target)
+    with tf.Session(w0.target, graph=graph) as sess:
+        sess.run(init)
+        sess.run([opt.chief_init_op, opt.local_step_init_op, opt.get_init_tokens_op()])
+        assert list(sess.run(opt.ready_for_local_init_op)) == []
+        assert opt.get_chief_queue_runner().create_threads(sess) == []

@@ -127,6 +127,21 @@ def test_async_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks
     assert reports[0]["accuracy"] >= embedded - 0.03, (reports, embedded)
 
 
+def test_sync_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks, tmp_path):
+    steps = 300  # rounds of two workers' batches of 32: the embedded model takes batches of 64
+    tasks.append(Task("ps", 0, hosts))
+    for i in range(2):
+        flags = (f"--train_steps={steps}", "--sync_replicas")
+        tasks.append(Task("worker", i, hosts, *flags, report=tmp_path / f"worker{i}.json"))
+    for worker in tasks[1:]:
+        worker.finish()
+    reports = [json.loads((tmp_path / f"worker{i}.json").read_text()) for i in range(2)]
+    assert [r["global_step"] for r in reports] == [steps, steps]
+    assert [r["steps"] for r in reports] == [steps, steps]  # every worker took part in every round
+    assert all(r["dropped"] == 0 for r in reports)
+    assert reports[0]["accuracy"] >= _embedded_accuracy(steps, batch_size=64) - 0.03
+
+
 def test_killed_worker_script_leaves_the_others_training_and_rejoins(hosts, tasks, tmp_path):
     steps = 1500
     ps = Task("ps", 0, hosts)
@@ -149,6 +164,21 @@ def test_killed_worker_script_leaves_the_others_training_and_rejoins(hosts, task
     assert chief_report["global_step"] >= steps
     assert again["steps"] > 0  # the restarted script trained the job's variables again
     assert again["global_step"] >= steps
+
+
+def test_sync_with_a_backup_worker_goes_on_without_a_killed_one(hosts, tasks, tmp_path):
+    steps = 600
+    flags = (f"--train_steps={steps}", "--sync_replicas", "--replicas_to_aggregate=1")
+    ps = Task("ps", 0, hosts)
+    chief = Task("worker", 0, hosts, *flags, "--step_delay=0.005", report=tmp_path / "chief.json")
+    other = Task("worker", 1, hosts, *flags)
+    tasks.extend([ps, chief, other])
+    other.wait_for("session ready")
+    time.sleep(1.0)
+    os.kill(other.process.pid, signal.SIGKILL)
+    chief.finish()
+    report = json.loads((tmp_path / "chief.json").read_text())
+    assert report["global_step"] >= steps
 
 
 def test_embedded_reference_trains():

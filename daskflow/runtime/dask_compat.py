@@ -9,6 +9,7 @@ runs the lowest) show where.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from dask.utils import key_split
@@ -26,6 +27,7 @@ __all__ = [
     "dashboard_look",
     "every",
     "fetch_from_worker",
+    "leave_cluster",
     "forget_released",
     "release_thread_slot",
     "replace_group_layout",
@@ -77,6 +79,29 @@ async def fetch_from_worker(worker, key, address):
     counted as an outgoing transfer for ever.
     """
     return await get_data_from_worker(worker.rpc, [key], address, who=worker.address)
+
+
+async def leave_cluster(worker, reason):
+    """Close ``worker`` after the scheduler has let it go, as ``Worker.close_gracefully``
+    does, without its race: the scheduler's "closing gracefully" can reach a worker that
+    is closing already, which Dask logs as an error.
+
+    Relies on the scheduler's ``retire_workers`` handler, reached by ``Worker.scheduler``,
+    and on the status the scheduler sends back (``Status.closing_gracefully``).
+    """
+    from distributed.core import Status
+
+    await worker.scheduler.retire_workers(
+        workers=[worker.address],
+        close_workers=False,
+        remove=True,
+        stimulus_id=f"daskflow-leave-{time.time()}",
+    )
+    for _ in range(100):  # its word comes on the worker's stream, after the answer
+        if worker.status == Status.closing_gracefully:
+            break
+        await asyncio.sleep(0.01)
+    await worker.close(reason=reason)
 
 
 def serve_handler(worker, name, handler):

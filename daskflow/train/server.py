@@ -230,10 +230,16 @@ class Server:
         if self._loop is None:
             return
         loop, self._loop = self._loop, None
-        for server in (self._worker, self._scheduler):
-            if server is not None:
+        from ..runtime.dask_compat import leave_cluster
+
+        # The worker leaves the scheduler first: other clients' steps and sessions then no
+        # longer count on it (nor send it their plugins' removal).
+        closing = [leave_cluster(self._worker, "daskflow server stop") if self._worker else None]
+        closing.append(self._scheduler.close() if self._scheduler else None)
+        for coroutine in closing:
+            if coroutine is not None:
                 try:
-                    loop.run(server.close(), timeout=10)
+                    loop.run(coroutine, timeout=10)
                 except Exception:  # noqa: BLE001 - closing: the rest still goes
                     logger.warning("daskflow: %s did not close cleanly", self.worker_name, exc_info=True)
         self._worker = self._scheduler = None

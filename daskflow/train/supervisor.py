@@ -250,7 +250,13 @@ class Supervisor:
         return []
 
     def start_queue_runners(self, sess, queue_runners=None):
-        threads = start_queue_runners(sess, coord=self._coord)
+        """Start the threads of ``queue_runners`` (default: the graph's collection)."""
+        if queue_runners is None:
+            threads = start_queue_runners(sess, coord=self._coord)
+        else:
+            threads = [
+                t for qr in queue_runners for t in qr.create_threads(sess, coord=self._coord, start=True)
+            ]
         self._threads.extend(threads)
         return threads
 

@@ -9,14 +9,23 @@ token and accumulator queues on the ps; here each gradient passes through an
 ``AggregateReplicas`` op on its variable's device, and the cluster runtime
 hands that op the first replicas to finish (and cancels the rest). Embedded,
 or with one replica, the wrapped optimizer's numbers come out unchanged.
+
+In between-graph training (one client per worker, ``tf.train.Server``) the
+ps gathers each round from the clients' update tasks itself
+(``runtime/worker/sync_rounds.py``): no queue needs starting, so TF1's
+``chief_init_op``, ``local_step_init_op``, ``get_init_tokens_op()`` and the
+chief's queue runner are there for TF1 scripts to run, and do nothing more.
 """
 
 from __future__ import annotations
 
-from ..framework.graph import colocate_with, name_scope
+from ..framework.graph import colocate_with, control_dependencies, name_scope
+from ..ops.control_flow_ops import no_op
 from ..ops.replica_ops import aggregate_replicas
+from ..variables import global_variables, report_uninitialized_variables
 from .hooks import SessionRunHook
 from .optimizer import Optimizer
+from .queue_runner import QueueRunner
 
 
 class SyncReplicasOptimizer(Optimizer):
@@ -72,6 +81,7 @@ class SyncReplicasOptimizer(Optimizer):
         """Average each gradient over the replicas on its variable's device, then apply once."""
         averaged = []
         with name_scope(self._name):
+            self._protocol_ops()
             for g, v in grads_and_vars:
                 if g is None:
                     averaged.append((g, v))
@@ -80,6 +90,28 @@ class SyncReplicasOptimizer(Optimizer):
                     mean = aggregate_replicas(g, self._replicas_to_aggregate, self._total_num_replicas)
                 averaged.append((mean, v))
         return self._opt.apply_gradients(averaged, global_step=global_step, name=name)
+
+    def _protocol_ops(self):
+        """TF1's ops of the token protocol, which has nothing for them to do here."""
+        with control_dependencies(None):
+            self.chief_init_op = no_op(name="chief_init_op")
+            self.local_step_init_op = no_op(name="local_step_init_op")
+            self.ready_for_local_init_op = report_uninitialized_variables(global_variables())
+            self._tokens_op = no_op(name="init_tokens")
+
+    def get_chief_queue_runner(self):
+        """The chief's queue runner (TF1's applies each round; here the ps does): no threads."""
+        self._check_applied("get_chief_queue_runner")
+        return _NoRounds(queue=self, enqueue_ops=[self._tokens_op])
+
+    def get_init_tokens_op(self, num_tokens=-1):
+        """TF1's first tokens for the workers; here an op with nothing to do."""
+        self._check_applied("get_init_tokens_op")
+        return self._tokens_op
+
+    def _check_applied(self, what):
+        if not hasattr(self, "_tokens_op"):  # as TF1
+            raise ValueError(f"{what}: should be called after apply_gradients().")
 
     def get_slot(self, var, name):
         return self._opt.get_slot(var, name)
@@ -90,6 +122,13 @@ class SyncReplicasOptimizer(Optimizer):
     def make_session_run_hook(self, is_chief, num_tokens=-1):
         """The hook TF1 needs to start the token queues; here it checks the replica count."""
         return _SyncReplicasHook(self._total_num_replicas)
+
+
+class _NoRounds(QueueRunner):
+    """The chief's queue runner, with no rounds to run: the ps applies them."""
+
+    def create_threads(self, sess, coord=None, daemon=False, start=False):
+        return []
 
 
 class _SyncReplicasHook(SessionRunHook):

@@ -251,7 +251,9 @@ class Lowered:
             shared = None
             if self.shared_job is not None and program.updates:
                 writes = tuple((u.name, u.index) for u in program.updates)
-                shared = SharedWrite(self.shared_job, writes, staleness)
+                sync = _synchronous(partition)
+                gathered = tuple(i for i, a in enumerate(args) if type(a) is ReceivedArg) if sync else ()
+                shared = SharedWrite(self.shared_job, writes, staleness, sync, gathered)
             out.append(_Template(inst, program_id, args, fetches, program.updates, mode, [], shared))
         return out
 
@@ -556,6 +558,15 @@ def _fewer(mode, args):
         return mode
     present = min(len(a.keys) for a in args if type(a) is FromReplicas)
     return FirstReplicas(min(mode.needed, present))
+
+
+def _synchronous(partition):
+    """How many clients' gradients a between-graph update averages per round (its
+    SyncReplicasOptimizer's ``replicas_to_aggregate``), or None: it applies each as it comes."""
+    wanted = {op.attrs["replicas_to_aggregate"] for op in partition.ops if op.primitive.aggregates_replicas}
+    if len(wanted) > 1:
+        raise ValueError(f"partition {partition.key} aggregates replicas in different ways: {sorted(wanted)}")
+    return next(iter(wanted), None)
 
 
 def _fetch_name(part_key, j):

@@ -27,7 +27,7 @@ from ...client.step_stats import PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
 from ..wire import bulk, pushes, shared_reads, transport
-from . import allocator, arrivals
+from . import allocator, arrivals, sync_rounds
 from .shared import SharedRead
 from .state import find_state, state_of
 
@@ -114,7 +114,17 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     plan_id = program_id.partition("-")[0]
     try:
         values = await transport.receive_args(worker, state, task_key, args, timeout)
-        if mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
+        if mode is None and shared is not None and shared.sync:
+            values = await shared_reads.resolve(worker, state, values, task_key[1])
+
+            async def apply(merged):
+                call = (state, shared, replica, blocks, fn, merged, clock)
+                return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
+
+            results = await sync_rounds.contribute(
+                state, shared, (plan_id, task_key[1], key), values, apply, timeout
+            )
+        elif mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
             values = await shared_reads.resolve(worker, state, values, task_key[1])
             results, early = await loop.run_in_executor(
                 worker.executors["default"],
@@ -243,6 +253,16 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     outcome = {"used": [0], "dropped": [], "staleness": [stale]} if applied else {"used": [], "dropped": [0]}
     arrivals.recorder(state.log, step[:2], step[2])(**outcome)
     return results, transport.send_early(worker, state, results, sends)
+
+
+def _apply_round(state, shared, replica, blocks, fn, merged, clock):
+    """Apply one synchronous round (:mod:`.sync_rounds`): its clients' gradients, merged,
+    to the variables as they are now, under the job's lock."""
+    store = state.shared
+    with store.lock(shared.job):
+        results = _call(replica, blocks, fn, shared_reads.read_local(store, merged), clock)
+        store.write(shared.job, {name: results[index] for name, index in shared.writes})
+    return results
 
 
 def _call(replica, blocks, fn, values, clock):

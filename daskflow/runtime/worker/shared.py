@@ -49,6 +49,10 @@ class SharedWrite:
     job: str
     writes: tuple
     max_staleness: int | None = None
+    # Synchronous training (SyncReplicasOptimizer): apply once per round, the mean of the
+    # first ``sync`` clients' gradients (the arguments at ``gathered``); None: async.
+    sync: int | None = None
+    gathered: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,7 @@ SERVED_LIMIT = 1_000  # steps whose read versions are kept until their update co
 
 
 class _Job:
-    __slots__ = ("lock", "values", "versions", "definitions", "served")
+    __slots__ = ("lock", "values", "versions", "definitions", "served", "rounds")
 
     def __init__(self):
         self.lock = threading.RLock()
@@ -72,6 +76,7 @@ class _Job:
         self.versions: dict = {}  # name -> updates applied since it was first given a value
         self.definitions: dict = {}  # name -> Definition, of the first client that used it
         self.served: dict = {}  # step -> {name: version} its readers were sent
+        self.rounds: dict = {}  # the variables a synchronous update writes -> its current round
 
 
 class SharedVariables:
@@ -158,6 +163,10 @@ class SharedVariables:
         for name, value in new_values.items():
             state.values[name] = value
             state.versions[name] = state.versions.get(name, 0) + 1
+
+    def rounds(self, job) -> dict:
+        """The current round of each synchronous update of ``job`` (:mod:`.sync_rounds`)."""
+        return self._job(job).rounds
 
     def version(self, job, name) -> int:
         """How many times ``name`` was written (0: never)."""
