@@ -216,3 +216,31 @@ def test_a_straggler_does_not_slow_the_fast_worker(tmp_path):
     applied = fast["staleness"] + slow["staleness"]
     assert applied and max(applied) <= 4  # measured per update, and bounded
     assert max(applied) >= 1  # the workers' steps did overlap
+
+
+ESTIMATOR = Path(__file__).parent / "between_graph" / "estimator_replica.py"
+
+
+def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_path):
+    """chief, worker, ps and evaluator from TF_CONFIG; the evaluator's accuracy matches the
+    same program run in one process (no TF_CONFIG)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DASK_SCHEDULER_ADDRESS", "TF_CONFIG")}
+    env.update(PYTHONPATH=str(ROOT), MAX_STEPS="300")
+    launch = [sys.executable, "-m", "daskflow.cli", "launch", str(ESTIMATOR), "--ps", "1", "--workers", "1"]
+    launch += ["--chief", "--evaluator", "--no-flags", "--", str(tmp_path / "job")]
+    done = subprocess.run(launch, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for task in ("chief-0", "worker-0", "evaluator-0"):
+        assert f"[{task}] {task.replace('-', ' ')} done" in done.stdout
+    job = json.loads((tmp_path / "job" / "evaluation.json").read_text())
+    local = subprocess.run(
+        [sys.executable, str(ESTIMATOR), str(tmp_path / "local")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        timeout=300,
+    )
+    assert local.returncode == 0, local.stderr[-3000:]
+    alone = json.loads((tmp_path / "local" / "evaluation.json").read_text())
+    assert job["global_step"] >= 300 and alone["global_step"] == 300
+    assert job["accuracy"] >= alone["accuracy"] - 0.03, (job, alone)

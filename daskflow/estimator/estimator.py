@@ -37,6 +37,7 @@ from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
 from ..summary.summary_ops import scalar as scalar_summary
+from ..train.device_setter import replica_device_setter
 from ..train.hooks import (
     CheckpointSaverHook,
     FinalOpsHook,
@@ -47,7 +48,7 @@ from ..train.hooks import (
     StopAtStepHook,
     SummarySaverHook,
 )
-from ..train.monitored_session import ChiefSessionCreator, MonitoredSession
+from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, WorkerSessionCreator
 from ..train.optimizer import get_or_create_global_step
 from ..train.saver import Saver, latest_checkpoint
 from ..variables import GraphKeys
@@ -225,7 +226,7 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, listeners):
-        with Graph().as_default() as graph, device(self._config.device_fn):
+        with Graph().as_default() as graph, device(self._training_device_fn()):
             set_random_seed(self._config.tf_random_seed)
             global_step = get_or_create_global_step(graph)
             features, labels = self._features_and_labels(input_fn, ModeKeys.TRAIN)
@@ -249,6 +250,7 @@ class Estimator:
             )
         worker_hooks.extend(spec.training_hooks)
         chief_hooks = [*self._saver_hooks(hooks, spec, listeners), *spec.training_chief_hooks]
+        config = self._config
         if self._config.save_summary_steps:
             chief_hooks.append(
                 SummarySaverHook(
@@ -257,9 +259,13 @@ class Estimator:
             )
         if every:
             chief_hooks.append(StepCounterHook(every_n_steps=every))
-        creator = ChiefSessionCreator(
-            scaffold, self._config.master, self._config.session_config, checkpoint_dir=self.model_dir
-        )
+        if config.is_chief:
+            creator = ChiefSessionCreator(
+                scaffold, config.master, config.session_config, checkpoint_dir=self.model_dir
+            )
+        else:  # a worker of a between-graph job: the chief initializes, saves and summarizes
+            creator = WorkerSessionCreator(scaffold, config.master, config.session_config)
+            chief_hooks = []
         loss, steps_run = None, 0
         with MonitoredSession(creator, [*chief_hooks, *worker_hooks]) as sess:
             while not sess.should_stop():
@@ -390,6 +396,19 @@ class Estimator:
                         yield {key: value[i] for key, value in values.items()}
 
     # -- shared pieces -------------------------------------------------------------------
+    def _training_device_fn(self):
+        """``RunConfig.device_fn``; for a task of a between-graph job with ps tasks, TF1's
+        default: variables on the ps, the rest on this task."""
+        config = self._config
+        if config.device_fn is not None or not config.num_ps_replicas:
+            return config.device_fn
+        return replica_device_setter(
+            ps_tasks=config.num_ps_replicas,
+            worker_device=f"/job:{config.task_type}/task:{config.task_id}",
+            merge_devices=True,
+            cluster=config.cluster_spec,
+        )
+
     def _monitored(self, scaffold, checkpoint_path, hooks, evaluation=False):
         """A monitored chief session restoring ``checkpoint_path`` (when given) over the graph's variables."""
         if scaffold.saver is None:

@@ -4,13 +4,20 @@ Besides TF1's arguments, ``master`` (keyword only) is the target every
 session of the Estimator is made with: empty (the default) runs embedded in
 this process; a Dask scheduler address, a ``distributed.Client`` or a
 cluster object runs the same graphs on that cluster (see ``tf.Session``).
-TF1 read it from the ``TF_CONFIG`` environment variable; daskflow does not
-read ``TF_CONFIG``.
+
+As in TF1, the ``TF_CONFIG`` environment variable (JSON: ``{"cluster": {job:
+[host:port, ...]}, "task": {"type": ..., "index": ...}}``, as ``daskflow
+launch`` sets it) makes this process one task of a between-graph job: the
+config then has the cluster spec, this task's type and index, whether it is
+the chief (the ``chief`` task; a cluster with workers must have one), and
+``master`` is this task's ``grpc://`` target, which ``tf.train.Server``
+serves (``tf.estimator.train_and_evaluate`` starts it).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import os
 
 __all__ = ["RunConfig"]
@@ -151,6 +158,9 @@ class RunConfig:
         self._checkpoint_save_graph_def = checkpoint_save_graph_def
         self._master = master
         self._evaluation_master = evaluation_master
+        self._task = _task_from_tf_config(os.environ.get("TF_CONFIG", ""))
+        if self._task.cluster is not None and not master and self._task.type != "evaluator":
+            self._master = "grpc://" + self._task.cluster.task_address(self._task.type, self._task.index)
 
     def replace(self, **kwargs):
         """A copy with some properties replaced (those of the constructor).
@@ -200,15 +210,72 @@ class RunConfig:
     def evaluation_master(self):
         return self._master if self._evaluation_master is None else self._evaluation_master
 
-    # Single process: one chief, no cluster spec (TF1 read these from TF_CONFIG).
-    is_chief = property(lambda self: True)
-    cluster_spec = property(lambda self: None)
-    task_type = property(lambda self: None)
-    task_id = property(lambda self: 0)
-    global_id_in_cluster = property(lambda self: 0)
-    num_ps_replicas = property(lambda self: 0)
-    num_worker_replicas = property(lambda self: 1)
+    # From TF_CONFIG (one task of a between-graph job); without it, one chief process.
+    cluster_spec = property(lambda self: self._task.cluster)
+    task_type = property(lambda self: self._task.type)
+    task_id = property(lambda self: self._task.index)
+    is_chief = property(lambda self: self._task.type in (None, "chief", "master"))
+    num_ps_replicas = property(lambda self: self._task.count("ps"))
+    num_worker_replicas = property(lambda self: self._task.count("chief", "master", "worker") or 1)
+
+    @property
+    def global_id_in_cluster(self):
+        """This task's number among the chief, workers and ps tasks, in TF1's order."""
+        task = self._task
+        if task.cluster is None:
+            return 0
+        before = 0
+        for job in ("chief", "master", "worker", "ps"):
+            if job == task.type:
+                return before + task.index
+            before += task.count(job)
+        raise ValueError(f"task type {task.type!r} has no id in the cluster")
 
     def __repr__(self):
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _REPLACEABLE)
         return f"RunConfig({fields})"
+
+
+class _Task:
+    """This process's task of a between-graph job, from ``TF_CONFIG``."""
+
+    def __init__(self, cluster=None, task_type=None, index=0):
+        self.cluster, self.type, self.index = cluster, task_type, index
+
+    def count(self, *jobs) -> int:
+        if self.cluster is None:
+            return 0
+        return sum(self.cluster.num_tasks(job) for job in jobs if job in self.cluster.jobs)
+
+
+_TASK_TYPES = ("chief", "master", "worker", "ps", "evaluator")
+
+
+def _task_from_tf_config(text) -> _Task:
+    """The task ``TF_CONFIG`` describes, checked as TF1 checked it (ValueError naming the field)."""
+    if not text.strip():
+        return _Task()
+    from ..train.cluster_spec import ClusterSpec
+
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"TF_CONFIG is not JSON: {e}") from None
+    cluster, task = config.get("cluster") or {}, config.get("task") or {}
+    if not cluster:
+        return _Task(task_type=task.get("type"), index=int(task.get("index", 0)))
+    task_type = task.get("type")
+    if task_type not in _TASK_TYPES:
+        raise ValueError(f"TF_CONFIG's task type {task_type!r} must be one of {list(_TASK_TYPES)}")
+    index = task.get("index")
+    if not isinstance(index, int) or index < 0:
+        raise ValueError(f"TF_CONFIG's task index must be a non-negative integer, got {index!r}")
+    spec = ClusterSpec(cluster)
+    if "worker" in spec.jobs and "chief" not in spec.jobs and "master" not in spec.jobs:
+        raise ValueError('If "cluster" is set in TF_CONFIG, it must have one "chief" node.')
+    if task_type != "evaluator":
+        if task_type not in spec.jobs or index not in spec.task_indices(task_type):
+            raise ValueError(f"TF_CONFIG's task {task_type}:{index} is not in its cluster {spec.as_dict()}")
+    elif index != 0:
+        raise ValueError(f"TF_CONFIG's evaluator task index must be 0, got {index}")
+    return _Task(spec, task_type, index)

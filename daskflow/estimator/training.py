@@ -1,9 +1,11 @@
-"""``TrainSpec``, ``EvalSpec`` and ``train_and_evaluate``, in one process.
+"""``TrainSpec``, ``EvalSpec`` and ``train_and_evaluate``.
 
 As TF1's local mode: one ``train`` call to ``TrainSpec.max_steps``, with a
 saving listener that evaluates after a checkpoint is saved (at most once
 every ``throttle_secs``), and a last evaluation at the end unless the last
-step was just evaluated. Exporters are not built.
+step was just evaluated. With ``TF_CONFIG`` naming a cluster, TF1's
+distributed mode: this process runs its task (:mod:`.distributed`).
+Exporters are not built.
 """
 
 from __future__ import annotations
@@ -128,7 +130,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     -------
     tuple
         ``(metrics of the last evaluation, [])`` (the second is TF1's export
-        results; there are no exporters).
+        results; there are no exporters). In a between-graph job's tasks
+        other than the evaluator, ``(None, [])``; a ps task serves until ended.
 
     Raises
     ------
@@ -162,6 +165,10 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`, given {type(eval_spec)}")
     config = estimator.config
+    if config.cluster_spec is not None:
+        from .distributed import run_task
+
+        return run_task(estimator, train_spec, eval_spec)
     logger.info(
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
         "Checkpoint frequency is determined based on RunConfig arguments: "
