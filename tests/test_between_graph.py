@@ -113,28 +113,44 @@ def test_a_client_defining_a_variable_differently_is_refused_and_changes_nothing
         np.testing.assert_array_equal(sess.run(w), good)
 
 
-def test_two_jobs_on_one_dask_cluster_do_not_see_each_others_variables(job, monkeypatch):
+def test_two_jobs_on_one_dask_cluster_do_not_see_each_others_variables(monkeypatch):
+    # A Dask cluster of its own (as `dask scheduler` / `dask worker --name ps-0` give), and
+    # two jobs of different cluster specs on it: their servers only connect.
+    cluster = tf.local_cluster(ps=1, workers=1, processes=False, dashboard_page=False)
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+    specs = [_spec(workers=1), _spec(workers=1)]
+    servers = [tf.train.Server(spec, "worker", 0) for spec in specs]
+    try:
+        assert [s.worker_address for s in servers] == [None, None]
+        first, second = (_model(spec, 0) for spec in specs)
+        with tf.Session(servers[0].target, graph=first[0]) as sess:
+            sess.run(first[5])
+            sess.run(first[4], {first[1]: np.ones((2, 3), np.float32)})
+        with tf.Session(servers[1].target, graph=second[0]) as sess2:
+            assert sorted(sess2.uninitialized_variables()) == ["global_step", "w"]
+            sess2.run(second[5])
+            assert sess2.run(second[3]) == 0 and not sess2.run(second[2]).any()
+        with tf.Session(servers[0].target, graph=first[0]) as again:
+            assert again.run(first[3]) == 1
+            assert float(again.run(first[2])[0, 0]) == pytest.approx(0.2)
+    finally:
+        for server in servers:
+            server.stop()
+        cluster.close()
+
+
+def test_a_script_given_another_cluster_spec_is_refused_naming_the_task(job, monkeypatch):
     spec, (ps, w0, w1) = job
-    # A second job on the first one's Dask cluster: its tasks are served by the workers
-    # there (ps-0, worker-0), so its servers only connect; its spec names other hosts.
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", ps.scheduler_address)
-    other_spec = _spec(workers=1)
+    other_spec = _spec(workers=1)  # not the spec the job's ps was started with
     other = tf.train.Server(other_spec, "worker", 0)
     try:
-        assert other.scheduler_address == ps.scheduler_address and other.worker_address is None
-        g, x, w, step, train, init = _model(spec, 0)
-        tf.Session.reset(w0.target)
-        with tf.Session(w0.target, graph=g) as sess:
-            sess.run(init)
-            sess.run(train, {x: np.ones((2, 3), np.float32)})
-        g2, x2, w2, step2, train2, init2 = _model(other_spec, 0)
-        with tf.Session(other.target, graph=g2) as sess2:
-            assert sorted(sess2.uninitialized_variables()) == ["global_step", "w"]
-            sess2.run(init2)
-            assert sess2.run(step2) == 0 and not sess2.run(w2).any()
-        with tf.Session(w0.target, graph=g) as again:
-            assert again.run(step) == 1
-            assert float(again.run(w)[0, 0]) == pytest.approx(0.2)
+        graph, x, w, step, train, init = _model(other_spec, 0)
+        with tf.Session(other.target, graph=graph) as sess:
+            with pytest.raises(
+                tf.errors.InvalidArgumentError, match="task ps-0 was started by a tf.train.Server"
+            ):
+                sess.run(init)
     finally:
         other.stop()
 

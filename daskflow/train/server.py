@@ -204,7 +204,7 @@ class Server:
         with dask.config.set(LIGHT_MONITORING):
             worker = Worker(self.scheduler_address, **options)
             try:
-                return await worker
+                await worker
             except Exception as e:  # noqa: BLE001 - a name taken, a port in use: say which task
                 await worker.close()
                 raise UnavailableError(
@@ -212,6 +212,10 @@ class Server:
                     None,
                     f"task {self.worker_name} could not join the cluster at {self.scheduler_address}: {e}",
                 ) from None
+        from ..runtime.wire.shared_reads import host
+
+        host(self.job, self.server_def.cluster.as_dict(), dask_worker=worker)
+        return worker
 
     def join(self):
         """Serve this task until its worker closes (a ps task's whole life); for ever (until

@@ -15,7 +15,7 @@ import asyncio
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
-from ...errors import FailedPreconditionError
+from ...errors import FailedPreconditionError, InvalidArgumentError
 from .. import dask_compat
 from ..checkpoint import write_variable
 from ..worker.shared import DROP_HANDLER, READ_HANDLER, SharedRead
@@ -81,8 +81,30 @@ def read_value(job, name):
 
 
 def define(job, definitions, dask_worker=None):
-    """Record (or check) the job's variable definitions here (``client.run``)."""
-    state_of(dask_worker).shared.define(job, definitions)
+    """Record (or check) the job's variable definitions here (``client.run``).
+
+    Raises
+    ------
+    InvalidArgumentError
+        If a ``tf.train.Server`` of another cluster spec hosts this worker (its
+        scripts were given different clusters), or a definition differs.
+    """
+    state = state_of(dask_worker)
+    hosted = state.shared.hosted_by
+    if hosted is not None and hosted[0] != job:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"task {dask_worker.name} was started by a tf.train.Server of the cluster {hosted[1]}, and a "
+            "session of another cluster spec would keep variables there: every script of a job must be "
+            "given the same cluster",
+        )
+    state.shared.define(job, definitions)
+
+
+def host(job, spec, dask_worker=None):
+    """Mark ``dask_worker`` as hosted by a ``tf.train.Server`` of ``job`` (cluster ``spec``)."""
+    state_of(dask_worker).shared.hosted_by = (job, spec)
 
 
 def write_checkpoint_file(job, name, url):

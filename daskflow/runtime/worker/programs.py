@@ -117,12 +117,12 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
         if mode is None and shared is not None and shared.sync:
             values = await shared_reads.resolve(worker, state, values, task_key[1])
 
-            async def apply(merged):
-                call = (state, shared, replica, blocks, fn, merged, clock)
+            async def apply(merged, write=True):
+                call = (state, shared, replica, blocks, fn, merged, clock, write)
                 return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
 
             results = await sync_rounds.contribute(
-                state, shared, (plan_id, task_key[1], key), values, apply, timeout
+                state, shared, (plan_id, task_key[1], key), values, apply, lambda v: apply(v, False), timeout
             )
         elif mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
             values = await shared_reads.resolve(worker, state, values, task_key[1])
@@ -255,13 +255,14 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     return results, transport.send_early(worker, state, results, sends)
 
 
-def _apply_round(state, shared, replica, blocks, fn, merged, clock):
+def _apply_round(state, shared, replica, blocks, fn, merged, clock, write=True):
     """Apply one synchronous round (:mod:`.sync_rounds`): its clients' gradients, merged,
-    to the variables as they are now, under the job's lock."""
+    to the variables as they are now, under the job's lock (``write=False``: compute only)."""
     store = state.shared
     with store.lock(shared.job):
         results = _call(replica, blocks, fn, shared_reads.read_local(store, merged), clock)
-        store.write(shared.job, {name: results[index] for name, index in shared.writes})
+        if write:
+            store.write(shared.job, {name: results[index] for name, index in shared.writes})
     return results
 
 

@@ -97,6 +97,7 @@ class SharedVariables:
     def __init__(self):
         self._jobs: dict = {}
         self._guard = threading.Lock()
+        self.hosted_by = None  # (job, cluster spec) of the tf.train.Server hosting this worker
 
     def _job(self, job) -> _Job:
         found = self._jobs.get(job)

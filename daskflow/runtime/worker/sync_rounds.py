@@ -12,11 +12,17 @@ part itself, on the ps's event loop:
   ``replicas_to_aggregate``-th) applies their mean once (each gathered
   argument becomes a :class:`..worker.arrivals._ReplicaTuple`, as in-graph
   replicas' results do), under the job's lock;
-* a task whose gradients are stale (the variables changed since its client
-  read them), or that comes while the round is being applied, is *dropped*:
-  its client is a backup worker this round;
-* every task then waits for its round to be applied and returns its results,
-  so each client's step ends with the new global step, as TF1's token does.
+* a task that comes while the round is being applied is *dropped*: its
+  client is a backup worker this round; it waits for the round and returns
+  its results;
+* every contributing task waits for its round to be applied and returns its
+  results, so each client's step ends with the new global step, as TF1's
+  token does;
+* a task whose gradients are stale (a round was applied since its client
+  read the variables) is dropped too, and returns at once: the round it
+  missed is over, and waiting for the next could wait for ever once the
+  other clients stop. Its results are the update computed, not written,
+  on the current values.
 
 Waiting happens on the event loop, holding no thread of the ps.
 """
@@ -39,11 +45,12 @@ class _Round:
         self.error = None
 
 
-async def contribute(state, shared, step, values, apply, timeout=None):
+async def contribute(state, shared, step, values, apply, compute, timeout=None):
     """Take part in the current round of ``shared``'s update; its results once applied.
 
     ``step`` = (plan, step number, partition), ``values`` this task's arguments,
-    ``apply(arguments)`` the coroutine applying one round's merged arguments.
+    ``apply(arguments)`` the coroutine applying one round's merged arguments,
+    ``compute(arguments)`` one computing them without writing (a stale task's).
     """
     store, names = state.shared, [name for name, _ in shared.writes]
     rounds = store.rounds(shared.job)
@@ -52,7 +59,10 @@ async def contribute(state, shared, step, values, apply, timeout=None):
         current = rounds[shared.writes] = _Round()
     stale = store.staleness(shared.job, step[1], names)
     record = recorder(state.log, step[:2], step[2])
-    if stale or current.closing:
+    if stale:
+        record(used=[], dropped=[0])
+        return await compute(values)
+    if current.closing:
         record(used=[], dropped=[0])
     else:
         current.contributions.append(values)
