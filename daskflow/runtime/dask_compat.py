@@ -42,6 +42,7 @@ __all__ = [
     "unlink_from_dependencies",
     "unlink_on_worker",
     "unregister_worker_plugins",
+    "wait_first",
     "wait_quietly",
     "worker_plugin_names",
     "worker_stream",
@@ -58,6 +59,17 @@ def wait_quietly(client, futures, timeout):
     the coroutine itself, run on the client's loop with ``client.sync``.
     """
     return client.sync(_wait, futures, timeout=timeout)
+
+
+def wait_first(client, futures, timeout):
+    """Wait until one of ``futures`` is finished or failed, at most ``timeout`` s (no error).
+
+    Relies on ``distributed.client._wait`` with ``return_when``.
+    """
+    try:
+        client.sync(_wait, futures, timeout=timeout, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        pass
 
 
 def release_thread_slot(worker, key):

@@ -73,6 +73,15 @@ class ConfigProto:
     recovery_wait_secs, recovery_timeout_secs : float
         After a loss, wait this long for the worker to come back under its
         name before a live worker stands in; fail with no worker this long.
+    independent_replicas : bool, default False
+        Asynchronous in-graph training whose replicas never meet: each
+        ``run`` is one step of the next free replica (the global step counts
+        one update per ``run``), a ``run`` fetching only ops returns once
+        submitted, and up to one step per replica is in flight. The
+        variables then live on their workers, updated in place as each
+        replica's gradients arrive, as in between-graph training; no copies
+        are kept (``backup_variables`` does not apply). Without it, the
+        replicas of an asynchronous step all start each ``run`` together.
 
     Examples
     --------
@@ -98,6 +107,7 @@ class ConfigProto:
         backup_variables_every=0,
         recovery_wait_secs=20.0,
         recovery_timeout_secs=60.0,
+        independent_replicas=False,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -128,6 +138,7 @@ class ConfigProto:
         # then continue on a stand-in; with no worker at all this long, fail.
         self.recovery_wait_secs = float(recovery_wait_secs)
         self.recovery_timeout_secs = float(recovery_timeout_secs)
+        self.independent_replicas = bool(independent_replicas)
         self.options = kwargs
 
 
@@ -389,7 +400,7 @@ class Session:
     def shares_variables(self) -> bool:
         """Whether the session's variables are its between-graph job's, shared with the
         job's other clients (a ``tf.train.Server`` target), rather than its own."""
-        return self._cluster is not None and self._cluster.shared_job is not None
+        return self._cluster is not None and self._cluster.between_graph
 
     @property
     def dashboard_link(self):

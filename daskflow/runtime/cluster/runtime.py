@@ -53,14 +53,19 @@ class ClusterRuntime:
     def __init__(self, client, config, graph=None, shared_job=None):
         self.client = client
         self.config = config
-        # A between-graph job's id (a tf.train.Server target): its variables live on their
-        # workers, shared with the job's other clients (runtime/worker/shared.py); else None.
-        self.shared_job = shared_job
         self.graph = graph
         self.table = VariableTable()  # where each variable's value, copy and version are
         self._plans: dict = {}  # Executable -> _Lowered
         self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
         self.token, first_step = _open_session(client, getattr(config, "low_latency", True))
+        # A between-graph job's id (a tf.train.Server target): its variables live on their
+        # workers, shared with the job's other clients (runtime/worker/shared.py). With
+        # independent replicas, a job of this session's own, undone at close. Else None.
+        self.between_graph = shared_job is not None
+        self.independent = getattr(config, "independent_replicas", False)
+        if shared_job is None and self.independent:
+            shared_job = f"session-{self.token}"
+        self.shared_job = shared_job
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
@@ -121,6 +126,8 @@ class ClusterRuntime:
         with the variables as they were before the failing step.
         """
         lowered = self._plan(executable)
+        if lowered.independent and lowered.replicated:
+            return self._replica_step(lowered, executable, feed_values)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
@@ -141,6 +148,39 @@ class ClusterRuntime:
         self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
+
+    def _replica_step(self, lowered, executable, feed_values):
+        """One step of the next free replica (``ConfigProto(independent_replicas=True)``).
+
+        A step fetching only ops returns once submitted: the others go on
+        meanwhile; with every replica busy, the first to finish takes the
+        step. A step fetching tensors waits for itself alone.
+        """
+        replica = self._free_replica(lowered)
+        feed_values = _copies(feed_values)
+        pending = self._submit(lowered, feed_values, only=replica)
+        pending.replica = replica
+        if not executable.fetch_sources:
+            self._pending.append(pending)
+            return []
+        fetched = self._finish(pending)
+        self._retired.append(pending)
+        return lowered.results(fetched, feed_values)
+
+    def _free_replica(self, lowered):
+        """The lowest replica with no step in flight, waiting for the first to finish if none."""
+        while True:
+            finished = [p for p in self._pending if all(f.done() for f in p.awaited)]
+            for pending in finished:
+                self._pending.remove(pending)
+                self._finish(pending)
+                self._retired.append(pending)
+            busy = {p.replica for p in self._pending if p.lowered is lowered}
+            free = [r for r in range(lowered.num_replicas) if r not in busy]
+            if free:
+                return free[0]
+            waiting = [f for p in self._pending for f in p.awaited]
+            dask_compat.wait_first(self.client, waiting, REFRESH)
 
     def _plan(self, executable):
         """The executable's plan; made again when a new worker can take a lost replica's place."""
@@ -211,7 +251,7 @@ class ClusterRuntime:
             except recovery.WorkerLost as lost:
                 self._replay(lost) if self._pending else self._recover(lost)
 
-    def _submit(self, lowered, feed_values):
+    def _submit(self, lowered, feed_values, only=None):
         n = next(self._steps)
         start = time.perf_counter()
         addresses = self._addresses()
@@ -219,7 +259,7 @@ class ClusterRuntime:
         table = self.table
         due = self.shared_job is None and self.backup_schedule.due(n, updated, table.copies)
         backups = recovery.backup_workers(self._known[0]) if due else None
-        step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed)
+        step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed, only)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks(dict(read))  # submitted with the step: one submission a run
@@ -334,7 +374,9 @@ class ClusterRuntime:
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
-        lowered = Lowered(executable, plan_id, workers, self.config, timeout, self.token, self.shared_job)
+        lowered = Lowered(
+            executable, plan_id, workers, self.config, timeout, self.token, self.shared_job, self.independent
+        )
         if self.shared_job is not None:
             shared.define(self.client, self.shared_job, lowered)
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
@@ -478,6 +520,8 @@ class ClusterRuntime:
                     self.client.unregister_worker_plugin(name)
                 except Exception:  # noqa: BLE001 - the others, and the session's effects, still go
                     logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
+            if self.independent and not self.between_graph and self.client.status == "running":
+                shared.reset(self.client, self.shared_job)  # the session's own variables go with it
         finally:
             self._registries.clear()
             scope.close_session(self.client, self.token)
@@ -528,3 +572,4 @@ class _Pending:
     start: float  # perf_counter when submitted
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on
+    replica: int | None = None  # the replica it runs alone (ConfigProto(independent_replicas=True))

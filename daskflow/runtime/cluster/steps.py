@@ -143,9 +143,21 @@ class StepGraph:
 class Lowered:
     """Per-step task graphs for one Executable on one cluster."""
 
-    def __init__(self, executable, plan_id, workers, config, timeout=None, session="", shared_job=None):
+    def __init__(
+        self,
+        executable,
+        plan_id,
+        workers,
+        config,
+        timeout=None,
+        session="",
+        shared_job=None,
+        independent=False,
+    ):
         self.executable = executable
         self.shared_job = shared_job  # a between-graph job's id: its variables live on their workers
+        # ConfigProto(independent_replicas=True): each step runs one replica (shared variables).
+        self.independent = independent
         self.plan_id = plan_id
         self.session = session  # names this session's pushed values in the workers' caches
         self.timeout = timeout  # seconds an instance waits for another's results
@@ -260,13 +272,20 @@ class Lowered:
     def _shared_homes(self, workers, soft) -> dict:
         """Variable name -> the worker holding it in the job, by its device; refuses a plan
         that would update a variable away from it, or replicate a partition."""
-        if self.replicated:
+        if self.replicated and not self.independent:
             raise UnimplementedError(
                 None,
                 None,
                 f"partitions {sorted(self.replicated)} would be replicated in-graph, which a "
                 "between-graph session (a tf.train.Server target) does not do yet: place the "
                 "graph on this task's worker (replica_device_setter(worker_device=...))",
+            )
+        if any(_synchronous(p) for p in self.executable.plan.partitions if self.independent):
+            raise UnimplementedError(
+                None,
+                None,
+                "ConfigProto(independent_replicas=True) runs asynchronous training (a plain optimizer); "
+                "SyncReplicasOptimizer's replicas meet every step: leave independent_replicas off",
             )
         homes = {name: place(op.device, workers, soft)[0] for name, op in self.variable_ops.items()}
         for u in self.executable.updates:
@@ -294,7 +313,7 @@ class Lowered:
         return GatheredArg(tuple(i.name for i in self.instances(part)))
 
     # -- one step -----------------------------------------------------------------------------
-    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None):
+    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None, only=None):
         """Step ``n``'s :class:`StepGraph`.
 
         A replica whose worker has left is skipped (the step runs with the
@@ -307,11 +326,17 @@ class Lowered:
         New variable values are pushed to the other workers that read them
         (:mod:`.pushes`); ``pushes`` says where: variable name ->
         :class:`Pushes`. Pass it back as ``pushed`` while those values are current.
+
+        ``only``: run that replica alone (``ConfigProto(independent_replicas=True)``).
         """
         absent = {
             t.inst.name
             for t in self._templates
-            if t.inst.replica is not None and self.placement[t.inst.name][0].name not in addresses
+            if t.inst.replica is not None
+            and (
+                self.placement[t.inst.name][0].name not in addresses
+                or (only is not None and t.inst.replica != only)
+            )
         }
         if len(absent) == sum(t.inst.replica is not None for t in self._templates) and absent:
             # None left to run the step: the session waits for them (or stand-ins), then fails.
@@ -451,7 +476,7 @@ class Lowered:
     def _feed(self, index, feed_values, replica):
         """A fed value; a replica gets its share of a batch (first dimension unknown)."""
         value = feed_values[index]
-        if replica is None or index not in self._splits:
+        if replica is None or index not in self._splits or self.independent:  # one replica: the whole batch
             return value
         value = np.asarray(value)
         if len(value) < self.num_replicas:

@@ -130,6 +130,17 @@ async def each(mailbox, args, chain, max_staleness, timeout, compute, record):
     return results
 
 
+async def each_alone(mailbox, args, timeout):
+    """Yield ``args`` once per replica, in arrival order, with each FromReplicas replaced by
+    that replica's values alone (a shared variables' update applies each by itself)."""
+    positions = _positions(args)
+    async for _, values in in_arrival_order(mailbox, args, timeout):
+        current = list(args)
+        for j, p in enumerate(positions):
+            current[p] = values[j]
+        yield current
+
+
 def recorder(log, plan_step, partition):
     """A function that logs one consuming instance's outcome for step ``plan_step`` in
     ``log`` (the worker's, :attr:`.state.WorkerState.log`)."""

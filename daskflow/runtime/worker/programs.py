@@ -140,6 +140,21 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
                 values,
                 clock,
             )
+        elif shared is not None and type(mode) is arrivals.EachReplica:
+            values = await shared_reads.resolve(worker, state, values, task_key[1])
+            results = None
+            async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
+                call = (
+                    state,
+                    shared,
+                    (plan_id, task_key[1], key),
+                    replica,
+                    blocks,
+                    fn,
+                    replica_values,
+                    clock,
+                )
+                results = await loop.run_in_executor(worker.executors["default"], _update_shared, *call)
         elif mode is None:
             executor = worker.executors["default"]
             results, early = await loop.run_in_executor(
@@ -239,10 +254,17 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     ``max_staleness`` updates old: then nothing is written. Its outcome is logged
     as an asynchronous replica's is (:mod:`.arrivals`); ``step`` = (plan, step, partition).
     """
-    store = state.shared
     if shared is None:
-        results = _call(replica, blocks, fn, shared_reads.read_local(store, values), clock)
-        return results, transport.send_early(worker, state, results, sends)
+        results = _call(replica, blocks, fn, shared_reads.read_local(state.shared, values), clock)
+    else:
+        results = _update_shared(state, shared, step, replica, blocks, fn, values, clock)
+    return results, transport.send_early(worker, state, results, sends)
+
+
+def _update_shared(state, shared, step, replica, blocks, fn, values, clock):
+    """One asynchronous update of a job's variables held here: under the job's lock, read
+    them, compute, and write the results unless they are staler than ``max_staleness``."""
+    store = state.shared
     names = [name for name, _ in shared.writes]
     with store.lock(shared.job):
         stale = store.staleness(shared.job, step[1], names)
@@ -252,7 +274,7 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
     outcome = {"used": [0], "dropped": [], "staleness": [stale]} if applied else {"used": [], "dropped": [0]}
     arrivals.recorder(state.log, step[:2], step[2])(**outcome)
-    return results, transport.send_early(worker, state, results, sends)
+    return results
 
 
 def _apply_round(state, shared, replica, blocks, fn, merged, clock, write=True):
