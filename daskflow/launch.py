@@ -112,7 +112,8 @@ def local_cluster(
     # The scheduler and each Nanny read the configuration as they start, inside
     # this call; a Nanny hands its copy to its worker process.
     watch = _reimport_watch() if processes else contextlib.nullcontext(lambda: False)
-    with dask.config.set(LIGHT_MONITORING if light_monitoring else {}), watch as reimported:
+    config = dask.config.set(LIGHT_MONITORING if light_monitoring else {})
+    with config, watch as reimported, _environment_kept():
         try:
             return SpecCluster(
                 workers=spec,
@@ -159,6 +160,28 @@ def _stop_if_reimported():
     with open(marker, "w"):
         pass
     raise SystemExit(1)  # no traceback: the parent says why, once
+
+
+@contextlib.contextmanager
+def _environment_kept():
+    """This process's environment as it was, once the workers have started.
+
+    A Nanny writes its workers' variables (``distributed.nanny.pre-spawn-environ``:
+    ``OMP_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``...) into its own process's
+    ``os.environ`` to pass them on, and leaves them there: every program this
+    process started afterwards (a notebook's subprocesses, numpy's BLAS in a child)
+    would run on one thread. A Nanny restarting a lost worker writes them again.
+    """
+    names = set(dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {}) | {"PYTHONHASHSEED"}
+    before = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager
