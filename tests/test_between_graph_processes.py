@@ -28,13 +28,15 @@ ROOT = Path(__file__).parent.parent
 class Task:
     """One task's process, its output collected line by line."""
 
-    def __init__(self, job, index, hosts, *flags, report=None):
+    def __init__(self, job, index, hosts, *flags, report=None, scheduler=None):
         self.name = f"{job}-{index}"
         argv = [sys.executable, str(SCRIPT), f"--job_name={job}", f"--task_index={index}", *hosts, *flags]
         if report is not None:
             argv.append(f"--report={report}")
         env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
         env["PYTHONPATH"] = str(ROOT)
+        if scheduler is not None:  # a Dask scheduler of its own, as `daskflow launch` starts
+            env["DASK_SCHEDULER_ADDRESS"] = scheduler
         self.process = subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
         )
@@ -244,3 +246,49 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
     alone = json.loads((tmp_path / "local" / "evaluation.json").read_text())
     assert job["global_step"] >= 300 and alone["global_step"] == 300
     assert job["accuracy"] >= alone["accuracy"] - 0.03, (job, alone)
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A Dask scheduler process apart from the tasks (so that the ps can die alone)."""
+    file = tmp_path / "scheduler.json"
+    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"]
+    process = subprocess.Popen(
+        [*argv, "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(file)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not file.exists() or not file.read_text().strip():
+        assert time.monotonic() < deadline and process.poll() is None, "no scheduler"
+        time.sleep(0.1)
+    time.sleep(0.2)  # written whole
+    yield json.loads(file.read_text())["address"]
+    process.kill()
+    process.wait(10)
+
+
+def test_a_killed_ps_comes_back_and_training_goes_on_from_its_copy(hosts, tasks, scheduler, tmp_path):
+    steps = 1500
+    flags = (f"--train_steps={steps}", "--backup_secs=0.5")
+    ps = Task("ps", 0, hosts, scheduler=scheduler)
+    chief = Task(
+        "worker", 0, hosts, *flags, "--step_delay=0.003", report=tmp_path / "chief.json", scheduler=scheduler
+    )
+    other = Task("worker", 1, hosts, *flags, report=tmp_path / "other.json", scheduler=scheduler)
+    tasks.extend([ps, chief, other])
+    other.wait_for("session ready")
+    chief.wait_for("session ready")
+    time.sleep(2.0)  # several copies sent
+    os.kill(ps.process.pid, signal.SIGKILL)
+    ps.process.wait(10)
+    time.sleep(1.0)
+    tasks.append(Task("ps", 0, hosts, scheduler=scheduler))  # the ps script started again
+    chief.finish()
+    other.finish()
+    reports = [json.loads((tmp_path / f"{n}.json").read_text()) for n in ("chief", "other")]
+    assert all(r["global_step"] >= steps for r in reports)
+    restored = [r for report in reports for r in report["recoveries"] if r.get("restored")]
+    assert [r["restored"] for r in restored] == [["ps-0"]]  # one client restored it, the other found it so
+    assert all(report["recoveries"] and report["recoveries"][0]["lost"] == ["ps-0"] for report in reports)
+    assert reports[0]["accuracy"] > 0.85

@@ -30,6 +30,7 @@ flags.DEFINE_integer("batch_size", 32, "training batch size")
 flags.DEFINE_float("learning_rate", 0.05, "learning rate")
 flags.DEFINE_float("step_delay", 0.0, "seconds this worker sleeps before each step (a straggler)")
 flags.DEFINE_integer("max_staleness", None, "drop updates computed from values older than this")
+flags.DEFINE_float("backup_secs", 30.0, "the ps copies its variables to another worker this often")
 flags.DEFINE_string("report", "", "write this worker's figures to this JSON file")
 FLAGS = flags.FLAGS
 
@@ -70,11 +71,13 @@ class StalenessHook(tf.train.SessionRunHook):
     def __init__(self):
         self.staleness = []
         self.dropped = 0
+        self.recoveries = []
 
     def end(self, session):
         for step in session.step_metrics():
             self.staleness.extend(step["staleness"])
             self.dropped += step["gradients_dropped"]
+        self.recoveries = session.recoveries
 
 
 def main(_):
@@ -94,7 +97,7 @@ def main(_):
         x, y_, global_step, train_op, loss, accuracy, opt = build(len(worker_hosts), is_chief)
     staleness = StalenessHook()
     hooks = [tf.train.StopAtStepHook(last_step=FLAGS.train_steps), staleness]
-    config = tf.ConfigProto(max_staleness=FLAGS.max_staleness)
+    config = tf.ConfigProto(max_staleness=FLAGS.max_staleness, backup_variables_secs=FLAGS.backup_secs)
     if FLAGS.sync_replicas:
         hooks.append(opt.make_session_run_hook(is_chief))
     steps, started = 0, time.time()
@@ -120,7 +123,9 @@ def main(_):
     if FLAGS.report:
         with open(FLAGS.report, "w") as f:
             figures = {"steps": steps, "seconds": elapsed, "global_step": int(final), "accuracy": float(acc)}
-            figures.update(staleness=staleness.staleness, dropped=staleness.dropped)
+            figures.update(
+                staleness=staleness.staleness, dropped=staleness.dropped, recoveries=staleness.recoveries
+            )
             json.dump(figures, f)
     sys.stdout.flush()
 

@@ -39,6 +39,7 @@ from .variables import Change, VariableTable
 logger = logging.getLogger(__name__)
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
+LEAVING_SECS = 5.0  # how long a lost connection is given to show as a worker leaving
 # Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of
 # STEPS_PER_SESSION steps (99 days at a thousand steps a second). Their product is
 # 2**53, so every step number is an integer JavaScript holds exactly: the dashboard
@@ -78,6 +79,7 @@ class ClusterRuntime:
         self._retired: list = []
         self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
         self.recoveries: list = []  # what each recovery found and did
+        self._ids_seen: dict = {}  # name -> Dask id of the workers holding a job's variables
 
     @property
     def variables(self) -> dict:
@@ -257,8 +259,12 @@ class ClusterRuntime:
         addresses = self._addresses()
         updated = lowered.updated()
         table = self.table
-        due = self.shared_job is None and self.backup_schedule.due(n, updated, table.copies)
-        backups = recovery.backup_workers(self._known[0]) if due else None
+        if self.shared_job is not None:  # the ps sends its copies where these name, when due
+            backups = recovery.backup_workers(self._known[0]) if self.backup_schedule.on else None
+        elif self.backup_schedule.due(n, updated, table.copies):
+            backups = recovery.backup_workers(self._known[0])
+        else:
+            backups = None
         step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed, only)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
@@ -273,7 +279,9 @@ class ClusterRuntime:
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in step.optional]
         fetch = [futures[k] for k in step.fetch_keys] + read
-        names = lowered.worker_names | set((backups or {}).values())
+        names = set(lowered.worker_names)
+        if self.shared_job is None:  # a step waits for its copies' tasks; a ps sends its own
+            names |= set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
         names |= {table.homes[v] for v in lowered.required if table.homes.get(v)}
         names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
@@ -287,21 +295,58 @@ class ClusterRuntime:
             with contextlib.suppress(TimeoutError):  # the cause may be a replica: give it a moment
                 dask_compat.wait_quietly(self.client, list(pending.futures.values()), REFRESH)
             gone = set(pending.used) - set(self.workers_now().values())
+            if not gone and _lost_connection(pending.awaited):
+                gone = self._departed(pending.used, LEAVING_SECS)
             if gone:  # a send to a worker that left failed: recover, as if it had been seen first
                 raise recovery.WorkerLost({pending.used[a] for a in gone})
         try:
             if any(f.status == "error" for f in pending.awaited):
                 _raise_first_failure(pending.futures.values())
-            fetched = self.client.gather(pending.fetch)
+            fetched = self._gather(pending)
             self.metrics.finished(pending)
             if self.shared_job is None:  # a job's variables are its ps's, copied by no session
                 self.backup_schedule.ran(pending.start, time.perf_counter())
                 self._keep_copies(pending)
             return fetched
-        except OpError:
+        except FailedPreconditionError:
+            replaced = self._replaced(set(pending.used.values()))
+            if replaced:  # uninitialized on a ps that came back empty before this session saw it go
+                raise recovery.WorkerLost(replaced) from None
+            raise
+        except (OpError, recovery.WorkerLost):
             raise
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
             raise pending.lowered.executable.op_error("?", e) from e
+
+    def _departed(self, used, seconds):
+        """Addresses of ``used`` that leave the cluster within ``seconds`` (a connection to one
+        failed: the scheduler may not have seen it go yet), or whose worker is another one
+        now (a ps script started again listens at its old address)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            gone = set(used) - set(self.workers_now().values())
+            replaced = self._replaced(set(used.values()))
+            if gone or replaced or time.monotonic() >= deadline:
+                return gone | {a for a, name in used.items() if name in replaced}
+            time.sleep(recovery.POLL / 5)
+
+    def _replaced(self, names) -> set:
+        """Those of ``names`` holding a job's variables whose worker is not the one this
+        session last saw (it died, and one of its name took its place: empty)."""
+        if self.shared_job is None or not self._ids_seen:
+            return set()
+        now = shared.worker_ids(self.client)
+        return {n for n in names if n in self._ids_seen and now.get(n) not in (None, self._ids_seen[n])}
+
+    def _gather(self, pending):
+        """The step's fetched values; WorkerLost if a worker holding one left meanwhile."""
+        try:
+            return self.client.gather(pending.fetch)
+        except Exception:
+            gone = set(pending.used) - set(self.workers_now().values())
+            if gone:
+                raise recovery.WorkerLost({pending.used[a] for a in gone}) from None
+            raise
 
     def _wait_watching(self, futures, used):
         """Wait for ``futures``; raise WorkerLost if a worker of ``used`` (address -> name) leaves.
@@ -342,6 +387,10 @@ class ClusterRuntime:
 
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables."""
+        if self.shared_job is not None:
+            self.recoveries.append(shared.recover(self, lost.names))
+            self._ids_seen.update(shared.worker_ids(self.client, set(self._ids_seen)))
+            return
         start = time.monotonic()
         wait = getattr(self.config, "recovery_wait_secs", 20.0)
         give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
@@ -379,6 +428,8 @@ class ClusterRuntime:
         )
         if self.shared_job is not None:
             shared.define(self.client, self.shared_job, lowered)
+            homes = {home.name for home in lowered.shared_homes.values()}
+            self._ids_seen = {**shared.worker_ids(self.client, homes), **self._ids_seen}
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
         bindings, blocks = sources.place(self.client, lowered)
         self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
@@ -543,6 +594,11 @@ def _open_session(client, low_latency, tries=8):
             continue
         return token, first_step
     raise RuntimeError(f"no free range of step numbers after {tries} draws: too many open sessions")
+
+
+def _lost_connection(futures) -> bool:
+    """Whether a failed task lost a connection (a worker it talked to may be dying)."""
+    return any(f.status == "error" and isinstance(f.exception(), OSError) for f in futures)
 
 
 def _raise_first_failure(futures):

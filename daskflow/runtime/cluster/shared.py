@@ -8,11 +8,13 @@ and writes and restores checkpoints where they live.
 
 from __future__ import annotations
 
+import time
 import uuid
 
-from ...errors import InvalidArgumentError
+from ...errors import AbortedError, InvalidArgumentError
 from ..wire import shared_reads
 from ..worker.shared import Definition
+from . import recovery
 from .devices import cluster_workers, place, scheduler_identity
 
 
@@ -121,3 +123,57 @@ def reset(client, job):
 def initialized(client, job) -> set:
     """The names of ``job``'s variables that have a value, on any worker."""
     return {name for found in client.run(shared_reads.names, job).values() for name in found}
+
+
+def recover(runtime, lost) -> dict:
+    """After workers ``lost`` left: wait for those holding the job's variables to come back
+    under their names, and give them the newest copy of their variables (another client
+    may have done it first); what was found and done, for ``Session.recoveries``.
+
+    Raises
+    ------
+    AbortedError
+        If they do not come back within ``recovery_timeout_secs``, or no copy is left.
+    """
+    start = time.monotonic()
+    homes = {home.name for lowered in runtime._plans.values() for home in lowered.shared_homes.values()}
+    awaited = sorted(set(lost) & homes)
+    give_up = getattr(runtime.config, "recovery_timeout_secs", 60.0)
+    while True:
+        here = runtime.workers_now()
+        if all(name in here for name in awaited):
+            break
+        if time.monotonic() - start > give_up:
+            raise AbortedError(
+                None,
+                None,
+                f"the workers {awaited} holding the job's variables did not come back in {give_up:g} s",
+            )
+        time.sleep(recovery.POLL)
+    restored = [name for name in awaited if _restore(runtime.client, runtime.shared_job, name, here)]
+    return {"lost": sorted(lost), "stand_ins": {}, "restored": restored, "seconds": time.monotonic() - start}
+
+
+def _restore(client, job, name, addresses) -> bool:
+    """Give worker ``name`` (back, empty) the newest copy of its variables; whether this did."""
+    held = client.run(shared_reads.newest_copy, job, name)
+    held = {address: updates for address, updates in held.items() if updates is not None}
+    if not held:
+        raise AbortedError(
+            None,
+            None,
+            f"the variables on {name} were lost with it and no copy was kept (the ps sends one every "
+            "ConfigProto(backup_variables_secs=) with updates, to another worker): restore a checkpoint",
+        )
+    newest = max(held, key=held.get)
+    return client.run(shared_reads.restore_from, job, newest, workers=[addresses[name]])[addresses[name]]
+
+
+def worker_ids(client, names=None) -> dict:
+    """Worker name -> the token of its daskflow state, of the workers named ``names`` (all,
+    if None) that answer: a worker that died and came back under its name, even at its
+    old address, has another."""
+    workers = cluster_workers(scheduler_identity(client))
+    addresses = {w.name: w.address for w in workers if names is None or w.name in names}
+    found = client.run(shared_reads.incarnation, workers=list(addresses.values()), on_error="ignore")
+    return {name: found[address] for name, address in addresses.items() if address in found}

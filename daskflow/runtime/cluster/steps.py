@@ -25,6 +25,7 @@ does, with no ``-``, and the rest of the key keeps it unique in the session:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,6 +183,10 @@ class Lowered:
         self.var_home = {u.name: self.placement[u.partition][0].name for u in executable.updates}
         # A between-graph job's variables: where each lives, by its device.
         self.variable_ops = {op.name: op for op in plan.ops if op.primitive.is_variable}
+        # How often a ps sends a copy of the job's variables it holds (0: never).
+        self._copy_secs = (
+            float(config.backup_variables_secs) if getattr(config, "backup_variables", False) else 0.0
+        )
         self.shared_homes = {} if shared_job is None else self._shared_homes(workers, soft)
         self._updated = tuple(u.name for u in executable.updates)
         staleness = getattr(config, "max_staleness", None)
@@ -265,7 +270,14 @@ class Lowered:
                 writes = tuple((u.name, u.index) for u in program.updates)
                 sync = _synchronous(partition)
                 gathered = tuple(i for i, a in enumerate(args) if type(a) is ReceivedArg) if sync else ()
-                shared = SharedWrite(self.shared_job, writes, staleness, sync, gathered)
+                shared = SharedWrite(
+                    self.shared_job,
+                    writes,
+                    staleness,
+                    backup_secs=self._copy_secs,
+                    sync=sync,
+                    gathered=gathered,
+                )
             out.append(_Template(inst, program_id, args, fetches, program.updates, mode, [], shared))
         return out
 
@@ -379,6 +391,10 @@ class Lowered:
             key = self.task_key(t.inst, n)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
+            copy = backups.get(self.placement[t.inst.name][0].name) if backups else None
+            shared = t.shared
+            if shared is not None and copy in addresses:  # where the ps sends copies of its variables
+                shared = dataclasses.replace(shared, backup_to=addresses[copy])
             task = Task(
                 key,
                 run_program,
@@ -389,15 +405,14 @@ class Lowered:
                 sends,
                 self.timeout,
                 trace,
-                t.shared,
+                shared,
                 *args,
             )
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}
                 layers[f"{t.inst.name}-out"] = MaterializedLayer(takers, annotations=pinned)
-            copy = backups and backups.get(self.placement[t.inst.name][0].name)
-            if copy and copy in addresses and t.inst.replica is None:
+            if copy and copy in addresses and t.inst.replica is None and t.shared is None:
                 backup = self._backups(t, n, addresses[copy], sends)
                 if backup:
                     layers[f"{t.inst.name}-backup"] = MaterializedLayer(

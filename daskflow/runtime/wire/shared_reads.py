@@ -11,6 +11,7 @@ whatever version each variable has now.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
@@ -18,8 +19,13 @@ from distributed.protocol.serialize import to_serialize
 from ...errors import FailedPreconditionError, InvalidArgumentError
 from .. import dask_compat
 from ..checkpoint import write_variable
-from ..worker.shared import DROP_HANDLER, READ_HANDLER, SharedRead
+from ..worker.shared import DROP_HANDLER, READ_HANDLER, Definition, SharedRead, Snapshot
 from ..worker.state import state_of
+from . import calls
+
+logger = logging.getLogger(__name__)
+COPY_HANDLER = "daskflow_shared_copy"
+COPY_GET_HANDLER = "daskflow_shared_copy_get"
 
 
 def install(worker):
@@ -33,8 +39,64 @@ def install(worker):
     def drop(job=None):
         store.drop(job)
 
+    def keep_copy(job=None, source=None, values=None, versions=None, definitions=None):
+        store.keep_copy(job, source, _snapshot(values, versions, definitions))
+
+    def get_copy(job=None, source=None):
+        kept = store.copies.get((job, source))
+        return None if kept is None else _message(kept)
+
     dask_compat.serve_handler(worker, READ_HANDLER, read)
     dask_compat.serve_handler(worker, DROP_HANDLER, drop)
+    dask_compat.serve_handler(worker, COPY_HANDLER, keep_copy)
+    dask_compat.serve_handler(worker, COPY_GET_HANDLER, get_copy)
+
+
+def _message(snapshot) -> dict:
+    """A snapshot as a Dask message: arrays as frames, definitions as plain lists."""
+    return {
+        "values": {name: to_serialize(v) for name, v in snapshot.values.items()},
+        "versions": dict(snapshot.versions),
+        "definitions": {n: [d.shape, d.dtype, d.device] for n, d in snapshot.definitions.items()},
+    }
+
+
+def _snapshot(values, versions, definitions) -> Snapshot:
+    defs = {
+        name: Definition(None if shape is None else tuple(shape), dtype, device)
+        for name, (shape, dtype, device) in (definitions or {}).items()
+    }
+    return Snapshot(dict(values or {}), dict(versions or {}), defs)
+
+
+async def send_copy(worker, address, job, snapshot):
+    """Send a copy of ``job``'s variables held here to the worker at ``address``."""
+    try:
+        await calls.call(
+            worker.rpc, address, COPY_HANDLER, job=job, source=str(worker.name), **_message(snapshot)
+        )
+    except Exception:  # noqa: BLE001 - the next copy goes again; training goes on
+        logger.warning(
+            "daskflow could not send a copy of job %s's variables to %s", job, address, exc_info=True
+        )
+
+
+def newest_copy(job, source, dask_worker=None):
+    """How many updates this worker's copy of the variables of ``job`` on worker ``source``
+    includes (None: it keeps none)."""
+    kept = state_of(dask_worker).shared.copies.get((job, source))
+    return None if kept is None else kept.updates()
+
+
+async def restore_from(job, address, dask_worker=None) -> bool:
+    """Give ``job`` here the copy of this worker's variables that the worker at ``address``
+    keeps, unless they have values (another client restored them first)."""
+    answer = await calls.call(
+        dask_worker.rpc, address, COPY_GET_HANDLER, job=job, source=str(dask_worker.name)
+    )
+    if answer is None:
+        return False
+    return state_of(dask_worker).shared.restore(job, _snapshot(**answer))
 
 
 async def resolve(worker, state, args, step) -> list:
@@ -52,7 +114,7 @@ async def resolve(worker, state, args, step) -> list:
         return args
     answers = await asyncio.gather(
         *(
-            worker.rpc(home).daskflow_shared_read(job=job, names=names, step=step)
+            calls.call(worker.rpc, home, "daskflow_shared_read", job=job, names=names, step=step)
             for (home, job), names in remote.items()
         )
     )
@@ -122,3 +184,8 @@ def restore(job, values: dict):
 def names(job, dask_worker=None) -> list:
     """The variables of ``job`` that have a value here (``client.run``)."""
     return state_of(dask_worker).shared.names(job)
+
+
+def incarnation(dask_worker=None) -> str:
+    """The token of this worker's daskflow state (``client.run``): another after a restart."""
+    return state_of(dask_worker).incarnation

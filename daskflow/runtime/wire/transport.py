@@ -35,7 +35,7 @@ from distributed.protocol.serialize import to_serialize
 
 from .. import dask_compat
 from ..worker.state import state_of
-from . import bulk, pushes, shared_reads
+from . import bulk, calls, pushes, shared_reads
 from .mailbox import ttl
 from .variable_cache import entry_refusal
 
@@ -371,7 +371,7 @@ async def _confirm(worker, send, payload, sent):
         await asyncio.wrap_future(sent)
     except OSError:
         bulk.forget(send.address)
-        await worker.rpc(send.address).daskflow_recv(key=send.key, value=to_serialize(payload))
+        await calls.call(worker.rpc, send.address, HANDLER, key=send.key, value=to_serialize(payload))
 
 
 def _repush(done, worker, address, entries, credentials):
@@ -403,7 +403,7 @@ async def _deliver(worker, address, key, payload, credentials):
     by_bulk = type(payload) is not Failed and bulk.eligible(payload)
     if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload, credentials):
         return
-    await worker.rpc(address).daskflow_recv(key=key, value=to_serialize(payload))
+    await calls.call(worker.rpc, address, HANDLER, key=key, value=to_serialize(payload))
 
 
 def _mail(key, single=False):

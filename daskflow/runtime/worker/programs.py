@@ -118,7 +118,7 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
             values = await shared_reads.resolve(worker, state, values, task_key[1])
 
             async def apply(merged, write=True):
-                call = (state, shared, replica, blocks, fn, merged, clock, write)
+                call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
                 return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
 
             results = await sync_rounds.contribute(
@@ -144,16 +144,8 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
             values = await shared_reads.resolve(worker, state, values, task_key[1])
             results = None
             async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
-                call = (
-                    state,
-                    shared,
-                    (plan_id, task_key[1], key),
-                    replica,
-                    blocks,
-                    fn,
-                    replica_values,
-                    clock,
-                )
+                step = (plan_id, task_key[1], key)
+                call = (worker, state, shared, step, replica, blocks, fn, replica_values, clock)
                 results = await loop.run_in_executor(worker.executors["default"], _update_shared, *call)
         elif mode is None:
             executor = worker.executors["default"]
@@ -257,11 +249,11 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     if shared is None:
         results = _call(replica, blocks, fn, shared_reads.read_local(state.shared, values), clock)
     else:
-        results = _update_shared(state, shared, step, replica, blocks, fn, values, clock)
+        results = _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock)
     return results, transport.send_early(worker, state, results, sends)
 
 
-def _update_shared(state, shared, step, replica, blocks, fn, values, clock):
+def _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock):
     """One asynchronous update of a job's variables held here: under the job's lock, read
     them, compute, and write the results unless they are staler than ``max_staleness``."""
     store = state.shared
@@ -272,12 +264,13 @@ def _update_shared(state, shared, step, replica, blocks, fn, values, clock):
         applied = shared.max_staleness is None or stale <= shared.max_staleness
         if applied:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
+            _copy_if_due(worker, store, shared)
     outcome = {"used": [0], "dropped": [], "staleness": [stale]} if applied else {"used": [], "dropped": [0]}
     arrivals.recorder(state.log, step[:2], step[2])(**outcome)
     return results
 
 
-def _apply_round(state, shared, replica, blocks, fn, merged, clock, write=True):
+def _apply_round(worker, state, shared, replica, blocks, fn, merged, clock, write=True):
     """Apply one synchronous round (:mod:`.sync_rounds`): its clients' gradients, merged,
     to the variables as they are now, under the job's lock (``write=False``: compute only)."""
     store = state.shared
@@ -285,7 +278,18 @@ def _apply_round(state, shared, replica, blocks, fn, merged, clock, write=True):
         results = _call(replica, blocks, fn, shared_reads.read_local(store, merged), clock)
         if write:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
+            _copy_if_due(worker, store, shared)
     return results
+
+
+def _copy_if_due(worker, store, shared):
+    """After an update, under the job's lock: send a copy of the job's variables held here
+    to ``shared.backup_to`` when one is due, without waiting for it."""
+    if shared.backup_to is None or shared.backup_to == worker.address:
+        return
+    if store.copy_due(shared.job, shared.backup_secs):
+        snapshot = store.snapshot(shared.job)
+        worker.loop.add_callback(shared_reads.send_copy, worker, shared.backup_to, shared.job, snapshot)
 
 
 def _call(replica, blocks, fn, values, clock):

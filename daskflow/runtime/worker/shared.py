@@ -18,6 +18,7 @@ reader on another worker always gets a whole version of each variable.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
@@ -49,6 +50,10 @@ class SharedWrite:
     job: str
     writes: tuple
     max_staleness: int | None = None
+    # Copies of the job's variables: sent to ``backup_to`` (a worker's address, set per
+    # step) once ``backup_secs`` have passed since the last copy with updates between.
+    backup_to: str | None = None
+    backup_secs: float = 0.0
     # Synchronous training (SyncReplicasOptimizer): apply once per round, the mean of the
     # first ``sync`` clients' gradients (the arguments at ``gathered``); None: async.
     sync: int | None = None
@@ -67,8 +72,21 @@ class Definition:
 SERVED_LIMIT = 1_000  # steps whose read versions are kept until their update comes
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A job's variables on one worker at one moment: what recovery restores."""
+
+    values: dict
+    versions: dict
+    definitions: dict
+
+    def updates(self) -> int:
+        """How many updates the snapshot includes: the newer copy has more."""
+        return sum(self.versions.values())
+
+
 class _Job:
-    __slots__ = ("lock", "values", "versions", "definitions", "served", "rounds")
+    __slots__ = ("lock", "values", "versions", "definitions", "served", "rounds", "copied_at")
 
     def __init__(self):
         self.lock = threading.RLock()
@@ -77,6 +95,7 @@ class _Job:
         self.definitions: dict = {}  # name -> Definition, of the first client that used it
         self.served: dict = {}  # step -> {name: version} its readers were sent
         self.rounds: dict = {}  # the variables a synchronous update writes -> its current round
+        self.copied_at = time.monotonic()  # when a copy of the values was last sent
 
 
 class SharedVariables:
@@ -98,6 +117,7 @@ class SharedVariables:
         self._jobs: dict = {}
         self._guard = threading.Lock()
         self.hosted_by = None  # (job, cluster spec) of the tf.train.Server hosting this worker
+        self.copies: dict = {}  # (job, the ps's name) -> Snapshot of its variables, kept for recovery
 
     def _job(self, job) -> _Job:
         found = self._jobs.get(job)
@@ -177,14 +197,52 @@ class SharedVariables:
         """The variables of ``job`` that have a value here."""
         return sorted(self._job(job).values)
 
+    def copy_due(self, job, secs) -> bool:
+        """Whether a copy of ``job``'s values is due (``secs`` since the last); if so, the
+        clock starts again. Called after an update, under the job's lock."""
+        state = self._job(job)
+        now = time.monotonic()
+        if not secs or now - state.copied_at < secs:
+            return False
+        state.copied_at = now
+        return True
+
+    def snapshot(self, job) -> Snapshot:
+        """The job's values, versions and definitions as they are now (the caller holds the lock)."""
+        state = self._job(job)
+        return Snapshot(dict(state.values), dict(state.versions), dict(state.definitions))
+
+    def keep_copy(self, job, source, snapshot):
+        """Keep ``snapshot`` of the variables of ``job`` on worker ``source`` if it is newer
+        than the copy kept."""
+        kept = self.copies.get((job, source))
+        if kept is None or snapshot.updates() >= kept.updates():
+            self.copies[(job, source)] = snapshot
+
+    def restore(self, job, snapshot) -> bool:
+        """Give ``job`` the snapshot's values unless it has values already (another client
+        restored it first); whether it did."""
+        state = self._job(job)
+        with state.lock:
+            if state.values:
+                return False
+            state.values.update(snapshot.values)
+            state.versions.update(snapshot.versions)
+            for name, definition in snapshot.definitions.items():
+                state.definitions.setdefault(name, definition)
+            return True
+
     def drop(self, job):
-        """Forget ``job``'s variables and definitions (``Session.reset``)."""
+        """Forget ``job``'s variables, definitions and copies (``Session.reset``)."""
         with self._guard:
             self._jobs.pop(job, None)
+            for key in [k for k in self.copies if k[0] == job]:
+                del self.copies[key]
 
     def clear(self):
         with self._guard:
             self._jobs.clear()
+            self.copies.clear()
 
 
 def _mismatch(name, old, new) -> str:

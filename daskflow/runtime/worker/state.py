@@ -18,6 +18,7 @@ none of them, so they may import it.
 from __future__ import annotations
 
 import collections
+import uuid
 
 from ..wire.mailbox import Mailbox
 from ..wire.variable_cache import VariableCache
@@ -40,6 +41,8 @@ class WorkerState:
         The newest variable values pushed to this worker.
     shared : SharedVariables
         The variables of between-graph jobs held here (:mod:`.shared`).
+    incarnation : str
+        A token of this state: a worker restarted under the same name has another.
     programs : dict
         Program id -> ``(partition key, compiled function, dataset sources)``.
     plans : dict
@@ -87,6 +90,7 @@ class WorkerState:
         self.mailbox = Mailbox(installed=self.plans)
         self.cache = VariableCache()
         self.shared = SharedVariables()
+        self.incarnation = uuid.uuid4().hex  # tells this worker from one restarted under its name
         self.sent: dict = {}
         self.sent_to: dict = {}
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
