@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from distributed import Client
 from distributed.utils import open_port
 
 import daskflow as tf
@@ -112,25 +113,8 @@ def _embedded_accuracy(steps, hidden=64, batch_size=32, learning_rate=0.05):
             return float(sess.run(accuracy, {x: data.test.images, y_: data.test.labels}))
 
 
-def test_async_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks, tmp_path):
-    steps = 400
-    tasks.append(Task("ps", 0, hosts))
-    for i in range(2):
-        tasks.append(Task("worker", i, hosts, f"--train_steps={steps}", report=tmp_path / f"worker{i}.json"))
-    for worker in tasks[1:]:
-        worker.finish()
-    reports = [json.loads((tmp_path / f"worker{i}.json").read_text()) for i in range(2)]
-    # Both trained (no meeting point: neither waited for the other), and together made the steps.
-    assert all(r["steps"] > steps // 5 for r in reports), reports
-    assert sum(r["steps"] for r in reports) >= steps
-    assert min(r["global_step"] for r in reports) >= steps
-    embedded = _embedded_accuracy(steps)
-    assert reports[0]["accuracy"] == reports[1]["accuracy"]  # one model: the job's
-    assert reports[0]["accuracy"] >= embedded - 0.03, (reports, embedded)
-
-
 def test_sync_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks, tmp_path):
-    steps = 300  # rounds of two workers' batches of 32: the embedded model takes batches of 64
+    steps = 200  # rounds of two workers' batches of 32: the embedded model takes batches of 64
     tasks.append(Task("ps", 0, hosts))
     for i in range(2):
         flags = (f"--train_steps={steps}", "--sync_replicas")
@@ -145,7 +129,7 @@ def test_sync_between_graph_training_reaches_the_embedded_accuracy(hosts, tasks,
 
 
 def test_killed_worker_script_leaves_the_others_training_and_rejoins(hosts, tasks, tmp_path):
-    steps = 1500
+    steps = 700
     ps = Task("ps", 0, hosts)
     chief = Task(
         "worker", 0, hosts, f"--train_steps={steps}", "--step_delay=0.005", report=tmp_path / "chief.json"
@@ -169,7 +153,7 @@ def test_killed_worker_script_leaves_the_others_training_and_rejoins(hosts, task
 
 
 def test_sync_with_a_backup_worker_goes_on_without_a_killed_one(hosts, tasks, tmp_path):
-    steps = 600
+    steps = 400
     flags = (f"--train_steps={steps}", "--sync_replicas", "--replicas_to_aggregate=1")
     ps = Task("ps", 0, hosts)
     chief = Task("worker", 0, hosts, *flags, "--step_delay=0.005", report=tmp_path / "chief.json")
@@ -189,7 +173,7 @@ def test_embedded_reference_trains():
     assert np.isfinite(_embedded_accuracy(10))
 
 
-def _fast_worker_rate(tmp_path, tag, other_delay, steps=600, max_staleness=4):
+def _fast_worker_rate(tmp_path, tag, other_delay, steps=400, max_staleness=4):
     """Steps per second of worker 0 while worker 1 sleeps ``other_delay`` s before each step."""
     ps = f"127.0.0.1:{open_port()}"
     workers = ",".join(f"127.0.0.1:{open_port()}" for _ in range(2))
@@ -210,8 +194,13 @@ def _fast_worker_rate(tmp_path, tag, other_delay, steps=600, max_staleness=4):
     return fast["steps"] / fast["seconds"], fast, other
 
 
-def test_a_straggler_does_not_slow_the_fast_worker(tmp_path):
-    both_fast, _, _ = _fast_worker_rate(tmp_path, "fast", 0.0)
+def test_async_training_reaches_the_embedded_accuracy_and_a_straggler_slows_no_one(tmp_path):
+    both_fast, first, second = _fast_worker_rate(tmp_path, "fast", 0.0)
+    # Both trained (no meeting point: neither waited for the other), and together made the
+    # steps, one model (the job's), as good as the same model trained in one process.
+    assert first["steps"] > 400 // 5 and second["steps"] > 400 // 5
+    assert min(first["global_step"], second["global_step"]) >= 400
+    assert first["accuracy"] == second["accuracy"] >= _embedded_accuracy(400) - 0.03
     with_straggler, fast, slow = _fast_worker_rate(tmp_path, "slow", 0.3)
     assert with_straggler >= 0.85 * both_fast, (with_straggler, both_fast)
     assert slow["steps"] < fast["steps"] / 5  # it was slowed
@@ -227,7 +216,7 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
     """chief, worker, ps and evaluator from TF_CONFIG; the evaluator's accuracy matches the
     same program run in one process (no TF_CONFIG)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DASK_SCHEDULER_ADDRESS", "TF_CONFIG")}
-    env.update(PYTHONPATH=str(ROOT), MAX_STEPS="300")
+    env.update(PYTHONPATH=str(ROOT), MAX_STEPS="200")
     launch = [sys.executable, "-m", "daskflow.cli", "launch", str(ESTIMATOR), "--ps", "1", "--workers", "1"]
     launch += ["--chief", "--evaluator", "--no-flags", "--", str(tmp_path / "job")]
     done = subprocess.run(launch, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -244,7 +233,7 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
     )
     assert local.returncode == 0, local.stderr[-3000:]
     alone = json.loads((tmp_path / "local" / "evaluation.json").read_text())
-    assert job["global_step"] >= 300 and alone["global_step"] == 300
+    assert job["global_step"] >= 200 and alone["global_step"] == 200
     assert job["accuracy"] >= alone["accuracy"] - 0.03, (job, alone)
 
 
@@ -269,7 +258,7 @@ def scheduler(tmp_path):
 
 
 def test_a_killed_ps_comes_back_and_training_goes_on_from_its_copy(hosts, tasks, scheduler, tmp_path):
-    steps = 1500
+    steps = 600
     flags = (f"--train_steps={steps}", "--backup_secs=0.5")
     ps = Task("ps", 0, hosts, scheduler=scheduler)
     chief = Task(
@@ -292,3 +281,33 @@ def test_a_killed_ps_comes_back_and_training_goes_on_from_its_copy(hosts, tasks,
     assert [r["restored"] for r in restored] == [["ps-0"]]  # one client restored it, the other found it so
     assert all(report["recoveries"] and report["recoveries"][0]["lost"] == ["ps-0"] for report in reports)
     assert reports[0]["accuracy"] > 0.85
+
+
+def test_the_scripts_run_on_a_cluster_of_dask_worker_processes(hosts, tasks, tmp_path):
+    """`dask scheduler` and `dask worker --name ps-0 ...` serve the tasks: the scripts' Servers
+    only connect, and the job's variables live in the `dask worker` process named ps-0."""
+    from tests.cli_cluster import cli_cluster
+
+    with cli_cluster(["ps-0", "worker-0", "worker-1"]) as (address, _):
+        tasks.append(Task("ps", 0, hosts, scheduler=address))
+        workers = [
+            Task("worker", i, hosts, "--train_steps=200", report=tmp_path / f"w{i}.json", scheduler=address)
+            for i in range(2)
+        ]
+        tasks.extend(workers)
+        for worker in workers:
+            worker.finish()
+        reports = [json.loads((tmp_path / f"w{i}.json").read_text()) for i in range(2)]
+        assert min(r["global_step"] for r in reports) >= 200
+        assert reports[0]["accuracy"] > 0.8
+
+        def hosts_a_job(dask_worker=None):  # defined here: sent by value to the workers
+            from daskflow.runtime.worker.state import find_state
+
+            state = find_state(dask_worker)
+            held = state is not None and any(state.shared.names(job) for job in state.shared.jobs())
+            return str(dask_worker.name), held
+
+        with Client(address, set_as_default=False) as client:
+            names = client.run(hosts_a_job)
+        assert {name for name, held in names.values() if held} == {"ps-0"}

@@ -159,7 +159,7 @@ def test_assign_of_the_wrong_shape():
     [
         (lambda: tf.contrib.factorization, "tf.contrib.factorization"),
         (lambda: tf.nn.ctc_loss, "tf.nn.ctc_loss"),
-        (lambda: tf.train.Supervisor, "tf.train.Supervisor"),
+        (lambda: tf.train.SessionManager, "tf.train.SessionManager"),
         (lambda: tf.contrib.layers.optimize_loss, "tf.contrib.layers.optimize_loss"),
     ],
 )

@@ -232,6 +232,10 @@ class SharedVariables:
                 state.definitions.setdefault(name, definition)
             return True
 
+    def jobs(self) -> list:
+        """The jobs with variables (or definitions) here."""
+        return list(self._jobs)
+
     def drop(self, job):
         """Forget ``job``'s variables, definitions and copies (``Session.reset``)."""
         with self._guard:
