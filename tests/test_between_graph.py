@@ -406,3 +406,25 @@ def test_sync_replicas_protocol_ops_exist_for_tf1_scripts(job):
         sess.run([opt.chief_init_op, opt.local_step_init_op, opt.get_init_tokens_op()])
         assert list(sess.run(opt.ready_for_local_init_op)) == []
         assert opt.get_chief_queue_runner().create_threads(sess) == []
+
+
+def test_a_job_over_tls():
+    from distributed import Security
+
+    security = Security.temporary()
+    spec = _spec(workers=1)
+    servers = [
+        tf.train.Server(spec, "ps", 0, security=security),
+        tf.train.Server(spec, "worker", 0, security=security),
+    ]
+    try:
+        assert servers[0].scheduler_address.startswith("tls://")
+        assert servers[1].worker_address.startswith("tls://")
+        graph, x, w, step, train, init = _model(spec, 0)
+        with tf.Session(servers[1].target, graph=graph) as sess:  # the Server's security is the session's
+            sess.run(init)
+            sess.run(train, {x: np.ones((2, 3), np.float32)})
+            assert float(sess.run(w)[0, 0]) == pytest.approx(0.2)
+    finally:
+        for server in reversed(servers):
+            server.stop()
