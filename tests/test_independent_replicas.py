@@ -106,3 +106,16 @@ def test_sync_replicas_with_independent_replicas_is_refused(cluster):
         sess.run(tf.global_variables_initializer())
         with pytest.raises(tf.errors.UnimplementedError, match="independent_replicas"):
             sess.run(train)
+
+
+def test_a_client_that_leaves_without_closing_takes_its_variables_with_it(cluster):
+    x, w, step, train = _linear()
+    sess = tf.Session(cluster.scheduler_address, config=tf.ConfigProto(independent_replicas=True))
+    sess.run(tf.global_variables_initializer())
+    job = sess._cluster.shared_job
+    sess._client.close()  # gone, as a killed notebook's client is
+    with Client(cluster, set_as_default=False) as client:
+        deadline = time.monotonic() + 10
+        while any(client.run(shared_names, job).values()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert all(found == [] for found in client.run(shared_names, job).values())

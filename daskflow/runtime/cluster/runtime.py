@@ -65,7 +65,7 @@ class ClusterRuntime:
         self.between_graph = shared_job is not None
         self.independent = getattr(config, "independent_replicas", False)
         if shared_job is None and self.independent:
-            shared_job = f"session-{self.token}"
+            shared_job = scope.private_job(self.token)
         self.shared_job = shared_job
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
@@ -571,8 +571,6 @@ class ClusterRuntime:
                     self.client.unregister_worker_plugin(name)
                 except Exception:  # noqa: BLE001 - the others, and the session's effects, still go
                     logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
-            if self.independent and not self.between_graph and self.client.status == "running":
-                shared.reset(self.client, self.shared_job)  # the session's own variables go with it
         finally:
             self._registries.clear()
             scope.close_session(self.client, self.token)

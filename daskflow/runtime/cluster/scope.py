@@ -7,7 +7,9 @@ A cluster session changes two things Dask does by default, for its own sake:
 * it sends control messages at once instead of batching them
   (:mod:`.streams`): its client's stream to the scheduler and back, and the
   streams between the scheduler and its workers while any daskflow session
-  is open.
+  is open;
+* with independent replicas, it keeps its variables on their workers, under
+  a job of its own (:func:`private_job`), dropped when its worker plugin goes.
 
 Both are done by a scheduler plugin and a worker plugin named after the
 session, which :func:`close` removes; a client that goes away without
@@ -29,6 +31,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
 from .. import dask_compat
 from ..worker.programs import PREFIX as PROGRAMS_PREFIX
+from ..worker.state import find_state
 from . import lineage, streams
 
 logger = logging.getLogger(__name__)
@@ -114,6 +117,9 @@ class SessionOnWorker(WorkerPlugin):
 
     def teardown(self, worker):
         streams.release(self.token)
+        state = find_state(worker)
+        if state is not None:  # the variables of its own job (independent replicas) go with it
+            state.shared.drop(private_job(self.token))
 
 
 def open_session(client, token: str, steps: tuple[int, int], low_latency: bool) -> None:
@@ -153,6 +159,12 @@ def _sessions(scheduler) -> dict:
     """Name -> :class:`SessionOnScheduler` of the daskflow sessions open on ``scheduler``."""
     plugins = dask_compat.scheduler_plugins(scheduler)
     return {name: plugin for name, plugin in plugins.items() if name.startswith(PREFIX)}
+
+
+def private_job(token: str) -> str:
+    """The job under which session ``token`` keeps its variables on their workers when it has
+    no between-graph job (``ConfigProto(independent_replicas=True)``)."""
+    return f"session-{token}"
 
 
 def programs_prefix(token: str) -> str:
