@@ -200,7 +200,10 @@ def test_async_training_reaches_the_embedded_accuracy_and_a_straggler_slows_no_o
     # steps, one model (the job's), as good as the same model trained in one process.
     assert first["steps"] > 400 // 5 and second["steps"] > 400 // 5
     assert min(first["global_step"], second["global_step"]) >= 400
-    assert first["accuracy"] == second["accuracy"] >= _embedded_accuracy(400) - 0.03
+    # One model, the job's: each worker evaluates it after its last step (the other's last
+    # update may land between the two evaluations).
+    embedded = _embedded_accuracy(400)
+    assert min(first["accuracy"], second["accuracy"]) >= embedded - 0.03, (first, second, embedded)
     with_straggler, fast, slow = _fast_worker_rate(tmp_path, "slow", 0.3)
     assert with_straggler >= 0.85 * both_fast, (with_straggler, both_fast)
     assert slow["steps"] < fast["steps"] / 5  # it was slowed

@@ -2,10 +2,13 @@
 
 A worker script's partition reads the ps's newest values as its step starts,
 as a TF1 worker reads its variables from the ps tasks: one request per ps
-worker for all the variables the partition reads there, answered on that
-worker's event loop from its :class:`..worker.shared.SharedVariables`
-(:mod:`..worker.shared`). Nothing waits for any other client: the answer is
-whatever version each variable has now.
+worker for all the variables the partition reads there. The ps answers it on
+its event loop from its :class:`..worker.shared.SharedVariables`
+(:mod:`..worker.shared`) by sending the values to the reader's mailbox as the
+reader's session, the way partitions send each other tensors
+(:mod:`.transport`): by the bulk port, read in place on one machine, else on
+Dask's comms. Nothing waits for any other client: the values are whatever
+version each variable has now.
 """
 
 from __future__ import annotations
@@ -32,10 +35,6 @@ def install(worker):
     """Let other workers read, and sessions drop, the shared variables held by ``worker``."""
     store = state_of(worker).shared
 
-    def read(job=None, names=(), step=None):
-        # Serialized as frames (no pickle): arrays travel as they do between Dask workers.
-        return {name: to_serialize(value) for name, value in store.read_many(job, names, step).items()}
-
     def drop(job=None):
         store.drop(job)
 
@@ -46,7 +45,6 @@ def install(worker):
         kept = store.copies.get((job, source))
         return None if kept is None else _message(kept)
 
-    dask_compat.serve_handler(worker, READ_HANDLER, read)
     dask_compat.serve_handler(worker, DROP_HANDLER, drop)
     dask_compat.serve_handler(worker, COPY_HANDLER, keep_copy)
     dask_compat.serve_handler(worker, COPY_GET_HANDLER, get_copy)
@@ -99,9 +97,10 @@ async def restore_from(job, address, dask_worker=None) -> bool:
     return state_of(dask_worker).shared.restore(job, _snapshot(**answer))
 
 
-async def resolve(worker, state, args, step) -> list:
+async def resolve(worker, state, args, plan, step, timeout=None) -> list:
     """``args`` with each :class:`SharedRead` held elsewhere replaced by its value, as read
-    for ``step`` (the holder notes which versions that step's update is based on).
+    for step ``step`` of ``plan`` (the holder notes which versions that step's update is
+    based on).
 
     Those held here are left for the call (:func:`read_local`): an update reads
     them under its job's lock.
@@ -114,12 +113,21 @@ async def resolve(worker, state, args, step) -> list:
         return args
     answers = await asyncio.gather(
         *(
-            calls.call(worker.rpc, home, "daskflow_shared_read", job=job, names=names, step=step)
+            _read(worker, state, home, job, names, plan, step, timeout)
             for (home, job), names in remote.items()
         )
     )
     values = {(home, job): answer for (home, job), answer in zip(remote, answers)}
     return [_value_of(a, values) if type(a) is SharedRead and a.home != worker.address else a for a in args]
+
+
+async def _read(worker, state, home, job, names, plan, step, timeout):
+    """``{name: value}`` of ``names`` held at ``home``, sent to this worker's mailbox."""
+    box = (plan, step, f"shared-{home}", worker.address)
+    request = dict(job=job, names=names, step=step, to=worker.address, box=box, plan=plan)
+    await calls.call(worker.rpc, home, READ_HANDLER, **request)
+    sent = await state.mailbox.take(box, timeout)
+    return {name: value for name, value in zip(names, sent) if value is not None}
 
 
 def _value_of(arg, values):

@@ -110,6 +110,14 @@ def install(worker):
     dask_compat.serve_handler(worker, HANDLER, receive)
     pushes.install(worker)
     shared_reads.install(worker)
+
+    async def send_shared(job=None, names=(), step=None, to=None, box=None, plan=None):
+        # A reader's request for a job's variables held here (shared_reads._read).
+        values = state.shared.read_many(job, names, step)
+        payload = tuple(values.get(name) for name in names)
+        await _deliver(worker, to, tuple(box), payload, bulk.credentials(worker, plan))
+
+    dask_compat.serve_handler(worker, shared_reads.READ_HANDLER, send_shared)
     state.receiver = bulk.serve(worker, deliver, refusal)
     state.receiving = True
     # Expiry with no new arrivals too; Dask stops the callback when the worker closes.

@@ -115,7 +115,7 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     try:
         values = await transport.receive_args(worker, state, task_key, args, timeout)
         if mode is None and shared is not None and shared.sync:
-            values = await shared_reads.resolve(worker, state, values, task_key[1])
+            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
 
             async def apply(merged, write=True):
                 call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
@@ -125,7 +125,7 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
                 state, shared, (plan_id, task_key[1], key), values, apply, lambda v: apply(v, False), timeout
             )
         elif mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
-            values = await shared_reads.resolve(worker, state, values, task_key[1])
+            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
             results, early = await loop.run_in_executor(
                 worker.executors["default"],
                 _call_shared,
@@ -141,7 +141,7 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
                 clock,
             )
         elif shared is not None and type(mode) is arrivals.EachReplica:
-            values = await shared_reads.resolve(worker, state, values, task_key[1])
+            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
             results = None
             async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
                 step = (plan_id, task_key[1], key)
