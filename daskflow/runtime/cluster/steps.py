@@ -266,7 +266,8 @@ class Lowered:
                 )
             program_id = f"{self.plan_id}-{program.key}"
             shared = None
-            if self.shared_job is not None and program.updates:
+            reads = any(type(a) is VariableArg for a in args)
+            if self.shared_job is not None and (program.updates or reads):
                 writes = tuple((u.name, u.index) for u in program.updates)
                 sync = _synchronous(partition)
                 gathered = tuple(i for i, a in enumerate(args) if type(a) is ReceivedArg) if sync else ()
@@ -393,7 +394,7 @@ class Lowered:
             mode = _fewer(t.mode, args)
             copy = backups.get(self.placement[t.inst.name][0].name) if backups else None
             shared = t.shared
-            if shared is not None and copy in addresses:  # where the ps sends copies of its variables
+            if shared is not None and shared.writes and copy in addresses:  # where the ps sends copies
                 shared = dataclasses.replace(shared, backup_to=addresses[copy])
             task = Task(
                 key,

@@ -28,7 +28,6 @@ from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
 from ..wire import bulk, pushes, shared_reads, transport
 from . import allocator, arrivals, sync_rounds
-from .shared import SharedRead
 from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
@@ -89,9 +88,9 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     one — and its results go out to the instances and tasks that read them;
     when it fails, a marker goes instead, which fails them too. ``trace``:
     the step's trace token, when it is traced (else None). ``shared``: a
-    :class:`.shared.SharedWrite` when the instance updates a between-graph
-    job's variables held here (else None): it reads and writes them under the
-    job's lock (:mod:`.shared`).
+    :class:`.shared.SharedWrite` when the instance reads or updates a job's
+    shared variables (else None): it reads the newest values, and an update
+    writes its results under the job's lock (:mod:`.shared`).
     """
     worker = get_worker()
     state = state_of(worker)  # the one look-up of the worker's state for this task
@@ -114,37 +113,24 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     plan_id = program_id.partition("-")[0]
     try:
         values = await transport.receive_args(worker, state, task_key, args, timeout)
-        if mode is None and shared is not None and shared.sync:
+        step = (plan_id, task_key[1], key)
+        if shared is not None:  # a job's variables held elsewhere: read now, the newest
             values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
+        if shared is not None and shared.sync:
 
             async def apply(merged, write=True):
                 call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
                 return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
 
             results = await sync_rounds.contribute(
-                state, shared, (plan_id, task_key[1], key), values, apply, lambda v: apply(v, False), timeout
+                state, shared, step, values, apply, lambda v: apply(v, False), timeout
             )
-        elif mode is None and (shared is not None or any(type(v) is SharedRead for v in values)):
-            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
-            results, early = await loop.run_in_executor(
-                worker.executors["default"],
-                _call_shared,
-                worker,
-                state,
-                sends,
-                shared,
-                (plan_id, task_key[1], key),
-                replica,
-                blocks,
-                fn,
-                values,
-                clock,
-            )
-        elif shared is not None and type(mode) is arrivals.EachReplica:
-            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
+        elif shared is not None and mode is None:
+            call = (worker, state, sends, shared, step, replica, blocks, fn, values, clock)
+            results, early = await loop.run_in_executor(worker.executors["default"], _call_shared, *call)
+        elif shared is not None:  # EachReplica (independent replicas): each update by itself
             results = None
             async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
-                step = (plan_id, task_key[1], key)
                 call = (worker, state, shared, step, replica, blocks, fn, replica_values, clock)
                 results = await loop.run_in_executor(worker.executors["default"], _update_shared, *call)
         elif mode is None:
@@ -246,7 +232,7 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     ``max_staleness`` updates old: then nothing is written. Its outcome is logged
     as an asynchronous replica's is (:mod:`.arrivals`); ``step`` = (plan, step, partition).
     """
-    if shared is None:
+    if not shared.writes:  # a partition reading the job's variables, updating none
         results = _call(replica, blocks, fn, shared_reads.read_local(state.shared, values), clock)
     else:
         results = _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock)

@@ -43,9 +43,10 @@ class SharedRead:
 
 @dataclass(frozen=True, slots=True)
 class SharedWrite:
-    """What an update task does with its results: result ``index`` becomes variable
-    ``name`` of ``job``, for each ``(name, index)`` of ``writes``; unless the values its
-    gradients were computed from are more than ``max_staleness`` updates old."""
+    """A task of a session sharing ``job``'s variables: it reads them, and an update (non-empty
+    ``writes``) makes result ``index`` variable ``name``, for each ``(name, index)`` of
+    ``writes``; unless the values its gradients were computed from are more than
+    ``max_staleness`` updates old."""
 
     job: str
     writes: tuple
