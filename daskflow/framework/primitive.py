@@ -23,6 +23,8 @@ the runtime passes only when that input is a fresh array no one else reads
 its input; it may then overwrite only the values that
 :attr:`~daskflow.framework.replica.PerReplica.own` marks as this worker's
 own copies).
+A ``host_only`` op has no device kernel (strings, Python functions, input
+pipelines): on a GPU device it runs on its task's CPU instead (soft placement).
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
@@ -76,6 +78,7 @@ class Primitive:
     is_placeholder: bool = False
     aggregates_replicas: bool = False
     accepts_uninitialized: bool = False
+    host_only: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

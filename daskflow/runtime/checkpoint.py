@@ -17,11 +17,12 @@ import fsspec
 import numpy as np
 
 from ..errors import DataLossError
+from ..kernels.devices import to_host
 
 
 def write_variable(value, url) -> dict:
     """Write one value to ``url`` (any fsspec URL); return its manifest record."""
-    array = np.asarray(value)  # (not ascontiguousarray: it makes scalars 1-d)
+    array = np.asarray(to_host(value))  # (not ascontiguousarray: it makes scalars 1-d)
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     data = buffer.getvalue()

@@ -16,12 +16,14 @@ import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
+from ..kernels.devices import free_memory
 from .checkpoint import read_variable, write_variable
 from .cluster.devices import warn_ignored_devices
 from .plan.executable import Executable
 from .plan.feeds import FeedSpec, check_feed
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
+from .threads import blas_threads
 
 # TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
 # options, gRPC settings: Dask's workers and scheduler own those).
@@ -34,7 +36,6 @@ _TF1_IGNORED_FIELDS = frozenset(
         "gpu_options",
         "graph_options",
         "inter_op_parallelism_threads",
-        "intra_op_parallelism_threads",
         "isolate_session_state",
         "placement_period",
         "pluggable_device_options",
@@ -50,8 +51,9 @@ class ConfigProto:
     """Session options (TF1's ``ConfigProto``).
 
     The placement flags and ``operation_timeout_in_ms`` are honoured by
-    cluster sessions; TF1's other fields (``gpu_options``, the thread pool
-    sizes...) are accepted and kept in ``options``. Any other name is refused.
+    cluster sessions, ``intra_op_parallelism_threads`` by all; TF1's other
+    fields (``gpu_options``, ``inter_op_parallelism_threads``...) are accepted
+    and kept in ``options``. Any other name is refused.
 
     Parameters
     ----------
@@ -82,6 +84,10 @@ class ConfigProto:
         replica's gradients arrive, as in between-graph training; no copies
         are kept (``backup_variables`` does not apply). Without it, the
         replicas of an asynchronous step all start each ``run`` together.
+    intra_op_parallelism_threads : int, default 0
+        numpy's BLAS threads while the session is open, in this process
+        (embedded) or on every worker (cluster); 0 leaves them as they are
+        (see :mod:`daskflow.runtime.threads`).
 
     Examples
     --------
@@ -108,6 +114,7 @@ class ConfigProto:
         recovery_wait_secs=20.0,
         recovery_timeout_secs=60.0,
         independent_replicas=False,
+        intra_op_parallelism_threads=0,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -139,6 +146,10 @@ class ConfigProto:
         self.recovery_wait_secs = float(recovery_wait_secs)
         self.recovery_timeout_secs = float(recovery_timeout_secs)
         self.independent_replicas = bool(independent_replicas)
+        # numpy's BLAS threads while the session is open (0: as they are; see runtime.threads).
+        self.intra_op_parallelism_threads = _at_least_zero(
+            "intra_op_parallelism_threads", int(intra_op_parallelism_threads)
+        )
         self.options = kwargs
 
 
@@ -202,6 +213,8 @@ class Session:
         self._states: dict = {}
         self._cache: dict = {}
         self._closed = False
+        # Embedded: this process's BLAS pool; a cluster session sets its workers' (scope.py).
+        self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
         self._default_ctx = None
 
     # -- the per-step path ---------------------------------------------------------------
@@ -295,7 +308,8 @@ class Session:
     def _prepare(self, fetches, feed_dict):
         mapper = FetchMapper(self.graph, fetches)
         feeds = [self._feed_tensor(k) for k in feed_dict]
-        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for)
+        soft = bool(self.config.allow_soft_placement)
+        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft)
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:
@@ -479,6 +493,9 @@ class Session:
         finally:
             self._store.clear()
             self._cache.clear()
+            if self._blas is not None:
+                self._blas.restore()
+            free_memory()  # the GPU pool's blocks its arrays held go back to the device
             try:
                 if self._cluster is not None:
                     self._cluster.close()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...errors import InvalidArgumentError
 from ...framework.device_spec import DeviceSpec
+from ...kernels.devices import gpu_count
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)-(\d+)$")
 _DEFAULT_JOB = "worker"  # the job of a worker Dask named by a number
@@ -137,9 +138,10 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
 def warn_ignored_devices(plan, session) -> bool:
     """Warn, once per ``session``, that an embedded run ignores devices it cannot have.
 
-    An embedded session runs every op in this process, on its CPU, as TF1
-    does with ``allow_soft_placement``; ``/job:ps/task:0`` or ``/gpu:0`` is not
-    an error but is not honoured either. Returns whether it warned now.
+    An embedded session runs every op in this process, on its CPU and the
+    GPUs cupy sees here, as TF1 does with ``allow_soft_placement``;
+    ``/job:ps/task:0`` or, on a machine without a GPU, ``/gpu:0`` is not an
+    error but is not honoured either. Returns whether it warned now.
     """
     if session in _warned_embedded:
         return False
@@ -163,8 +165,12 @@ def _is_local(device: str) -> bool:
         spec.job in (None, "localhost")
         and spec.replica in (None, 0)
         and spec.task in (None, 0)
-        and (spec.device_type or "CPU").upper() == "CPU"
+        and ((spec.device_type or "CPU").upper() == "CPU" or _have_gpu(spec))
     )
+
+
+def _have_gpu(spec) -> bool:
+    return spec.device_type.upper() == "GPU" and (spec.device_index or 0) < gpu_count()
 
 
 def _callers_level() -> int:

@@ -71,11 +71,13 @@ class StepMetrics:
         worker name; the address of a worker that has left) and ``phases``
         (``{partition instance: {"updates", "waiting", "computing", "sending"}}``:
         seconds its task waited for inputs, ran its program and sent results after,
-        and whether it updates variables).
+        and whether it updates variables) and ``device_memory_bytes`` (``{worker:
+        bytes}`` its GPU memory pool held when the metrics were collected; 0 without a GPU).
         """
         per_worker = self.client.run(step_log, list(self.plans)) if self._walls else {}
         names = {address: found.get("name") or address for address, found in per_worker.items()}
         logs, sent, pairs, phases = {}, collections.Counter(), {}, {}
+        device_memory = {names[a]: int(found.get("device_memory", 0)) for a, found in per_worker.items()}
         for address, found in per_worker.items():
             for entry in found["log"]:
                 logs[(entry["plan"], entry["step"])] = entry
@@ -101,6 +103,7 @@ class StepMetrics:
                     "bytes_between_workers": int(sent.get((plan, n), 0)),
                     "bytes_by_pair": pairs.get((plan, n), {}),
                     "phases": phases.get((plan, n), {}),
+                    "device_memory_bytes": device_memory,
                 }
             )
         return out

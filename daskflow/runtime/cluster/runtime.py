@@ -58,7 +58,9 @@ class ClusterRuntime:
         self.table = VariableTable()  # where each variable's value, copy and version are
         self._plans: dict = {}  # Executable -> _Lowered
         self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
-        self.token, first_step = _open_session(client, getattr(config, "low_latency", True))
+        self.token, first_step = _open_session(
+            client, getattr(config, "low_latency", True), getattr(config, "intra_op_parallelism_threads", 0)
+        )
         # A between-graph job's id (a tf.train.Server target): its variables live on their
         # workers, shared with the job's other clients (runtime/worker/shared.py). With
         # independent replicas, a job of this session's own, undone at close. Else None.
@@ -576,7 +578,7 @@ class ClusterRuntime:
             scope.close_session(self.client, self.token)
 
 
-def _open_session(client, low_latency, tries=8):
+def _open_session(client, low_latency, blas_threads, tries=8):
     """Open a session on ``client``'s cluster; return its token and first step number.
 
     Step numbers are in the tasks' keys: sessions sharing a cluster must not share
@@ -587,7 +589,8 @@ def _open_session(client, low_latency, tries=8):
         token = uuid.uuid4().hex[:8]
         first_step = int(token, 16) % SESSION_SLOTS * STEPS_PER_SESSION
         try:
-            scope.open_session(client, token, (first_step, first_step + STEPS_PER_SESSION), low_latency)
+            steps = (first_step, first_step + STEPS_PER_SESSION)
+            scope.open_session(client, token, steps, low_latency, blas_threads)
         except scope.StepsTakenError:
             continue
         return token, first_step

@@ -29,7 +29,8 @@ import logging
 
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
-from .. import dask_compat
+from ...kernels.devices import free_memory
+from .. import dask_compat, threads
 from ..worker.programs import PREFIX as PROGRAMS_PREFIX
 from ..worker.state import find_state
 from . import lineage, streams
@@ -98,12 +99,14 @@ class SessionOnScheduler(SchedulerPlugin):
 class SessionOnWorker(WorkerPlugin):
     """On a worker: the same, for the worker's task state and its stream to the scheduler."""
 
-    def __init__(self, token: str, steps: tuple[int, int], low_latency: bool):
+    def __init__(self, token: str, steps: tuple[int, int], low_latency: bool, blas_threads=0):
         self.name = PREFIX + token
         self.token, self.steps, self.low_latency = token, steps, low_latency
+        self.blas_threads, self._blas = blas_threads, None
 
     def setup(self, worker):
         self.worker = worker
+        self._blas = threads.blas_threads(self.blas_threads)  # ConfigProto(intra_op_parallelism_threads)
         if self.low_latency:
             streams.unbatch(dask_compat.worker_stream(worker), self.token)
 
@@ -120,12 +123,16 @@ class SessionOnWorker(WorkerPlugin):
         state = find_state(worker)
         if state is not None:  # the variables of its own job (independent replicas) go with it
             state.shared.drop(private_job(self.token))
+        free_memory()  # the GPU pool's blocks its arrays left go back to the device
+        if self._blas is not None:
+            self._blas.restore()
 
 
-def open_session(client, token: str, steps: tuple[int, int], low_latency: bool) -> None:
-    """Install session ``token``'s effects on ``client``'s cluster (its steps: ``steps``)."""
+def open_session(client, token: str, steps: tuple[int, int], low_latency: bool, blas_threads=0) -> None:
+    """Install session ``token``'s effects on ``client``'s cluster (its steps: ``steps``;
+    ``blas_threads``: numpy's BLAS threads on its workers, 0 for as they are)."""
     client.register_plugin(SessionOnScheduler(token, client.id, steps, low_latency))
-    client.register_plugin(SessionOnWorker(token, steps, low_latency))
+    client.register_plugin(SessionOnWorker(token, steps, low_latency, blas_threads))
     if low_latency:
         streams.unbatch(dask_compat.client_stream(client), token)
 

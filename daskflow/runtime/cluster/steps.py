@@ -34,6 +34,7 @@ from dask.task_spec import Task
 
 from ...errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError
 from ...framework.device_spec import DeviceSpec
+from ...kernels.devices import to_host
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
@@ -564,7 +565,7 @@ class Lowered:
             if kind is PartitionResult:
                 out.append(next(parts))
             elif kind is VariableValue:
-                out.append(next(variables))
+                out.append(to_host(next(variables)))  # a GPU variable's value (needs cupy here)
             elif kind is FedValue:
                 out.append(feed_values[source.index])
             else:  # a Constant

@@ -21,6 +21,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 
+from ...kernels.devices import DeviceConstant, DeviceNamespace, is_gpu, to_host
 from .arguments import FedValue, FromPartition, VariableUpdate, VariableValue
 
 FILENAME_PREFIX = "<daskflow partition "
@@ -45,6 +46,8 @@ class _Builder:
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
         self.producer, self.state_for, self.xp = producer, state_for, xp
         self.ns: dict = {}
+        # On a GPU: the namespace's name, through which values cross the partition's boundary.
+        self.device = self._global(xp, "x") if isinstance(xp, DeviceNamespace) else None
         self.lines: list[str] = []
         self.line_ops: dict = {}
         self.args: list = []
@@ -57,6 +60,8 @@ class _Builder:
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
         self.reads_here = collections.Counter(t for op in part.ops for t in op.inputs)
+        if self.device:
+            self._emit(f"{self.device}.use()", None)  # this thread's current GPU
 
     # -- names for inputs -----------------------------------------------------------
     def _arg(self, spec, prefix="a"):
@@ -77,7 +82,10 @@ class _Builder:
         if t in self.names:
             return self.names[t]
         if t in self.feeds:
-            name = self._arg(FedValue(self.feeds.index(t)))
+            name = self._uploaded(self._arg(FedValue(self.feeds.index(t))))
+        elif t in self.folded and self.device:  # uploaded on the first step, kept on the device
+            name = f"u{len(self.lines)}"
+            self._emit(f"{name} = {self._global(DeviceConstant(self.folded[t], self.xp), 'c')}()", None)
         elif t in self.folded:
             name = self._global(self.folded[t], "c")
         else:
@@ -92,7 +100,18 @@ class _Builder:
             self.part_args[key] = self._arg(FromPartition(key), prefix="p")
         self.reads.setdefault(key, set()).add(index)
         name = f"t{len(self.lines)}_{index}"
-        self._emit(f"{name} = {self.part_args[key]}[{index}]", None)
+        self._emit(f"{name} = {self._to_device(f'{self.part_args[key]}[{index}]')}", None)
+        return name
+
+    def _to_device(self, expr):
+        return f"{self.device}.to_device({expr})" if self.device else expr
+
+    def _uploaded(self, expr):
+        """A name for ``expr``'s value on this partition's device (``expr`` itself on the CPU)."""
+        if not self.device:
+            return expr
+        name = f"u{len(self.lines)}"
+        self._emit(f"{name} = {self._to_device(expr)}", None)
         return name
 
     def _slot(self, ref, reading):
@@ -102,7 +121,10 @@ class _Builder:
             # Every partition reads its variables from the store (see plan._partition).
             slot = self.slots[op] = f"v{len(self.slots)}"
             self.var_positions[slot] = len(self.args)
-            self._emit(f"{slot} = {self._arg(VariableValue(op.name))}", op)
+            value = self._arg(VariableValue(op.name))
+            if not self.device and is_gpu(op.device):  # a GPU's variable read on the CPU
+                value = f"{self._global(to_host, 'f')}({value})"
+            self._emit(f"{slot} = {self._to_device(value)}", op)
         if reading and slot not in self.written:
             position = self.var_positions[slot]
             self.args[position] = dataclasses.replace(self.args[position], required=True)
@@ -177,8 +199,11 @@ class _Builder:
         self.written[slot] = ref.op.name
         self.names[op.outputs[0]] = out
 
-    def finish(self, exported) -> Program:
+    def finish(self, exported, leaving) -> Program:
         results = [self.value_of(t) for t in exported]
+        if self.device:  # what leaves the device goes back to the host here, once
+            down = f"{self.device}.to_host"
+            results = [f"{down}({r})" if t in leaving else r for t, r in zip(exported, results)]
         updates = [
             VariableUpdate(name, self.part.key, len(results) + i)
             for i, name in enumerate(self.written.values())
@@ -196,14 +221,17 @@ class _Builder:
         )
 
 
-def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses) -> Program:
+def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses, leaving=()) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made
     elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
-    many times ``t`` is read in the whole step (consumers, fetches, exports).
+    many times ``t`` is read in the whole step (consumers, fetches, exports). ``xp`` is
+    numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`: then the
+    partition's inputs are uploaded as they enter, and its exports in ``leaving``
+    (fetched, or read on another device) are copied to the host as they leave.
     """
     builder = _Builder(part, feeds, folded, producer, state_for, xp, uses)
     for op in part.ops:
         builder.add(op)
-    return builder.finish(exported)
+    return builder.finish(exported, leaving)

@@ -21,6 +21,7 @@ import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
 
 from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
+from ...kernels.devices import DeviceNamespace, gpu_index, is_gpu, to_host
 from .arguments import Constant, FedValue, FromPartition, PartitionResult, VariableValue, feed_key
 from .compile import FILENAME_PREFIX, compile_partition
 from .fold import fold_constants
@@ -30,17 +31,20 @@ from .partition import make_plan
 class Executable:
     """Everything one signature needs per step, computed once."""
 
-    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, xp=np):
-        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds)
+    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, soft_placement=True):
+        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement)
         self.feeds = list(feeds)
-        folded = fold_constants(plan.ops, set(feeds), xp)
+        folded = fold_constants(plan.ops, set(feeds), np)
         exported = _exports(plan, folded)
         uses = _uses(plan, exported)
+        leaving = _leaving_devices(plan, exported)
+        namespaces: dict = {}  # GPU index -> its namespace, shared by that GPU's partitions
         where: dict = {}
         self.programs = []
         for part in plan.partitions:
+            xp = _namespace(part.device, namespaces)
             program = compile_partition(
-                part, exported[part.key], self.feeds, folded, where.__getitem__, state_for, xp, uses
+                part, exported[part.key], self.feeds, folded, where.__getitem__, state_for, xp, uses, leaving
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
@@ -190,6 +194,32 @@ def _exports(plan, folded):
     return exported
 
 
+def _namespace(device, namespaces):
+    """numpy for the CPU; a GPU's :class:`DeviceNamespace`, one per GPU index."""
+    if not is_gpu(device):
+        return np
+    index = gpu_index(device)
+    if index not in namespaces:
+        namespaces[index] = DeviceNamespace(index)
+    return namespaces[index]
+
+
+def _leaving_devices(plan, exported):
+    """Tensors a GPU partition exports to a fetch or to a partition on another device."""
+    on_gpu = {p.key for p in plan.partitions if is_gpu(p.device)}
+    fetched = set(plan.fetches)
+    leaving = {t for key in on_gpu for t in exported[key] if t in fetched}
+    for op in plan.ops:
+        reader = plan.partition_of.get(op)
+        for t in op.inputs:
+            maker = plan.partition_of.get(t.op)
+            if maker is None or maker.key not in on_gpu:
+                continue
+            if reader is None or reader.device != maker.device:
+                leaving.add(t)
+    return leaving
+
+
 def _uses(plan, exported):
     uses: dict = {}
     for op in plan.ops:
@@ -261,9 +291,10 @@ def _fetch(values, source):
         value = source.value
     else:  # FedValue, VariableValue: among the step's bound values
         value = values[source.key]
-    if type(value) is np.ndarray and not value.flags.writeable:
-        return value.copy()  # a variable's or a constant's storage: hand out a copy
-    return value
+    if type(value) is np.ndarray:
+        # A variable's or a constant's storage: hand out a copy.
+        return value if value.flags.writeable else value.copy()
+    return to_host(value)  # a GPU variable's value; anything else as it is
 
 
 def _uninitialized(name):

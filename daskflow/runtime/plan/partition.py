@@ -14,6 +14,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ...errors import InvalidArgumentError
+from ...framework.device_spec import DeviceSpec
 from .replication import is_replica_device, replica_device
 
 
@@ -54,11 +55,12 @@ def device_label(device: str) -> str:
     return label
 
 
-def make_plan(fetch_tensors, fetch_ops, feeds) -> Plan:
+def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True) -> Plan:
     needed = _prune(fetch_tensors, fetch_ops, set(feeds))
     _check_fed(needed)
     order = _schedule(needed, set(feeds))
-    partitions, partition_of = _partition(order, set(feeds))
+    device_of = {op: _runs_on(op, soft_placement) for op in order}
+    partitions, partition_of = _partition(order, set(feeds), device_of)
     return Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
 
 
@@ -136,7 +138,25 @@ def _predecessors(op, needed, fed):
     return {p for p in ps if p in needed}
 
 
-def _partition(order, fed):
+def _runs_on(op, soft_placement):
+    """The device ``op`` runs on: its own, but a GPU's task's CPU for an op with no device
+    kernel (strings, Python functions, input pipelines), as TF1's soft placement does."""
+    device = op.device
+    if not op.primitive.host_only or "device:GPU" not in device:
+        return device
+    if not soft_placement:
+        raise InvalidArgumentError(
+            op.node_def,
+            op,
+            f"Cannot assign a device for operation {op.name}: Could not satisfy explicit device "
+            f"specification '{device}' because no supported kernel for GPU devices is available "
+            f"({op.type} runs on the host; set allow_soft_placement=True to place it on the CPU)",
+        )
+    spec = DeviceSpec.from_string(device)
+    return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
+
+
+def _partition(order, fed, device_of):
     """Group ops by (device, stage).
 
     Variable nodes join no partition: every partition that reads a variable
@@ -152,14 +172,15 @@ def _partition(order, fed):
             stage_of[op] = 0
             continue
         preds = _predecessors(op, stage_of, fed)
+        device = device_of[op]
         stage = 0
         for p in preds:
-            crosses = p.device != op.device and not p.primitive.is_variable
+            crosses = not p.primitive.is_variable and device_of[p] != device
             stage = max(stage, stage_of[p] + crosses)
         stage_of[op] = stage
-        part = partitions.get((op.device, stage))
+        part = partitions.get((device, stage))
         if part is None:
-            part = partitions[(op.device, stage)] = Partition(op.device, stage)
+            part = partitions[(device, stage)] = Partition(device, stage)
         part.ops.append(op)
         partition_of[op] = part
         for p in preds:

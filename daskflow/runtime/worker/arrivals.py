@@ -25,6 +25,7 @@ import asyncio
 from dataclasses import dataclass
 
 from ...framework.replica import PerReplica
+from ...kernels.devices import memory_in_use
 from ..wire.transport import FromReplicas, Received, unless_failed
 from .state import find_state
 
@@ -157,14 +158,15 @@ def step_log(plan_ids, dask_worker=None):
 
     ``{"log": [outcome, ...], "sent": {(plan, step): bytes}, "sent_to": {(plan, step):
     {address: bytes}}, "phases": [(plan, step, instance, updates, waiting, computing,
-    sending), ...], "name": the worker's name}``: ``sent_to`` is ``sent`` by the worker
+    sending), ...], "name": the worker's name, "device_memory": bytes its GPU memory pool
+    holds now}``: ``sent_to`` is ``sent`` by the worker
     the bytes went to; ``phases`` where each partition instance's task spent its time
     (:meth:`.state.WorkerState.note_phases`).
     """
     name = None if dask_worker is None else str(dask_worker.name)
     state = None if dask_worker is None else find_state(dask_worker)
     if state is None:  # no daskflow program has reached this worker
-        return {"log": [], "sent": {}, "sent_to": {}, "phases": [], "name": name}
+        return {"log": [], "sent": {}, "sent_to": {}, "phases": [], "name": name, "device_memory": 0}
     wanted = set(plan_ids)
     return {
         "log": [e for e in state.log if e["plan"] in wanted],
@@ -172,4 +174,5 @@ def step_log(plan_ids, dask_worker=None):
         "sent_to": {k: dict(v) for k, v in state.sent_to.items() if k[0] in wanted},
         "phases": [p for p in state.phases if p[0] in wanted],
         "name": name,
+        "device_memory": memory_in_use(),
     }
