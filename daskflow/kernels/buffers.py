@@ -8,6 +8,7 @@ A kernel may do so only where the runtime told it the input is dead (its
 
 def owned(a):
     """A writable array that is no view: overwriting it disturbs no one (the
-    runtime already knows no other op reads it)."""
+    runtime already knows no other op reads it). cupy's flags have no
+    ``writeable``: its arrays always are."""
     flags = getattr(a, "flags", None)
-    return flags is not None and flags.writeable and a.base is None
+    return flags is not None and getattr(flags, "writeable", True) and a.base is None

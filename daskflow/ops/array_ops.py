@@ -88,12 +88,12 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002
 Size = Primitive(
     "Size",
     lambda inputs, *, out_type: ((), out_type),
-    lambda xp, x, *, out_type: np.asarray(np.size(x), dtype=out_type.np),
+    lambda xp, x, *, out_type: xp.asarray(x.size, dtype=out_type.np),
 )
 Rank = Primitive(
     "Rank",
     lambda inputs: ((), dtypes.int32),
-    lambda xp, x: np.asarray(np.ndim(x), dtype=np.int32),
+    lambda xp, x: xp.asarray(x.ndim, dtype=np.int32),
 )
 
 
@@ -631,11 +631,12 @@ def static_scalar(t):
     return None
 
 
-Range = Primitive(
-    "Range",
-    _range_infer,
-    lambda xp, start, limit, delta, *, dtype: xp.arange(start, limit, delta, dtype=dtype.np),
-)
+def _range_kernel(xp, start, limit, delta, *, dtype):
+    # Host numbers: cupy.arange takes its bounds as Python scalars, not device arrays.
+    return xp.arange(start.item(), limit.item(), delta.item(), dtype=dtype.np)
+
+
+Range = Primitive("Range", _range_infer, _range_kernel)
 
 
 def range_(start, limit=None, delta=1, dtype=None, name="range"):

@@ -82,8 +82,14 @@ def _sampler_kernel(xp, streams, true_classes, *, num_true, num_sampled, unique,
     )
 
 
+# Rejection sampling of unique classes is a Python loop: a host op, as in TF1.
 LogUniformCandidateSampler = Primitive(
-    "LogUniformCandidateSampler", _sampler_infer, _sampler_kernel, stateful=True, make_state=_Streams
+    "LogUniformCandidateSampler",
+    _sampler_infer,
+    _sampler_kernel,
+    stateful=True,
+    make_state=_Streams,
+    host_only=True,
 )
 
 

@@ -102,7 +102,8 @@ def _assert_kernel(xp, cond, *data, summarize):
     return ()
 
 
-Assert_ = Primitive("Assert", _assert_infer, _assert_kernel, stateful=True)
+# Assert and the print ops format their data as text on the host, as TF1 runs them on the CPU.
+Assert_ = Primitive("Assert", _assert_infer, _assert_kernel, stateful=True, host_only=True)
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF1's public name
@@ -263,6 +264,7 @@ Print_ = Primitive(
     lambda op, g: [g] + [None] * (len(op.inputs) - 1),
     stateful=True,
     make_state=lambda op: {"count": 0},
+    host_only=True,
 )
 
 
@@ -291,7 +293,7 @@ def _print_v2_kernel(xp, *values, template, stream, summarize, sep, end):
     return ()
 
 
-PrintV2 = Primitive("PrintV2", lambda inputs, **_: [], _print_v2_kernel, stateful=True)
+PrintV2 = Primitive("PrintV2", lambda inputs, **_: [], _print_v2_kernel, stateful=True, host_only=True)
 
 
 def print_(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", name=None):

@@ -39,7 +39,7 @@ def _int_out(inputs, *, out_type):
     return (None if dims is None else len(dims),), out_type
 
 
-Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: np.asarray(np.shape(x), dtype=out_type.np))
+Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np))
 
 
 def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002

@@ -66,8 +66,14 @@ def _get_next_kernel(xp, state, *generation, dataset, output_types, output_shape
     return arrays[0] if len(arrays) == 1 else arrays
 
 
+# The input pipeline runs on the host (its elements may be strings), as TF1's iterators do.
 IteratorGetNext = Primitive(
-    "IteratorGetNext", _get_next_infer, _get_next_kernel, stateful=True, make_state=IteratorState
+    "IteratorGetNext",
+    _get_next_infer,
+    _get_next_kernel,
+    stateful=True,
+    make_state=IteratorState,
+    host_only=True,
 )
 
 
@@ -77,5 +83,5 @@ def _new_generation(xp):
 
 
 IteratorGeneration = Primitive(
-    "IteratorGeneration", lambda inputs: ((), dtypes.int64), _new_generation, stateful=True
+    "IteratorGeneration", lambda inputs: ((), dtypes.int64), _new_generation, stateful=True, host_only=True
 )

@@ -162,18 +162,19 @@ def _source(out, size, align):
     return np.arange(out) * (size / out)
 
 
-def _bilinear_weights(out, size, align):
+def _bilinear_weights(xp, out, size, align):
+    """Source rows (or columns) and weights: made on the host from the sizes, then uploaded."""
     pos = _source(out, size, align)
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, size - 1)
     frac = (pos - lo).astype(np.float32)
-    return lo, hi, frac
+    return xp.asarray(lo), xp.asarray(hi), xp.asarray(frac)
 
 
 def _resize_bilinear_kernel(xp, x, *, size, align_corners):
     (oh, ow), (h, w) = size, x.shape[1:3]
-    r0, r1, fr = _bilinear_weights(oh, h, align_corners)
-    c0, c1, fc = _bilinear_weights(ow, w, align_corners)
+    r0, r1, fr = _bilinear_weights(xp, oh, h, align_corners)
+    c0, c1, fc = _bilinear_weights(xp, ow, w, align_corners)
     x = x.astype(np.float32, copy=False)
     top = x[:, r0] * (1 - fr)[None, :, None, None] + x[:, r1] * fr[None, :, None, None]
     return top[:, :, c0] * (1 - fc)[None, None, :, None] + top[:, :, c1] * fc[None, None, :, None]
@@ -181,14 +182,14 @@ def _resize_bilinear_kernel(xp, x, *, size, align_corners):
 
 def _resize_bilinear_grad_kernel(xp, g, like, *, size, align_corners):
     (oh, ow), (h, w) = size, like.shape[1:3]
-    r0, r1, fr = _bilinear_weights(oh, h, align_corners)
-    c0, c1, fc = _bilinear_weights(ow, w, align_corners)
-    cols = np.zeros((g.shape[0], oh, w, g.shape[3]), np.float32)
-    np.add.at(cols, (slice(None), slice(None), c0), g * (1 - fc)[None, None, :, None])
-    np.add.at(cols, (slice(None), slice(None), c1), g * fc[None, None, :, None])
-    out = np.zeros(like.shape, np.float32)
-    np.add.at(out, (slice(None), r0), cols * (1 - fr)[None, :, None, None])
-    np.add.at(out, (slice(None), r1), cols * fr[None, :, None, None])
+    r0, r1, fr = _bilinear_weights(xp, oh, h, align_corners)
+    c0, c1, fc = _bilinear_weights(xp, ow, w, align_corners)
+    cols = xp.zeros((g.shape[0], oh, w, g.shape[3]), np.float32)
+    xp.add.at(cols, (slice(None), slice(None), c0), g * (1 - fc)[None, None, :, None])
+    xp.add.at(cols, (slice(None), slice(None), c1), g * fc[None, None, :, None])
+    out = xp.zeros(like.shape, np.float32)
+    xp.add.at(out, (slice(None), r0), cols * (1 - fr)[None, :, None, None])
+    xp.add.at(out, (slice(None), r1), cols * fr[None, :, None, None])
     return out.astype(like.dtype, copy=False)
 
 
@@ -214,8 +215,8 @@ ResizeBilinear = Primitive(
 
 def _nearest_kernel(xp, x, *, size, align_corners, keep_dtype=True):
     (oh, ow), (h, w) = size, x.shape[1:3]
-    rows = _nearest_index(oh, h, align_corners)
-    cols = _nearest_index(ow, w, align_corners)
+    rows = xp.asarray(_nearest_index(oh, h, align_corners))
+    cols = xp.asarray(_nearest_index(ow, w, align_corners))
     return x[:, rows][:, :, cols]
 
 

@@ -4,6 +4,11 @@ TF1's seed rules: with a graph seed and no op seed, the op seed is derived
 from the graph's op count; with an op seed and no graph seed, the graph seed
 is a fixed default; with neither, numbers differ between sessions. Each
 session replays an op's sequence from the start, as TF1 sessions do.
+
+Numbers are drawn on the host with numpy's ``Generator`` and uploaded with
+``xp.asarray``, also when the op runs on a GPU: so a seeded program draws the
+same sequence on every device, and cupy's generators (which lack some of
+numpy's methods) are never needed.
 """
 
 from __future__ import annotations
@@ -173,12 +178,12 @@ def _multinomial_infer(inputs, *, num_samples, output_dtype, seed):
 
 
 def _multinomial_kernel(xp, streams, logits, *, num_samples, output_dtype, seed):
-    z = np.asarray(logits, dtype=np.float64)
-    p = np.exp(z - z.max(axis=1, keepdims=True))
+    z = logits.astype(np.float64, copy=False)
+    p = xp.exp(z - z.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
-    u = streams.generator().random((len(p), num_samples))
-    picks = (u[:, :, None] > np.cumsum(p, axis=1)[:, None, :]).sum(axis=2)
-    return xp.asarray(np.minimum(picks, p.shape[1] - 1).astype(output_dtype.np))
+    u = xp.asarray(streams.generator().random((p.shape[0], num_samples)))  # drawn on the host
+    picks = (u[:, :, None] > xp.cumsum(p, axis=1)[:, None, :]).sum(axis=2)
+    return xp.minimum(picks, p.shape[1] - 1).astype(output_dtype.np)
 
 
 Multinomial = Primitive(

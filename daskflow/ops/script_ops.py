@@ -38,8 +38,9 @@ def _py_func_kernel(xp, *arrays, func, Tout, name_hint):  # noqa: N803
     return out[0] if len(out) == 1 else tuple(out)
 
 
-PyFunc = Primitive("PyFunc", _py_func_infer, _py_func_kernel, stateful=True)
-PyFuncStateless = Primitive("PyFuncStateless", _py_func_infer, _py_func_kernel)
+# The function takes and returns numpy values: it runs on the host, as in TF1.
+PyFunc = Primitive("PyFunc", _py_func_infer, _py_func_kernel, stateful=True, host_only=True)
+PyFuncStateless = Primitive("PyFuncStateless", _py_func_infer, _py_func_kernel, host_only=True)
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1's names

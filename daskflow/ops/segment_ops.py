@@ -192,20 +192,20 @@ def _gather_nd_infer(inputs):
     return indices._dims[:-1] + params._dims[depth:], params.dtype
 
 
-def _checked_index(indices, shape, what):
+def _checked_index(xp, indices, shape, what):
     flat = indices.reshape(-1, indices.shape[-1])
-    bounds = np.asarray(shape[: indices.shape[-1]])
+    bounds = xp.asarray(shape[: indices.shape[-1]])
     bad = (flat < 0) | (flat >= bounds)
     if bool(bad.any()):
-        row = int(np.argmax(bad.any(axis=1)))
+        row = int(xp.argmax(bad.any(axis=1)))
         raise ValueError(
             f"{what}: indices[{row}] = {flat[row].tolist()} does not index into shape {list(shape)}"
         )
-    return tuple(np.moveaxis(indices, -1, 0))
+    return tuple(xp.moveaxis(indices, -1, 0))
 
 
 def _gather_nd_kernel(xp, params, indices):
-    return xp.array(params[_checked_index(indices, params.shape, "gather_nd")])
+    return xp.array(params[_checked_index(xp, indices, params.shape, "gather_nd")])
 
 
 def _scatter_nd_infer(inputs):
@@ -228,7 +228,7 @@ def _scatter_nd_infer(inputs):
 def _scatter_nd_kernel(xp, indices, updates, shape):
     shape = tuple(int(d) for d in shape)
     out = xp.zeros(shape, dtype=updates.dtype)
-    xp.add.at(out, _checked_index(indices, shape, "scatter_nd"), updates)  # duplicates add up, as TF
+    xp.add.at(out, _checked_index(xp, indices, shape, "scatter_nd"), updates)  # duplicates add up, as TF
     return out
 
 
@@ -298,7 +298,7 @@ def _scatter_var_kernel(accumulate):
         bad = (indices < 0) | (indices >= old.shape[0])
         if bool(bad.any()):
             raise ValueError(
-                f"indices[{int(np.argmax(bad.reshape(-1)))}] is out of range [0, {old.shape[0]})"
+                f"indices[{int(xp.argmax(bad.reshape(-1)))}] is out of range [0, {old.shape[0]})"
             )
         new = xp.array(old, copy=True)  # the old value may still be read elsewhere in the step
         if accumulate:

@@ -82,6 +82,7 @@ ReportUninitialized = Primitive(
     ),
     stateful=True,
     accepts_uninitialized=True,
+    host_only=True,  # a string tensor
 )
 IsVariableInitialized = Primitive(
     "IsVariableInitialized",

@@ -41,7 +41,8 @@ def _as_string_infer(inputs, **_):
     return x._dims, dtypes.string
 
 
-AsString = Primitive("AsString", _as_string_infer, _as_string_kernel)
+# Strings live on the host: a GPU array holds numbers only.
+AsString = Primitive("AsString", _as_string_infer, _as_string_kernel, host_only=True)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
@@ -76,7 +77,7 @@ def _join_kernel(xp, *parts, separator):
     return out
 
 
-StringJoin = Primitive("StringJoin", _join_infer, _join_kernel)
+StringJoin = Primitive("StringJoin", _join_infer, _join_kernel, host_only=True)
 
 
 def string_join(inputs, separator="", name=None):
@@ -101,7 +102,7 @@ def _to_number_kernel(xp, x, *, out_type):
     return np.asarray(values, dtype=out_type.np).reshape(np.shape(x))
 
 
-StringToNumber = Primitive("StringToNumber", _to_number_infer, _to_number_kernel)
+StringToNumber = Primitive("StringToNumber", _to_number_infer, _to_number_kernel, host_only=True)
 
 
 def string_to_number(string_tensor, out_type=dtypes.float32, name=None):

@@ -93,7 +93,7 @@ def _set_infer(inputs, *, n, dynamic):
 
 def _set_kernel(xp, buffer, index, value, *, n, dynamic):
     """``buffer`` with the rows ``index`` (a scalar or a vector) set to ``value``: a new array."""
-    rows = np.asarray(index).astype(np.int64)
+    rows = xp.asarray(index).astype(np.int64)
     element = value.shape if rows.ndim == 0 else value.shape[1:]
     if rows.ndim == 1 and value.shape[:1] != rows.shape:
         raise ValueError(f"scatter of {rows.shape[0]} indices is given {value.shape[0]} values")
@@ -132,9 +132,9 @@ TensorArrayScatterV3 = Primitive("TensorArrayScatterV3", _set_infer, _set_kernel
 def _write_grad_kernel(xp, g, old, index):
     """The gradient for the buffer a write replaced: ``g`` over its rows, zero where written."""
     if _is_unwritten(old, g.shape[1:]):
-        return xp.zeros_like(old)
+        return np.zeros(old.shape, old.dtype).view(_Unwritten)  # no data: a host marker, like ``old``
     out = g[: old.shape[0]].copy()
-    rows = np.asarray(index).reshape(-1)
+    rows = xp.asarray(index).reshape(-1)
     out[rows[rows < old.shape[0]]] = 0
     return out
 
