@@ -342,3 +342,137 @@ def test_dtype_preserved(dtype, padding):
     assert [o.dtype for o in outs] == [dtype] * len(outs)
     if dtype == np.float32:
         np.testing.assert_allclose(y, ref_conv2d(x.astype(np.float64), w, s, padding), rtol=1e-4, atol=1e-5)
+
+
+# --------------------------------------------------------------------------
+# numpy fast paths: row-layout im2col (>3 channels), channel-first im2col
+# (<=3 channels), per-offset backprop-input products, disjoint pooling blocks
+# --------------------------------------------------------------------------
+
+FAST_CONV = list(
+    itertools.product(
+        [(7, 9), (8, 8)],  # odd and even sizes
+        [(1, 1), (2, 2), (1, 2)],
+        [(1, 1), (3, 3), (5, 5)],
+        PADDINGS,
+        [1, 5],  # channel-first and row layouts
+    )
+)
+
+
+@pytest.mark.parametrize("hw,strides,ksize,padding,ch", FAST_CONV, ids=[grid_id(p) for p in FAST_CONV])
+def test_conv_fast_paths_match_reference(hw, strides, ksize, padding, ch):
+    rng = np.random.default_rng(FAST_CONV.index((hw, strides, ksize, padding, ch)))
+    x = rng.standard_normal((2, *hw, ch))
+    w = rng.standard_normal((*ksize, ch, 4))
+    gy = rng.standard_normal((2, *ref_out_hw(hw, ksize, strides, padding), 4))
+    tol = {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(
+        conv.conv2d(np, x, w, strides, padding), ref_conv2d(x, w, strides, padding), **tol
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_input(np, x.shape, w, gy, strides, padding),
+        ref_conv2d_backprop_input(x.shape, w, gy, strides, padding),
+        **tol,
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_filter(np, x, w.shape, gy, strides, padding),
+        ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
+        **tol,
+    )
+
+
+@pytest.mark.parametrize("ch", [1, 32])
+def test_conv_fast_paths_stay_float32(ch):
+    # mnist_deep's shapes in float32: the result keeps float32 and stays
+    # within float32 rounding of a float64 reference.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 8, 8, ch)).astype(np.float32)
+    w = rng.standard_normal((5, 5, ch, 8)).astype(np.float32)
+    gy = rng.standard_normal((2, 8, 8, 8)).astype(np.float32)
+    args = ((1, 1), "SAME")
+    x64, w64, g64 = (a.astype(np.float64) for a in (x, w, gy))
+    outs = [
+        (conv.conv2d(np, x, w, *args), ref_conv2d(x64, w64, *args)),
+        (
+            conv.conv2d_backprop_input(np, x.shape, w, gy, *args),
+            ref_conv2d_backprop_input(x.shape, w64, g64, *args),
+        ),
+        (
+            conv.conv2d_backprop_filter(np, x, w.shape, gy, *args),
+            ref_conv2d_backprop_filter(x64, w.shape, g64, *args),
+        ),
+    ]
+    for got, want in outs:
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+# Disjoint windows (ksize == strides, no padding) take the block path; the
+# 7x9 VALID cases leave uncovered rows/columns that must get zero gradient.
+DISJOINT_POOL = [
+    ((8, 6), (2, 2), "SAME"),
+    ((8, 6), (2, 2), "VALID"),
+    ((7, 9), (2, 2), "VALID"),
+    ((6, 9), (3, 3), "SAME"),
+    ((7, 9), (3, 3), "VALID"),
+    ((7, 9), (2, 3), "VALID"),
+]
+
+
+@pytest.mark.parametrize("hw,ksize,padding", DISJOINT_POOL)
+def test_disjoint_pooling_matches_reference(hw, ksize, padding):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, *hw, 3))
+    g = rng.standard_normal((2, *ref_out_hw(hw, ksize, ksize, padding), 3))
+    args = (ksize, ksize, padding)
+    want_y, want_dx = ref_max_pool_and_grad(x, g, *args)
+    y = conv.max_pool(np, x, *args)
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_allclose(conv.max_pool_grad(np, x, y, g, *args), want_dx, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(conv.avg_pool(np, x, *args), ref_avg_pool(x, *args), rtol=1e-12, atol=1e-12)
+    want = ref_avg_pool_grad(x.shape, g, *args)
+    np.testing.assert_allclose(conv.avg_pool_grad(np, x.shape, g, *args), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("hw,ksize,padding", DISJOINT_POOL)
+def test_disjoint_max_pool_grad_ties_go_to_first_max(hw, ksize, padding):
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2, size=(2, *hw, 2)).astype(np.float32)
+    x[1] = 0.0  # every window one big tie, like the zeros after a ReLU
+    g = rng.integers(-4, 5, size=(2, *ref_out_hw(hw, ksize, ksize, padding), 2)).astype(np.float32)
+    y = conv.max_pool(np, x, ksize, ksize, padding)
+    dx = conv.max_pool_grad(np, x, y, g, ksize, ksize, padding)
+    assert dx.dtype == np.float32
+    np.testing.assert_array_equal(dx, ref_max_pool_and_grad(x, g, ksize, ksize, padding)[1])
+
+
+class _GenericNamespace:
+    """numpy under another name, so the kernels take their generic (cupy) path."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+@pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((2, 1), "VALID")])
+@pytest.mark.parametrize("ch", [1, 5])
+def test_generic_path_matches_reference(strides, padding, ch):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 7, 8, ch))
+    w = rng.standard_normal((3, 5, ch, 4))
+    gy = rng.standard_normal((2, *ref_out_hw((7, 8), (3, 5), strides, padding), 4))
+    xp = _GenericNamespace()
+    tol = {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(
+        conv.conv2d(xp, x, w, strides, padding), ref_conv2d(x, w, strides, padding), **tol
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_input(xp, x.shape, w, gy, strides, padding),
+        ref_conv2d_backprop_input(x.shape, w, gy, strides, padding),
+        **tol,
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_filter(xp, x, w.shape, gy, strides, padding),
+        ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
+        **tol,
+    )
