@@ -476,3 +476,89 @@ def test_generic_path_matches_reference(strides, padding, ch):
         ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
         **tol,
     )
+
+
+# --------------------------------------------------------------------------
+# numpy Winograd path (stride 1, 3x3 or 5x5, float32, >= 16 channels each way)
+# --------------------------------------------------------------------------
+
+WINOGRAD = list(
+    itertools.product(
+        [(7, 9), (8, 8)],  # odd and even sizes: partial and whole edge tiles
+        [3, 5],
+        PADDINGS,
+        [1, 10],  # one image, and several chunks with a remainder
+    )
+)
+
+
+def winograd_id(p):
+    (h, w), k, pad, n = p
+    return f"{h}x{w}-k{k}-{pad}-n{n}"
+
+
+@pytest.fixture
+def winograd_calls(monkeypatch):
+    """Record each chunk's Winograd input transform, to prove the path was taken."""
+    calls = []
+    real = conv._winograd_input
+
+    def counted(*args):
+        calls.append(args[0].shape)
+        return real(*args)
+
+    monkeypatch.setattr(conv, "_winograd_input", counted)
+    return calls
+
+
+@pytest.mark.parametrize("hw,k,padding,n", WINOGRAD, ids=[winograd_id(p) for p in WINOGRAD])
+def test_winograd_matches_reference(hw, k, padding, n, winograd_calls):
+    rng = np.random.default_rng(WINOGRAD.index((hw, k, padding, n)))
+    in_ch, out_ch = 16, 17
+    x = rng.standard_normal((n, *hw, in_ch)).astype(np.float32)
+    w = (rng.standard_normal((k, k, in_ch, out_ch)) / (k * np.sqrt(in_ch))).astype(np.float32)
+    gy = rng.standard_normal((n, *ref_out_hw(hw, (k, k), (1, 1), padding), out_ch)).astype(np.float32)
+    args = ((1, 1), padding)
+    x64, w64, g64 = (a.astype(np.float64) for a in (x, w, gy))
+    outs = [
+        (conv.conv2d(np, x, w, *args), ref_conv2d(x64, w64, *args)),
+        (
+            conv.conv2d_backprop_input(np, x.shape, w, gy, *args),
+            ref_conv2d_backprop_input(x.shape, w64, g64, *args),
+        ),
+        (
+            conv.conv2d_backprop_filter(np, x, w.shape, gy, *args),
+            ref_conv2d_backprop_filter(x64, w.shape, g64, *args),
+        ),
+    ]
+    assert len(winograd_calls) >= 3
+    for got, want in outs:
+        assert got.dtype == np.float32
+        assert got.shape == want.shape
+        # Winograd's error scales with the result's magnitude, not each
+        # element's: about 1e-5 of the largest value (im2col: about 1e-6).
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize(
+    "dtype,in_ch,out_ch,strides,k",
+    [
+        (np.float64, 16, 16, (1, 1), 5),  # float64 keeps im2col's accuracy
+        (np.float32, 8, 16, (1, 1), 5),  # too few channels to pay
+        (np.float32, 16, 16, (2, 2), 5),  # strided
+        (np.float32, 16, 16, (1, 1), 4),  # no 4x4 transform
+    ],
+)
+def test_winograd_not_taken_outside_its_domain(dtype, in_ch, out_ch, strides, k, winograd_calls):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 8, 8, in_ch)).astype(dtype)
+    w = rng.standard_normal((k, k, in_ch, out_ch)).astype(dtype)
+    gy = rng.standard_normal((2, *ref_out_hw((8, 8), (k, k), strides, "SAME"), out_ch)).astype(dtype)
+    args = (strides, "SAME")
+    conv.conv2d(np, x, w, *args)
+    conv.conv2d_backprop_input(np, x.shape, w, gy, *args)
+    conv.conv2d_backprop_filter(np, x, w.shape, gy, *args)
+    assert winograd_calls == []
+    if dtype == np.float64:
+        tol = {"rtol": 1e-12, "atol": 1e-12}
+        np.testing.assert_allclose(conv.conv2d(np, x, w, *args), ref_conv2d(x, w, *args), **tol)
