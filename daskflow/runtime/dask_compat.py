@@ -76,9 +76,12 @@ def release_thread_slot(worker, key):
     """Stop counting task ``key`` against the worker's threads while it waits.
 
     What ``distributed.secede`` does for a task on a thread, for a coroutine
-    task. Relies on ``SecedeEvent`` and ``Worker.handle_stimulus`` of the
-    worker state machine.
+    task; a task already released stays as it is. Relies on ``SecedeEvent``,
+    ``Worker.handle_stimulus`` and the task states of the worker state machine.
     """
+    task = worker.state.tasks.get(key)
+    if task is None or task.state != "executing":
+        return
     stimulus = f"daskflow-wait-{time.time()}"
     worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=stimulus))
 

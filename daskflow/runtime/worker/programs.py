@@ -15,6 +15,7 @@ client takes those times (:func:`take_trace`) once the step is over.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import time
@@ -122,8 +123,9 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
                 call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
                 return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
 
+            release = functools.partial(transport.release_slot, worker, task_key)
             results = await sync_rounds.contribute(
-                state, shared, step, values, apply, lambda v: apply(v, False), timeout
+                state, shared, step, values, apply, lambda v: apply(v, False), release, timeout
             )
         elif shared is not None and mode is None:
             call = (worker, state, sends, shared, step, replica, blocks, fn, values, clock)

@@ -24,7 +24,10 @@ part itself, on the ps's event loop:
   other clients stop. Its results are the update computed, not written,
   on the current values.
 
-Waiting happens on the event loop, holding no thread of the ps.
+Waiting happens on the event loop, holding no thread of the ps, and a
+waiting task no longer counts against the ps's threads (``release``): a ps
+with fewer threads than the job has clients (``dask worker --nthreads 1``)
+would otherwise never run the task that completes the round.
 """
 
 from __future__ import annotations
@@ -45,12 +48,13 @@ class _Round:
         self.error = None
 
 
-async def contribute(state, shared, step, values, apply, compute, timeout=None):
+async def contribute(state, shared, step, values, apply, compute, release, timeout=None):
     """Take part in the current round of ``shared``'s update; its results once applied.
 
     ``step`` = (plan, step number, partition), ``values`` this task's arguments,
     ``apply(arguments)`` the coroutine applying one round's merged arguments,
-    ``compute(arguments)`` one computing them without writing (a stale task's).
+    ``compute(arguments)`` one computing them without writing (a stale task's),
+    ``release()`` frees the task's thread slot before it waits.
     """
     store, names = state.shared, [name for name, _ in shared.writes]
     rounds = store.rounds(shared.job)
@@ -69,6 +73,8 @@ async def contribute(state, shared, step, values, apply, compute, timeout=None):
         record(used=[0], dropped=[], staleness=[0])
         if len(current.contributions) >= shared.sync:
             await _apply(current, rounds, shared, apply)
+    if not current.done.is_set():
+        release()
     await asyncio.wait_for(current.done.wait(), timeout)
     if current.error is not None:
         raise current.error
