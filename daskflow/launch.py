@@ -24,6 +24,8 @@ import tempfile
 import dask
 from distributed import Nanny, Scheduler, SpecCluster, Worker
 
+from .kernels.devices import gpu_count
+
 # Dask's background sampling, turned down for training. At Dask's defaults an
 # idle three-worker cluster spends a noticeable share of a core on it (about five
 # times what it does with these settings; benchmarks/RESULTS.md, design
@@ -42,6 +44,7 @@ def local_cluster(
     ps=1,
     workers=2,
     gpu_workers=0,
+    gpus=0,
     threads_per_worker=1,
     processes=True,
     memory_limit="2GiB",
@@ -60,7 +63,13 @@ def local_cluster(
         Parameter-server workers (``ps-<i>``) and compute workers (``worker-<i>``).
     gpu_workers : int
         Extra compute workers, each offering one GPU (``resources={"GPU": 1}``),
-        named after the CPU workers (``worker-<workers + i>``).
+        named after the CPU workers (``worker-<workers + i>``). Where the
+        process has no GPU, their GPU partitions run with numpy.
+    gpus : int or "all"
+        GPU workers on this machine's GPUs, one GPU each: worker
+        ``worker-<workers + gpu_workers + i>`` sees GPU ``i`` alone
+        (``CUDA_VISIBLE_DEVICES``) as its ``/device:GPU:0``. Needs worker
+        processes, and cupy seeing that many GPUs here.
     processes : bool
         Worker processes under Nannies (the default), or threads in this process.
     security : distributed.Security, optional
@@ -89,6 +98,8 @@ def local_cluster(
     """
     if processes:
         _stop_if_reimported()
+    gpus = _gpus_wanted(gpus, processes)
+    gpu_workers += gpus
     if min(ps, workers, gpu_workers) < 0 or ps + workers + gpu_workers == 0:
         raise ValueError(f"need a non-negative count of each role and one worker at least: {ps=}, {workers=}")
     cls = Nanny if processes else Worker
@@ -104,6 +115,9 @@ def local_cluster(
         options = {**base, "name": f"worker-{i}"}
         if i >= workers:
             options["resources"] = {"GPU": 1}
+        pinned = i - (workers + gpu_workers - gpus)
+        if pinned >= 0:
+            options["env"] = {**options.get("env", {}), "CUDA_VISIBLE_DEVICES": str(pinned)}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
     options = {"host": host, "dashboard_address": dashboard_address, **_preloads(dashboard_page), **tls}
     if security is not None:
@@ -126,6 +140,17 @@ def local_cluster(
             if reimported():
                 raise RuntimeError(MAIN_GUARD_MESSAGE) from None
             raise
+
+
+def _gpus_wanted(gpus, processes) -> int:
+    """How many GPU workers ``gpus`` asks for, checked against this machine's GPUs."""
+    have = gpu_count() if gpus else 0
+    wanted = have if gpus == "all" else int(gpus)
+    if wanted < 0 or wanted > have or gpus == "all" and not have:
+        raise ValueError(f"local_cluster(gpus={gpus!r}): this machine has {have} GPU(s) cupy can use")
+    if wanted and not processes:
+        raise ValueError(f"local_cluster(gpus={gpus!r}) needs processes=True: each worker sees its own GPU")
+    return wanted
 
 
 def _preloads(page=True) -> dict:
