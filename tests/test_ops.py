@@ -21,7 +21,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
-from daskflow.ops import check_ops, linalg_ops, math_ops, script_ops, segment_ops, sort_ops
+from daskflow.ops import check_ops, linalg_ops, math_ops, script_ops, segment_ops, sort_ops, training_ops
 from daskflow.ops.replica_ops import aggregate_replicas
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -583,6 +583,13 @@ CASES = [
         [np.array([0, 3, 1], I32), R(3, 4, dtype=F32)],
         lambda i, x: -np_log_softmax(x)[np.arange(3), i],
     ),
+    Case(
+        "adam_moments_over_chunks",  # 40,000 elements: two of the kernel's chunks
+        "AdamMoments",
+        lambda m, v, g, b1, b2: list(training_ops.adam_moments(m, v, g, b1, b2)),
+        [R(200, 200, dtype=F32), P(200, 200, dtype=F32), R(200, 200, dtype=F32), F32(0.8), F32(0.99)],
+        lambda m, v, g, b1, b2: [b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g],
+    ),
     # composites: no primitive of their own, but public API with numpy meaning
     Case("rsqrt", None, tf.rsqrt, [P(2, 3)], lambda x: 1 / np.sqrt(x)),
     Case("reciprocal", None, tf.reciprocal, [P(2, 3)], lambda x: 1 / x),
@@ -774,6 +781,7 @@ EXEMPT = {
     "Assign": "test_variable_updates",
     "AssignAdd": "test_variable_updates",
     "AssignSub": "test_variable_updates",
+    "ApplyAdam": "test_apply_adam_over_chunks; tests/test_optimizers.py (Adam against TF1)",
     "NoOp": "no outputs: test_no_op_and_group",
     "If": "runs function graphs: tests/test_control_flow.py",
     "While": "runs function graphs: tests/test_control_flow.py",
@@ -1027,6 +1035,21 @@ def test_variable_updates():
             got = sess.run(v)
     assert got.dtype == F64 and got.shape == (2, 3)
     np.testing.assert_array_equal(got, delta * 2 + delta - delta)
+
+
+def test_apply_adam_over_chunks():
+    init, m, v = R(300, 150, dtype=F32), R(300, 150, dtype=F32), P(300, 150, dtype=F32)  # 45,000: 2 chunks
+    with tf.Graph().as_default():
+        var = tf.Variable(init)
+        step = training_ops.apply_adam(var, tf.constant(m), tf.constant(v), tf.constant(F32(0.01)), 1e-3)
+        assert step.op.type == "ApplyAdam" and step.shape.as_list() == [300, 150]
+        with tf.Session() as sess:
+            sess.run(var.initializer)
+            out = sess.run(step)
+            kept = sess.run(var)
+    expected = init - F32(0.01) * m / (np.sqrt(v) + F32(1e-3))
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(kept, out)
 
 
 def test_no_op_and_group():

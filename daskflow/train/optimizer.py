@@ -11,7 +11,7 @@ from .. import dtypes
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import colocate_with, control_dependencies, name_scope
 from ..gradients import gradients
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, math_ops, training_ops
 from ..ops.control_flow_ops import group
 from ..variables import GraphKeys, Variable, assign, assign_add, assign_sub, trainable_variables
 
@@ -265,9 +265,10 @@ class AdamOptimizer(Optimizer):
         p1, p2 = (math_ops.cast(p, var.dtype) for p in self._powers)
         lr_t = h(self._lr) * math_ops.sqrt(1 - p2) / (1 - p1)
         m, v = self._slot(var, "m"), self._slot(var, "v")
-        new_m = assign(m, b1 * m + (1 - b1) * grad)
-        new_v = assign(v, b2 * v + (1 - b2) * grad * grad)
-        return assign_sub(var, lr_t * new_m / (math_ops.sqrt(new_v) + h(self._epsilon)))
+        # Two fused kernels (training_ops): the moments, then the variable from them.
+        moments = training_ops.adam_moments(m, v, grad, b1, b2)
+        new_m, new_v = assign(m, moments[0]), assign(v, moments[1])
+        return training_ops.apply_adam(var, new_m, new_v, lr_t, h(self._epsilon))
 
     def _finish(self, updates):
         p1, p2 = self._powers
