@@ -34,21 +34,24 @@ def _limit_threads(n):
         os.environ[var] = str(n)
 
 
-def numpy_step(shapes, lr=0.1):
-    """The same step hand-written in numpy: forward, backward, update in place."""
+def numpy_step(shapes, lr=0.1, xp=None):
+    """The same step hand-written in numpy (or ``xp``, e.g. cupy): forward, backward,
+    update in place; its inputs must be ``xp``'s arrays."""
     import numpy as np
 
+    xp = xp or np
     rng = np.random.default_rng(0)
-    params = [(rng.standard_normal((a, b)) * 0.01).astype(np.float32) for a, b in zip(shapes, shapes[1:])]
-    biases = [np.zeros(b, np.float32) for b in shapes[1:]]
+    sizes = list(zip(shapes, shapes[1:]))
+    params = [xp.asarray((rng.standard_normal(size) * 0.01).astype(np.float32)) for size in sizes]
+    biases = [xp.zeros(b, np.float32) for b in shapes[1:]]
 
     def step(x, y):
         acts = [x]
         for i, (w, b) in enumerate(zip(params, biases)):
             z = acts[-1] @ w + b
-            acts.append(np.maximum(z, 0) if i < len(params) - 1 else z)
+            acts.append(xp.maximum(z, 0) if i < len(params) - 1 else z)
         logits = acts[-1]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        e = xp.exp(logits - logits.max(axis=1, keepdims=True))
         g = (e / e.sum(axis=1, keepdims=True) - y) / np.float32(len(x))
         for i in reversed(range(len(params))):
             gw, gb = acts[i].T @ g, g.sum(axis=0)
