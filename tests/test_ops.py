@@ -1112,3 +1112,30 @@ def test_aggregate_replicas_sums_into_only_its_own_copies_and_only_when_told_its
         np, PerReplica(odd, [True, True]), replicas_to_aggregate=2, total_num_replicas=2, donate=True
     )
     assert out.shape == (2, 2) and not any(out is v for v in odd)
+
+
+@pytest.mark.parametrize(
+    "shape,target,transpose",
+    [
+        ((6, 5, 4, 3), (3,), False),  # a bias gradient: BLAS path
+        ((6, 5, 4, 3), (1, 4, 3), False),
+        ((6, 5, 4, 3), (5, 1, 3), False),  # an inner axis too: numpy's sum
+        ((4, 7), (4,), True),  # not C-contiguous: numpy's sum
+        ((6, 5), (), False),  # a full sum: numpy's sum
+    ],
+)
+@pytest.mark.parametrize("dtype", [F32, F64, I32])
+def test_reduce_to_kernel_sums_broadcast_axes(shape, target, transpose, dtype):
+    from daskflow.ops.core_array_ops import _reduce_to_kernel
+
+    y = (rng.integers(-50, 50, shape) + (rng.standard_normal(shape) if dtype != I32 else 0)).astype(dtype)
+    if transpose:
+        y = y.T
+    got = _reduce_to_kernel(np, y, np.array(target, dtype=np.int64), axes=())
+    lead = y.ndim - len(target)
+    want = y.astype(np.float64).sum(axis=tuple(range(lead)))
+    kept_ones = tuple(i for i, d in enumerate(target) if d == 1 and want.shape[i] != 1)
+    want = want.sum(axis=kept_ones, keepdims=True)
+    assert got.shape == target
+    assert got.dtype == dtype or dtype == I32  # numpy sums int32 as int64 (as before this path)
+    np.testing.assert_allclose(got, want.reshape(target), rtol=1e-5 if dtype == F32 else 1e-12)

@@ -514,14 +514,14 @@ def max_pool_grad(xp, x, y, g, ksize, strides, padding):
 
     Each upstream gradient in ``g`` goes to the position of its window's
     maximum; on ties it goes to the first maximum in row-major window order,
-    as TensorFlow's CPU kernel does. Like that kernel the maximum is
-    recomputed from ``x``; ``y`` (the forward output) is accepted for
-    signature parity with ``MaxPoolGrad`` but not read.
+    as TensorFlow's CPU kernel does. ``y`` must be ``max_pool(x)``, as in
+    every graph the gradient builds: disjoint windows take it as their
+    maxima (as TF's GPU kernel does) instead of recomputing them; other
+    windows recompute them from ``x``.
     """
-    del y  # recomputing from x keeps the routing exact even for a stale y
     tiles = _tiles(x, ksize, strides, padding)
     if tiles is not None:
-        return _max_pool_grad_tiles(xp, x, tiles, g)
+        return _max_pool_grad_tiles(xp, tiles, x.shape, y, g)
     win = _windows(xp, x, ksize, strides, padding, -xp.inf)
     peak = _pool(win, ksize, xp.maximum)
     valid = _valid_mask(xp, x.shape[1:3], ksize, strides, padding)
@@ -529,15 +529,16 @@ def max_pool_grad(xp, x, y, g, ksize, strides, padding):
     return _col2im(xp, parts, x.shape, ksize, strides, padding, x.dtype)
 
 
-def _max_pool_grad_tiles(xp, x, tiles, g):
-    """``max_pool_grad`` for disjoint windows: write each offset's share in place.
+def _max_pool_grad_tiles(xp, tiles, shape, peak, g):
+    """``max_pool_grad`` for disjoint windows with maxima ``peak``: write each offset's share in place.
 
     Every input element belongs to one window, so the gradient is written
     straight into the matching block of the result (no zero buffer, no sums).
+    Taking the maxima from the forward output saves recomputing them, a
+    third of this kernel's strided passes over the input.
     """
-    dx, dx_tiles = _tiled_like(xp, x.shape, tiles.shape, x.dtype)
+    dx, dx_tiles = _tiled_like(xp, shape, tiles.shape, tiles.dtype)
     kh, kw = tiles.shape[2], tiles.shape[4]
-    peak = _fold_tiles(tiles, xp.maximum)
     unrouted = xp.ones(peak.shape, dtype=bool)
     hit = xp.empty(peak.shape, dtype=bool)
     for i, j in _offsets((kh, kw)):

@@ -112,6 +112,29 @@ def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
     return out
 
 
+def _blas_summable(xp, y, summed):
+    """Whether numpy ``y``'s sum over ``summed`` is one over its leading axes, as for a bias gradient."""
+    return (
+        xp is np
+        and y.dtype in (np.float32, np.float64)
+        and y.size > 0
+        and summed == tuple(range(len(summed)))
+        and len(summed) < y.ndim  # a full sum is numpy's own fast (pairwise) case
+        and y.flags.c_contiguous
+    )
+
+
+def _sum_leading(y, lead):
+    """Sum C-contiguous ``y`` over its first ``lead`` axes as a product with ones.
+
+    A bias gradient sums many rows of a few channels: numpy's reduction then
+    runs one short inner loop per row, while BLAS's matrix-vector product
+    streams through the rows about ten times faster (and more accurately).
+    """
+    rows = y.reshape(-1, int(np.prod(y.shape[lead:], dtype=np.int64)))
+    return np.ones(rows.shape[0], dtype=y.dtype) @ rows
+
+
 def _inserted_ones(shape, axes):
     """``shape`` with size-1 dimensions at ``axes`` (positions in the result)."""
     dims = iter(shape)
@@ -124,7 +147,9 @@ def _reduce_to_kernel(xp, y, s, *, axes, mean=False):
         y = y.sum(axis=axes)
     target = tuple(s.tolist())
     if y.shape != target:
-        y = y.sum(axis=_summed_axes(y.shape, target)).reshape(target)
+        summed = _summed_axes(y.shape, target)
+        y = _sum_leading(y, len(summed)) if _blas_summable(xp, y, summed) else y.sum(axis=summed)
+        y = y.reshape(target)
     if mean and y.size:
         y = y / y.dtype.type(size // y.size)
     return y
