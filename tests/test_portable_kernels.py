@@ -189,11 +189,6 @@ def test_variable_updates_on_the_device():
         _ran_on_device(name)
 
 
-def test_adam_update_on_the_device():
-    test_ops.test_apply_adam_over_chunks()
-    _ran_on_device("ApplyAdam")
-
-
 def test_variable_ops_on_the_device():
     with tf.Graph().as_default():
         v = tf.Variable(np.zeros((3, 2)), name="table")

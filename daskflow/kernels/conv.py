@@ -530,23 +530,34 @@ def max_pool_grad(xp, x, y, g, ksize, strides, padding):
 
 
 def _max_pool_grad_tiles(xp, tiles, shape, peak, g):
-    """``max_pool_grad`` for disjoint windows with maxima ``peak``: write each offset's share in place.
+    """``max_pool_grad`` for disjoint windows with maxima ``peak`` (the forward output).
 
-    Every input element belongs to one window, so the gradient is written
-    straight into the matching block of the result (no zero buffer, no sums).
-    Taking the maxima from the forward output saves recomputing them, a
-    third of this kernel's strided passes over the input.
+    Every input element belongs to one window, so the gradient is one
+    broadcast product written straight into the result: ``g`` times a mask of
+    each window's first maximum. The mask is ``x == peak``, one pass; where
+    some window holds its maximum more than once (a ReLU's zeros, often),
+    each later offset drops the windows an earlier one already took.
     """
     dx, dx_tiles = _tiled_like(xp, shape, tiles.shape, tiles.dtype)
-    kh, kw = tiles.shape[2], tiles.shape[4]
-    unrouted = xp.ones(peak.shape, dtype=bool)
-    hit = xp.empty(peak.shape, dtype=bool)
-    for i, j in _offsets((kh, kw)):
-        xp.equal(tiles[:, :, i, :, j], peak, out=hit)
-        hit &= unrouted
-        unrouted ^= hit  # hit is a subset of unrouted: this clears the routed windows
-        xp.multiply(g, hit, out=dx_tiles[:, :, i, :, j])
+    hit = xp.equal(tiles, peak[:, :, None, :, None], out=xp.empty(tiles.shape, dtype=bool))
+    if int(xp.count_nonzero(hit)) != peak.size:  # ties (or NaN windows, which route nothing)
+        _first_hits_only(xp, hit)
+    xp.multiply(hit, g[:, :, None, :, None], out=dx_tiles)
     return dx
+
+
+def _first_hits_only(xp, hit):
+    """Keep, per window of ``hit`` (``[n, oh, kh, ow, kw, c]``), only its first ``True``
+    in row-major window order (TF1's rule for tied maxima)."""
+    offsets = _offsets((hit.shape[2], hit.shape[4]))
+    first = offsets[0]
+    seen = hit[:, :, first[0], :, first[1]].copy()
+    spare = xp.empty(seen.shape, dtype=bool)
+    for i, j in offsets[1:]:
+        later = hit[:, :, i, :, j]
+        xp.logical_not(seen, out=spare)
+        later &= spare
+        seen |= later
 
 
 def _avg_pool_grad_tiles(xp, input_shape, tiles_shape, g):

@@ -265,10 +265,10 @@ class AdamOptimizer(Optimizer):
         p1, p2 = (math_ops.cast(p, var.dtype) for p in self._powers)
         lr_t = h(self._lr) * math_ops.sqrt(1 - p2) / (1 - p1)
         m, v = self._slot(var, "m"), self._slot(var, "v")
-        # Two fused kernels (training_ops): the moments, then the variable from them.
-        moments = training_ops.adam_moments(m, v, grad, b1, b2)
-        new_m, new_v = assign(m, moments[0]), assign(v, moments[1])
-        return training_ops.apply_adam(var, new_m, new_v, lr_t, h(self._epsilon))
+        # One fused kernel (training_ops) computes all three; the assignments commit them.
+        new_var, new_m, new_v = training_ops.adam_update(var, m, v, grad, b1, b2, lr_t, h(self._epsilon))
+        with control_dependencies([assign(m, new_m), assign(v, new_v)]):
+            return assign(var, new_var)
 
     def _finish(self, updates):
         p1, p2 = self._powers
