@@ -148,7 +148,7 @@ class ConfigProto:
         self.independent_replicas = bool(independent_replicas)
         # numpy's BLAS threads while the session is open (0: as they are; see runtime.threads).
         self.intra_op_parallelism_threads = _at_least_zero(
-            "intra_op_parallelism_threads", int(intra_op_parallelism_threads)
+            "intra_op_parallelism_threads", int(intra_op_parallelism_threads or 0)
         )
         self.options = kwargs
 
