@@ -112,12 +112,15 @@ def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
     return out
 
 
+BLAS_SUM_MIN = 1 << 14  # elements; measured: 1,000 take 2.9 µs summed, 6.7 µs by BLAS
+
+
 def _blas_summable(xp, y, summed):
     """Whether numpy ``y``'s sum over ``summed`` is one over its leading axes, as for a bias gradient."""
     return (
         xp is np
         and y.dtype in (np.float32, np.float64)
-        and y.size > 0
+        and y.size >= BLAS_SUM_MIN  # below it, the product's set-up costs more than it saves
         and summed == tuple(range(len(summed)))
         and len(summed) < y.ndim  # a full sum is numpy's own fast (pairwise) case
         and y.flags.c_contiguous
