@@ -103,8 +103,10 @@ def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
         for d in shape:
             n *= d
         g = g / g.dtype.type(max(n // max(g.size, 1), 1))
-    if g.size == 1:
-        return xp.full(shape, g, dtype=g.dtype)
+    if g.size == 1:  # the gradient of a reduction to a scalar (a mean loss's)
+        out = xp.empty(shape, dtype=g.dtype)
+        out[...] = g.reshape(())
+        return out
     if axes:
         g = g.reshape(_inserted_ones(g.shape, axes))
     out = xp.empty(shape, dtype=g.dtype)
