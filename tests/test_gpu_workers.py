@@ -1,5 +1,8 @@
 """GPU workers: what runs where when the machine has no GPU, and local_cluster(gpus=)."""
 
+import types
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -35,3 +38,56 @@ def test_a_host_only_op_on_a_gpu_without_soft_placement_names_the_op_and_device(
         with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
             assert list(sess.run(text)) == [b"1", b"2"]
             assert sess.placement(text)[text.op.name] == "/device:CPU:0"  # where it ran
+
+
+# -- the GPU path on a cluster, with the strict stand-in for cupy ----------------------------------
+
+
+def test_variables_on_a_gpu_worker_train_fetch_and_checkpoint_through_the_standin(tmp_path):
+    """Variables placed on a worker's GPU live there as device arrays (the stand-in's); a
+    fetch and a checkpoint bring them to the host, and a restore puts them back."""
+    from tests.strict_device import cupy as standin
+
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((32, 4)).astype(np.float32)
+    ys = (xs @ np.array([1.0, -2.0, 0.5, 3.0], np.float32))[:, None]
+    with devices.gpu_module(standin), tf.Graph().as_default():
+        with tf.device("/job:worker/task:0/device:GPU:0"):
+            w = tf.Variable(tf.zeros([4, 1]), name="w")
+            loss = tf.reduce_mean(tf.square(tf.matmul(xs, w) - ys))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        saver = tf.train.Saver()
+        with tf.local_cluster(ps=0, workers=0, gpu_workers=1, processes=False) as cluster:
+            with tf.Session(cluster) as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([train, loss])[1] for _ in range(30)]
+                trained = sess.run(w)
+                path = saver.save(sess, str(tmp_path / "model"))
+                held = sess._client.run(_kinds_of_shared_values)
+                sess.run(w.assign(tf.zeros([4, 1])))
+                saver.restore(sess, path)
+                restored = sess.run(w)
+    assert type(trained) is np.ndarray and losses[-1] < losses[0] / 10
+    np.testing.assert_array_equal(restored, trained)
+    assert "DeviceArray" in {kind for kinds in held.values() for kind in kinds}
+
+
+def _kinds_of_shared_values(dask_worker=None):
+    """The types of the values Dask holds on this worker (a variable's is the stand-in's)."""
+    return sorted({type(v).__name__ for v in dask_worker.data.values()})
+
+
+def test_the_gpu_check_runs_its_speed_checks_on_the_standin(capsys, monkeypatch):
+    """benchmarks/gpu_check.py can only measure on a GPU; on the stand-in it must at least run
+    every speed check end to end and print one line each."""
+    from tests.strict_device import cupy as standin
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent.parent / "benchmarks"))
+    import gpu_check
+
+    args = types.SimpleNamespace(standin=True, steps=1, rounds=1, batch=8)
+    with devices.gpu_module(standin):
+        rows = gpu_check.speed_checks(tf, standin, args)
+    printed = capsys.readouterr().out.splitlines()
+    assert [row[0] for row in rows] == ["mlp-embedded", "cnn-embedded", "mlp-cluster", "tf1"]
+    assert [line.split(":")[0] for line in printed] == ["mlp-embedded", "cnn-embedded", "mlp-cluster", "tf1"]
