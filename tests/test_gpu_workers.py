@@ -91,3 +91,34 @@ def test_the_gpu_check_runs_its_speed_checks_on_the_standin(capsys, monkeypatch)
     printed = capsys.readouterr().out.splitlines()
     assert [row[0] for row in rows] == ["mlp-embedded", "cnn-embedded", "mlp-cluster", "tf1"]
     assert [line.split(":")[0] for line in printed] == ["mlp-embedded", "cnn-embedded", "mlp-cluster", "tf1"]
+
+
+def test_data_parallel_replicas_on_gpu_workers_train_through_the_standin():
+    """In-graph replicas on /job:worker/device:GPU:0 (one per GPU worker), variables on a CPU
+    ps, sync with SyncReplicasOptimizer: gradients leave each GPU as host arrays, once."""
+    from daskflow.datasets import load_digits
+    from tests.strict_device import cupy as standin
+
+    data = load_digits(one_hot=True, seed=0)
+    spec = tf.train.ClusterSpec({"ps": ["ps-0"], "worker": ["worker-0", "worker-1"]})
+    with devices.gpu_module(standin), tf.Graph().as_default():
+        x, y_ = tf.placeholder(tf.float32, [None, 64]), tf.placeholder(tf.float32, [None, 10])
+        setter = tf.train.replica_device_setter(cluster=spec, worker_device="/job:worker/device:GPU:0")
+        with tf.device(setter):
+            step = tf.train.get_or_create_global_step()
+            logits = tf.matmul(x, tf.Variable(tf.zeros([64, 10]))) + tf.Variable(tf.zeros([10]))
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=logits))
+            sync = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.5), 2, 2)
+            train = sync.minimize(loss, global_step=step)
+            accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.argmax(y_, 1)), tf.float32))
+        with tf.local_cluster(ps=1, workers=0, gpu_workers=2, processes=False) as cluster:
+            with tf.Session(cluster) as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(100):
+                    bx, by = data.train.next_batch(64)
+                    sess.run(train, {x: bx, y_: by})
+                got = sess.run(accuracy, {x: data.test.images, y_: data.test.labels})
+                assert sess.run(step) == 100
+                replicas = [m["replicas_used"] for m in sess.step_metrics() if m["replicas_used"]][-5:]
+    assert replicas == [2] * 5
+    assert got > 0.9
