@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from daskflow.kernels import conv
+from daskflow.kernels import conv, winograd
 
 # --------------------------------------------------------------------------
 # Naive references: plain loops over output pixels and kernel offsets, with
@@ -360,26 +360,47 @@ FAST_CONV = list(
 )
 
 
+def _conv_outputs_and_references(x, w, gy, args):
+    """(float32 kernel result, float64 loop reference) for conv2d and both its gradients."""
+    x64, w64, g64 = (a.astype(np.float64) for a in (x, w, gy))
+    return [
+        (conv.conv2d(np, x, w, *args), ref_conv2d(x64, w64, *args)),
+        (
+            conv.conv2d_backprop_input(np, x.shape, w, gy, *args),
+            ref_conv2d_backprop_input(x.shape, w64, g64, *args),
+        ),
+        (
+            conv.conv2d_backprop_filter(np, x, w.shape, gy, *args),
+            ref_conv2d_backprop_filter(x64, w.shape, g64, *args),
+        ),
+    ]
+
+
+def _assert_conv_and_gradients_match_reference(xp, x, w, gy, strides, padding):
+    """conv2d and both its gradients on ``xp`` equal the loop references (float64)."""
+    tol = {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(
+        conv.conv2d(xp, x, w, strides, padding), ref_conv2d(x, w, strides, padding), **tol
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_input(xp, x.shape, w, gy, strides, padding),
+        ref_conv2d_backprop_input(x.shape, w, gy, strides, padding),
+        **tol,
+    )
+    np.testing.assert_allclose(
+        conv.conv2d_backprop_filter(xp, x, w.shape, gy, strides, padding),
+        ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
+        **tol,
+    )
+
+
 @pytest.mark.parametrize("hw,strides,ksize,padding,ch", FAST_CONV, ids=[grid_id(p) for p in FAST_CONV])
 def test_conv_fast_paths_match_reference(hw, strides, ksize, padding, ch):
     rng = np.random.default_rng(FAST_CONV.index((hw, strides, ksize, padding, ch)))
     x = rng.standard_normal((2, *hw, ch))
     w = rng.standard_normal((*ksize, ch, 4))
     gy = rng.standard_normal((2, *ref_out_hw(hw, ksize, strides, padding), 4))
-    tol = {"rtol": 1e-12, "atol": 1e-12}
-    np.testing.assert_allclose(
-        conv.conv2d(np, x, w, strides, padding), ref_conv2d(x, w, strides, padding), **tol
-    )
-    np.testing.assert_allclose(
-        conv.conv2d_backprop_input(np, x.shape, w, gy, strides, padding),
-        ref_conv2d_backprop_input(x.shape, w, gy, strides, padding),
-        **tol,
-    )
-    np.testing.assert_allclose(
-        conv.conv2d_backprop_filter(np, x, w.shape, gy, strides, padding),
-        ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
-        **tol,
-    )
+    _assert_conv_and_gradients_match_reference(np, x, w, gy, strides, padding)
 
 
 @pytest.mark.parametrize("ch", [1, 32])
@@ -391,18 +412,7 @@ def test_conv_fast_paths_stay_float32(ch):
     w = rng.standard_normal((5, 5, ch, 8)).astype(np.float32)
     gy = rng.standard_normal((2, 8, 8, 8)).astype(np.float32)
     args = ((1, 1), "SAME")
-    x64, w64, g64 = (a.astype(np.float64) for a in (x, w, gy))
-    outs = [
-        (conv.conv2d(np, x, w, *args), ref_conv2d(x64, w64, *args)),
-        (
-            conv.conv2d_backprop_input(np, x.shape, w, gy, *args),
-            ref_conv2d_backprop_input(x.shape, w64, g64, *args),
-        ),
-        (
-            conv.conv2d_backprop_filter(np, x, w.shape, gy, *args),
-            ref_conv2d_backprop_filter(x64, w.shape, g64, *args),
-        ),
-    ]
+    outs = _conv_outputs_and_references(x, w, gy, args)
     for got, want in outs:
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
@@ -462,20 +472,7 @@ def test_generic_path_matches_reference(strides, padding, ch):
     w = rng.standard_normal((3, 5, ch, 4))
     gy = rng.standard_normal((2, *ref_out_hw((7, 8), (3, 5), strides, padding), 4))
     xp = _GenericNamespace()
-    tol = {"rtol": 1e-12, "atol": 1e-12}
-    np.testing.assert_allclose(
-        conv.conv2d(xp, x, w, strides, padding), ref_conv2d(x, w, strides, padding), **tol
-    )
-    np.testing.assert_allclose(
-        conv.conv2d_backprop_input(xp, x.shape, w, gy, strides, padding),
-        ref_conv2d_backprop_input(x.shape, w, gy, strides, padding),
-        **tol,
-    )
-    np.testing.assert_allclose(
-        conv.conv2d_backprop_filter(xp, x, w.shape, gy, strides, padding),
-        ref_conv2d_backprop_filter(x, w.shape, gy, strides, padding),
-        **tol,
-    )
+    _assert_conv_and_gradients_match_reference(xp, x, w, gy, strides, padding)
 
 
 # --------------------------------------------------------------------------
@@ -501,13 +498,13 @@ def winograd_id(p):
 def winograd_calls(monkeypatch):
     """Record each chunk's Winograd input transform, to prove the path was taken."""
     calls = []
-    real = conv._winograd_input
+    real = winograd._winograd_input
 
     def counted(*args):
         calls.append(args[0].shape)
         return real(*args)
 
-    monkeypatch.setattr(conv, "_winograd_input", counted)
+    monkeypatch.setattr(winograd, "_winograd_input", counted)
     return calls
 
 
@@ -519,18 +516,7 @@ def test_winograd_matches_reference(hw, k, padding, n, winograd_calls):
     w = (rng.standard_normal((k, k, in_ch, out_ch)) / (k * np.sqrt(in_ch))).astype(np.float32)
     gy = rng.standard_normal((n, *ref_out_hw(hw, (k, k), (1, 1), padding), out_ch)).astype(np.float32)
     args = ((1, 1), padding)
-    x64, w64, g64 = (a.astype(np.float64) for a in (x, w, gy))
-    outs = [
-        (conv.conv2d(np, x, w, *args), ref_conv2d(x64, w64, *args)),
-        (
-            conv.conv2d_backprop_input(np, x.shape, w, gy, *args),
-            ref_conv2d_backprop_input(x.shape, w64, g64, *args),
-        ),
-        (
-            conv.conv2d_backprop_filter(np, x, w.shape, gy, *args),
-            ref_conv2d_backprop_filter(x64, w.shape, g64, *args),
-        ),
-    ]
+    outs = _conv_outputs_and_references(x, w, gy, args)
     assert len(winograd_calls) >= 3
     for got, want in outs:
         assert got.dtype == np.float32
