@@ -206,22 +206,6 @@ class DeviceArray:
         self._a[_unwrap(key, "indexing", host_ok=True)] = _unwrap(value, "item assignment")
 
     @property
-    def T(self):
-        return DeviceArray(self._a.T)
-
-    @property
-    def mT(self):
-        return DeviceArray(self._a.mT)
-
-    @property
-    def real(self):
-        return DeviceArray(self._a.real)
-
-    @property
-    def imag(self):
-        return DeviceArray(self._a.imag)
-
-    @property
     def flags(self):
         """cupy's flags: no ``writeable`` (a device array always is)."""
         f = self._a.flags
@@ -300,6 +284,15 @@ def _upload_function(fn, name):
 
     upload.__name__ = upload.__qualname__ = name
     return upload
+
+
+def _viewing(name):
+    """A property of ``DeviceArray`` giving numpy's view ``name`` (``T``, ``real``...), on the device."""
+    return property(lambda self: DeviceArray(getattr(self._a, name)))
+
+
+for _name in ("T", "mT", "real", "imag"):
+    setattr(DeviceArray, _name, _viewing(_name))
 
 
 class _Ufunc:

@@ -141,8 +141,8 @@ def _download(device_array, asnumpy, x):
 
 def to_host(x):
     """``x`` as a host value: device arrays copied to numpy, anything else as it is."""
-    if type(x) is numpy.ndarray:
-        return x
+    if type(x) is numpy.ndarray or isinstance(x, numpy.generic) or x is None:
+        return x  # the CPU's values: the common case, on every fetch
     module = current_gpu_module()
     if module is not None and isinstance(x, module.ndarray):
         return module.asnumpy(x)

@@ -364,7 +364,7 @@ class Session:
         _, executable, _ = self._entry(fetches, feeds)
         if self._cluster is not None:
             return self._cluster.placement(executable)
-        return {op.name: _runs_on(op, executable.plan) for op in executable.plan.ops}
+        return {op.name: executable.plan.device_of(op) for op in executable.plan.ops}
 
     def _unfed_placeholders(self, fetches, feeds) -> list:
         mapper = FetchMapper(self.graph, fetches)
@@ -548,12 +548,6 @@ class InteractiveSession(Session):
 # Connecting waits at most this long by default (or Dask's connect timeout, if shorter):
 # a scheduler that does not answer is reported, not waited on for Dask's 30 s.
 _CONNECT_TIMEOUT_S = 10.0
-
-
-def _runs_on(op, plan):
-    """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on the CPU)."""
-    part = plan.partition_of.get(op)
-    return op.device if part is None else part.device
 
 
 def _connect(target, security, config):

@@ -461,7 +461,7 @@ class ClusterRuntime:
                     for name, (worker, _) in lowered.placement.items()
                     if name.split("/")[0] == part.key
                 )
-            out[op.name] = (op.device if part is None else part.device, names)
+            out[op.name] = (executable.plan.device_of(op), names)
         return out
 
     def num_replicas(self, executable=None):

@@ -42,6 +42,12 @@ class Plan:
     partitions: list  # Partition objects, in a valid execution order
     partition_of: dict  # op -> Partition
 
+    def device_of(self, op) -> str:
+        """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on its
+        task's CPU); a variable, in no partition, lives on its own."""
+        part = self.partition_of.get(op)
+        return op.device if part is None else part.device
+
 
 def device_label(device: str) -> str:
     """A key-friendly name: ``/job:ps/task:0`` -> ``ps-0``; no device -> ``local``."""
