@@ -17,7 +17,7 @@ import itertools
 import numpy
 from numpy.lib.stride_tricks import as_strided
 
-from . import winograd
+from . import loops, winograd
 
 __all__ = [
     "avg_pool",
@@ -304,6 +304,15 @@ def _tiled_like(xp, shape, tiles_shape, dtype):
     return dx, dx[:, : oh * kh, : ow * kw].reshape(tiles_shape)
 
 
+def _loop_ready(*arrays):
+    """numpy arrays of one dtype the compiled loops are built for (numba has no float16 math)."""
+    dtype = arrays[0].dtype
+    return all(type(a) is numpy.ndarray and a.dtype == dtype for a in arrays) and dtype.name in (
+        "float32",
+        "float64",
+    )
+
+
 def _fold_tiles(tiles, op):
     """Fold ``[n, oh, kh, ow, kw, c]`` blocks over their window axes with ``op``."""
     out = tiles[:, :, 0, :, 0].copy()
@@ -319,6 +328,11 @@ def max_pool(xp, x, ksize, strides, padding):
     padding uses ``-inf`` so a padded position never wins over real data.
     """
     tiles = _tiles(x, ksize, strides, padding)
+    compiled = loops.max_pool_tiles.get() if tiles is not None and _loop_ready(tiles) else None
+    if compiled is not None:  # one pass instead of a copy and kh*kw-1 maxima
+        out = numpy.empty(tiles.shape[:2] + tiles.shape[3:4] + tiles.shape[5:], tiles.dtype)
+        compiled(tiles, out)
+        return out
     if tiles is not None:
         return _fold_tiles(tiles, xp.maximum)
     win = _windows(xp, x, ksize, strides, padding, -xp.inf)
@@ -372,6 +386,12 @@ def _max_pool_grad_tiles(xp, tiles, shape, peak, g):
     each later offset drops the windows an earlier one already took.
     """
     dx, dx_tiles = _tiled_like(xp, shape, tiles.shape, tiles.dtype)
+    compiled = loops.max_pool_grad_tiles.get() if _loop_ready(tiles, peak, g) else None
+    if compiled is not None:
+        # A strided g (a crop of a padded gradient) would keep the loop from vectorizing: 10x.
+        g, peak = numpy.ascontiguousarray(g), numpy.ascontiguousarray(peak)
+        compiled(tiles, peak, g, dx_tiles)  # one pass over x, ties resolved as it goes
+        return dx
     hit = xp.equal(tiles, peak[:, :, None, :, None], out=xp.empty(tiles.shape, dtype=bool))
     if int(xp.count_nonzero(hit)) != peak.size:  # ties (or NaN windows, which route nothing)
         _first_hits_only(xp, hit)

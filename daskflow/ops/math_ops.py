@@ -7,12 +7,16 @@ functions of primitives and need no gradient of their own.
 
 from __future__ import annotations
 
+import numpy
+
 from .. import dtypes
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import broadcast
+from ..kernels import loops
+from ..kernels.compiled import plain
 from . import core_array_ops
 from .infer import (
     binary,
@@ -49,7 +53,18 @@ def _bin(name, kernel, grad=None, infer=binary):
     return Primitive(name, infer, kernel, grad, broadcasting=True, fresh_output=True)
 
 
-Add = _bin("Add", lambda xp, x, y: x + y, lambda op, g: [g, g], infer=binary_or_string)
+def _add_kernel(xp, x, y):
+    if getattr(y, "ndim", 0) == 1 and getattr(x, "size", 0) >= _ADD_ROWS_MIN and x.shape[-1:] == y.shape:
+        compiled = loops.add_rows.get() if plain(x, y) else None
+        if compiled is not None:  # a bias over a conv's channels: numpy's inner loop is too short
+            out = numpy.empty_like(x)
+            compiled(x.reshape(-1, y.size), y, out.reshape(-1, y.size))
+            return out
+    return x + y
+
+
+_ADD_ROWS_MIN = 1 << 16  # elements: below, calling the loop costs more than it saves
+Add = _bin("Add", _add_kernel, lambda op, g: [g, g], infer=binary_or_string)
 Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g])
 Mul = _bin(
     "Mul",
@@ -194,7 +209,12 @@ Sigmoid, sigmoid = _unary("Sigmoid", _sigmoid_kernel, _sigmoid_grad)
 
 
 def _relu_grad_kernel(xp, g, x):
-    return g * (x > 0)
+    compiled = loops.relu_grad.get() if g.shape == x.shape and plain(g, x) else None
+    if compiled is None:
+        return g * (x > 0)
+    out = numpy.empty_like(g)
+    compiled(g.reshape(-1), x.reshape(-1), out.reshape(-1))  # one pass, no mask array
+    return out
 
 
 # ReluGrad is linear in g, so its own gradient is itself; x gets none (zero

@@ -18,6 +18,8 @@ import numpy
 
 from ..framework.apply import apply
 from ..framework.primitive import Primitive
+from ..kernels import loops
+from ..kernels.compiled import plain
 from .infer import check_same_dtype
 
 CHUNK = 1 << 15  # elements per chunk (128 KB of float32 per operand): measured against 8K and 128K
@@ -42,6 +44,10 @@ def _adam_kernel(xp, var, m, v, grad, beta1, beta2, lr_t, epsilon):
     outs = tuple(xp.empty(a.shape, a.dtype) for a in (var, m, v))  # C order: flat views
     fvar, fm, fv, fg = (a.reshape(-1) for a in (var, m, v, grad))
     new_var, new_m, new_v = (a.reshape(-1) for a in outs)
+    compiled = loops.adam.get() if xp is numpy and plain(var, m, v, grad) else None
+    if compiled is not None:  # one pass instead of twelve: half the time on a large layer
+        compiled(fvar, fm, fv, fg, b1, b2, lr, eps, new_var, new_m, new_v)
+        return outs
     tmp = xp.empty(min(fvar.size, CHUNK) if xp is numpy else fvar.size, var.dtype)
     for s in _chunks(xp, fvar.size):
         t, g, nm, nv = tmp[: s.stop - s.start], fg[s], new_m[s], new_v[s]

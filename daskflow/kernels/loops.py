@@ -1,0 +1,84 @@
+"""The compiled loops (see :mod:`.compiled`): each repeats, element by element and
+in the same order, the arithmetic of the numpy code it stands in for."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiled import loop
+
+
+@loop
+def adam(var, m, v, g, b1, b2, lr, eps, new_var, new_m, new_v):
+    """Adam's update of flat arrays into ``new_*`` (``_adam_kernel``'s arithmetic)."""
+    dt = var.dtype.type
+    # Python floats meet float32 arrays as float32 in numpy: round the constants alike.
+    c1, c2, b1, b2, lr, eps = dt(1.0 - b1), dt(1.0 - b2), dt(b1), dt(b2), dt(lr), dt(eps)
+    for i in range(var.size):
+        gi = g[i]
+        mi = m[i] * b1 + gi * c1
+        vi = v[i] * b2 + (gi * gi) * c2
+        new_m[i] = mi
+        new_v[i] = vi
+        new_var[i] = var[i] - (mi / (np.sqrt(vi) + eps)) * lr
+
+
+@loop
+def relu_grad(g, x, out):
+    """``g * (x > 0)`` of flat arrays into ``out``."""
+    zero, one = g.dtype.type(0), g.dtype.type(1)
+    for i in range(g.size):
+        out[i] = g[i] * (one if x[i] > 0 else zero)
+
+
+@loop
+def max_pool_grad_tiles(x, peak, g, dx):
+    """Route ``g`` to the first maximum of each disjoint window of ``x``.
+
+    ``x`` and ``dx`` are ``[n, oh, kh, ow, kw, c]`` blocks, ``peak`` and ``g``
+    ``[n, oh, ow, c]``; windows are visited in row-major order and a window
+    takes its gradient at its first element equal to its maximum (TF1's rule
+    for ties). Walks ``x`` in memory order, remembering per row of windows
+    which ones are routed.
+    """
+    n, oh, kh, ow, kw, c = x.shape
+    routed = np.empty((ow, c), dtype=np.bool_)
+    zero = dx.dtype.type(0)
+    for a in range(n):
+        for i in range(oh):
+            routed[:] = False
+            for di in range(kh):
+                for j in range(ow):
+                    for dj in range(kw):
+                        for ch in range(c):
+                            hit = not routed[j, ch] and x[a, i, di, j, dj, ch] == peak[a, i, j, ch]
+                            dx[a, i, di, j, dj, ch] = g[a, i, j, ch] if hit else zero
+                            routed[j, ch] |= hit
+
+
+@loop
+def max_pool_tiles(x, out):
+    """Each disjoint window's maximum, folded in row-major order with ``numpy.maximum``'s
+    rule (NaN wins, ties keep the earlier value); ``x`` ``[n, oh, kh, ow, kw, c]``."""
+    n, oh, kh, ow, kw, c = x.shape
+    for a in range(n):
+        for i in range(oh):
+            out[a, i] = x[a, i, 0, :, 0]
+            for di in range(kh):
+                for j in range(ow):
+                    for dj in range(kw):
+                        if di == 0 and dj == 0:
+                            continue
+                        for ch in range(c):
+                            m, v = out[a, i, j, ch], x[a, i, di, j, dj, ch]
+                            out[a, i, j, ch] = m if (m != m or m >= v) else v
+
+
+@loop
+def add_rows(x, b, out):
+    """``x + b`` for ``x`` ``[rows, k]`` and ``b`` ``[k]``: numpy's inner loop would
+    run k elements per call, short for a conv's channels."""
+    rows, k = x.shape
+    for r in range(rows):
+        for j in range(k):
+            out[r, j] = x[r, j] + b[j]
