@@ -67,7 +67,9 @@ def chromium(width=1400, height=900):
                 port = int(f.readline())
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
                 target = next(t for t in json.loads(answer.read()) if t["type"] == "page")
-            page = DevTools(websocket.create_connection(target["webSocketDebuggerUrl"], timeout=30))
+            # No Origin header: Chromium 111+ refuses DevTools connections from an origin not listed.
+            url = target["webSocketDebuggerUrl"]
+            page = DevTools(websocket.create_connection(url, timeout=30, suppress_origin=True))
             page.viewport(width, height)
             yield page
         finally:
