@@ -324,6 +324,7 @@ def get_collection_ref(key):
 
 
 _LAZY = {"Session", "InteractiveSession", "ConfigProto"}
+_GRAPH_OPTIONS = {"GraphOptions", "OptimizerOptions", "RewriterConfig"}
 
 
 def __getattr__(name):
@@ -332,6 +333,10 @@ def __getattr__(name):
         from .runtime import session
 
         return getattr(session, name)
+    if name in _GRAPH_OPTIONS:
+        from .runtime import graph_options
+
+        return getattr(graph_options, name)
     if name == "lower":
         from .runtime.lower import lower
 

@@ -34,7 +34,9 @@ def assert_same_values(fast, slow):
     np.testing.assert_array_equal(fast, slow)
 
 
-@pytest.mark.parametrize("loop", [loops.adam, loops.relu_grad, loops.max_pool_grad_tiles, loops.add_rows])
+@pytest.mark.parametrize(
+    "loop", [loops.adam, loops.relu_grad, loops.max_pool_grad_tiles, loops.add_rows, loops.add_bias_relu]
+)
 def test_numba_compiles_the_loops_here(loop):
     # numba is a dependency: a missing or broken one would silently drop to numpy.
     assert loop.get() is not None
@@ -105,3 +107,17 @@ def test_max_pool_grad_loop_takes_a_strided_gradient():
     g = np.zeros((4, 6, 6, 6), np.float32)[:, 1:5, 1:5]  # a crop, as a padded gradient's
     g[...] = RNG.standard_normal(g.shape)
     assert_same_values(*both_paths(conv.max_pool_grad, np, x, y, g, (2, 2), (2, 2), "VALID"))
+
+
+@pytest.mark.parametrize("crop", [False, True])
+def test_fused_bias_relu_loop_matches_numpy(crop):
+    from daskflow.ops.math_ops import _bias_add_relu_kernel
+
+    big = RNG.standard_normal((20, 16, 16, 64)).astype(np.float32)
+    x = big[:, :14, :14] if crop else big  # a cropped Winograd output is strided
+    x[0, 0, 0, :3] = (-0.0, np.nan, 0.0)
+    b = RNG.standard_normal(64).astype(np.float32)
+    b[:3] = 0.0
+    fast, slow = both_paths(_bias_add_relu_kernel, np, x, b)
+    assert_same_bits(fast, slow)
+    assert_same_bits(slow, np.maximum(x + b, 0))

@@ -216,6 +216,14 @@ CASES = [
     ),
     Case("relu", "Relu", tf.nn.relu, [R(2, 3)], lambda x: np.maximum(x, 0)),
     Case("relu_int", "Relu", tf.nn.relu, [Int(5)], lambda x: np.maximum(x, 0)),
+    # The remapping rewrite runs the two as one _FusedBiasAddRelu kernel.
+    Case(
+        "bias_add_relu",
+        "Relu",
+        lambda x, b: tf.nn.relu(tf.nn.bias_add(x, b)),
+        [R(4, 3), R(3)],
+        lambda x, b: np.maximum(x + b, 0),
+    ),
     # comparisons and logic
     Case("equal", "Equal", tf.equal, [Int(2, 3, lo=0, hi=2), Int(3, lo=0, hi=2)], np.equal),
     Case("not_equal", "NotEqual", tf.not_equal, [Int(2, 3, lo=0, hi=2), Int(2, 3, lo=0, hi=2)], np.not_equal),
@@ -788,6 +796,7 @@ EXEMPT = {
     "AssignAdd": "test_variable_updates",
     "AssignSub": "test_variable_updates",
     "NoOp": "no outputs: test_no_op_and_group",
+    "_FusedBiasAddRelu": "made by the remapping rewrite, never by graph building: case bias_add_relu",
     "If": "runs function graphs: tests/test_control_flow.py",
     "While": "runs function graphs: tests/test_control_flow.py",
     "WhileGrad": "gradient of While: tests/test_control_flow.py",

@@ -33,6 +33,13 @@ binds a name instead of calling the kernel. An ``aggregates_replicas`` op
 replicas: under replication its kernel receives a
 :class:`~daskflow.framework.replica.PerReplica`, and the runtime hands it
 the first ``replicas_to_aggregate`` replicas to finish.
+
+Two rules serve the plan-time rewrites (:mod:`daskflow.runtime.plan.rewrite`),
+each given a view of the plan, the op and its current inputs:
+``simplify(view, op, *inputs)`` returns an existing tensor whose value equals
+the op's output exactly (``x`` for ``x * 1``), or None; ``fuse(view, op,
+*inputs)`` returns ``(primitive, inputs)`` that compute the op's outputs in
+one kernel from tensors further up (a bias add and its ReLU), or None.
 """
 
 from __future__ import annotations
@@ -79,6 +86,8 @@ class Primitive:
     aggregates_replicas: bool = False
     accepts_uninitialized: bool = False
     host_only: bool = False
+    simplify: Callable | None = None
+    fuse: Callable | None = None
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

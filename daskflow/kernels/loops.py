@@ -82,3 +82,19 @@ def add_rows(x, b, out):
     for r in range(rows):
         for j in range(k):
             out[r, j] = x[r, j] + b[j]
+
+
+@loop
+def add_bias_relu(x, b, out):
+    """``numpy.maximum(x + b, 0)`` for 4-D ``x`` and ``b`` over its last axis: a bias
+    add and its ReLU in one pass (``maximum``'s rule: NaN wins, ``-0`` stays). ``x``
+    may be a strided view, as a cropped convolution output is."""
+    n, h, w, k = x.shape
+    zero = out.dtype.type(0)
+    for a in range(n):
+        for i in range(h):
+            for j in range(w):
+                row, dest = x[a, i, j], out[a, i, j]
+                for c in range(k):
+                    v = row[c] + b[c]
+                    dest[c] = v if (v != v or v >= zero) else zero

@@ -20,6 +20,7 @@ from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from .infer import same, static_shape_value
+from .rewrite_rules import inverse_permutations
 
 Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g], forwards_input=True)
 StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None], forwards_input=True)
@@ -69,6 +70,7 @@ Transpose = Primitive(
     _transpose_infer,
     lambda xp, x, *, perm: xp.transpose(x, perm),
     lambda op, g: [transpose(g, tuple(np.argsort(op.attrs["perm"])))],
+    simplify=inverse_permutations,
 )
 
 

@@ -18,6 +18,7 @@ from ..framework.tensor_shape import broadcast
 from ..kernels import loops
 from ..kernels.compiled import plain
 from . import core_array_ops
+from . import rewrite_rules as rules
 from .infer import (
     binary,
     binary_or_string,
@@ -49,8 +50,8 @@ def _is_tensor(v):
     return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
 
 
-def _bin(name, kernel, grad=None, infer=binary):
-    return Primitive(name, infer, kernel, grad, broadcasting=True, fresh_output=True)
+def _bin(name, kernel, grad=None, infer=binary, **rules):
+    return Primitive(name, infer, kernel, grad, broadcasting=True, fresh_output=True, **rules)
 
 
 def _add_kernel(xp, x, y):
@@ -64,12 +65,19 @@ def _add_kernel(xp, x, y):
 
 
 _ADD_ROWS_MIN = 1 << 16  # elements: below, calling the loop costs more than it saves
-Add = _bin("Add", _add_kernel, lambda op, g: [g, g], infer=binary_or_string)
-Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g])
+Add = _bin(
+    "Add",
+    _add_kernel,
+    lambda op, g: [g, g],
+    infer=binary_or_string,
+    simplify=rules.either(rules.neutral_operand(0, 0, "-"), rules.neutral_operand(1, 0, "-")),
+)
+Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g], simplify=rules.neutral_operand(0, 0, "+"))
 Mul = _bin(
     "Mul",
     lambda xp, x, y: x * y,
     lambda op, g: [g * op.inputs[1], op.inputs[0] * g],
+    simplify=rules.either(rules.neutral_operand(0, 1), rules.neutral_operand(1, 1)),
 )
 
 
@@ -87,7 +95,15 @@ def _div_grad(op, g):
     return [g / y, -g * x / (y * y)]
 
 
-RealDiv = Primitive("RealDiv", _div_infer, _div_kernel, _div_grad, broadcasting=True, fresh_output=True)
+RealDiv = Primitive(
+    "RealDiv",
+    _div_infer,
+    _div_kernel,
+    _div_grad,
+    broadcasting=True,
+    fresh_output=True,
+    simplify=rules.neutral_operand(0, 1),
+)
 FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
 FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])
@@ -170,8 +186,8 @@ def minimum(x, y, name=None):
 # -- elementwise unary --------------------------------------------------------
 
 
-def _unary(name, kernel, grad=None, infer=same_float):
-    prim = Primitive(name, infer, kernel, grad, fresh_output=True)
+def _unary(name, kernel, grad=None, infer=same_float, **rules):
+    prim = Primitive(name, infer, kernel, grad, fresh_output=True, **rules)
 
     def op_fn(x, name=None):
         return apply(prim, x, name=name)
@@ -179,7 +195,7 @@ def _unary(name, kernel, grad=None, infer=same_float):
     return prim, op_fn
 
 
-Neg, negative = _unary("Neg", lambda xp, x: -x, lambda op, g: [-g], infer=same)
+Neg, negative = _unary("Neg", lambda xp, x: -x, lambda op, g: [-g], infer=same, simplify=rules.undoes_itself)
 Abs, abs = _unary("Abs", lambda xp, x: xp.abs(x), lambda op, g: [g * sign(op.inputs[0])], same)  # noqa: A001
 Sign, sign = _unary("Sign", lambda xp, x: xp.sign(x), lambda op, g: [None], same)
 Square, square = _unary("Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same)
@@ -226,8 +242,35 @@ ReluGrad = Primitive(
     lambda op, g: [apply(ReluGrad, g, op.inputs[1]), None],
     fresh_output=True,
 )
+
+
+def _bias_add_relu_kernel(xp, x, b):
+    # x may be strided (a cropped conv output): the loop takes any layout of up to 4 axes.
+    ready = type(x) is numpy.ndarray and x.dtype == b.dtype and plain(b)
+    compiled = loops.add_bias_relu.get() if ready and x.size >= _ADD_ROWS_MIN and x.ndim <= 4 else None
+    if compiled is None:
+        return xp.maximum(x + b, 0)
+    out = numpy.empty(x.shape, x.dtype)
+    lead = (1,) * (4 - x.ndim)  # leading axes of one: views, even of a strided x
+    compiled(x.reshape(lead + x.shape), b, out.reshape(lead + out.shape))
+    return out
+
+
+# A bias add and the ReLU after it, as one kernel: made only by the remapping rewrite.
+FusedBiasAddRelu = Primitive(
+    "_FusedBiasAddRelu",
+    lambda inputs: (inputs[0]._dims, inputs[0].dtype),
+    _bias_add_relu_kernel,
+    fresh_output=True,
+)
+# The gradient reads the ReLU's output, as TF's does (y > 0 exactly where x > 0), so
+# nothing else reads the pre-activation and the remapping rewrite can fuse it away.
 Relu, relu = _unary(
-    "Relu", lambda xp, x: xp.maximum(x, 0), lambda op, g: [apply(ReluGrad, g, op.inputs[0])], infer=same
+    "Relu",
+    lambda xp, x: xp.maximum(x, 0),
+    lambda op, g: [apply(ReluGrad, g, op.outputs[0])],
+    infer=same,
+    fuse=rules.bias_then(FusedBiasAddRelu, Add),
 )
 
 

@@ -19,6 +19,7 @@ from ..framework.graph import Graph, Operation, Tensor, get_default_graph, sessi
 from ..kernels.devices import free_memory
 from .checkpoint import read_variable, write_variable
 from .cluster.devices import warn_ignored_devices
+from .graph_options import GraphOptions
 from .plan.executable import Executable
 from .plan.feeds import FeedSpec, check_feed
 from .plan.fetches import FetchMapper, invalid_fetch
@@ -34,7 +35,6 @@ _TF1_IGNORED_FIELDS = frozenset(
         "device_filters",
         "experimental",
         "gpu_options",
-        "graph_options",
         "inter_op_parallelism_threads",
         "isolate_session_state",
         "placement_period",
@@ -88,6 +88,11 @@ class ConfigProto:
         numpy's BLAS threads while the session is open, in this process
         (embedded) or on every worker (cluster); 0 leaves them as they are
         (see :mod:`daskflow.runtime.threads`).
+    graph_options : GraphOptions, optional
+        Which plan-time rewrites run (constant folding, common
+        subexpressions, exact arithmetic identities, fused kernels): all by
+        default; TF1's switches turn each off (see
+        :mod:`daskflow.runtime.graph_options`).
 
     Examples
     --------
@@ -115,6 +120,7 @@ class ConfigProto:
         recovery_timeout_secs=60.0,
         independent_replicas=False,
         intra_op_parallelism_threads=0,
+        graph_options=None,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -150,6 +156,7 @@ class ConfigProto:
         self.intra_op_parallelism_threads = _at_least_zero(
             "intra_op_parallelism_threads", int(intra_op_parallelism_threads or 0)
         )
+        self.graph_options = graph_options or GraphOptions()
         self.options = kwargs
 
 
@@ -309,7 +316,8 @@ class Session:
         mapper = FetchMapper(self.graph, fetches)
         feeds = [self._feed_tensor(k) for k in feed_dict]
         soft = bool(self.config.allow_soft_placement)
-        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft)
+        passes = self.config.graph_options.passes()
+        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes)
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:

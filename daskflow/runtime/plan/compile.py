@@ -42,8 +42,11 @@ class Program:
 
 
 class _Builder:
-    def __init__(self, part, feeds, folded, producer, state_for, xp, uses):
+    def __init__(self, part, feeds, folded, producer, state_for, xp, uses, plan):
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
+        # What each op reads and runs after plan-time rewrites (its own without a plan).
+        self.inputs_of = plan.inputs_of if plan else lambda op: op.inputs
+        self.primitive_of = plan.primitive_of if plan else lambda op: op.primitive
         self.producer, self.state_for, self.xp = producer, state_for, xp
         self.ns: dict = {}
         # On a GPU: the namespace's name, through which values cross the partition's boundary.
@@ -59,7 +62,7 @@ class _Builder:
         self.part_args: dict = {}  # producer key -> arg name
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
-        self.reads_here = collections.Counter(t for op in part.ops for t in op.inputs)
+        self.reads_here = collections.Counter(t for op in part.ops for t in self.inputs_of(op))
         if self.device:
             self._emit(f"{self.device}.use()", None)  # this thread's current GPU
 
@@ -137,7 +140,7 @@ class _Builder:
             self.line_ops[len(self.lines) + 1] = op  # +1: the def line comes first
 
     def _kernel(self, op, **extra):
-        prim = op.primitive
+        prim = self.primitive_of(op)
         bound = (self.xp, self.state_for(op)) if prim.make_state else (self.xp,)
         return self._global(functools.partial(prim.kernel, *bound, **op.attrs, **extra), "k")
 
@@ -146,7 +149,7 @@ class _Builder:
         return (
             t in self.names
             and t.op in self.own_ops
-            and t.op.primitive.fresh_output
+            and self.primitive_of(t.op).fresh_output
             and self.uses.get(t, 0) == 1
         )
 
@@ -159,7 +162,8 @@ class _Builder:
 
     def _donation(self, op):
         """``{"donate": True}`` where ``op``'s kernel may write into its last input."""
-        prim, inputs = op.primitive, op.inputs[1:] if op.primitive.updates_variable else op.inputs
+        prim, inputs = self.primitive_of(op), self.inputs_of(op)
+        inputs = inputs[1:] if prim.updates_variable else inputs
         if not (prim.can_donate and inputs):
             return {}
         last = inputs[-1]
@@ -167,7 +171,7 @@ class _Builder:
         return {"donate": True} if dead else {}
 
     def add(self, op):
-        prim = op.primitive
+        prim = self.primitive_of(op)
         if all(t in self.folded for t in op.outputs) and op.outputs:
             return
         if not op.outputs and not prim.stateful:
@@ -176,10 +180,11 @@ class _Builder:
             return self._add_update(op)
         if prim.forwards_input:
             out = f"t{len(self.lines)}_0"
-            self._emit(f"{out} = {self.value_of(op.inputs[0])}", op)  # a snapshot, even of a variable
+            source = self.value_of(self.inputs_of(op)[0])
+            self._emit(f"{out} = {source}", op)  # a snapshot, even of a variable
             self.names[op.outputs[0]] = out
             return
-        args = ", ".join(self._input(t, prim) for t in op.inputs)
+        args = ", ".join(self._input(t, prim) for t in self.inputs_of(op))
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
         self._emit(f"{lhs} = {self._kernel(op, **self._donation(op))}({args})", op)
@@ -191,7 +196,7 @@ class _Builder:
         return self.value_of(t)
 
     def _add_update(self, op):
-        ref, *rest = op.inputs
+        ref, *rest = self.inputs_of(op)
         slot = self._slot(ref, reading=not op.primitive.ignores_old_value)
         args = ", ".join([slot] + [self.value_of(t) for t in rest])
         out = f"t{len(self.lines)}_0"
@@ -221,7 +226,9 @@ class _Builder:
         )
 
 
-def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses, leaving=()) -> Program:
+def compile_partition(
+    part, exported, feeds, folded, producer, state_for, xp, uses, leaving=(), plan=None
+) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made
@@ -230,8 +237,9 @@ def compile_partition(part, exported, feeds, folded, producer, state_for, xp, us
     numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`: then the
     partition's inputs are uploaded as they enter, and its exports in ``leaving``
     (fetched, or read on another device) are copied to the host as they leave.
+    ``plan`` says what each op reads and runs after rewrites.
     """
-    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses)
+    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses, plan)
     for op in part.ops:
         builder.add(op)
     return builder.finish(exported, leaving)

@@ -22,19 +22,29 @@ from dask.task_spec import DataNode, Task, TaskRef
 
 from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
 from ...kernels.devices import DeviceNamespace, gpu_index, is_gpu, to_host
+from ..graph_options import Passes
 from .arguments import Constant, FedValue, FromPartition, PartitionResult, VariableValue, feed_key
 from .compile import FILENAME_PREFIX, compile_partition
 from .fold import fold_constants
 from .partition import make_plan
+from .rewrite import rewrite
 
 
 class Executable:
     """Everything one signature needs per step, computed once."""
 
-    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, soft_placement=True):
-        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement)
+    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, soft_placement=True, passes=Passes()):
+        folded: dict = {}
+
+        def fold_and_rewrite(order):
+            if passes.constant_folding:
+                folded.update(fold_constants(order, set(feeds), np))
+            if not passes.any_rewrite():
+                return {}, {}
+            return rewrite(order, folded, fetch_tensors, passes)
+
+        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite)
         self.feeds = list(feeds)
-        folded = fold_constants(plan.ops, set(feeds), np)
         exported = _exports(plan, folded)
         uses = _uses(plan, exported)
         leaving = _leaving_devices(plan, exported)
@@ -44,7 +54,16 @@ class Executable:
         for part in plan.partitions:
             xp = _namespace(part.device, namespaces)
             program = compile_partition(
-                part, exported[part.key], self.feeds, folded, where.__getitem__, state_for, xp, uses, leaving
+                part,
+                exported[part.key],
+                self.feeds,
+                folded,
+                where.__getitem__,
+                state_for,
+                xp,
+                uses,
+                leaving,
+                plan=plan,
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
@@ -186,7 +205,7 @@ def _exports(plan, folded):
             exported[part.key].append(t)
 
     for op in plan.ops:
-        for t in op.inputs:
+        for t in plan.inputs_of(op):
             if t.op in plan.partition_of and plan.partition_of[t.op] is not plan.partition_of[op]:
                 export(t)
     for t in plan.fetches:
@@ -211,7 +230,7 @@ def _leaving_devices(plan, exported):
     leaving = {t for key in on_gpu for t in exported[key] if t in fetched}
     for op in plan.ops:
         reader = plan.partition_of.get(op)
-        for t in op.inputs:
+        for t in plan.inputs_of(op):
             maker = plan.partition_of.get(t.op)
             if maker is None or maker.key not in on_gpu:
                 continue
@@ -223,7 +242,7 @@ def _leaving_devices(plan, exported):
 def _uses(plan, exported):
     uses: dict = {}
     for op in plan.ops:
-        for t in op.inputs:
+        for t in plan.inputs_of(op):
             uses[t] = uses.get(t, 0) + 1
     for tensors in exported.values():
         for t in tensors:

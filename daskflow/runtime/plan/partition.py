@@ -41,6 +41,15 @@ class Plan:
     ops: list  # needed ops, in execution order
     partitions: list  # Partition objects, in a valid execution order
     partition_of: dict  # op -> Partition
+    inputs: dict = field(default_factory=dict)  # op -> what it reads after rewrites (rewrite.py)
+    primitives: dict = field(default_factory=dict)  # op -> the fused primitive it runs as
+
+    def inputs_of(self, op):
+        """The tensors ``op`` reads in this plan: its own, unless a rewrite changed them."""
+        return self.inputs.get(op, op.inputs)
+
+    def primitive_of(self, op):
+        return self.primitives.get(op, op.primitive)
 
     def device_of(self, op) -> str:
         """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on its
@@ -61,16 +70,29 @@ def device_label(device: str) -> str:
     return label
 
 
-def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True) -> Plan:
-    needed = _prune(fetch_tensors, fetch_ops, set(feeds))
+def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None) -> Plan:
+    """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives)``
+    per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again."""
+    fed = set(feeds)
+    needed = _prune(fetch_tensors, fetch_ops, fed)
     _check_fed(needed)
-    order = _schedule(needed, set(feeds))
+    order = _schedule(needed, fed)
+    inputs, primitives = rewriter(order) if rewriter else ({}, {})
+    if inputs:
+        inputs_of = lambda op: inputs.get(op, op.inputs)
+        order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
     device_of = {op: _runs_on(op, soft_placement) for op in order}
-    partitions, partition_of = _partition(order, set(feeds), device_of)
-    return Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
+    partitions, partition_of = _partition(order, fed, device_of, inputs)
+    plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
+    plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
+    return plan
 
 
-def _prune(fetch_tensors, fetch_ops, fed):
+def _own_inputs(op):
+    return op.inputs
+
+
+def _prune(fetch_tensors, fetch_ops, fed, inputs_of=_own_inputs):
     """Ops the fetches need; a fed tensor cuts the graph above it."""
     needed, stack = set(), [t.op for t in fetch_tensors if t not in fed] + list(fetch_ops)
     while stack:
@@ -78,7 +100,7 @@ def _prune(fetch_tensors, fetch_ops, fed):
         if op in needed:
             continue
         needed.add(op)
-        stack.extend(t.op for t in op.inputs if t not in fed)
+        stack.extend(t.op for t in inputs_of(op) if t not in fed)
         # An op whose every output is fed is not run: a control edge on it is met by the feed.
         stack.extend(c for c in op.control_inputs if not (c.outputs and all(t in fed for t in c.outputs)))
     return needed
@@ -107,13 +129,13 @@ def _check_fed(needed):
         )
 
 
-def _schedule(needed, fed):
+def _schedule(needed, fed, inputs_of=_own_inputs):
     """Topological order; among ready ops, reads before variable updates.
 
     Preferring non-updating ops means a value read in the same step as an
     update sees the old value unless a control dependency says otherwise.
     """
-    preds = {op: _predecessors(op, needed, fed) for op in needed}
+    preds = {op: _predecessors(op, needed, fed, inputs_of) for op in needed}
     succs: dict = {op: [] for op in needed}
     for op, ps in preds.items():
         for p in ps:
@@ -139,8 +161,8 @@ def _rank(op):
     return (op.primitive.updates_variable, op._id, op)
 
 
-def _predecessors(op, needed, fed):
-    ps = {t.op for t in op.inputs if t not in fed} | set(op.control_inputs)
+def _predecessors(op, needed, fed, inputs_of=_own_inputs):
+    ps = {t.op for t in inputs_of(op) if t not in fed} | set(op.control_inputs)
     return {p for p in ps if p in needed}
 
 
@@ -162,7 +184,7 @@ def _runs_on(op, soft_placement):
     return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
 
 
-def _partition(order, fed, device_of):
+def _partition(order, fed, device_of, inputs):
     """Group ops by (device, stage).
 
     Variable nodes join no partition: every partition that reads a variable
@@ -177,7 +199,7 @@ def _partition(order, fed, device_of):
         if op.primitive.is_variable:
             stage_of[op] = 0
             continue
-        preds = _predecessors(op, stage_of, fed)
+        preds = _predecessors(op, stage_of, fed, lambda o: inputs.get(o, o.inputs))
         device = device_of[op]
         stage = 0
         for p in preds:

@@ -1,0 +1,93 @@
+"""Rules the plan-time rewrites apply (:mod:`daskflow.runtime.plan.rewrite`), used in
+the ops' declarations as ``Primitive(simplify=...)`` and ``Primitive(fuse=...)``.
+
+Every identity here is exact, NaN, infinities and the sign of zero included:
+``x * 1``, ``x / 1``, ``x - (+0)`` and ``x + (-0)`` return ``x`` bit for bit,
+but ``x + (+0)`` turns ``-0`` into ``+0``, so only integer ``x + 0`` is
+simplified.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def neutral_operand(keep, neutral, zero_sign=None):
+    """A ``simplify`` rule for a binary op: its result is operand ``keep`` wherever the
+    other operand is a known constant of one element equal to ``neutral``.
+
+    ``zero_sign`` (``"+"`` or ``"-"``): a float zero must have that sign; integer
+    zeros always qualify. The constant has one element and no more axes than the
+    kept operand, so broadcasting changes neither its shape nor its dtype.
+    """
+
+    def rule(view, op, *inputs):
+        x, c = inputs[keep], inputs[1 - keep]
+        value = view.constant(c)
+        out = op.outputs[0]
+        if value is None or out.dtype != x.dtype or x._dims is None:
+            return None
+        value = np.asarray(value)
+        if value.size != 1 or value.ndim > len(x._dims) or value.dtype.kind not in "fiuc":
+            return None
+        if value.reshape(()) != neutral:
+            return None
+        negative = bool(np.signbit(value.real).any())
+        if zero_sign and value.dtype.kind in "fc" and negative != (zero_sign == "-"):
+            return None
+        return x
+
+    return rule
+
+
+def either(*rules):
+    """A ``simplify`` rule trying ``rules`` in turn."""
+
+    def rule(view, op, *inputs):
+        for r in rules:
+            same = r(view, op, *inputs)
+            if same is not None:
+                return same
+        return None
+
+    return rule
+
+
+def undoes_itself(view, op, x):
+    """``simplify`` for an involution (``Neg``): ``f(f(y))`` is ``y``."""
+    producer, inputs = view.producer_of(x)
+    if producer.primitive is op.primitive and producer.attrs == op.attrs:
+        return inputs[0]
+    return None
+
+
+def inverse_permutations(view, op, x):
+    """``simplify`` for ``Transpose``: a transpose undoing the one before it gives its input."""
+    producer, inputs = view.producer_of(x)
+    if producer.primitive is not op.primitive:
+        return None
+    first, second = producer.attrs["perm"], op.attrs["perm"]
+    if [first[p] for p in second] == list(range(len(second))):
+        return inputs[0]
+    return None
+
+
+def bias_then(fused, bias_add):
+    """A ``fuse`` rule for an activation: run it and the ``bias_add`` (``Add`` of a
+    rank-1 bias over the last axis) before it as the one kernel ``fused(x, bias)``,
+    where the sum is read by nothing else."""
+
+    def rule(view, op, z):
+        producer, inputs = view.producer_of(z)
+        if producer.primitive is not bias_add or producer.control_inputs or not view.sole_reader(z):
+            return None
+        x, b = inputs
+        if producer.device != op.device or x.dtype != z.dtype or b.dtype != z.dtype:
+            return None
+        if b._dims is None or len(b._dims) != 1 or not x._dims or x._dims[-1] != b._dims[0]:
+            return None
+        if b._dims[0] is None or z.dtype.name not in ("float32", "float64"):
+            return None
+        return fused, (x, b)
+
+    return rule

@@ -1,0 +1,159 @@
+"""Graph rewrites at plan time (TF1's grappler): each a pass, each switchable, none
+changing a result.
+
+The passes never touch the user's graph. They record, per op of the plan,
+the inputs it reads instead of its own (a tensor found equal to another) and
+the primitive it runs instead of its own (a fused kernel); planning then
+prunes again, so ops no one reads any more drop out of the step.
+
+- **Common subexpressions** (``OptimizerOptions.do_common_subexpression_elimination``):
+  two ops of one kind, device, attributes, inputs and control inputs, with no
+  state, compute the same values; readers of the second read the first.
+- **Arithmetic** (``RewriterConfig.arithmetic_optimization``): identities a
+  primitive declares (``Primitive.simplify``) where they are exact: ``x * 1``,
+  ``x / 1``, ``x - 0``, a transpose undoing a transpose...
+- **Remapping** (``RewriterConfig.remapping``): chains a primitive declares it
+  can run as one kernel (``Primitive.fuse``), such as a bias add and its ReLU,
+  where the intermediate value has no other reader.
+
+This module knows no individual op: the rules live with the ops' declarations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...framework.graph import Tensor
+
+
+class View:
+    """What a rule may ask about the plan while rewriting."""
+
+    def __init__(self, folded, readers, protected):
+        self._folded, self._readers, self._protected = folded, readers, protected
+        self.inputs: dict = {}  # op -> the tensors it reads now
+        self.alias: dict = {}  # tensor -> an equal tensor its readers read instead
+
+    def inputs_of(self, op):
+        return self.inputs.get(op, op.inputs)
+
+    def resolve(self, t):
+        while t in self.alias:
+            t = self.alias[t]
+        return t
+
+    def constant(self, t):
+        """``t``'s value where it is known before the step (folded), else None."""
+        return self._folded.get(t)
+
+    def producer_of(self, t):
+        """The op making ``t``, as rewritten so far: ``(op, its inputs)``."""
+        return t.op, self.inputs_of(t.op)
+
+    def sole_reader(self, t) -> bool:
+        """Whether one op reads ``t`` and nothing fetches or exports it."""
+        return self._readers.get(t, 0) == 1 and t not in self._protected
+
+
+def rewrite(order, folded, fetches, options):
+    """Return ``(inputs, primitives)``: per op, the inputs and primitive it runs with
+    where a pass changed them. ``order`` is the plan's ops in execution order."""
+    readers = _readers(order)
+    view = View(folded, readers, set(fetches))
+    seen: dict = {}
+    for op in order:
+        _rewire(view, op)
+        if all(t in folded for t in op.outputs) and op.outputs:
+            continue
+        if options.common_subexpressions and _merge_duplicate(view, op, seen):
+            continue
+        if options.arithmetic and op.primitive.simplify is not None:
+            same = op.primitive.simplify(view, op, *view.inputs_of(op))
+            if same is not None and same is not op.outputs[0]:
+                view.alias[op.outputs[0]] = view.resolve(same)
+    primitives: dict = {}
+    if options.remapping:
+        view._readers = _readers(order, view)
+        for op in order:
+            fused = op.primitive.fuse(view, op, *view.inputs_of(op)) if op.primitive.fuse else None
+            if fused is not None:
+                primitives[op], view.inputs[op] = fused
+    return view.inputs, primitives
+
+
+def _rewire(view, op):
+    inputs = tuple(view.resolve(t) for t in view.inputs_of(op))
+    if inputs != tuple(op.inputs):
+        view.inputs[op] = inputs
+
+
+def _readers(order, view=None):
+    counts: dict = {}
+    for op in order:
+        for t in view.inputs_of(op) if view else op.inputs:
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def _merge_duplicate(view, op, seen) -> bool:
+    key = _cse_key(view, op)
+    if key is None:
+        return False
+    first = seen.setdefault(key, op)
+    if first is op:
+        return False
+    view.alias.update(zip(op.outputs, first.outputs))
+    return True
+
+
+def _cse_key(view, op):
+    prim = op.primitive
+    if (
+        prim.stateful
+        or prim.make_state
+        or prim.is_variable
+        or prim.is_placeholder
+        or prim.updates_variable
+        or prim.forwards_input
+        or prim.kernel is None
+        or not op.outputs
+    ):
+        return None
+    attrs = _frozen(op.attrs)
+    if attrs is _NO_KEY:
+        return None
+    inputs = tuple(_input_key(view, t) for t in view.inputs_of(op))
+    return (prim, op.device, attrs, inputs, tuple(op.control_inputs))
+
+
+_CONSTANT_KEY_MAX = 1024  # elements: equal small constants (2.0, an axis) make equal inputs
+
+
+def _input_key(view, t):
+    """``t``, or for a small constant its value: two ``Const`` ops of one value are one input."""
+    value = view.constant(t)
+    if isinstance(value, np.ndarray | np.generic) and value.size <= _CONSTANT_KEY_MAX:
+        return ("constant", t.dtype, value.dtype.str, value.shape, value.tobytes())
+    return t
+
+
+_NO_KEY = object()  # an attribute value with no exact hashable form
+
+
+def _frozen(value):
+    """A hashable, exact form of an attribute value, or ``_NO_KEY``."""
+    if isinstance(value, dict):
+        items = tuple((k, _frozen(v)) for k, v in sorted(value.items()))
+        return _NO_KEY if any(v is _NO_KEY for _, v in items) else ("dict", items)
+    if isinstance(value, (list, tuple)):
+        items = tuple(_frozen(v) for v in value)
+        return _NO_KEY if any(v is _NO_KEY for v in items) else (type(value), items)
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, Tensor):
+        return ("tensor", value)
+    try:
+        hash(value)
+    except TypeError:
+        return _NO_KEY
+    return (type(value), value)  # 1, 1.0 and True are different attributes
