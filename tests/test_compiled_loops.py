@@ -64,8 +64,8 @@ def test_adam_takes_numpy_for_float16_and_strided_arrays():
 
 
 def test_relu_grad_loop_matches_numpy_including_nan_and_zero():
-    g = RNG.standard_normal((64, 40)).astype(np.float32)
-    x = RNG.standard_normal((64, 40)).astype(np.float32)
+    g = RNG.standard_normal((300, 300)).astype(np.float32)  # large enough for the loop
+    x = RNG.standard_normal((300, 300)).astype(np.float32)
     x[0, :3] = 0.0  # ReLU's gradient at 0 is 0
     g[1, 0], x[1, 0] = np.nan, -1.0  # NaN times a 0 mask stays NaN, as in numpy (and TF)
     assert_same_bits(*both_paths(_relu_grad_kernel, np, g, x))

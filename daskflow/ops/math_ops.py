@@ -55,7 +55,7 @@ def _bin(name, kernel, grad=None, infer=binary, **rules):
 
 
 def _add_kernel(xp, x, y):
-    if getattr(y, "ndim", 0) == 1 and getattr(x, "size", 0) >= _ADD_ROWS_MIN and x.shape[-1:] == y.shape:
+    if getattr(y, "ndim", 0) == 1 and getattr(x, "size", 0) >= _LOOP_MIN and x.shape[-1:] == y.shape:
         compiled = loops.add_rows.get() if plain(x, y) else None
         if compiled is not None:  # a bias over a conv's channels: numpy's inner loop is too short
             out = numpy.empty_like(x)
@@ -64,7 +64,7 @@ def _add_kernel(xp, x, y):
     return x + y
 
 
-_ADD_ROWS_MIN = 1 << 16  # elements: below, calling the loop costs more than it saves
+_LOOP_MIN = 1 << 16  # elements: below, calling the loop costs more than it saves
 Add = _bin(
     "Add",
     _add_kernel,
@@ -225,7 +225,8 @@ Sigmoid, sigmoid = _unary("Sigmoid", _sigmoid_kernel, _sigmoid_grad)
 
 
 def _relu_grad_kernel(xp, g, x):
-    compiled = loops.relu_grad.get() if g.shape == x.shape and plain(g, x) else None
+    large = g.size >= _LOOP_MIN and g.shape == x.shape  # checked first: cheap on small steps
+    compiled = loops.relu_grad.get() if large and plain(g, x) else None
     if compiled is None:
         return g * (x > 0)
     out = numpy.empty_like(g)
@@ -247,7 +248,7 @@ ReluGrad = Primitive(
 def _bias_add_relu_kernel(xp, x, b):
     # x may be strided (a cropped conv output): the loop takes any layout of up to 4 axes.
     ready = type(x) is numpy.ndarray and x.dtype == b.dtype and plain(b)
-    compiled = loops.add_bias_relu.get() if ready and x.size >= _ADD_ROWS_MIN and x.ndim <= 4 else None
+    compiled = loops.add_bias_relu.get() if ready and x.size >= _LOOP_MIN and x.ndim <= 4 else None
     if compiled is None:
         return xp.maximum(x + b, 0)
     out = numpy.empty(x.shape, x.dtype)

@@ -50,6 +50,10 @@ class View:
         """The op making ``t``, as rewritten so far: ``(op, its inputs)``."""
         return t.op, self.inputs_of(t.op)
 
+    def recount_readers(self, order):
+        """Count readers again, as the ops of ``order`` read after rewiring."""
+        self._readers = _readers(order, self)
+
     def sole_reader(self, t) -> bool:
         """Whether one op reads ``t`` and nothing fetches or exports it."""
         return self._readers.get(t, 0) == 1 and t not in self._protected
@@ -73,7 +77,7 @@ def rewrite(order, folded, fetches, options):
                 view.alias[op.outputs[0]] = view.resolve(same)
     primitives: dict = {}
     if options.remapping:
-        view._readers = _readers(order, view)
+        view.recount_readers(order)
         for op in order:
             fused = op.primitive.fuse(view, op, *view.inputs_of(op)) if op.primitive.fuse else None
             if fused is not None:
