@@ -35,7 +35,7 @@ def assert_same_values(fast, slow):
 
 
 @pytest.mark.parametrize(
-    "loop", [loops.adam, loops.relu_grad, loops.max_pool_grad_tiles, loops.add_rows, loops.add_bias_relu]
+    "loop", [loops.adam, loops.relu_grad, loops.max_pool_grad_tiles, loops.max_pool_tiles, loops.add_bias]
 )
 def test_numba_compiles_the_loops_here(loop):
     # numba is a dependency: a missing or broken one would silently drop to numpy.

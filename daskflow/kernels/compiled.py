@@ -70,13 +70,12 @@ def loop(fn) -> Loop:
     return Loop(fn)
 
 
-def plain(*arrays, dtypes=("float32", "float64")) -> bool:
-    """Arrays a loop takes as they are: numpy, C-contiguous, of one float dtype."""
-    first = arrays[0]
-    return all(
-        type(a) is numpy.ndarray
-        and a.flags.c_contiguous
-        and a.dtype == first.dtype
-        and a.dtype.name in dtypes
+def plain(*arrays, contiguous=True) -> bool:
+    """Arrays a loop takes as they are: numpy, of one dtype the loops are built for
+    (float32 or float64: numba has no float16 math), and C-contiguous unless the loop
+    takes strided views (``contiguous=False``)."""
+    dtype = arrays[0].dtype
+    return dtype.name in ("float32", "float64") and all(
+        type(a) is numpy.ndarray and a.dtype == dtype and (a.flags.c_contiguous or not contiguous)
         for a in arrays
     )

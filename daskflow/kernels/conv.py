@@ -18,6 +18,7 @@ import numpy
 from numpy.lib.stride_tricks import as_strided
 
 from . import loops, winograd
+from .compiled import plain
 
 __all__ = [
     "avg_pool",
@@ -304,15 +305,6 @@ def _tiled_like(xp, shape, tiles_shape, dtype):
     return dx, dx[:, : oh * kh, : ow * kw].reshape(tiles_shape)
 
 
-def _loop_ready(*arrays):
-    """numpy arrays of one dtype the compiled loops are built for (numba has no float16 math)."""
-    dtype = arrays[0].dtype
-    return all(type(a) is numpy.ndarray and a.dtype == dtype for a in arrays) and dtype.name in (
-        "float32",
-        "float64",
-    )
-
-
 def _fold_tiles(tiles, op):
     """Fold ``[n, oh, kh, ow, kw, c]`` blocks over their window axes with ``op``."""
     out = tiles[:, :, 0, :, 0].copy()
@@ -328,7 +320,7 @@ def max_pool(xp, x, ksize, strides, padding):
     padding uses ``-inf`` so a padded position never wins over real data.
     """
     tiles = _tiles(x, ksize, strides, padding)
-    compiled = loops.max_pool_tiles.get() if tiles is not None and _loop_ready(tiles) else None
+    compiled = loops.max_pool_tiles.get() if tiles is not None and plain(tiles, contiguous=False) else None
     if compiled is not None:  # one pass instead of a copy and kh*kw-1 maxima
         out = numpy.empty(tiles.shape[:2] + tiles.shape[3:4] + tiles.shape[5:], tiles.dtype)
         compiled(tiles, out)
@@ -386,7 +378,7 @@ def _max_pool_grad_tiles(xp, tiles, shape, peak, g):
     each later offset drops the windows an earlier one already took.
     """
     dx, dx_tiles = _tiled_like(xp, shape, tiles.shape, tiles.dtype)
-    compiled = loops.max_pool_grad_tiles.get() if _loop_ready(tiles, peak, g) else None
+    compiled = loops.max_pool_grad_tiles.get() if plain(tiles, peak, g, contiguous=False) else None
     if compiled is not None:
         # A strided g (a crop of a padded gradient) would keep the loop from vectorizing: 10x.
         g, peak = numpy.ascontiguousarray(g), numpy.ascontiguousarray(peak)

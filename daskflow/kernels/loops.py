@@ -75,20 +75,11 @@ def max_pool_tiles(x, out):
 
 
 @loop
-def add_rows(x, b, out):
-    """``x + b`` for ``x`` ``[rows, k]`` and ``b`` ``[k]``: numpy's inner loop would
-    run k elements per call, short for a conv's channels."""
-    rows, k = x.shape
-    for r in range(rows):
-        for j in range(k):
-            out[r, j] = x[r, j] + b[j]
-
-
-@loop
-def add_bias_relu(x, b, out):
-    """``numpy.maximum(x + b, 0)`` for 4-D ``x`` and ``b`` over its last axis: a bias
-    add and its ReLU in one pass (``maximum``'s rule: NaN wins, ``-0`` stays). ``x``
-    may be a strided view, as a cropped convolution output is."""
+def add_bias(x, b, out, relu):
+    """``x + b`` (``numpy.maximum(x + b, 0)`` with ``relu``) for 4-D ``x`` and ``b``
+    over its last axis, in one pass: numpy's inner loop would run only a conv's
+    channels per call, and a fused ReLU follows ``maximum``'s rule (NaN wins, ``-0``
+    stays). ``x`` may be a strided view, as a cropped convolution output is."""
     n, h, w, k = x.shape
     zero = out.dtype.type(0)
     for a in range(n):
@@ -97,4 +88,4 @@ def add_bias_relu(x, b, out):
                 row, dest = x[a, i, j], out[a, i, j]
                 for c in range(k):
                     v = row[c] + b[c]
-                    dest[c] = v if (v != v or v >= zero) else zero
+                    dest[c] = v if (not relu or v != v or v >= zero) else zero

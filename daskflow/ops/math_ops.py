@@ -56,12 +56,26 @@ def _bin(name, kernel, grad=None, infer=binary, **rules):
 
 def _add_kernel(xp, x, y):
     if getattr(y, "ndim", 0) == 1 and getattr(x, "size", 0) >= _LOOP_MIN and x.shape[-1:] == y.shape:
-        compiled = loops.add_rows.get() if plain(x, y) else None
-        if compiled is not None:  # a bias over a conv's channels: numpy's inner loop is too short
-            out = numpy.empty_like(x)
-            compiled(x.reshape(-1, y.size), y, out.reshape(-1, y.size))
+        out = _bias_loop(x, y, relu=False)  # a bias over a conv's channels
+        if out is not None:
             return out
     return x + y
+
+
+def _bias_loop(x, b, relu):
+    """``x + b`` (then ReLU) by one compiled pass, or None where the loop does not apply.
+
+    ``x`` (up to 4 axes, any strides: a cropped conv output) is large, ``b`` rank 1 over
+    its last axis; numpy's inner loop would run only ``b``'s length per call.
+    """
+    ready = x.size >= _LOOP_MIN and x.ndim <= 4 and plain(b) and plain(x, b, contiguous=False)
+    compiled = loops.add_bias.get() if ready else None
+    if compiled is None:
+        return None
+    out = numpy.empty(x.shape, x.dtype)
+    lead = (1,) * (4 - x.ndim)  # leading axes of one: views, even of a strided x
+    compiled(x.reshape(lead + x.shape), b, out.reshape(lead + out.shape), relu)
+    return out
 
 
 _LOOP_MIN = 1 << 16  # elements: below, calling the loop costs more than it saves
@@ -246,15 +260,8 @@ ReluGrad = Primitive(
 
 
 def _bias_add_relu_kernel(xp, x, b):
-    # x may be strided (a cropped conv output): the loop takes any layout of up to 4 axes.
-    ready = type(x) is numpy.ndarray and x.dtype == b.dtype and plain(b)
-    compiled = loops.add_bias_relu.get() if ready and x.size >= _LOOP_MIN and x.ndim <= 4 else None
-    if compiled is None:
-        return xp.maximum(x + b, 0)
-    out = numpy.empty(x.shape, x.dtype)
-    lead = (1,) * (4 - x.ndim)  # leading axes of one: views, even of a strided x
-    compiled(x.reshape(lead + x.shape), b, out.reshape(lead + out.shape))
-    return out
+    out = _bias_loop(x, b, relu=True)
+    return xp.maximum(x + b, 0) if out is None else out
 
 
 # A bias add and the ReLU after it, as one kernel: made only by the remapping rewrite.

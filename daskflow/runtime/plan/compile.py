@@ -44,9 +44,8 @@ class Program:
 class _Builder:
     def __init__(self, part, feeds, folded, producer, state_for, xp, uses, plan):
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
-        # What each op reads and runs after plan-time rewrites (its own without a plan).
-        self.inputs_of = plan.inputs_of if plan else lambda op: op.inputs
-        self.primitive_of = plan.primitive_of if plan else lambda op: op.primitive
+        # What each op reads and runs after plan-time rewrites.
+        self.inputs_of, self.primitive_of = plan.inputs_of, plan.primitive_of
         self.producer, self.state_for, self.xp = producer, state_for, xp
         self.ns: dict = {}
         # On a GPU: the namespace's name, through which values cross the partition's boundary.
@@ -226,9 +225,7 @@ class _Builder:
         )
 
 
-def compile_partition(
-    part, exported, feeds, folded, producer, state_for, xp, uses, leaving=(), plan=None
-) -> Program:
+def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses, leaving, plan) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made

@@ -63,7 +63,7 @@ class Executable:
                 xp,
                 uses,
                 leaving,
-                plan=plan,
+                plan,
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)

@@ -78,11 +78,11 @@ def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=Non
     _check_fed(needed)
     order = _schedule(needed, fed)
     inputs, primitives = rewriter(order) if rewriter else ({}, {})
+    inputs_of = lambda op: inputs.get(op, op.inputs)  # as Plan.inputs_of
     if inputs:
-        inputs_of = lambda op: inputs.get(op, op.inputs)
         order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
     device_of = {op: _runs_on(op, soft_placement) for op in order}
-    partitions, partition_of = _partition(order, fed, device_of, inputs)
+    partitions, partition_of = _partition(order, fed, device_of, inputs_of)
     plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
     return plan
@@ -184,7 +184,7 @@ def _runs_on(op, soft_placement):
     return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
 
 
-def _partition(order, fed, device_of, inputs):
+def _partition(order, fed, device_of, inputs_of):
     """Group ops by (device, stage).
 
     Variable nodes join no partition: every partition that reads a variable
@@ -199,7 +199,7 @@ def _partition(order, fed, device_of, inputs):
         if op.primitive.is_variable:
             stage_of[op] = 0
             continue
-        preds = _predecessors(op, stage_of, fed, lambda o: inputs.get(o, o.inputs))
+        preds = _predecessors(op, stage_of, fed, inputs_of)
         device = device_of[op]
         stage = 0
         for p in preds:
