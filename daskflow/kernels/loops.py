@@ -89,3 +89,42 @@ def add_bias(x, b, out, relu):
                 for c in range(k):
                     v = row[c] + b[c]
                     dest[c] = v if (not relu or v != v or v >= zero) else zero
+
+
+@loop
+def quantize(flat, residual, bucket, q, scales):
+    """int8 steps of ``flat + residual`` per bucket into ``q`` and ``scales``, what they
+    lose into ``residual`` (``compression._quantize_numpy``'s arithmetic). False, with
+    nothing written, where a value is not finite."""
+    dt = flat.dtype.type
+    n = flat.size
+    for b in range(scales.size):  # first pass: each bucket's step, and finiteness
+        top = dt(0)
+        for i in range(b * bucket, min(n, (b + 1) * bucket)):
+            a = abs(flat[i] + residual[i])
+            if a > top:
+                top = a
+            elif a != a:
+                return False
+        if top == np.inf:
+            return False
+        scales[b] = np.float32(top / dt(127))
+    for b in range(scales.size):
+        step = dt(scales[b])
+        safe = step if step > 0 else dt(1)  # a divisor, not a reciprocal: a subnormal step's is inf
+        for i in range(b * bucket, min(n, (b + 1) * bucket)):
+            v = flat[i] + residual[i]
+            k = np.rint(v / safe)
+            q[i] = np.int8(k)
+            residual[i] = v - k * step
+    return True
+
+
+@loop
+def dequantize(q, scales, bucket, out):
+    """``q`` times its bucket's scale into ``out``."""
+    dt = out.dtype.type
+    for b in range(scales.size):
+        step = scales[b]
+        for i in range(b * bucket, min(out.size, (b + 1) * bucket)):
+            out[i] = dt(q[i]) * step

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
+from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
 from .checkpoint import read_variable, write_variable
 from .cluster.devices import warn_ignored_devices
@@ -93,6 +94,17 @@ class ConfigProto:
         subexpressions, exact arithmetic identities, fused kernels): all by
         default; TF1's switches turn each off (see
         :mod:`daskflow.runtime.graph_options`).
+    gradient_compression : {None, "fp16", "bf16", "int8"}, default None
+        Cluster sessions: how tensors a replica sends to the ps (its
+        gradients, in data-parallel training) travel: IEEE half precision,
+        float32 truncated to 16 bits (the TF whitepaper's §5.5), or int8 steps
+        per bucket with the error kept on the sender for its next gradient
+        (see :mod:`daskflow.kernels.compression`). Float tensors of 64
+        values or more; a tensor an encoding cannot hold (NaN, Inf, beyond
+        fp16's range) goes as it is.
+    variable_compression : {None, "fp16", "bf16"}, default None
+        Cluster sessions: how new variable values pushed to the workers that
+        read them travel; the ps keeps the exact values.
 
     Examples
     --------
@@ -121,6 +133,8 @@ class ConfigProto:
         independent_replicas=False,
         intra_op_parallelism_threads=0,
         graph_options=None,
+        gradient_compression=None,
+        variable_compression=None,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -157,7 +171,16 @@ class ConfigProto:
             "intra_op_parallelism_threads", int(intra_op_parallelism_threads or 0)
         )
         self.graph_options = graph_options or GraphOptions()
+        self.gradient_compression = _codec("gradient_compression", gradient_compression, CODECS)
+        self.variable_compression = _codec("variable_compression", variable_compression, ("fp16", "bf16"))
         self.options = kwargs
+
+
+def _codec(field, value, allowed):
+    if value is not None and value not in allowed:
+        choices = ", ".join(repr(c) for c in allowed)
+        raise ValueError(f"ConfigProto({field}={value!r}): must be None or one of {choices}")
+    return value
 
 
 def _at_least_zero(field, value):
@@ -317,7 +340,8 @@ class Session:
         feeds = [self._feed_tensor(k) for k in feed_dict]
         soft = bool(self.config.allow_soft_placement)
         passes = self.config.graph_options.passes()
-        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes)
+        compression = None if self._cluster is None else self.config.gradient_compression
+        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes, compression)
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:

@@ -36,6 +36,7 @@ from ...errors import FailedPreconditionError, InvalidArgumentError, Unimplement
 from ...framework.device_spec import DeviceSpec
 from ...kernels.devices import to_host
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
+from ..plan.compression import MIN_SIZE
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
 from ..wire.shared_reads import read_value
@@ -124,6 +125,7 @@ class Pushes:
     ident: tuple  # the value's Held.ident
     readers: frozenset  # addresses of the workers it was pushed to
     home: str  # address of the worker holding it
+    encoded: bool = False  # sent encoded (ConfigProto.variable_compression): readers decode it
 
 
 _NOT_PUSHED = Pushes(None, frozenset(), None)
@@ -212,6 +214,11 @@ class Lowered:
         for name, readers in self._readers.items():
             readers.discard(self.var_home[name])
         self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
+        # ConfigProto(variable_compression=...): float32 variables' pushes travel encoded.
+        codec = getattr(config, "variable_compression", None)
+        self._push_codec = {
+            name: codec for name in self._readers if codec and _compressible(self.variable_ops.get(name))
+        }
         # Replicas whose results may be dropped (backup workers) are not waited for.
         first_only = any(type(t.mode) is FirstReplicas for t in self._templates)
         self.optional = {t.inst.name for t in self._templates if first_only and t.inst.replica is not None}
@@ -451,9 +458,9 @@ class Lowered:
         readers = {addresses[r] for r in self._readers[name] if r in addresses}
         for address in readers:
             key = (self.plan_id, ident[0][1], cache_name(self.session, name))
-            sends.append(Send(address, key, (index,), keep=self._keep))
+            sends.append(Send(address, key, (index,), keep=self._keep, codec=self._push_codec.get(name)))
         if readers:
-            pushes[name] = Pushes(ident, frozenset(readers), here)
+            pushes[name] = Pushes(ident, frozenset(readers), here, name in self._push_codec)
 
     def _backups(self, template, n, address, sends):
         """Tasks on ``address`` holding copies of the variables ``template`` updates."""
@@ -590,8 +597,18 @@ class _Reading:
         pushes = self.pushed.get(name, _NOT_PUSHED)
         if pushes.ident == held.ident and address in pushes.readers:  # there, or on its way: no dependency
             key, index = pushes.ident
-            return Pushed(cache_name(self.session, name), key[1], key, pushes.home, index)
+            return Pushed(cache_name(self.session, name), key[1], key, pushes.home, index, pushes.encoded)
         return held.arg()
+
+
+def _compressible(variable_op) -> bool:
+    """A variable whose pushes may travel encoded: float32, of ``MIN_SIZE`` values or more."""
+    if variable_op is None:
+        return False
+    t = variable_op.outputs[0]
+    if t.dtype.as_numpy_dtype is not np.float32 or not t.shape.is_fully_defined():
+        return False
+    return int(np.prod(t.shape.as_list(), dtype=np.int64)) >= MIN_SIZE
 
 
 def _fewer(mode, args):

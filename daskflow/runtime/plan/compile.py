@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ...kernels.devices import DeviceConstant, DeviceNamespace, is_gpu, to_host
 from .arguments import FedValue, FromPartition, VariableUpdate, VariableValue
+from .compression import Encoded, decoder_for, encoder_for
 
 FILENAME_PREFIX = "<daskflow partition "
 
@@ -42,8 +43,12 @@ class Program:
 
 
 class _Builder:
-    def __init__(self, part, feeds, folded, producer, state_for, xp, uses, plan):
+    def __init__(self, part, feeds, folded, producer, state_for, xp, uses, plan, compressed, replica):
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
+        # Tensors that cross compressed from replicas: encoded where made, decoded where
+        # read by a single partition.
+        self.compressed = compressed
+        self.decodes = {} if replica else compressed
         # What each op reads and runs after plan-time rewrites.
         self.inputs_of, self.primitive_of = plan.inputs_of, plan.primitive_of
         self.producer, self.state_for, self.xp = producer, state_for, xp
@@ -96,13 +101,17 @@ class _Builder:
         return name
 
     def _edge(self, t):
-        source = self.producer(t)
+        encoded = t in self.decodes
+        source = self.producer(Encoded(t) if encoded else t)
         key, index = source.partition, source.index
         if key not in self.part_args:
             self.part_args[key] = self._arg(FromPartition(key), prefix="p")
         self.reads.setdefault(key, set()).add(index)
         name = f"t{len(self.lines)}_{index}"
-        self._emit(f"{name} = {self._to_device(f'{self.part_args[key]}[{index}]')}", None)
+        value = f"{self.part_args[key]}[{index}]"
+        if encoded:
+            value = f"{self._global(decoder_for(t), 'd')}({value})"
+        self._emit(f"{name} = {self._to_device(value)}", None)
         return name
 
     def _to_device(self, expr):
@@ -203,11 +212,19 @@ class _Builder:
         self.written[slot] = ref.op.name
         self.names[op.outputs[0]] = out
 
+    def _result(self, export, leaving):
+        """The expression a result leaves as: on the host if it leaves the device
+        (copied here, once), encoded if it is an ``Encoded`` export."""
+        t = export.tensor if type(export) is Encoded else export
+        value = self.value_of(t)
+        if self.device and t in leaving:
+            value = f"{self.device}.to_host({value})"
+        if type(export) is Encoded:
+            value = f"{self._global(encoder_for(t, self.compressed[t]), 'e')}({value})"
+        return value
+
     def finish(self, exported, leaving) -> Program:
-        results = [self.value_of(t) for t in exported]
-        if self.device:  # what leaves the device goes back to the host here, once
-            down = f"{self.device}.to_host"
-            results = [f"{down}({r})" if t in leaving else r for t, r in zip(exported, results)]
+        results = [self._result(e, leaving) for e in exported]
         updates = [
             VariableUpdate(name, self.part.key, len(results) + i)
             for i, name in enumerate(self.written.values())
@@ -225,7 +242,20 @@ class _Builder:
         )
 
 
-def compile_partition(part, exported, feeds, folded, producer, state_for, xp, uses, leaving, plan) -> Program:
+def compile_partition(
+    part,
+    exported,
+    feeds,
+    folded,
+    producer,
+    state_for,
+    xp,
+    uses,
+    leaving,
+    plan,
+    compressed=None,
+    replica=False,
+) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
     ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made
@@ -234,9 +264,11 @@ def compile_partition(part, exported, feeds, folded, producer, state_for, xp, us
     numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`: then the
     partition's inputs are uploaded as they enter, and its exports in ``leaving``
     (fetched, or read on another device) are copied to the host as they leave.
-    ``plan`` says what each op reads and runs after rewrites.
+    ``plan`` says what each op reads and runs after rewrites. ``compressed`` (``{tensor:
+    codec}``, :mod:`.compression`): exports wrapped in ``Encoded`` leave encoded, and
+    a partition that is not a ``replica`` reads those tensors from their encoded export.
     """
-    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses, plan)
+    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses, plan, compressed or {}, replica)
     for op in part.ops:
         builder.add(op)
     return builder.finish(exported, leaving)

@@ -25,15 +25,28 @@ from ...kernels.devices import DeviceNamespace, gpu_index, is_gpu, to_host
 from ..graph_options import Passes
 from .arguments import Constant, FedValue, FromPartition, PartitionResult, VariableValue, feed_key
 from .compile import FILENAME_PREFIX, compile_partition
+from .compression import Encoded, compressed_tensors
 from .fold import fold_constants
 from .partition import make_plan
+from .replication import replicated_partitions
 from .rewrite import rewrite
 
 
 class Executable:
     """Everything one signature needs per step, computed once."""
 
-    def __init__(self, fetch_tensors, fetch_ops, feeds, state_for, soft_placement=True, passes=Passes()):
+    def __init__(
+        self,
+        fetch_tensors,
+        fetch_ops,
+        feeds,
+        state_for,
+        soft_placement=True,
+        passes=Passes(),
+        compression=None,
+    ):
+        """``compression``: the codec of tensors sent from replicas to a single partition
+        (``ConfigProto.gradient_compression``; :mod:`.compression`), or None."""
         folded: dict = {}
 
         def fold_and_rewrite(order):
@@ -45,7 +58,9 @@ class Executable:
 
         self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite)
         self.feeds = list(feeds)
-        exported = _exports(plan, folded)
+        compressed = compressed_tensors(plan, compression)
+        replicated = replicated_partitions(plan.partitions) if compressed else set()
+        exported = _exports(plan, folded, compressed, replicated)
         uses = _uses(plan, exported)
         leaving = _leaving_devices(plan, exported)
         namespaces: dict = {}  # GPU index -> its namespace, shared by that GPU's partitions
@@ -64,6 +79,8 @@ class Executable:
                 uses,
                 leaving,
                 plan,
+                compressed,
+                part.key in replicated,
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
@@ -193,21 +210,24 @@ def _assigned(statement):
     return [n.id for n in names if n.id != "_"]
 
 
-def _exports(plan, folded):
-    """Per partition: the tensors other partitions consume, and the fetched ones."""
+def _exports(plan, folded, compressed, replicated):
+    """Per partition: the tensors other partitions consume (``Encoded`` where they are
+    read compressed), and the fetched ones."""
     exported = {p.key: [] for p in plan.partitions}
 
-    def export(t):
+    def export(t, encoded=False):
         if t in folded or t in plan.feeds or t.op not in plan.partition_of:
             return  # constants, feeds and variables are read where they are
         part = plan.partition_of[t.op]
-        if t not in exported[part.key]:
-            exported[part.key].append(t)
+        entry = Encoded(t) if encoded else t
+        if entry not in exported[part.key]:
+            exported[part.key].append(entry)
 
     for op in plan.ops:
+        reader = plan.partition_of.get(op)
         for t in plan.inputs_of(op):
-            if t.op in plan.partition_of and plan.partition_of[t.op] is not plan.partition_of[op]:
-                export(t)
+            if t.op in plan.partition_of and plan.partition_of[t.op] is not reader:
+                export(t, t in compressed and reader is not None and reader.key not in replicated)
     for t in plan.fetches:
         export(t)
     return exported
@@ -246,6 +266,7 @@ def _uses(plan, exported):
             uses[t] = uses.get(t, 0) + 1
     for tensors in exported.values():
         for t in tensors:
+            t = t.tensor if type(t) is Encoded else t  # its encoder reads it at the end
             uses[t] = uses.get(t, 0) + 1
     return uses
 

@@ -29,6 +29,9 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+import numpy as np
+
+from ...kernels import compression
 from .. import dask_compat
 from ..worker.state import state_of
 
@@ -52,6 +55,7 @@ class Pushed:
     key: tuple
     home: str
     index: int | None = None
+    encoded: bool = False  # a float32 value pushed encoded (ConfigProto.variable_compression)
 
 
 def cache_name(session, variable):
@@ -75,7 +79,10 @@ async def value_of(worker, arg, timeout, cache=None):
         cache = state_of(worker).cache
     if cache.superseded(arg.name, arg.version):
         return await _fetch(worker, arg)
-    return await cache.get(arg.name, arg.version, timeout)
+    value = await cache.get(arg.name, arg.version, timeout)
+    if arg.encoded and type(value) is np.ndarray and value.dtype != np.float32:
+        return compression.decode(value, value.shape, np.float32)
+    return value
 
 
 async def _fetch(worker, arg):

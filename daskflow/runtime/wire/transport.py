@@ -30,9 +30,11 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+import numpy as np
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
+from ...kernels import compression
 from .. import dask_compat
 from ..worker.state import state_of
 from . import bulk, calls, pushes, shared_reads
@@ -72,6 +74,7 @@ class Send:
     key: tuple
     indices: tuple
     keep: int = 0
+    codec: str | None = None  # a push's encoding (ConfigProto.variable_compression)
 
 
 class Received(tuple):
@@ -423,6 +426,8 @@ def _push_entry(send, results):
     """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``."""
     version, name = send.key[1:]
     value = results if type(results) is Failed else results[send.indices[0]]
+    if send.codec is not None and type(value) is np.ndarray:
+        value = compression.encode(send.codec, value)
     return (name, version, send.keep), value
 
 
