@@ -118,12 +118,6 @@ def cluster():
         yield cluster
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-
-
 def _train(target, config, steps=40, sync=True, poison=False):
     """A data-parallel MLP on digits; returns (test accuracy, metrics, variables)."""
     tf.reset_default_graph()

@@ -36,7 +36,7 @@ from ...errors import FailedPreconditionError, InvalidArgumentError, Unimplement
 from ...framework.device_spec import DeviceSpec
 from ...kernels.devices import to_host
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
-from ..plan.compression import MIN_SIZE
+from ..plan.compression import worth_encoding
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
 from ..wire.shared_reads import read_value
@@ -602,13 +602,11 @@ class _Reading:
 
 
 def _compressible(variable_op) -> bool:
-    """A variable whose pushes may travel encoded: float32, of ``MIN_SIZE`` values or more."""
+    """A variable whose pushes may travel encoded: float32, worth encoding."""
     if variable_op is None:
         return False
     t = variable_op.outputs[0]
-    if t.dtype.as_numpy_dtype is not np.float32 or not t.shape.is_fully_defined():
-        return False
-    return int(np.prod(t.shape.as_list(), dtype=np.int64)) >= MIN_SIZE
+    return t.dtype.as_numpy_dtype is np.float32 and worth_encoding(t)
 
 
 def _fewer(mode, args):

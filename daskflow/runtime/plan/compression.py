@@ -18,7 +18,6 @@ import numpy
 
 from ...framework.replica import PerReplica, current_replica
 from ...kernels import compression
-from .replication import replicated_partitions
 
 # Below this many values a tensor goes as it is: encoding it would save under 200 bytes.
 MIN_SIZE = 64
@@ -31,11 +30,11 @@ class Encoded:
     tensor: object
 
 
-def compressed_tensors(plan, codec) -> dict:
-    """``{tensor: codec}`` for the tensors crossing from a replica to a single partition."""
+def compressed_tensors(plan, codec, replicated) -> dict:
+    """``{tensor: codec}`` for the tensors crossing from a replica (a partition in
+    ``replicated``) to a single partition."""
     if codec is None:
         return {}
-    replicated = replicated_partitions(plan.partitions)
     found = {}
     for op in plan.ops:
         reader = plan.partition_of.get(op)
@@ -43,12 +42,13 @@ def compressed_tensors(plan, codec) -> dict:
             continue
         for t in plan.inputs_of(op):
             maker = plan.partition_of.get(t.op)
-            if maker is not None and maker.key in replicated and _worth_it(t):
+            if maker is not None and maker.key in replicated and worth_encoding(t):
                 found[t] = codec
     return found
 
 
-def _worth_it(t) -> bool:
+def worth_encoding(t) -> bool:
+    """A float tensor of a static shape and at least :data:`MIN_SIZE` values."""
     shape = t.shape
     if not t.dtype.is_floating or not shape.is_fully_defined():
         return False
@@ -63,8 +63,8 @@ class Encoder:
     copied) goes as it is.
     """
 
-    def __init__(self, codec, size, dtype):
-        self.codec, self.size, self.dtype = codec, size, numpy.dtype(dtype)
+    def __init__(self, codec, dtype):
+        self.codec, self.dtype = codec, numpy.dtype(dtype)
         self.residuals: dict = {}  # replica index -> the error not yet sent
 
     def __call__(self, value):
@@ -75,7 +75,7 @@ class Encoder:
             index = current_replica()[0]
             residual = self.residuals.get(index)
             if residual is None:
-                residual = self.residuals[index] = numpy.zeros(self.size, self.dtype)
+                residual = self.residuals[index] = numpy.zeros(value.size, self.dtype)
         return compression.encode(self.codec, value, residual)
 
 
@@ -99,8 +99,7 @@ class Decoder:
 
 
 def encoder_for(t, codec) -> Encoder:
-    shape = t.shape.as_list()
-    return Encoder(codec, int(numpy.prod(shape, dtype=numpy.int64)), t.dtype.as_numpy_dtype)
+    return Encoder(codec, t.dtype.as_numpy_dtype)
 
 
 def decoder_for(t) -> Decoder:

@@ -58,8 +58,8 @@ class Executable:
 
         self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite)
         self.feeds = list(feeds)
-        compressed = compressed_tensors(plan, compression)
-        replicated = replicated_partitions(plan.partitions) if compressed else set()
+        replicated = replicated_partitions(plan.partitions) if compression else set()
+        compressed = compressed_tensors(plan, compression, replicated)
         exported = _exports(plan, folded, compressed, replicated)
         uses = _uses(plan, exported)
         leaving = _leaving_devices(plan, exported)
