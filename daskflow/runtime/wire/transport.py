@@ -77,6 +77,14 @@ class Send:
     codec: str | None = None  # a push's encoding (ConfigProto.variable_compression)
 
 
+@dataclass(frozen=True)
+class _PushedEarly:
+    """A push sent from the computing thread (:func:`send_early`): ``value`` as it went,
+    encoded where its :class:`Send` says, for counting its bytes."""
+
+    value: object
+
+
 class Received(tuple):
     """A producer's results read off a bulk connection into new arrays: this worker's own
     copies, which nothing else holds. (Dask's comms may hand over the producer's own
@@ -288,7 +296,7 @@ def send_results(worker, state, results, sends, early=None) -> list:
             if j not in early:
                 pushes.setdefault(send.address, []).append(send)
             else:
-                state.count_sent(send.key[:2], send.address, (results[send.indices[0]],))
+                state.count_sent(send.key[:2], send.address, (early[j].value,))
             continue
         if send.address == worker.address:
             state.mailbox.put(send.key, results)  # same process: the tuple itself, no copy
@@ -305,9 +313,10 @@ def send_results(worker, state, results, sends, early=None) -> list:
             deliveries.append(
                 asyncio.ensure_future(_deliver(worker, send.address, send.key, payload, credentials))
             )
+    encoded = {}  # a value pushed to several readers is encoded once
     for address, reader_sends in pushes.items():
         credentials = _credentials(sessions, reader_sends[0].key[0])
-        _push(worker, state, address, reader_sends, results, credentials)
+        _push(worker, state, address, reader_sends, results, credentials, encoded)
     return deliveries
 
 
@@ -347,10 +356,10 @@ def send_early(worker, state, results, sends) -> dict:
     the results first would add its delay to every consumer's wait (measured
     up to 2.5 ms from a tower's last op to its gradients leaving). A
     worker's pushes go in one message. Returns ``{position in sends:
-    concurrent Future}`` of what was submitted (None for pushes, which
-    nobody awaits); :func:`send_results` does the rest.
+    concurrent Future}`` of what was submitted (a :class:`_PushedEarly` for pushes,
+    which nobody awaits); :func:`send_results` does the rest.
     """
-    early, pushed = {}, {}
+    early, pushed, encoded = {}, {}, {}
     sessions = bulk.sessions_of(worker, state)
     try:
         for j, send in enumerate(sends):
@@ -359,10 +368,10 @@ def send_early(worker, state, results, sends) -> dict:
             if where is None or credentials is None:
                 continue
             if send.keep:
-                entry = _push_entry(send, results)
+                entry = _push_entry(send, results, encoded)
                 if bulk.eligible((entry[1],)):
                     pushed.setdefault((send.address, where, credentials), []).append(entry)
-                    early[j] = None
+                    early[j] = _PushedEarly(entry[1])
                 continue
             payload = _payload(results, send.indices)
             if bulk.eligible(payload):
@@ -372,7 +381,7 @@ def send_early(worker, state, results, sends) -> dict:
             done.add_done_callback(lambda d, a=address, e=entries, c=credentials: _repush(d, worker, a, e, c))
     except Exception:  # noqa: BLE001 - what did not go early goes from the event loop
         logger.exception("daskflow could not send results early")
-        early = {j: f for j, f in early.items() if f is not None}  # unsent pushes: by the loop
+        early = {j: f for j, f in early.items() if type(f) is not _PushedEarly}  # pushes: by the loop
     return early
 
 
@@ -422,12 +431,16 @@ def _mail(key, single=False):
     return {"kind": "mail", "key": list(key), "single": single}
 
 
-def _push_entry(send, results):
-    """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``."""
+def _push_entry(send, results, encoded):
+    """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``;
+    ``encoded``: the values already encoded for other readers, by (index, codec)."""
     version, name = send.key[1:]
     value = results if type(results) is Failed else results[send.indices[0]]
     if send.codec is not None and type(value) is np.ndarray:
-        value = compression.encode(send.codec, value)
+        key = (send.indices[0], send.codec)
+        if key not in encoded:
+            encoded[key] = compression.encode(send.codec, value)
+        value = encoded[key]
     return (name, version, send.keep), value
 
 
@@ -437,10 +450,10 @@ def _push_message(entries):
     return header, [value for _, value in entries]
 
 
-def _push(worker, state, address, sends, results, credentials):
+def _push(worker, state, address, sends, results, credentials, encoded):
     """Send a reader the new variable values it reads, in one message, in the background
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
-    entries = [_push_entry(send, results) for send in sends]
+    entries = [_push_entry(send, results, encoded) for send in sends]
     if type(results) is not Failed:
         state.count_sent(sends[0].key[:2], address, [value for _, value in entries])
     _spawn(_push_in_background(worker, address, entries, credentials))
