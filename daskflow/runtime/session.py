@@ -14,7 +14,7 @@ import uuid
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
+from ..errors import FailedPreconditionError, InvalidArgumentError, OpError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
@@ -25,6 +25,7 @@ from .plan.executable import Executable
 from .plan.feeds import FeedSpec, check_feed
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
+from .steps_per_run import loops, naming_step
 from .threads import blas_threads
 
 # TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
@@ -105,6 +106,14 @@ class ConfigProto:
     variable_compression : {None, "fp16", "bf16"}, default None
         Cluster sessions: how new variable values pushed to the workers that
         read them travel; the ps keeps the exact values.
+    steps_per_run : int, default 1
+        A ``run`` of a training step whose inputs come from a ``tf.data``
+        iterator (it reads one and updates variables) runs that many steps:
+        on a cluster in one submission, each partition looping on its
+        worker (TPUEstimator's ``iterations_per_loop``). Fetches are the last
+        step's; the global step counts every step; an error names the step
+        that failed, and the variables keep the steps before it (see
+        :mod:`daskflow.runtime.steps_per_run`). Other runs take one step.
 
     Examples
     --------
@@ -135,6 +144,7 @@ class ConfigProto:
         graph_options=None,
         gradient_compression=None,
         variable_compression=None,
+        steps_per_run=1,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -173,6 +183,7 @@ class ConfigProto:
         self.graph_options = graph_options or GraphOptions()
         self.gradient_compression = _codec("gradient_compression", gradient_compression, CODECS)
         self.variable_compression = _codec("variable_compression", variable_compression, ("fp16", "bf16"))
+        self.steps_per_run = _whole_number("steps_per_run", steps_per_run)
         self.options = kwargs
 
 
@@ -181,6 +192,12 @@ def _codec(field, value, allowed):
         choices = ", ".join(repr(c) for c in allowed)
         raise ValueError(f"ConfigProto({field}={value!r}): must be None or one of {choices}")
     return value
+
+
+def _whole_number(field, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"ConfigProto({field}={value!r}): must be a whole number, 1 or more")
+    return int(value)
 
 
 def _at_least_zero(field, value):
@@ -246,6 +263,7 @@ class Session:
         # Embedded: this process's BLAS pool; a cluster session sets its workers' (scope.py).
         self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
         self._default_ctx = None
+        self._steps_left = None  # a MonitoredTrainingSession's limit on steps_per_run (its last step)
 
     # -- the per-step path ---------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -264,31 +282,61 @@ class Session:
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         if run_metadata is not None:  # reported on, traced if asked: not the per-step path
             return mapper.build(self._run_reporting(executable, feed_values, options, run_metadata))
+        steps = self._steps(executable)
         if self._cluster is not None:
-            return mapper.build(self._cluster.step(executable, feed_values))
+            return mapper.build(self._cluster.step(executable, feed_values, steps))
+        if steps > 1:
+            return mapper.build(self._embedded_steps(executable, feed_values, steps))
         values = executable.execute(executable.bind(feed_values, self._store))
         for update in executable.updates:  # the step succeeded: commit
             self._keep(update.name, values[update.partition][update.index])
         return mapper.build(executable.results(values))
+
+    def _steps(self, executable) -> int:
+        """How many steps ``run`` takes (``ConfigProto(steps_per_run=...)``); a
+        MonitoredTrainingSession near its last step sets ``_steps_left``."""
+        steps = self.config.steps_per_run
+        if steps == 1 or not loops(executable):
+            return 1
+        left = self._steps_left
+        return steps if left is None else max(1, min(steps, left))
+
+    def _embedded_steps(self, executable, feed_values, steps):
+        """``steps`` steps in this process, each committed as it finishes; the last one's fetches."""
+        for k in range(steps):
+            try:
+                values = executable.execute(executable.bind(feed_values, self._store))
+            except OpError as e:
+                raise naming_step(e, k, steps, k) from e
+            results = self._commit(executable, values)
+        return results
 
     def _run_reporting(self, executable, feed_values, options, run_metadata):
         """One step whose ``run_metadata`` is replaced, as TF1's is, by what the step reports."""
         from ..client.run_metadata import message_class
 
         metadata = message_class("RunMetadata")()
+        steps = self._steps(executable)
         if not getattr(options, "trace_level", 0):
-            results = self._untraced_step(executable, feed_values)
-        elif self._cluster is None:
-            values = executable.execute_traced(executable.bind(feed_values, self._store), metadata.step_stats)
-            results = self._commit(executable, values)
+            results = self._untraced_step(executable, feed_values, steps)
+        elif self._cluster is None:  # several steps: the last one traced
+            if steps > 1:
+                self._embedded_steps(executable, feed_values, steps - 1)
+            try:
+                bound = executable.bind(feed_values, self._store)
+                results = self._commit(executable, executable.execute_traced(bound, metadata.step_stats))
+            except OpError as e:
+                raise naming_step(e, steps - 1, steps, steps - 1) from e
         else:
-            results = self._traced_cluster_step(executable, feed_values, metadata.step_stats)
+            results = self._traced_cluster_step(executable, feed_values, metadata.step_stats, steps)
         run_metadata.ParseFromString(metadata.SerializeToString())  # any RunMetadata class: TF's too
         return results
 
-    def _untraced_step(self, executable, feed_values):
+    def _untraced_step(self, executable, feed_values, steps=1):
         if self._cluster is not None:
-            return self._cluster.step(executable, feed_values)
+            return self._cluster.step(executable, feed_values, steps)
+        if steps > 1:
+            return self._embedded_steps(executable, feed_values, steps)
         return self._commit(executable, executable.execute(executable.bind(feed_values, self._store)))
 
     def _commit(self, executable, values):
@@ -297,14 +345,14 @@ class Session:
             self._keep(update.name, values[update.partition][update.index])
         return executable.results(values)
 
-    def _traced_cluster_step(self, executable, feed_values, stats):
+    def _traced_cluster_step(self, executable, feed_values, stats, steps=1):
         """A cluster step whose tasks note their times on their workers, then gathered into ``stats``."""
         from ..client.step_stats import add_partition_stats, device_name
         from .worker.programs import take_trace
 
         executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/steps.py)
         try:
-            results = self._cluster.step(executable, feed_values)
+            results = self._cluster.step(executable, feed_values, steps)
             self._cluster.sync()  # a step dispatched asynchronously: its tasks have noted their times
         finally:
             executable.trace = None

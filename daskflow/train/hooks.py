@@ -258,6 +258,7 @@ class StopAtStepHook(SessionRunHook):
         _check_exactly_one(["num_steps", "last_step"], [num_steps, last_step])
         self._num_steps = num_steps
         self._last_step = last_step
+        self._seen = None  # the global step as the last run left it, as far as known
 
     @property
     def last_step(self):
@@ -268,19 +269,30 @@ class StopAtStepHook(SessionRunHook):
         self._global_step = _global_step_of("StopAtStepHook")
 
     def after_create_session(self, session, coord):
+        self._seen = None
         if self._num_steps is not None:
-            self._last_step = int(session.run(self._global_step)) + self._num_steps
+            self._seen = int(session.run(self._global_step))
+            self._last_step = self._seen + self._num_steps
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step)
 
     def after_run(self, run_context, run_values):
-        # The value read is from before this run's increment, if it had one.
-        if int(run_values.results) + 1 < self._last_step:
+        # The value read is from before this run's (last) increment, if it had one.
+        self._seen = int(run_values.results) + 1
+        if self._seen < self._last_step:
             return
         # Near the end, look again: this run may not have been a training step.
-        if int(run_context.session.run(self._global_step)) >= self._last_step:
+        self._seen = int(run_context.session.run(self._global_step))
+        if self._seen >= self._last_step:
             run_context.request_stop()
+
+    def steps_left(self, session):
+        """Steps to ``last_step`` (at least 1): a run of several steps
+        (``ConfigProto(steps_per_run=...)``) takes no more, so training stops on it."""
+        if self._seen is None:
+            self._seen = int(session.run(self._global_step))
+        return max(1, self._last_step - self._seen)
 
 
 # -- LoggingTensorHook -----------------------------------------------------------------------------

@@ -520,7 +520,8 @@ class MonitoredSession:
                 requests[i] = args
         merged_fetches, merged_feeds = _merge(self._graph, fetches, feed_dict, requests, self._hooks)
         try:
-            results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
+            with self._steps_limited():
+                results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
         except AbortedError:
             # Variables lost with no copy (ConfigProto(backup_variables=False), or copies lost too): as TF1's
             # recoverable session, go on from the latest checkpoint if there is one.
@@ -531,6 +532,21 @@ class MonitoredSession:
             hook.after_run(context, SessionRunValues(results.get(i), options, run_metadata))
         self._stop_requested = self._stop_requested or context.stop_requested
         return results[_CALLER]
+
+    @contextlib.contextmanager
+    def _steps_limited(self):
+        """With ``ConfigProto(steps_per_run=K)``: a run takes no more steps than a
+        :class:`StopAtStepHook` has left, so training stops at its last step."""
+        sess = self._sess
+        if getattr(getattr(sess, "config", None), "steps_per_run", 1) == 1:
+            yield
+            return
+        left = [h.steps_left(sess) for h in self._hooks if isinstance(h, StopAtStepHook)]
+        sess._steps_left = min(left, default=None)
+        try:
+            yield
+        finally:
+            sess._steps_left = None
 
     def _restore_latest(self):
         restore = getattr(self._creator, "checkpoint_to_restore", lambda: None)()

@@ -50,10 +50,13 @@ class StepMetrics:
         self.publisher.put({"kind": "plan", "plan": lowered.plan_id, "placement": record})
 
     def finished(self, pending):
-        plan, n, wall = pending.lowered.plan_id, pending.n, time.perf_counter() - pending.start
-        self._walls.append((plan, n, wall))
-        if self.publisher.active:
-            self.publisher.put({"kind": "step", "plan": plan, "n": n, "wall": wall, "time": time.time()})
+        """A finished run: one entry per step (a run of several shares its time among them)."""
+        plan, steps = pending.lowered.plan_id, pending.steps
+        wall = (time.perf_counter() - pending.start) / steps
+        for n in range(pending.n - steps + 1, pending.n + 1):
+            self._walls.append((plan, n, wall))
+            if self.publisher.active:
+                self.publisher.put({"kind": "step", "plan": plan, "n": n, "wall": wall, "time": time.time()})
 
     def close(self):
         """Tell the dashboard the session closed; publish nothing more."""

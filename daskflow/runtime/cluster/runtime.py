@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 
 from ...errors import FailedPreconditionError, OpError
-from .. import dask_compat
+from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, write_variable
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
@@ -120,8 +120,9 @@ class ClusterRuntime:
         return {**known, **stand_ins}
 
     # -- a step -------------------------------------------------------------------------------
-    def step(self, executable, feed_values):
-        """Run one step: submit its graph, wait, commit new variable futures, return fetches.
+    def step(self, executable, feed_values, steps=1):
+        """Run one step (``steps`` steps: ``ConfigProto(steps_per_run=...)``): submit its
+        graph, wait, commit new variable futures, return fetches.
 
         With ``ConfigProto(async_dispatch=N)``, a step that fetches only ops
         returns once submitted, so up to N steps are in flight; its variable
@@ -130,12 +131,14 @@ class ClusterRuntime:
         with the variables as they were before the failing step.
         """
         lowered = self._plan(executable)
+        if steps > 1 and self.shared_job is not None:  # variables shared in place: step by step
+            return self._steps_one_by_one(executable, feed_values, steps)
         if lowered.independent and lowered.replicated:
             return self._replica_step(lowered, executable, feed_values)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
-            self._pending.append(self._submit_recovering(lowered, feed_values))
+            self._pending.append(self._submit_recovering(lowered, feed_values, steps))
             self._commit(self._pending[-1])
             self._drain(keep=depth)
             return []
@@ -143,15 +146,62 @@ class ClusterRuntime:
         start = time.perf_counter()
         while True:
             try:
-                pending = self._submit(lowered, feed_values)
+                pending = self._submit(lowered, feed_values, steps=steps)
                 pending.start = start  # a recovered step's wall time includes the pause
                 fetched = self._finish(pending)
                 break
             except recovery.WorkerLost as lost:
                 self._recover(lost)  # then run the step again
+            except OpError as e:
+                if steps == 1:
+                    raise
+                raise self._run_failed(pending, e) from e
         self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
+
+    def _steps_one_by_one(self, executable, feed_values, steps):
+        """Several steps of a between-graph session, one submission each."""
+        for k in range(steps):
+            try:
+                results = self.step(executable, feed_values)
+            except OpError as e:
+                raise steps_per_run.naming_step(e, k, steps, k) from e
+        return results
+
+    def _run_failed(self, pending, error):
+        """A run of several steps failed in step k: keep the k steps before it where every
+        partition updating variables finished them (else keep none); ``error`` naming it."""
+        k = steps_per_run.failed_step(error)
+        lowered, kept = pending.lowered, 0
+        finished = self._finished_steps(pending) if k else {}
+        if finished and set(finished.values()) == {k}:
+            new_values = lowered.new_values(pending.n, pending.futures)
+            for name in new_values:  # the last step's pushes never went
+                self.table.pushed.pop(name, None)
+            replaced, superseded = self.table.commit(new_values, lowered.var_home)
+            self._retired.extend(replaced)
+            if superseded:
+                self.table.unshare(self.client, superseded)
+            kept = k
+        self._retired.append(pending)
+        return steps_per_run.naming_step(error, k, pending.steps, kept)
+
+    def _finished_steps(self, pending) -> dict:
+        """Steps each partition updating variables finished in a failed run, by its values' key
+        (empty if one of them is unknown)."""
+        lowered, out = pending.lowered, {}
+        tasks = dict(lowered.committing(pending.n))
+        values = [pending.futures[key] for key in tasks.values()]
+        with contextlib.suppress(TimeoutError):  # each sends the values of its last step, then fails
+            dask_compat.wait_quietly(self.client, values, REFRESH)
+        for task, key in tasks.items():
+            if pending.futures[key].status != "finished":
+                return {}
+            run = pending.futures[task]
+            done = run.status == "finished"
+            out[key] = pending.steps if done else steps_per_run.failed_step(run.exception())
+        return out
 
     def _replica_step(self, lowered, executable, feed_values):
         """One step of the next free replica (``ConfigProto(independent_replicas=True)``).
@@ -239,6 +289,12 @@ class ClusterRuntime:
                     self._replay(lost)
                     continue
                 self._pending.popleft()
+        except OpError as e:
+            failed = self._pending[0]
+            self._roll_back(list(self._pending))
+            if failed.steps == 1:
+                raise
+            raise steps_per_run.naming_step(e, steps_per_run.failed_step(e), failed.steps, 0) from e
         except Exception:
             self._roll_back(list(self._pending))
             raise
@@ -248,15 +304,17 @@ class ClusterRuntime:
         self.table.roll_back([step.change for step in steps])
         self._pending.clear()
 
-    def _submit_recovering(self, lowered, feed_values):
+    def _submit_recovering(self, lowered, feed_values, steps=1):
         while True:
             try:
-                return self._submit(lowered, feed_values)
+                return self._submit(lowered, feed_values, steps=steps)
             except recovery.WorkerLost as lost:
                 self._replay(lost) if self._pending else self._recover(lost)
 
-    def _submit(self, lowered, feed_values, only=None):
-        n = next(self._steps)
+    def _submit(self, lowered, feed_values, only=None, steps=1):
+        first = n = next(self._steps)
+        if steps > 1:  # a run of several steps takes their numbers; n is its last step's
+            n = next(itertools.islice(self._steps, steps - 2, None))
         start = time.perf_counter()
         addresses = self._addresses()
         updated = lowered.updated()
@@ -267,14 +325,19 @@ class ClusterRuntime:
             backups = recovery.backup_workers(self._known[0])
         else:
             backups = None
-        step = lowered.graph(n, feed_values, table.values, addresses, backups, table.pushed, only)
+        step = lowered.graph(first, feed_values, table.values, addresses, backups, table.pushed, only, steps)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
-        items = item_tasks(dict(read))  # submitted with the step: one submission a run
-        keys = step.wanted + [t.key for t in items.values()]
+        items = item_tasks({name: held for name, held in read if name not in step.prior})
+        keys = step.wanted + [t.key for t in items.values()]  # submitted with the step: one a run
         keys += step.variable_keys
         futures = dict(zip(keys, self.client.get(with_tasks(step.graph, items.values()), keys, sync=False)))
-        read = [futures[items[name].key] if name in items else held.future for name, held in read]
+        read = [
+            futures[step.prior[name]]
+            if name in step.prior
+            else (futures[items[name].key] if name in items else held.future)
+            for name, held in read
+        ]
         read += [futures[key] for key in step.variable_keys]
         for sent in step.posts:  # after the graph: the scheduler's part comes first
             post(self.client, sent.address, sent.box, sent.value)
@@ -288,7 +351,8 @@ class ClusterRuntime:
         names |= {table.homes[v] for v in lowered.required if table.homes.get(v)}
         names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
         used = {addresses[name]: name for name in names if name in addresses}
-        return _Pending(lowered, n, futures, awaited, fetch, table.change(updated), start, feed_values, used)
+        change = table.change(updated)
+        return _Pending(lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps)
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
@@ -417,7 +481,7 @@ class ClusterRuntime:
         self._roll_back(steps)
         self._recover(lost)
         for old in steps:
-            self._pending.append(self._submit(old.lowered, old.feed_values))
+            self._pending.append(self._submit(old.lowered, old.feed_values, steps=old.steps))
             self._commit(self._pending[-1])
 
     def _lower(self, executable, workers=None):
@@ -630,3 +694,4 @@ class _Pending:
     feed_values: list  # to submit the step again after a recovery
     used: dict  # address -> name of each worker the step runs on
     replica: int | None = None  # the replica it runs alone (ConfigProto(independent_replicas=True))
+    steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number

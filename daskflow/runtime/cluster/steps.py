@@ -42,7 +42,7 @@ from ..wire.pushes import Pushed, cache_name
 from ..wire.shared_reads import read_value
 from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
 from ..worker.arrivals import EachReplica, FirstReplicas
-from ..worker.programs import run_program
+from ..worker.programs import AGAIN, run_loop, run_program
 from ..worker.shared import SharedRead, SharedWrite
 from . import lineage
 from .devices import place
@@ -142,6 +142,9 @@ class StepGraph:
     posts: list  # Post of each fed value sent straight to its worker
     pushes: dict  # variable name -> Pushes: where its new value goes (pass back as ``pushed``)
     variable_keys: list  # keys of the tasks reading the fetched shared variables, in fetch order
+    # A run of several steps: variable name -> key of the task holding its value as the
+    # last step starts (fetched variables the run updates).
+    prior: dict = dataclasses.field(default_factory=dict)
 
 
 class Lowered:
@@ -211,6 +214,8 @@ class Lowered:
             for arg in t.args:
                 if type(arg) is VariableArg and arg.name in self._readers:
                     self._readers[arg.name].add(self.placement[t.inst.name][0].name)
+        # A run of several steps pushes each round's values to every reader, its home too.
+        self._loop_readers = {name: frozenset(readers) for name, readers in self._readers.items()}
         for name, readers in self._readers.items():
             readers.discard(self.var_home[name])
         self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
@@ -334,7 +339,7 @@ class Lowered:
         return GatheredArg(tuple(i.name for i in self.instances(part)))
 
     # -- one step -----------------------------------------------------------------------------
-    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None, only=None):
+    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None, only=None, rounds=1):
         """Step ``n``'s :class:`StepGraph`.
 
         A replica whose worker has left is skipped (the step runs with the
@@ -349,6 +354,10 @@ class Lowered:
         :class:`Pushes`. Pass it back as ``pushed`` while those values are current.
 
         ``only``: run that replica alone (``ConfigProto(independent_replicas=True)``).
+        ``rounds``: steps ``n`` to ``n + rounds - 1`` in one graph
+        (``ConfigProto(steps_per_run=...)``), each instance's task running its
+        program once per step (:func:`.run_loop`); the keys are the last step's,
+        and so are the fetches and new values.
         """
         absent = {
             t.inst.name
@@ -367,72 +376,124 @@ class Lowered:
         for t in self._templates:
             if t.inst.replica is not None and t.inst.name not in absent:
                 first.setdefault(t.inst.part, t.inst.replica)
-        layers, posts, pushes, fetched = {}, [], {}, {}
+        last = n + rounds - 1
+        layers, posts, pushes, fetched, prior = {}, [], {}, {}, {}
         trace = self.executable.trace  # a traced step's token (Session.run with a trace level)
         read = _Reading(variables, pushed or {}, feed_values, posts, self.session, addresses)
         for t in self._templates:
             if t.inst.name in absent:
                 continue
             here = self._address(t.inst.name, addresses)
-            args = [self._arg(t.inst, a, n, read, here, absent) for a in t.args]
-            sends = [
-                Send(
-                    self._address(reader.instance, addresses),
-                    (self.plan_id, n, t.inst.name, reader.instance),
-                    reader.indices,
-                )
-                for reader in t.sends
-                if reader.instance not in absent
-            ]
+            args = [self._round_arg(t.inst, a, last, rounds - 1, read, here, absent) for a in t.args]
+            sends = self._reader_sends(t, last, addresses, absent)
             takers = {}
             for taker in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
-                key = fetched[taker.name] = (f"{self._roles[t.inst.name]} fetch", n, taker.name)
-                box = (self.plan_id, n, t.inst.name, taker.name)
+                key = fetched[taker.name] = (f"{self._roles[t.inst.name]} fetch", last, taker.name)
+                box = (self.plan_id, last, t.inst.name, taker.name)
                 sends.append(Send(here, box, (taker.index,)))
                 takers[key] = Task(key, take, key, box, taker.index, self.timeout)
+            commit = None
             if t.values and t.shared is None:  # never a replica's (_check_updates)
-                key, box = self.values_key(t.inst, n), (self.plan_id, n, t.inst.name, "values")
+                key, box = self.values_key(t.inst, last), (self.plan_id, last, t.inst.name, "values")
                 indices = tuple(u.index for u in t.values)
-                sends.append(Send(here, box, indices))
+                commit = Send(here, box, indices)
+                sends.append(commit)
                 takers[key] = Task(key, take, key, box, indices, self.timeout)
                 for position, u in enumerate(t.values):
                     self._push(u.name, u.index, (key, position), here, addresses, sends, pushes)
-            key = self.task_key(t.inst, n)
+            key = self.task_key(t.inst, last)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
             copy = backups.get(self.placement[t.inst.name][0].name) if backups else None
             shared = t.shared
             if shared is not None and shared.writes and copy in addresses:  # where the ps sends copies
                 shared = dataclasses.replace(shared, backup_to=addresses[copy])
-            task = Task(
-                key,
-                run_program,
-                key,
-                t.program_id,
-                replica,
-                mode,
-                sends,
-                self.timeout,
-                trace,
-                shared,
-                *args,
-            )
+            if rounds == 1:
+                task = Task(
+                    key,
+                    run_program,
+                    key,
+                    t.program_id,
+                    replica,
+                    mode,
+                    sends,
+                    self.timeout,
+                    trace,
+                    shared,
+                    *args,
+                )
+            else:
+                loop = self._loop(t, n, rounds, read, here, addresses, absent, takers, prior)
+                loop.append((last, sends, args))
+                s, first_sends, first_args = loop[0]
+                loop[0] = (s, first_sends, None)  # its arguments go as the task's: Dask resolves those
+                call = (key, t.program_id, replica, mode, self.timeout, trace, commit, tuple(loop))
+                task = Task(key, run_loop, *call, *first_args)
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}
                 layers[f"{t.inst.name}-out"] = MaterializedLayer(takers, annotations=pinned)
             if copy and copy in addresses and t.inst.replica is None and t.shared is None:
-                backup = self._backups(t, n, addresses[copy], sends)
+                backup = self._backups(t, last, addresses[copy], sends)
                 if backup:
                     layers[f"{t.inst.name}-backup"] = MaterializedLayer(
                         backup, annotations={"workers": [addresses[copy]], "allow_other_workers": False}
                     )
-        variable_keys = self._shared_fetches(n, addresses, layers)
+        variable_keys = self._shared_fetches(last, addresses, layers)
         wanted = [k for layer in layers.values() for k in layer]
-        optional = {self.task_key(t.inst, n) for t in self._templates if t.inst.name in self.optional}
+        optional = {self.task_key(t.inst, last) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [fetched[name] for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
-        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes, variable_keys)
+        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes, variable_keys, prior)
+
+    def _reader_sends(self, t, n, addresses, absent) -> list:
+        """The sends of ``t``'s results to the instances reading them, in step ``n``."""
+        return [
+            Send(self._address(r.instance, addresses), (self.plan_id, n, t.inst.name, r.instance), r.indices)
+            for r in t.sends
+            if r.instance not in absent
+        ]
+
+    def _loop(self, t, n, rounds, read, here, addresses, absent, takers, prior) -> list:
+        """``(step, sends, args)`` of each round of ``t``'s loop but the last (steps ``n``...).
+
+        A round's new variable values go to every worker reading them, this one
+        too, for the next round; the round before the last also sends those the
+        run fetches to a taker (added to ``takers``; its key into ``prior``): a
+        fetched variable is its value as the last step starts, as in a one-step run.
+        """
+        out, last = [], n + rounds - 1
+        for k in range(rounds - 1):
+            s = n + k
+            args = [self._round_arg(t.inst, a, s, k, read, here, absent) for a in t.args]
+            sends = self._reader_sends(t, s, addresses, absent)
+            for u in t.values if t.shared is None else ():
+                key = (self.plan_id, s, cache_name(self.session, u.name))
+                for address in {addresses[r] for r in self._loop_readers[u.name] if r in addresses}:
+                    codec = None if address == here else self._push_codec.get(u.name)
+                    sends.append(Send(address, key, (u.index,), keep=self._keep, codec=codec))
+                if k == rounds - 2 and u.name in self._fetched_variables:
+                    key = prior[u.name] = (
+                        f"{self._roles[t.inst.name]} fetch",
+                        last,
+                        f"{t.inst.name}-{u.name}",
+                    )
+                    box = (self.plan_id, last, t.inst.name, f"prior-{u.name}")
+                    sends.append(Send(here, box, (u.index,)))
+                    takers[key] = Task(key, take, key, box, u.index, self.timeout)
+            out.append((s, sends, args))
+        return out
+
+    def _round_arg(self, inst, arg, s, k, read, here, absent):
+        """``inst``'s argument ``arg`` in round ``k`` (step ``s``) of a run: as in a one-step
+        run in the first round; then what the step before sent, or :data:`.AGAIN`."""
+        kind = type(arg)
+        if k == 0 or kind is ReceivedArg or kind is GatheredArg:
+            return self._arg(inst, arg, s, read, here, absent)
+        if kind is VariableArg and arg.name in self.var_home:  # the round before updated it
+            name = arg.name
+            return Pushed(cache_name(self.session, name), s - 1, None, None, None, name in self._push_codec)
+        return AGAIN  # a feed, or a variable the run does not update
 
     def _shared_fetches(self, n, addresses, layers) -> list:
         """Tasks reading the fetched variables of a between-graph job where they live, added to
@@ -548,6 +609,14 @@ class Lowered:
     def values_key(self, inst, n):
         """The key of the task holding the new variable values ``inst`` makes in step ``n``."""
         return lineage.values_key(self._roles[inst.name], n, inst.name)
+
+    def committing(self, n) -> list:
+        """``(task key, values key)`` in step ``n`` of each instance updating variables."""
+        return [
+            (self.task_key(t.inst, n), self.values_key(t.inst, n))
+            for t in self._templates
+            if t.values and t.shared is None
+        ]
 
     def new_values(self, n, futures) -> dict:
         """``{variable name: Held}`` of step ``n``'s new values, given its ``futures`` by key."""

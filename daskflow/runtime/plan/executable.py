@@ -98,6 +98,8 @@ class Executable:
         fetched_vars = [s for s in self.fetch_sources if type(s) is VariableValue]
         self.var_inputs = _var_inputs(self.programs) + fetched_vars
         self.updates = [u for p in self.programs for u in p.updates]  # VariableUpdate
+        # Reads a tf.data iterator: ConfigProto(steps_per_run=K) runs K such steps at once.
+        self.reads_dataset = any(op.type == "IteratorGetNext" for op in plan.ops)
         self.line_ops = {p.key: p.line_ops for p in self.programs}
         # The token of the traced cluster step being submitted (Session.run with a trace
         # level), which its tasks carry to their workers (cluster/steps.py); else None.

@@ -47,7 +47,10 @@ class Pushed:
 
     ``key``, ``index`` and ``home`` (the Dask key holding that value, its
     place in that key's tuple, and the address of the worker holding it)
-    fetch it should it have been superseded here first.
+    fetch it should it have been superseded here first. A round of a run of
+    several steps (``key`` None) reads the newest value there is instead:
+    only a backup replica falls that far behind, and the synchronous
+    update it is late for has already gone without it.
     """
 
     name: str
@@ -78,6 +81,8 @@ async def value_of(worker, arg, timeout, cache=None):
     if cache is None:
         cache = state_of(worker).cache
     if cache.superseded(arg.name, arg.version):
+        if arg.key is None:  # a backup replica's round, behind the run: its result will be dropped
+            return cache.newest(arg.name)
         return await _fetch(worker, arg)
     value = await cache.get(arg.name, arg.version, timeout)
     if arg.encoded and type(value) is np.ndarray and value.dtype != np.float32:

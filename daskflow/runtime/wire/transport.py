@@ -280,20 +280,25 @@ def unless_failed(value):
     return value
 
 
-def send_results(worker, state, results, sends, early=None) -> list:
+def send_results(worker, state, results, sends, early=None, urgent=False) -> list:
     """Deliver each consumer the results it reads (``None`` elsewhere); ``state``: ``worker``'s.
 
     Returns the deliveries to other workers, as asyncio tasks: the producer
     awaits them, so a delivery that fails fails its task instead of leaving
     the consumer waiting. ``early`` (from :func:`send_early`): the sends
-    already on their way, by position; only confirmed here.
+    already on their way, by position; only confirmed here. ``urgent``: pushes
+    go at once (a loop's next round waits for them; see :func:`_push_in_background`).
     """
     early = early or {}
     sessions = bulk.sessions_of(worker, state)
     deliveries, pushes = [], {}
     for j, send in enumerate(sends):
         if send.keep:
-            if j not in early:
+            if send.address == worker.address:  # a loop's next round, here: no message
+                _, version, name = send.key
+                value = results if type(results) is Failed else results[send.indices[0]]
+                state.cache.put(name, version, value, send.keep)
+            elif j not in early:
                 pushes.setdefault(send.address, []).append(send)
             else:
                 state.count_sent(send.key[:2], send.address, (early[j].value,))
@@ -316,7 +321,7 @@ def send_results(worker, state, results, sends, early=None) -> list:
     encoded = {}  # a value pushed to several readers is encoded once
     for address, reader_sends in pushes.items():
         credentials = _credentials(sessions, reader_sends[0].key[0])
-        _push(worker, state, address, reader_sends, results, credentials, encoded)
+        _push(worker, state, address, reader_sends, results, credentials, encoded, urgent)
     return deliveries
 
 
@@ -450,13 +455,13 @@ def _push_message(entries):
     return header, [value for _, value in entries]
 
 
-def _push(worker, state, address, sends, results, credentials, encoded):
+def _push(worker, state, address, sends, results, credentials, encoded, urgent=False):
     """Send a reader the new variable values it reads, in one message, in the background
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
     entries = [_push_entry(send, results, encoded) for send in sends]
     if type(results) is not Failed:
         state.count_sent(sends[0].key[:2], address, [value for _, value in entries])
-    _spawn(_push_in_background(worker, address, entries, credentials))
+    _spawn(_push_in_background(worker, address, entries, credentials, 0.0 if urgent else PUSH_DELAY))
 
 
 def _spawn(coroutine):
@@ -469,13 +474,15 @@ _BACKGROUND: set = set()
 PUSH_DELAY = 0.001  # seconds
 
 
-async def _push_in_background(worker, address, entries, credentials):
+async def _push_in_background(worker, address, entries, credentials, delay=PUSH_DELAY):
     """Push ``entries`` — ((name, version, versions to keep), value) — to one reader
     (by bulk as ``credentials``' session, where there are some)."""
     # Let the step's completion messages leave this worker's event loop first:
     # writing megabytes to a socket there delays them (measured: 5.5 ms -> 2 ms
-    # from the last partition's end to the scheduler knowing it).
-    await asyncio.sleep(PUSH_DELAY)
+    # from the last partition's end to the scheduler knowing it). Within a run of
+    # several steps, no such message is due and the next step waits for the push.
+    if delay:
+        await asyncio.sleep(delay)
     header, values = _push_message(entries)
     try:
         if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values, credentials):

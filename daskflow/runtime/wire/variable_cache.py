@@ -51,6 +51,11 @@ class VariableCache:
         versions = self._values.get(name)
         return bool(versions) and version < min(versions)
 
+    def newest(self, name):
+        """The newest value of ``name`` there is."""
+        versions = self._values[name]
+        return versions[max(versions)]
+
     async def get(self, name, version, timeout=None):
         """The value of ``name`` from step ``version``, once it has arrived."""
         versions = self._values.get(name, {})

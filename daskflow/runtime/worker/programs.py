@@ -19,6 +19,7 @@ import functools
 import logging
 import threading
 import time
+from dataclasses import dataclass
 
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
@@ -93,74 +94,166 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     shared variables (else None): it reads the newest values, and an update
     writes its results under the job's lock (:mod:`.shared`).
     """
-    worker = get_worker()
-    state = state_of(worker)  # the one look-up of the worker's state for this task
-    program = state.program(program_id)
-    if program is None:
-        await transport.fail_consumers(worker, state, program_id, sends)
-        raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
-    key, fn, bindings = program
-    if trace is not None:  # a traced step: note this instance's times here
-        fn = _Timed(fn, key, replica, state.trace(trace))
-    clock = _Clock()
-    loop = asyncio.get_running_loop()
-    blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
-
-    async def compute(values):
-        call = (replica, blocks, fn, values, clock)
-        return await loop.run_in_executor(worker.executors["default"], _call, *call)
-
-    early = None
-    plan_id = program_id.partition("-")[0]
+    run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, sends)
     try:
-        values = await transport.receive_args(worker, state, task_key, args, timeout)
-        step = (plan_id, task_key[1], key)
-        if shared is not None:  # a job's variables held elsewhere: read now, the newest
-            values = await shared_reads.resolve(worker, state, values, plan_id, task_key[1], timeout)
-        if shared is not None and shared.sync:
+        results, early, _ = await run.round(task_key[1], sends, args, shared)
+    except Exception as e:
+        await run.failed(e, sends)
+        raise
+    await run.deliver(results, sends, early)
+    run.note_phases()
+
+
+async def run_loop(task_key, program_id, replica, mode, timeout, trace, commit, rounds, *args):
+    """Several steps of one partition instance in one task (``ConfigProto(steps_per_run=K)``).
+
+    Each of ``rounds``, ``(step, sends, args)``, is one step, with its own
+    step number, arguments and sends, run as :func:`run_program` runs its
+    one step. The first round's arguments are ``args`` (its item is None):
+    there, as task arguments, Dask gives the values of the variables it
+    reads. Later rounds read values the round before sent, or
+    :data:`AGAIN`: the first round's value at that position (a feed, a
+    variable no round updates). ``commit``: the last round's
+    :class:`~.transport.Send` taking the new variable values, or None.
+
+    When round ``k`` fails, the consumers of every later round are failed
+    too, the new variable values of round ``k - 1`` (the last step that
+    finished) go to ``commit``, so the session can keep them, and the error
+    carries ``daskflow_step = k``.
+    """
+    loop = Loop(rounds, commit)
+    run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, loop.sends_from(0))
+    first = last = None
+    for k, (step, sends, round_args) in enumerate(rounds):
+        try:
+            results, early, values = await run.round(step, sends, round_args or args, None, first)
+        except Exception as e:
+            e.daskflow_step = k
+            kept = commit if last is not None else None  # the values of the step before go there
+            await run.failed(e, loop.sends_from(k, keep=kept))
+            if kept is not None:
+                await run.deliver(last, [kept])
+            raise
+        first = values if first is None else first
+        last = results
+        await run.deliver(results, sends, early, urgent=k < len(rounds) - 1)
+    run.note_phases()
+
+
+AGAIN = "daskflow-again"  # a loop round's argument: the first round's value at that position
+
+
+@dataclass(frozen=True)
+class Loop:
+    """The rounds of a :func:`run_loop` task, ``(step, sends, args)`` each, and its ``commit``."""
+
+    rounds: tuple
+    commit: object = None
+
+    def sends_from(self, k, keep=None) -> list:
+        """The sends of rounds ``k`` on (without ``keep``): whom a failure in round ``k`` starves."""
+        return [send for _, sends, _ in self.rounds[k:] for send in sends if send is not keep]
+
+
+class _Instance:
+    """One partition instance's task on its worker: its program, clock and step rounds."""
+
+    def __init__(self, worker, state, task_key, program_id, program, replica, mode, timeout, trace):
+        self.worker, self.state, self.task_key = worker, state, task_key
+        self.plan_id = program_id.partition("-")[0]
+        self.key, fn, bindings = program
+        if trace is not None:  # a traced step: note this instance's times here
+            fn = _Timed(fn, self.key, replica, state.trace(trace))
+        self.fn, self.replica, self.mode, self.timeout = fn, replica, mode, timeout
+        self.clock = _Clock()
+        self.loop = asyncio.get_running_loop()
+        self.executor = worker.executors["default"]
+        self.blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
+
+    @classmethod
+    async def start(cls, task_key, program_id, replica, mode, timeout, trace, sends):
+        worker = get_worker()
+        state = state_of(worker)  # the one look-up of the worker's state for this task
+        program = state.program(program_id)
+        if program is None:
+            await transport.fail_consumers(worker, state, program_id, sends)
+            raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
+        return cls(worker, state, task_key, program_id, program, replica, mode, timeout, trace)
+
+    async def round(self, n, sends, args, shared, first=None):
+        """One step's computation (step number ``n``): ``(results, early sends, arguments)``.
+
+        ``first``: the first round's arguments, for those given as :data:`AGAIN`."""
+        values = await transport.receive_args(self.worker, self.state, self.task_key, args, self.timeout)
+        if first is not None:
+            values = [f if a is AGAIN else a for a, f in zip(values, first)]
+        step = (self.plan_id, n, self.key)
+        if shared is not None:
+            results, early = await self._shared_round(step, sends, values, shared)
+        elif self.mode is None:
+            call = (self.worker, self.state, sends, self.replica, self.blocks, self.fn, values, self.clock)
+            results, early = await self.loop.run_in_executor(self.executor, _call_then_send, *call)
+        else:
+            results, early = await self._gathering_round(step, sends, values)
+        return results, early, values
+
+    async def _gathering_round(self, step, sends, values):
+        """Consume every replica's values as the mode says (:mod:`.arrivals`): ``(results,
+        early sends)``; synchronous, the results leave from the computing thread."""
+        mode, mailbox, timeout = self.mode, self.state.mailbox, self.timeout
+        record = arrivals.recorder(self.state.log, step[:2], self.key)
+        if type(mode) is arrivals.FirstReplicas:
+            merged = await arrivals.first(mailbox, values, mode.needed, timeout, record)
+            call = (self.worker, self.state, sends, self.replica, self.blocks, self.fn, merged, self.clock)
+            return await self.loop.run_in_executor(self.executor, _call_then_send, *call)
+        chain, staleness = mode.chain, mode.max_staleness
+        return await arrivals.each(mailbox, values, chain, staleness, timeout, self.compute, record), None
+
+    async def _shared_round(self, step, sends, values, shared):
+        """A round reading (and updating) a job's variables: ``(results, early sends)``."""
+        worker, state, timeout = self.worker, self.state, self.timeout
+        replica, blocks, fn, clock = self.replica, self.blocks, self.fn, self.clock
+        # A job's variables held elsewhere: read now, the newest.
+        values = await shared_reads.resolve(worker, state, values, self.plan_id, step[1], timeout)
+        if shared.sync:
 
             async def apply(merged, write=True):
                 call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
-                return await loop.run_in_executor(worker.executors["default"], _apply_round, *call)
+                return await self.loop.run_in_executor(self.executor, _apply_round, *call)
 
-            release = functools.partial(transport.release_slot, worker, task_key)
-            results = await sync_rounds.contribute(
+            release = functools.partial(transport.release_slot, worker, self.task_key)
+            merged = await sync_rounds.contribute(
                 state, shared, step, values, apply, lambda v: apply(v, False), release, timeout
             )
-        elif shared is not None and mode is None:
+            return merged, None
+        if self.mode is None:
             call = (worker, state, sends, shared, step, replica, blocks, fn, values, clock)
-            results, early = await loop.run_in_executor(worker.executors["default"], _call_shared, *call)
-        elif shared is not None:  # EachReplica (independent replicas): each update by itself
-            results = None
-            async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
-                call = (worker, state, shared, step, replica, blocks, fn, replica_values, clock)
-                results = await loop.run_in_executor(worker.executors["default"], _update_shared, *call)
-        elif mode is None:
-            executor = worker.executors["default"]
-            results, early = await loop.run_in_executor(
-                executor, _call_then_send, worker, state, sends, replica, blocks, fn, values, clock
-            )
-        else:
-            record, mailbox = arrivals.recorder(state.log, (plan_id, task_key[1]), key), state.mailbox
-            if type(mode) is arrivals.FirstReplicas:
-                results = await compute(await arrivals.first(mailbox, values, mode.needed, timeout, record))
-            else:
-                results = await arrivals.each(
-                    mailbox, values, mode.chain, mode.max_staleness, timeout, compute, record
-                )
-    except transport.UpstreamFailedError:
-        await transport.fail_consumers(worker, state, key, sends)
-        raise
-    except Exception as e:
-        await transport.fail_consumers(worker, state, key, sends)
-        # Pickling code renames its file, so record which line of which
-        # partition failed; the session maps it back to the op.
-        e.daskflow_line = (key, _line_in(fn, e.__traceback__))
-        raise
-    # A delivery that fails fails this task, not silently its consumer.
-    deliveries = transport.send_results(worker, state, results, sends, early)
-    await transport.delivered(worker, task_key, deliveries)
-    state.note_phases(plan_id, task_key, clock.phases(time.perf_counter()))
+            return await self.loop.run_in_executor(self.executor, _call_shared, *call)
+        results = None  # EachReplica (independent replicas): each update by itself
+        async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
+            call = (worker, state, shared, step, replica, blocks, fn, replica_values, clock)
+            results = await self.loop.run_in_executor(self.executor, _update_shared, *call)
+        return results, None
+
+    async def compute(self, values):
+        call = (self.replica, self.blocks, self.fn, values, self.clock)
+        return await self.loop.run_in_executor(self.executor, _call, *call)
+
+    async def failed(self, e, sends):
+        """Tell the consumers in ``sends``; note where the program failed (``e`` goes on)."""
+        await transport.fail_consumers(self.worker, self.state, self.key, sends)
+        if not isinstance(e, transport.UpstreamFailedError):
+            # Pickling code renames its file, so record which line of which
+            # partition failed; the session maps it back to the op.
+            e.daskflow_line = (self.key, _line_in(self.fn, e.__traceback__))
+
+    async def deliver(self, results, sends, early=None, urgent=False):
+        # A delivery that fails fails this task, not silently its consumer.
+        deliveries = transport.send_results(self.worker, self.state, results, sends, early, urgent)
+        await transport.delivered(self.worker, self.task_key, deliveries)
+
+    def note_phases(self):
+        self.state.note_phases(self.plan_id, self.task_key, self.clock.phases(time.perf_counter()))
 
 
 class _Clock:
