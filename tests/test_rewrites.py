@@ -64,8 +64,9 @@ def test_stateful_ops_are_never_merged():
         lambda x: x - 0.0,
         lambda x: tf.transpose(tf.transpose(x, [1, 0]), [1, 0]),
         lambda x: tf.negative(tf.negative(x)),
+        lambda x: tf.reshape(x, [-1, 3]),
     ],
-    ids=["x*1", "1*x", "x/1", "x-0", "transpose-twice", "neg-neg"],
+    ids=["x*1", "1*x", "x/1", "x-0", "transpose-twice", "neg-neg", "reshape-to-its-shape"],
 )
 def test_exact_identities_drop_the_op(build):
     x = tf.placeholder(tf.float32, [None, 3])
@@ -186,3 +187,19 @@ def test_fetched_tensors_are_computed_as_written():
         got, ran = traced(sess, y, {x: np.array([1.0, -0.0], np.float32)})
     assert y.op.name in ran
     assert np.signbit(got[1])
+
+
+def test_a_reshape_of_a_reshape_reshapes_the_first_input():
+    x = tf.placeholder(tf.float32, [None, 6])
+    inner = tf.reshape(x, [-1, 2, 3])
+    outer = tf.reshape(tf.reshape(inner, [-1, 3, 2]), [-1, 2, 3, 1])
+    out = tf.exp(outer)
+    value = RNG.standard_normal((4, 6)).astype(np.float32)
+    with tf.Session() as sess:
+        got, ran = traced(sess, out, {x: value})
+    assert inner.op.name not in ran and outer.op.inputs[0].op.name not in ran and outer.op.name in ran
+    with tf.Session(config=config(arithmetic=False)) as sess:
+        plain, ran_all = traced(sess, out, {x: value})
+    assert inner.op.name in ran_all
+    np.testing.assert_array_equal(got, plain)
+    assert got.shape == (4, 2, 3, 1)

@@ -37,7 +37,9 @@ the first ``replicas_to_aggregate`` replicas to finish.
 Two rules serve the plan-time rewrites (:mod:`daskflow.runtime.plan.rewrite`),
 each given a view of the plan, the op and its current inputs:
 ``simplify(view, op, *inputs)`` returns an existing tensor whose value equals
-the op's output exactly (``x`` for ``x * 1``), or None; ``fuse(view, op,
+the op's output exactly (``x`` for ``x * 1``), a tuple of other inputs the op
+gives the same output from (a reshape of a reshape reads the first one's
+input), or None; ``fuse(view, op,
 *inputs)`` returns ``(primitive, inputs)`` that compute the op's outputs in
 one kernel from tensors further up (a bias add and its ReLU), or None.
 """

@@ -19,6 +19,7 @@ from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, fmt
 from . import math_ops
+from . import rewrite_rules as rules
 from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
     BroadcastTo,
     BroadcastTo_,
@@ -146,6 +147,7 @@ Reshape = Primitive(
     _reshape_infer,
     lambda xp, x, s: x.reshape(tuple(int(d) for d in s)),
     lambda op, g: [reshape(g, shape_of(op.inputs[0])), None],
+    simplify=rules.reshape_rule,
 )
 
 

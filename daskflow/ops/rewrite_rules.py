@@ -72,6 +72,20 @@ def inverse_permutations(view, op, x):
     return None
 
 
+def reshape_rule(view, op, x, shape):
+    """``simplify`` for ``Reshape``: a reshape to the shape ``x`` already has is ``x``
+    (the shapes equal axis by axis, at most one axis unknown in both: the element
+    count then fixes it); a reshape of a reshape (on one device, no control inputs)
+    reshapes the first one's input instead: the same values in the same order."""
+    dims, out = x._dims, op.outputs[0]._dims
+    if dims is not None and out is not None and tuple(dims) == tuple(out) and list(dims).count(None) <= 1:
+        return x
+    producer, inputs = view.producer_of(x)
+    if producer.primitive is op.primitive and producer.device == op.device and not producer.control_inputs:
+        return (inputs[0], shape)
+    return None
+
+
 def bias_then(fused, bias_add):
     """A ``fuse`` rule for an activation: run it and the ``bias_add`` (``Add`` of a
     rank-1 bias over the last axis) before it as the one kernel ``fused(x, bias)``,

@@ -73,7 +73,9 @@ def rewrite(order, folded, fetches, options):
             continue
         if options.arithmetic and op.primitive.simplify is not None:
             same = op.primitive.simplify(view, op, *view.inputs_of(op))
-            if same is not None and same is not op.outputs[0]:
+            if type(same) is tuple:  # the same op, from other inputs
+                view.inputs[op] = tuple(view.resolve(t) for t in same)
+            elif same is not None and same is not op.outputs[0]:
                 view.alias[op.outputs[0]] = view.resolve(same)
     primitives: dict = {}
     if options.remapping:
