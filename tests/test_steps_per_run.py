@@ -246,3 +246,60 @@ def test_backup_workers_do_not_hold_up_a_run_of_k_steps():
         assert last < first / 2
         used = [e["replicas_used"] for e in sess.step_metrics() if e["replicas_used"]]
         assert used and set(used) == {2}  # each step took the first 2 of 3
+
+
+def _fed_model():
+    """A step with a feed (the learning rate) and a variable the run reads but never updates."""
+    graph = tf.Graph()
+    x_all, y_all = _digits()
+    with graph.as_default():
+        rate = tf.placeholder(tf.float32, [])
+        with tf.device("/job:ps/task:0"):
+            step = tf.train.get_or_create_global_step()
+            w = tf.Variable(np.zeros((64, 10), np.float32), name="w")
+            frozen = tf.Variable(np.full(10, 0.5, np.float32), name="frozen", trainable=False)
+        with tf.device("/job:worker/task:0"):
+            data = tf.data.Dataset.from_tensor_slices((x_all, y_all)).repeat().batch(BATCH)
+            x, y = tf.data.make_one_shot_iterator(data).get_next()
+            loss = tf.reduce_mean(
+                tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, w) + frozen)
+            )
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(rate).minimize(loss, global_step=step, var_list=[w])
+            init = tf.global_variables_initializer()
+    return dict(graph=graph, init=init, train=train, step=step, w=w, rate=rate)
+
+
+def test_feeds_and_variables_the_run_does_not_update_are_read_in_every_step(cluster):
+    m = _fed_model()
+    with _session(m, "", 1) as sess:
+        for _ in range(8):
+            sess.run(m["train"], {m["rate"]: 0.5})
+        w = sess.run(m["w"])
+    with _session(m, cluster, 4) as sess:
+        for _ in range(2):
+            sess.run(m["train"], {m["rate"]: 0.5})
+        np.testing.assert_array_equal(sess.run(m["w"]), w)
+        assert sess.run(m["step"]) == 8
+
+
+def test_a_run_before_initialisation_raises_failed_precondition(cluster):
+    m = _model()
+    with tf.Session(cluster, graph=m["graph"], config=tf.ConfigProto(steps_per_run=4)) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized"):
+            sess.run(m["train"])
+
+
+def test_an_evaluation_updating_local_metrics_takes_one_step():
+    graph = tf.Graph()
+    x_all, y_all = _digits()
+    with graph.as_default():
+        data = tf.data.Dataset.from_tensor_slices((x_all, y_all)).batch(BATCH)
+        x, y = tf.data.make_one_shot_iterator(data).get_next()
+        mean, update = tf.metrics.mean(tf.reduce_sum(y, axis=1))
+        with tf.Session(graph=graph, config=tf.ConfigProto(steps_per_run=5)) as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run(update)
+            sess.run(update)
+            count = sess.run(graph.get_collection("local_variables")[1])
+    assert count == 2 * BATCH  # two batches read: one step a run

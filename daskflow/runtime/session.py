@@ -108,7 +108,7 @@ class ConfigProto:
         read them travel; the ps keeps the exact values.
     steps_per_run : int, default 1
         A ``run`` of a training step whose inputs come from a ``tf.data``
-        iterator (it reads one and updates variables) runs that many steps:
+        iterator (it reads one and updates global variables) runs that many steps:
         on a cluster in one submission, each partition looping on its
         worker (TPUEstimator's ``iterations_per_loop``). Fetches are the last
         step's; the global step counts every step; an error names the step
@@ -296,18 +296,19 @@ class Session:
         """How many steps ``run`` takes (``ConfigProto(steps_per_run=...)``); a
         MonitoredTrainingSession near its last step sets ``_steps_left``."""
         steps = self.config.steps_per_run
-        if steps == 1 or not loops(executable):
+        if steps == 1 or not loops(executable, self.graph):
             return 1
         left = self._steps_left
         return steps if left is None else max(1, min(steps, left))
 
-    def _embedded_steps(self, executable, feed_values, steps):
-        """``steps`` steps in this process, each committed as it finishes; the last one's fetches."""
+    def _embedded_steps(self, executable, feed_values, steps, total=None):
+        """``steps`` steps in this process (of a run of ``total``), each committed as it
+        finishes; the last one's fetches."""
         for k in range(steps):
             try:
                 values = executable.execute(executable.bind(feed_values, self._store))
             except OpError as e:
-                raise naming_step(e, k, steps, k) from e
+                raise naming_step(e, k, total or steps, k) from e
             results = self._commit(executable, values)
         return results
 
@@ -321,7 +322,7 @@ class Session:
             results = self._untraced_step(executable, feed_values, steps)
         elif self._cluster is None:  # several steps: the last one traced
             if steps > 1:
-                self._embedded_steps(executable, feed_values, steps - 1)
+                self._embedded_steps(executable, feed_values, steps - 1, steps)
             try:
                 bound = executable.bind(feed_values, self._store)
                 results = self._commit(executable, executable.execute_traced(bound, metadata.step_stats))

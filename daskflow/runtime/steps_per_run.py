@@ -22,9 +22,14 @@ from __future__ import annotations
 from ..errors import OpError
 
 
-def loops(executable) -> bool:
-    """Whether ``executable`` is a training step over a dataset: K of it make one run."""
-    return executable.reads_dataset and bool(executable.updates)
+def loops(executable, graph) -> bool:
+    """Whether ``executable`` is a training step over a dataset (it reads an iterator and
+    updates a global variable; an evaluation's metrics update local ones): K of it make one run."""
+    trains = getattr(executable, "trains", None)
+    if trains is None:
+        names = {v.op.name for v in graph.get_collection("variables")} if executable.reads_dataset else ()
+        trains = executable.trains = any(u.name in names for u in executable.updates)
+    return trains
 
 
 def failed_step(error) -> int | None:

@@ -527,7 +527,8 @@ class MonitoredSession:
             # recoverable session, go on from the latest checkpoint if there is one.
             if not self._restore_latest():
                 raise
-            results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
+            with self._steps_limited():
+                results = self._sess.run(merged_fetches, merged_feeds, options, run_metadata)
         for i, hook in enumerate(self._hooks):
             hook.after_run(context, SessionRunValues(results.get(i), options, run_metadata))
         self._stop_requested = self._stop_requested or context.stop_requested

@@ -144,6 +144,7 @@ class ClusterRuntime:
             return []
         self.sync()
         start = time.perf_counter()
+        pending = None
         while True:
             try:
                 pending = self._submit(lowered, feed_values, steps=steps)
@@ -153,7 +154,7 @@ class ClusterRuntime:
             except recovery.WorkerLost as lost:
                 self._recover(lost)  # then run the step again
             except OpError as e:
-                if steps == 1:
+                if steps == 1 or pending is None:  # pending: a run that was never submitted
                     raise
                 raise self._run_failed(pending, e) from e
         self._commit(pending)
@@ -183,6 +184,7 @@ class ClusterRuntime:
             self._retired.extend(replaced)
             if superseded:
                 self.table.unshare(self.client, superseded)
+            self.table.finished(lowered.updated(), pending.n - pending.steps + k, {})  # no copies made
             kept = k
         self._retired.append(pending)
         return steps_per_run.naming_step(error, k, pending.steps, kept)
@@ -199,8 +201,16 @@ class ClusterRuntime:
             if pending.futures[key].status != "finished":
                 return {}
             run = pending.futures[task]
-            done = run.status == "finished"
-            out[key] = pending.steps if done else steps_per_run.failed_step(run.exception())
+            if run.status == "finished":
+                out[key] = pending.steps
+                continue
+            try:
+                error = run.exception(timeout=REFRESH) if run.status == "error" else None
+            except Exception:  # noqa: BLE001 - cancelled, or gone: its steps are unknown
+                error = None
+            if error is None:
+                return {}
+            out[key] = steps_per_run.failed_step(error)
         return out
 
     def _replica_step(self, lowered, executable, feed_values):
@@ -667,9 +677,15 @@ def _lost_connection(futures) -> bool:
 
 
 def _raise_first_failure(futures):
-    """Raise the error of the partition that failed first, not of those it starved."""
+    """Raise the error of the partition that failed first, not of those it starved (in a run
+    of several steps, the earliest step's)."""
     failed = [f for f in futures if f.status == "error"]
-    failed.sort(key=lambda f: isinstance(f.exception(), UpstreamFailedError))
+    failed.sort(
+        key=lambda f: (
+            isinstance(f.exception(), UpstreamFailedError),
+            getattr(f.exception(), "daskflow_step", 0),
+        )
+    )
     if failed:
         failed[0].result()  # raises the task's exception, traceback included
 

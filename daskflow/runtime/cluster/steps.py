@@ -216,6 +216,19 @@ class Lowered:
                     self._readers[arg.name].add(self.placement[t.inst.name][0].name)
         # A run of several steps pushes each round's values to every reader, its home too.
         self._loop_readers = {name: frozenset(readers) for name, readers in self._readers.items()}
+        at_home = {name: set() for name in self.var_home}  # instances reading it on its worker
+        for t in self._templates:
+            for arg in t.args:
+                if type(arg) is VariableArg and arg.name in at_home:
+                    if self.placement[t.inst.name][0].name == self.var_home[arg.name]:
+                        at_home[arg.name].add(t.inst.name)
+        # Per updating instance: the variables whose rounds' values its worker may drop after a loop.
+        self._forget = {
+            t.inst.name: tuple(
+                cache_name(session, u.name) for u in t.values if at_home[u.name] <= {t.inst.name}
+            )
+            for t in self._templates
+        }
         for name, readers in self._readers.items():
             readers.discard(self.var_home[name])
         self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
@@ -427,7 +440,8 @@ class Lowered:
                 loop.append((last, sends, args))
                 s, first_sends, first_args = loop[0]
                 loop[0] = (s, first_sends, None)  # its arguments go as the task's: Dask resolves those
-                call = (key, t.program_id, replica, mode, self.timeout, trace, commit, tuple(loop))
+                forget = self._forget[t.inst.name]
+                call = (key, t.program_id, replica, mode, self.timeout, trace, commit, forget, tuple(loop))
                 task = Task(key, run_loop, *call, *first_args)
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait

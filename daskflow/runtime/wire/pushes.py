@@ -49,8 +49,9 @@ class Pushed:
     place in that key's tuple, and the address of the worker holding it)
     fetch it should it have been superseded here first. A round of a run of
     several steps (``key`` None) reads the newest value there is instead:
-    only a backup replica falls that far behind, and the synchronous
-    update it is late for has already gone without it.
+    a partition that far behind is a backup replica whose synchronous
+    update went without it, or one whose rounds before the last have no
+    consumer (the last round's version is never superseded).
     """
 
     name: str
@@ -80,11 +81,12 @@ async def value_of(worker, arg, timeout, cache=None):
     """The value a :class:`Pushed` argument names; ``cache``: ``worker``'s (looked up if None)."""
     if cache is None:
         cache = state_of(worker).cache
-    if cache.superseded(arg.name, arg.version):
-        if arg.key is None:  # a backup replica's round, behind the run: its result will be dropped
-            return cache.newest(arg.name)
+    if not cache.superseded(arg.name, arg.version):
+        value = await cache.get(arg.name, arg.version, timeout)
+    elif arg.key is None:  # a round behind the run (a backup replica): its result will be dropped
+        value = cache.newest(arg.name)
+    else:
         return await _fetch(worker, arg)
-    value = await cache.get(arg.name, arg.version, timeout)
     if arg.encoded and type(value) is np.ndarray and value.dtype != np.float32:
         return compression.decode(value, value.shape, np.float32)
     return value

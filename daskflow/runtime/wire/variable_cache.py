@@ -51,6 +51,10 @@ class VariableCache:
         versions = self._values.get(name)
         return bool(versions) and version < min(versions)
 
+    def forget(self, name):
+        """Drop every value of ``name`` held here."""
+        self._values.pop(name, None)
+
     def newest(self, name):
         """The newest value of ``name`` there is."""
         versions = self._values[name]

@@ -104,43 +104,56 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     run.note_phases()
 
 
-async def run_loop(task_key, program_id, replica, mode, timeout, trace, commit, rounds, *args):
+async def run_loop(task_key, program_id, replica, mode, timeout, trace, commit, forget, rounds, *args):
     """Several steps of one partition instance in one task (``ConfigProto(steps_per_run=K)``).
 
     Each of ``rounds``, ``(step, sends, args)``, is one step, with its own
     step number, arguments and sends, run as :func:`run_program` runs its
     one step. The first round's arguments are ``args`` (its item is None):
     there, as task arguments, Dask gives the values of the variables it
-    reads. Later rounds read values the round before sent, or
-    :data:`AGAIN`: the first round's value at that position (a feed, a
+    reads. Later rounds read values the round before sent, or an
+    :class:`Again`: the first round's value at that position (a feed, a
     variable no round updates). ``commit``: the last round's
     :class:`~.transport.Send` taking the new variable values, or None.
+    ``forget``: names of variables whose rounds' values this worker's cache
+    may drop when the loop ends (no other instance here reads them).
 
-    When round ``k`` fails, the consumers of every later round are failed
-    too, the new variable values of round ``k - 1`` (the last step that
-    finished) go to ``commit``, so the session can keep them, and the error
-    carries ``daskflow_step = k``.
+    When round ``k`` fails (or its results cannot be delivered), the
+    consumers of every later round are failed too, the new variable values
+    of round ``k - 1`` (the last step that finished) go to ``commit``, so
+    the session can keep them, and the error carries ``daskflow_step = k``.
     """
     loop = Loop(rounds, commit)
     run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, loop.sends_from(0))
     first = last = None
-    for k, (step, sends, round_args) in enumerate(rounds):
-        try:
-            results, early, values = await run.round(step, sends, round_args or args, None, first)
-        except Exception as e:
-            e.daskflow_step = k
-            kept = commit if last is not None else None  # the values of the step before go there
-            await run.failed(e, loop.sends_from(k, keep=kept))
-            if kept is not None:
-                await run.deliver(last, [kept])
-            raise
-        first = values if first is None else first
-        last = results
-        await run.deliver(results, sends, early, urgent=k < len(rounds) - 1)
+    try:
+        for k, (step, sends, round_args) in enumerate(rounds):
+            try:
+                results, early, values = await run.round(step, sends, round_args or args, None, first)
+                first = values if first is None else first
+                await run.deliver(results, sends, early, urgent=k < len(rounds) - 1)
+            except Exception as e:
+                e.daskflow_step = k
+                kept = commit if last is not None else None  # the values of the step before go there
+                await run.failed(e, loop.sends_from(k, keep=kept))
+                if kept is not None:
+                    await run.deliver(last, [kept])
+                raise
+            last = results
+    finally:
+        for name in forget:
+            run.state.cache.forget(name)
     run.note_phases()
 
 
-AGAIN = "daskflow-again"  # a loop round's argument: the first round's value at that position
+class Again:
+    """A loop round's argument: the first round's value at that position (compared by type:
+    each task's arguments arrive unpickled, as new objects)."""
+
+    __slots__ = ()
+
+
+AGAIN = Again()
 
 
 @dataclass(frozen=True)
@@ -152,7 +165,8 @@ class Loop:
 
     def sends_from(self, k, keep=None) -> list:
         """The sends of rounds ``k`` on (without ``keep``): whom a failure in round ``k`` starves."""
-        return [send for _, sends, _ in self.rounds[k:] for send in sends if send is not keep]
+        skip = None if keep is None else keep.key
+        return [send for _, sends, _ in self.rounds[k:] for send in sends if send.key != skip]
 
 
 class _Instance:
@@ -186,7 +200,7 @@ class _Instance:
         ``first``: the first round's arguments, for those given as :data:`AGAIN`."""
         values = await transport.receive_args(self.worker, self.state, self.task_key, args, self.timeout)
         if first is not None:
-            values = [f if a is AGAIN else a for a, f in zip(values, first)]
+            values = [f if type(a) is Again else a for a, f in zip(values, first)]
         step = (self.plan_id, n, self.key)
         if shared is not None:
             results, early = await self._shared_round(step, sends, values, shared)
