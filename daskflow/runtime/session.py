@@ -106,6 +106,12 @@ class ConfigProto:
     variable_compression : {None, "fp16", "bf16"}, default None
         Cluster sessions: how new variable values pushed to the workers that
         read them travel; the ps keeps the exact values.
+    placement : {None, "cost"}, default None
+        Cluster sessions: ``"cost"`` places the ops no device scope placed
+        where a simulation of the step says they finish first, from
+        estimated compute times and transfers (TF1's cost model; see
+        :mod:`daskflow.runtime.plan.cost_placement`); ``Session.placement``
+        then says why. None puts them on ``/job:worker/task:0``.
     steps_per_run : int, default 1
         A ``run`` of a training step whose inputs come from a ``tf.data``
         iterator (it reads one and updates global variables) runs that many steps:
@@ -145,6 +151,7 @@ class ConfigProto:
         gradient_compression=None,
         variable_compression=None,
         steps_per_run=1,
+        placement=None,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -184,6 +191,7 @@ class ConfigProto:
         self.gradient_compression = _codec("gradient_compression", gradient_compression, CODECS)
         self.variable_compression = _codec("variable_compression", variable_compression, ("fp16", "bf16"))
         self.steps_per_run = _whole_number("steps_per_run", steps_per_run)
+        self.placement = _codec("placement", placement, ("cost",))
         self.options = kwargs
 
 
@@ -264,6 +272,7 @@ class Session:
         self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
         self._default_ctx = None
         self._steps_left = None  # a MonitoredTrainingSession's limit on steps_per_run (its last step)
+        self._cost_placer = None  # ConfigProto(placement="cost"): places the graph once per version
 
     # -- the per-step path ---------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -390,12 +399,30 @@ class Session:
         soft = bool(self.config.allow_soft_placement)
         passes = self.config.graph_options.passes()
         compression = None if self._cluster is None else self.config.gradient_compression
-        executable = Executable(mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes, compression)
+        placer = self._placer(feed_dict)
+        executable = Executable(
+            mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes, compression, placer
+        )
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:
             _log_placement(executable)  # a cluster session logs workers too, when it places
         return mapper, executable, [FeedSpec(t) for t in feeds]
+
+    def _placer(self, feed_dict):
+        """The session's cost placer (``ConfigProto(placement="cost")``, cluster sessions),
+        told the fed batch's rows and where the variables live; else None."""
+        if self._cluster is None or self.config.placement != "cost":
+            return None
+        from .plan.cost_placement import DEFAULT_ROWS, CostPlacer
+
+        if self._cost_placer is None:
+            self._cost_placer = CostPlacer(self._cluster.compute_devices(), batch=DEFAULT_ROWS)
+        rows = [len(v) for v in feed_dict.values() if getattr(v, "ndim", 0) or isinstance(v, list)]
+        if rows:
+            self._cost_placer.batch = rows[0]
+        self._cost_placer.homes = self._cluster.variable_devices()
+        return self._cost_placer
 
     def _feed_tensor(self, key):
         try:

@@ -520,23 +520,40 @@ class ClusterRuntime:
         return lowered
 
     def placement(self, executable):
+        """``{op name: (device, worker names)}``; with ``ConfigProto(placement="cost")``, a
+        third item says why the op went there."""
         lowered = self._plans.get(executable) or self._lower(executable)
         self._plans[executable] = lowered
         workers = self.workers()
         soft = self.config.allow_soft_placement
-        out = {}
-        for op in executable.plan.ops:
-            part = executable.plan.partition_of.get(op)
+        plan, out = executable.plan, {}
+        for op in plan.ops:
+            part = plan.partition_of.get(op)
             if part is None:  # a variable's value lives where its device put it
-                names = place(op.device, workers, soft)[0].name
+                names = place(plan.device_of(op), workers, soft)[0].name
             else:  # one worker, or one per replica
                 names = ", ".join(
                     worker.name
                     for name, (worker, _) in lowered.placement.items()
                     if name.split("/")[0] == part.key
                 )
-            out[op.name] = (executable.plan.device_of(op), names)
+            out[op.name] = (plan.device_of(op), names)
+            if getattr(self.config, "placement", None) == "cost":
+                why = plan.reasons.get(op) or ("its device scope" if op.device else "not placed by cost")
+                out[op.name] += (why,)
         return out
+
+    def variable_devices(self) -> dict:
+        """Variable name -> the device (``/job:J/task:T``) of the worker holding its value."""
+        tasks = {w.name: f"/job:{w.job}/task:{w.task}" for w in self.workers()}
+        return {name: tasks[home] for name, home in self.table.homes.items() if home in tasks}
+
+    def compute_devices(self) -> list:
+        """The devices cost placement chooses among: each worker task's (``/job:worker``'s,
+        or every job's where there is no worker job)."""
+        workers = self.workers()
+        chosen = [w for w in workers if w.job == "worker"] or workers
+        return [f"/job:{job}/task:{task}" for job, task in sorted({(w.job, w.task) for w in chosen})]
 
     def num_replicas(self, executable=None):
         """How many replicas a replicated graph runs on this cluster (worker tasks)."""

@@ -14,6 +14,7 @@ notes each op's start, end and outputs; the plain variant is never slowed.
 from __future__ import annotations
 
 import ast
+import functools
 import threading
 import time
 
@@ -44,9 +45,11 @@ class Executable:
         soft_placement=True,
         passes=Passes(),
         compression=None,
+        placer=None,
     ):
         """``compression``: the codec of tensors sent from replicas to a single partition
-        (``ConfigProto.gradient_compression``; :mod:`.compression`), or None."""
+        (``ConfigProto.gradient_compression``; :mod:`.compression`), or None. ``placer``:
+        places the ops no device scope placed (``ConfigProto(placement="cost")``), or None."""
         folded: dict = {}
 
         def fold_and_rewrite(order):
@@ -56,7 +59,12 @@ class Executable:
                 return {}, {}
             return rewrite(order, folded, fetch_tensors, passes)
 
-        self.plan = plan = make_plan(fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite)
+        if placer is not None:  # folded tensors are known by then: they cost nothing anywhere
+            placer, heavy = functools.partial(_placing, placer, folded), placer.heavy
+            placer.heavy = heavy  # which stages keep a task of their own (partition.py)
+        self.plan = plan = make_plan(
+            fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer
+        )
         self.feeds = list(feeds)
         replicated = replicated_partitions(plan.partitions) if compression else set()
         compressed = compressed_tensors(plan, compression, replicated)
@@ -180,6 +188,10 @@ class Executable:
         if op is None:
             return InvalidArgumentError(None, None, f"step failed in partition {key}: {exc}")
         return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
+
+
+def _placing(placer, folded, order, device_of, inputs_of, fed):
+    return placer(order, device_of, inputs_of, fed, folded)
 
 
 def _traced_functions(programs):

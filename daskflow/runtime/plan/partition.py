@@ -43,6 +43,8 @@ class Plan:
     partition_of: dict  # op -> Partition
     inputs: dict = field(default_factory=dict)  # op -> what it reads after rewrites (rewrite.py)
     primitives: dict = field(default_factory=dict)  # op -> the fused primitive it runs as
+    placed: dict = field(default_factory=dict)  # variable op -> the device cost placement chose
+    reasons: dict = field(default_factory=dict)  # op -> why cost placement put it where it is
 
     def inputs_of(self, op):
         """The tensors ``op`` reads in this plan: its own, unless a rewrite changed them."""
@@ -55,7 +57,7 @@ class Plan:
         """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on its
         task's CPU); a variable, in no partition, lives on its own."""
         part = self.partition_of.get(op)
-        return op.device if part is None else part.device
+        return self.placed.get(op, op.device) if part is None else part.device
 
 
 def device_label(device: str) -> str:
@@ -70,9 +72,11 @@ def device_label(device: str) -> str:
     return label
 
 
-def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None) -> Plan:
+def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None, placer=None) -> Plan:
     """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives)``
-    per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again."""
+    per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again.
+    ``placer`` (a :class:`.cost_placement.CostPlacer`), where given, places the ops no
+    device scope placed, unless the plan replicates (those ops then run in every replica)."""
     fed = set(feeds)
     needed = _prune(fetch_tensors, fetch_ops, fed)
     _check_fed(needed)
@@ -82,9 +86,14 @@ def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=Non
     if inputs:
         order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
     device_of = {op: _runs_on(op, soft_placement) for op in order}
-    partitions, partition_of = _partition(order, fed, device_of, inputs_of)
+    placed, reasons = {}, {}
+    if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
+        placed, reasons = placer(order, device_of, inputs_of, fed)
+    heavy = None if placer is None else getattr(placer, "heavy", None)
+    partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy)
     plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
+    plan.placed, plan.reasons = placed, reasons
     return plan
 
 
@@ -184,12 +193,14 @@ def _runs_on(op, soft_placement):
     return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
 
 
-def _partition(order, fed, device_of, inputs_of):
+def _partition(order, fed, device_of, inputs_of, heavy=None):
     """Group ops by (device, stage).
 
     Variable nodes join no partition: every partition that reads a variable
     takes its value from the session's store directly (on a cluster, the
     variable's future), so reading a parameter costs no extra stage.
+    ``heavy(ops, inputs_of)``, where given, says which stages are worth
+    running as soon as they can (see :func:`_merge_feeders`).
     """
     stage_of: dict = {}
     partitions: dict = {}
@@ -214,12 +225,12 @@ def _partition(order, fed, device_of, inputs_of):
         for p in preds:
             if p in partition_of and partition_of[p] is not part:
                 readers.setdefault(partition_of[p], set()).add(part)
-    kept = _merge_feeders(list(partitions.values()), readers, partition_of, order)
+    kept = _merge_feeders(list(partitions.values()), readers, partition_of, order, heavy, inputs_of)
     ordered = sorted(kept, key=lambda p: (p.stage, min(o._id for o in p.ops)))
     return ordered, partition_of
 
 
-def _merge_feeders(partitions, readers, partition_of, order):
+def _merge_feeders(partitions, readers, partition_of, order, heavy=None, inputs_of=_own_inputs):
     """Run a partition as part of the later one of its device that alone reads it;
     returns the partitions left.
 
@@ -230,14 +241,18 @@ def _merge_feeders(partitions, readers, partition_of, order):
     replicas' device scope. When only a later stage of the same device (or of
     the same replica) reads that stage, nothing else waits for it, so the two
     run as one. Partitions are looked at latest first, so a chain of them
-    folds into one.
+    folds into one. But the later stage waits for its inputs from elsewhere
+    before it runs anything: with cost placement, a stage whose estimated
+    compute time is ``heavy`` (more than a hop between workers) keeps its
+    own task, so it runs while the other devices do.
     """
     replicating = any(is_replica_device(p.device) for p in partitions)
     into: dict = {}  # partition -> the partition it was merged into
     for part in sorted(partitions, key=lambda p: -p.stage):
         targets = {_final(into, r) for r in readers.get(part, ())}
         if len(targets) == 1 and _one_place(part.device, next(iter(targets)).device, replicating):
-            into[part] = targets.pop()
+            if heavy is None or not heavy(part.ops, inputs_of):
+                into[part] = targets.pop()
     if not into:
         return partitions
     kept = [p for p in partitions if p not in into]

@@ -1,0 +1,277 @@
+"""Cost-based placement (``ConfigProto(placement="cost")``), TF1's whitepaper §3.2.1 in small.
+
+The whole graph is placed once (per graph version), as TF1's placer did, so
+every plan of a session agrees on where each op and variable goes. A greedy
+simulation walks the graph's ops in creation order (a topological order) as
+one step: each op no device scope placed goes to the device where it would
+*finish* first — the device's next free moment or its inputs' arrival there,
+whichever is later, plus the op's compute time (within a hop's latency of
+the earliest, where most of its input bytes are). An input made on another
+device arrives after a link's latency plus its bytes over the link's speed.
+Explicit devices are kept. A variable no scope placed stays where its value
+already lives, else goes with its heaviest reader (the most compute time);
+ops colocated with it (``tf.colocate_with``: its initializer, its updates) go
+where it goes. Constants, feeds and what is computed from them alone exist
+everywhere before the step.
+
+Costs are estimates from static shapes (an unknown dimension counts as the
+latest fed batch's rows, :data:`DEFAULT_ROWS` before any): a matrix product or convolution is its
+floating-point operations over the rate :func:`measured_rates` found on this
+machine (one thread); any other op moves its inputs' and outputs' bytes at
+the measured memory speed. Each placed op keeps why it went where it did.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_ROWS = 64  # an unknown dimension's size until a run feeds a batch
+OP_OVERHEAD = 5e-6  # seconds a kernel call costs besides its arithmetic (a Python call, a dispatch)
+# A hop between two workers' partitions, measured on the development machine (2 shared
+# cores): 0.3-0.6 ms from one partition's send to the other's receipt, loopback speed.
+LINK_LATENCY = 0.5e-3
+LINK_BYTES_PER_S = 1.0e9
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What one worker does per second: floating-point operations in a matrix product, and
+    bytes an elementwise op reads and writes; and the link between two workers."""
+
+    flops: float
+    memory: float
+    link_latency: float = LINK_LATENCY
+    link_bytes_per_s: float = LINK_BYTES_PER_S
+
+
+@functools.lru_cache(maxsize=1)
+def measured_rates() -> Rates:
+    """This machine's rates, measured once per process (a few tens of milliseconds)."""
+    from threadpoolctl import threadpool_limits
+
+    a = np.ones((256, 256), np.float32)
+    x = np.ones(1 << 20, np.float32)
+    with threadpool_limits(1):  # as a worker computes: one thread (dask worker --nthreads 1)
+        flops = 2 * 256**3 / _best_time(lambda: a @ a)
+    return Rates(flops=flops, memory=3 * x.nbytes / _best_time(lambda: x + x))
+
+
+def _best_time(fn, repeats=5):
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return max(best, 1e-9)
+
+
+class CostPlacer:
+    """Places the ops no device scope placed on ``devices`` (device strings), for a batch of
+    ``batch`` rows where a dimension is unknown; ``homes``: variable name -> the device
+    holding its value now."""
+
+    def __init__(self, devices, rates=None, batch=1, homes=None):
+        self.devices = list(devices)
+        self.rates = rates or measured_rates()
+        self.batch = max(1, int(batch))
+        self.homes = homes or {}
+        self._placed = None  # ((graph, its versions, batch), {op: device}, {op: why})
+
+    def __call__(self, order, device_of, inputs_of, fed=(), folded=()):
+        """Fill in ``device_of`` (a plan's op -> device) for its ops with none, from the whole
+        graph's placement; returns ``(devices of the variables, {op: why})`` for the plan."""
+        placed, reasons = self.graph_placement(order[0].graph) if order else ({}, {})
+        variables, why = {}, {}
+        for op in order:
+            device = placed.get(op)
+            if device is None or op.device:
+                continue
+            if op.primitive.is_variable:
+                variables[op] = device
+            else:
+                device_of[op] = device
+            why[op] = reasons[op]
+        return variables, why
+
+    def graph_placement(self, graph):
+        """``({op: device}, {op: why})`` for every op of ``graph`` no scope placed; made again
+        when the graph or the batch changes (variables then stay where their values live)."""
+        key = (graph, graph.version, graph._mutations, self.batch)
+        if self._placed is None or self._placed[0] != key:
+            sim = _Simulation(self, graph.get_operations())
+            self._placed = (key, sim.placed, sim.reasons)
+        return self._placed[1:]
+
+    def heavy(self, ops, inputs_of) -> bool:
+        """Whether ``ops`` take longer than a hop between workers: worth a task of their own."""
+        total = sum(self.compute_time(op, list(inputs_of(op))) for op in ops)
+        return total > self.rates.link_latency
+
+    # -- costs ----------------------------------------------------------------------------
+    def compute_time(self, op, inputs) -> float:
+        """Seconds ``op`` takes on one worker, estimated from its tensors' static shapes."""
+        flops = self._flops(op, inputs)
+        if flops is not None:
+            return OP_OVERHEAD + flops / self.rates.flops
+        moved = sum(self.nbytes(t) for t in inputs) + sum(self.nbytes(t) for t in op.outputs)
+        return OP_OVERHEAD + moved / self.rates.memory
+
+    def _flops(self, op, inputs):
+        """A matrix product's or convolution's floating-point operations, else None."""
+        kind = op.type
+        if kind == "MatMul" and len(inputs) == 2:
+            a = self._dims(inputs[0])
+            return 2 * self._size(op.outputs[0]) * (a[-1] if a else 1)
+        if kind not in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter") or len(inputs) < 2:
+            return None
+        # All three multiply the output gradient's (or output's) values by a window of
+        # kh * kw * in_channels filter values.
+        out = op.outputs[0] if kind == "Conv2D" else inputs[2]
+        kernel = self._dims(op.outputs[0] if kind == "Conv2DBackpropFilter" else inputs[1])
+        window = int(np.prod(kernel[:3])) if len(kernel) == 4 else 1
+        return 2 * self._size(out) * window
+
+    def transfer_time(self, t) -> float:
+        return self.rates.link_latency + self.nbytes(t) / self.rates.link_bytes_per_s
+
+    def nbytes(self, t) -> int:
+        try:
+            itemsize = np.dtype(t.dtype.as_numpy_dtype).itemsize
+        except (TypeError, AttributeError):  # strings, resources: a pointer's worth
+            itemsize = 8
+        return self._size(t) * itemsize
+
+    def _dims(self, t) -> list:
+        dims = t._dims
+        return [] if dims is None else [self.batch if d is None else d for d in dims]
+
+    def _size(self, t) -> int:
+        return int(np.prod(self._dims(t), dtype=np.int64)) if t._dims else 1
+
+
+class _Simulation:
+    """The greedy earliest-finish pass over a graph's ops (see the module's docstring)."""
+
+    def __init__(self, placer, ops):
+        self.placer = placer
+        self.free = dict.fromkeys(placer.devices, 0.0)  # device -> when it is next idle
+        self.ready: dict = {}  # tensor -> (device, seconds into the step it exists)
+        self.known: set = set()  # tensors that exist everywhere before the step (fed, constant)
+        self.constant: set = set()  # constants and what is made from them alone
+        self.placed: dict = {}  # op -> device
+        self.reasons: dict = {}
+        self.cost: dict = {}  # op -> its estimated compute time
+        follows = _followers(ops)
+        for op in ops:
+            if op not in follows:
+                self._simulate(op)
+        self._place_variables([op for op in ops if op.primitive.is_variable], ops)
+        for op in reversed(ops):  # a follower's leader comes after it, or is a variable
+            if op in follows and not op.device:
+                leader = follows[op]
+                self.placed[op] = self.placed.get(leader) or leader.device or placer.devices[0]
+                self.reasons[op] = f"with {leader.name}"
+
+    def _simulate(self, op):
+        prim, root = op.primitive, op.colocation
+        if prim.is_variable:
+            return
+        inputs = list(op.inputs)
+        if prim.is_placeholder:  # fed: there before the step, where it is read
+            self.known.update(op.outputs)
+            return
+        if not prim.stateful and all(t in self.constant for t in inputs):  # folded at plan time
+            self.constant.update(op.outputs)
+            self.known.update(op.outputs)
+            return
+        fixed = op.device or root.device or self.placed.get(root, "")
+        self.cost[op] = cost = self.placer.compute_time(op, inputs)
+        candidates = [fixed] if fixed else self.placer.devices
+        finishes = {d: self._start(d, inputs) + cost for d in candidates}
+        device = self._choose(finishes, inputs)
+        if not op.device:
+            self.placed[op] = device
+            self.reasons[op] = self._why(root, fixed, finishes)
+        self.free[device] = finishes[device]
+        for t in op.outputs:
+            self.ready[t] = (device, finishes[device])
+
+    def _choose(self, finishes, inputs):
+        """The earliest finish; within a hop's latency of it, where most input bytes are (then
+        the first device): a gain smaller than a hop is within the estimates' error."""
+        best = min(finishes.values())
+        close = [d for d, t in finishes.items() if t <= best + self.placer.rates.link_latency]
+        held = dict.fromkeys(close, 0)
+        for t in inputs:
+            where = self.ready.get(t)
+            if where is not None and where[0] in held:
+                held[where[0]] += self.placer.nbytes(t)
+        return max(close, key=lambda d: held[d])  # the first listed wins a tie
+
+    def _start(self, device, inputs) -> float:
+        start = self.free.setdefault(device, 0.0)
+        for t in inputs:
+            var = t.op
+            if var.primitive.is_variable:  # its value comes from where it lives, if known yet
+                home = var.device or self.placer.homes.get(var.name)
+                start = max(start, self.placer.transfer_time(t) if home and home != device else 0.0)
+                continue
+            where = self.ready.get(t)
+            if where is None or t in self.known:
+                continue  # there before the step
+            made_on, at = where
+            start = max(start, at if made_on == device else at + self.placer.transfer_time(t))
+        return start
+
+    def _place_variables(self, variables, ops):
+        """Each variable no scope placed: where its value lives, else with its heaviest reader."""
+        readers: dict = {}
+        for op in ops:
+            for t in op.inputs if op in self.cost else ():
+                if t.op.primitive.is_variable:
+                    readers.setdefault(t.op, []).append(op)
+        for var in variables:
+            if var.device:
+                continue
+            home = self.placer.homes.get(var.name)
+            if home:
+                self.placed[var], self.reasons[var] = home, "cost: where its value lives"
+                continue
+            heaviest = max(readers.get(var, ()), key=lambda op: self.cost.get(op, 0.0), default=None)
+            if heaviest is None:
+                self.placed[var], self.reasons[var] = self.placer.devices[0], "cost: no reader placed"
+            else:
+                self.placed[var] = self.placed.get(heaviest) or heaviest.device
+                self.reasons[var] = f"cost: with its heaviest reader, {heaviest.name}"
+
+    @staticmethod
+    def _why(root, fixed, finishes) -> str:
+        if fixed:
+            return f"colocated with {root.name}"
+        ms = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in finishes.items())
+        return f"cost: earliest estimated finish ({ms})"
+
+
+def _followers(ops) -> dict:
+    """Ops placed with another instead of by the simulation, and whom they follow: those
+    colocated with a variable no scope placed (its initializer's assign, its updates), and
+    ops whose every reader follows (the initializer's random values)."""
+    follows = {
+        op: op.colocation
+        for op in ops
+        if op.colocation is not op and op.colocation.primitive.is_variable and not op.colocation.device
+    }
+    readers: dict = {}
+    for op in ops:
+        for t in op.inputs:
+            readers.setdefault(t.op, []).append(op)
+    for op in reversed(ops):
+        mine = readers.get(op)
+        if op not in follows and not op.primitive.is_variable and mine and all(r in follows for r in mine):
+            follows[op] = mine[0]
+    return follows
