@@ -428,3 +428,27 @@ def test_a_job_over_tls():
     finally:
         for server in reversed(servers):
             server.stop()
+
+
+def test_a_run_of_several_steps_counts_them_all_between_graph(job):
+    spec, (ps, w0, w1) = job
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0", cluster=spec)):
+            data = tf.data.Dataset.from_tensors(np.ones((4, 3), np.float32)).repeat()
+            x = tf.data.make_one_shot_iterator(data).get_next()
+            w = tf.Variable(tf.zeros((3, 1)), name="w_looped")
+            step = tf.train.get_or_create_global_step()
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        init = tf.global_variables_initializer()
+    tf.Session.reset(w0.target)
+    with tf.Session(w0.target, graph=graph, config=tf.ConfigProto(steps_per_run=3)) as sess:
+        sess.run(init)
+        sess.run(train)
+        sess.run(train)
+        assert sess.run(step) == 6
+        want = 0.0
+        for _ in range(6):  # each step: w -= 0.1 * 2 (3 w - 1), by hand
+            want -= 0.2 * (3 * want - 1)
+        np.testing.assert_allclose(sess.run(w).ravel(), [want] * 3, rtol=1e-5)

@@ -14,7 +14,7 @@ import uuid
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError, OpError, UnavailableError
+from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
@@ -25,7 +25,7 @@ from .plan.executable import Executable
 from .plan.feeds import FeedSpec, check_feed
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
-from .steps_per_run import loops, naming_step
+from .steps_per_run import loops, one_by_one
 from .threads import blas_threads
 
 # TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
@@ -313,13 +313,11 @@ class Session:
     def _embedded_steps(self, executable, feed_values, steps, total=None):
         """``steps`` steps in this process (of a run of ``total``), each committed as it
         finishes; the last one's fetches."""
-        for k in range(steps):
-            try:
-                values = executable.execute(executable.bind(feed_values, self._store))
-            except OpError as e:
-                raise naming_step(e, k, total or steps, k) from e
-            results = self._commit(executable, values)
-        return results
+
+        def step():
+            return self._commit(executable, executable.execute(executable.bind(feed_values, self._store)))
+
+        return one_by_one(step, steps, total)
 
     def _run_reporting(self, executable, feed_values, options, run_metadata):
         """One step whose ``run_metadata`` is replaced, as TF1's is, by what the step reports."""
@@ -332,11 +330,12 @@ class Session:
         elif self._cluster is None:  # several steps: the last one traced
             if steps > 1:
                 self._embedded_steps(executable, feed_values, steps - 1, steps)
-            try:
+
+            def traced():
                 bound = executable.bind(feed_values, self._store)
-                results = self._commit(executable, executable.execute_traced(bound, metadata.step_stats))
-            except OpError as e:
-                raise naming_step(e, steps - 1, steps, steps - 1) from e
+                return self._commit(executable, executable.execute_traced(bound, metadata.step_stats))
+
+            results = one_by_one(traced, 1, steps, first=steps - 1)
         else:
             results = self._traced_cluster_step(executable, feed_values, metadata.step_stats, steps)
         run_metadata.ParseFromString(metadata.SerializeToString())  # any RunMetadata class: TF's too

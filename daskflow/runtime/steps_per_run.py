@@ -41,6 +41,19 @@ def failed_step(error) -> int | None:
     return None
 
 
+def one_by_one(step, steps, total=None, first=0):
+    """Call ``step()`` ``steps`` times, each a whole step committed as it finishes, as steps
+    ``first``... of a run of ``total``; the last one's results. An ``OpError`` names its step
+    and says the steps before it are kept."""
+    results = None
+    for k in range(first, first + steps):
+        try:
+            results = step()
+        except OpError as e:
+            raise naming_step(e, k, total or steps, k) from e
+    return results
+
+
 def naming_step(error, k, steps, kept):
     """``error`` again, of its type, saying that step ``k`` (0-based) of ``steps`` failed and
     how many of the steps before it the variables keep (``kept``)."""

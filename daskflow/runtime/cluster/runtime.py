@@ -163,12 +163,7 @@ class ClusterRuntime:
 
     def _steps_one_by_one(self, executable, feed_values, steps):
         """Several steps of a between-graph session, one submission each."""
-        for k in range(steps):
-            try:
-                results = self.step(executable, feed_values)
-            except OpError as e:
-                raise steps_per_run.naming_step(e, k, steps, k) from e
-        return results
+        return steps_per_run.one_by_one(lambda: self.step(executable, feed_values), steps)
 
     def _run_failed(self, pending, error):
         """A run of several steps failed in step k: keep the k steps before it where every

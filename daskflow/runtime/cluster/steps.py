@@ -397,7 +397,10 @@ class Lowered:
             if t.inst.name in absent:
                 continue
             here = self._address(t.inst.name, addresses)
-            args = [self._round_arg(t.inst, a, last, rounds - 1, read, here, absent) for a in t.args]
+            if rounds == 1:
+                args = [self._arg(t.inst, a, n, read, here, absent) for a in t.args]
+            else:
+                args = [self._round_arg(t.inst, a, last, rounds - 1, read, here, absent) for a in t.args]
             sends = self._reader_sends(t, last, addresses, absent)
             takers = {}
             for taker in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():

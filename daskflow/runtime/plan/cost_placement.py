@@ -82,7 +82,7 @@ class CostPlacer:
         self.homes = homes or {}
         self._placed = None  # ((graph, its versions, batch), {op: device}, {op: why})
 
-    def __call__(self, order, device_of, inputs_of, fed=(), folded=()):
+    def __call__(self, order, device_of):
         """Fill in ``device_of`` (a plan's op -> device) for its ops with none, from the whole
         graph's placement; returns ``(devices of the variables, {op: why})`` for the plan."""
         placed, reasons = self.graph_placement(order[0].graph) if order else ({}, {})

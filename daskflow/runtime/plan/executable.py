@@ -14,7 +14,6 @@ notes each op's start, end and outputs; the plain variant is never slowed.
 from __future__ import annotations
 
 import ast
-import functools
 import threading
 import time
 
@@ -59,9 +58,6 @@ class Executable:
                 return {}, {}
             return rewrite(order, folded, fetch_tensors, passes)
 
-        if placer is not None:  # folded tensors are known by then: they cost nothing anywhere
-            placer, heavy = functools.partial(_placing, placer, folded), placer.heavy
-            placer.heavy = heavy  # which stages keep a task of their own (partition.py)
         self.plan = plan = make_plan(
             fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer
         )
@@ -188,10 +184,6 @@ class Executable:
         if op is None:
             return InvalidArgumentError(None, None, f"step failed in partition {key}: {exc}")
         return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
-
-
-def _placing(placer, folded, order, device_of, inputs_of, fed):
-    return placer(order, device_of, inputs_of, fed, folded)
 
 
 def _traced_functions(programs):

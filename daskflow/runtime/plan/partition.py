@@ -88,8 +88,8 @@ def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=Non
     device_of = {op: _runs_on(op, soft_placement) for op in order}
     placed, reasons = {}, {}
     if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
-        placed, reasons = placer(order, device_of, inputs_of, fed)
-    heavy = None if placer is None else getattr(placer, "heavy", None)
+        placed, reasons = placer(order, device_of)
+    heavy = None if placer is None else placer.heavy
     partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy)
     plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
