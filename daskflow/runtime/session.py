@@ -15,6 +15,7 @@ import uuid
 import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
+from ..framework.device_spec import DeviceSpec
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
@@ -34,7 +35,6 @@ _TF1_IGNORED_FIELDS = frozenset(
     {
         "cluster_def",
         "device_count",
-        "device_filters",
         "experimental",
         "gpu_options",
         "inter_op_parallelism_threads",
@@ -120,6 +120,11 @@ class ConfigProto:
         step's; the global step counts every step; an error names the step
         that failed, and the variables keep the steps before it (see
         :mod:`daskflow.runtime.steps_per_run`). Other runs take one step.
+    device_filters : list of str, optional
+        Cluster sessions see only the workers whose job and task agree with
+        one of these device strings (``["/job:ps", "/job:worker/task:1"]``),
+        as TF1's: replicas run on those workers alone, and an op placed
+        on another is an error. Embedded sessions ignore them.
 
     Examples
     --------
@@ -152,6 +157,7 @@ class ConfigProto:
         variable_compression=None,
         steps_per_run=1,
         placement=None,
+        device_filters=None,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
@@ -192,6 +198,8 @@ class ConfigProto:
         self.variable_compression = _codec("variable_compression", variable_compression, ("fp16", "bf16"))
         self.steps_per_run = _whole_number("steps_per_run", steps_per_run)
         self.placement = _codec("placement", placement, ("cost",))
+        # Cluster sessions see only the workers these device strings name (TF1's field).
+        self.device_filters = _device_filters(device_filters)
         self.options = kwargs
 
 
@@ -200,6 +208,16 @@ def _codec(field, value, allowed):
         choices = ", ".join(repr(c) for c in allowed)
         raise ValueError(f"ConfigProto({field}={value!r}): must be None or one of {choices}")
     return value
+
+
+def _device_filters(value):
+    filters = [value] if isinstance(value, str) else list(value or ())
+    for f in filters:
+        try:
+            DeviceSpec.from_string(f)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"ConfigProto(device_filters=...): {f!r} is not a device string ({e})") from None
+    return filters
 
 
 def _whole_number(field, value):

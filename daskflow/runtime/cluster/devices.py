@@ -59,6 +59,24 @@ def scheduler_identity(client) -> dict:
         return client.sync(client.scheduler.identity)
 
 
+def filtered(workers: list[WorkerDevice], filters) -> list[WorkerDevice]:
+    """The workers ``ConfigProto(device_filters=...)`` lets a session see (all without filters).
+
+    A filter is a device string; a worker passes when its job and task agree
+    with a filter's (a part the filter leaves out agrees with any): ``/job:ps``
+    keeps every ps task, ``/job:worker/task:1`` one worker. The device part of
+    a filter (``/device:GPU:0``) does not narrow the workers.
+    """
+    if not filters:
+        return workers
+    specs = [DeviceSpec.from_string(f) for f in filters]
+    return [w for w in workers if any(_agrees(s, w) for s in specs)]
+
+
+def _agrees(spec, worker) -> bool:
+    return spec.job in (None, worker.job) and spec.task in (None, worker.task)
+
+
 def cluster_workers(scheduler_info: dict) -> list[WorkerDevice]:
     """The workers of a running cluster as TF tasks, sorted by job and task.
 

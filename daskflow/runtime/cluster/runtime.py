@@ -30,7 +30,7 @@ from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry
 from . import lineage, recovery, scope, shared, sources
-from .devices import cluster_workers, place, scheduler_identity
+from .devices import cluster_workers, filtered, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .steps import BACKUP_PREFIX, Lowered
@@ -102,7 +102,9 @@ class ClusterRuntime:
 
     def _look(self):
         """The workers there are, asked of the scheduler; remembered as ``_known``."""
-        workers = cluster_workers(scheduler_identity(self.client))
+        workers = filtered(
+            cluster_workers(scheduler_identity(self.client)), getattr(self.config, "device_filters", None)
+        )
         self._known = ({w.name: w.address for w in workers}, time.monotonic())
         return workers
 

@@ -1,0 +1,355 @@
+"""Scaling past this machine, by simulation: data-parallel efficiency with simulated accelerators.
+
+data_parallel.py's model, an MLP trained by in-graph replicas (one per worker,
+``replica_device_setter`` with ``worker_device=/job:worker/device:GPU:0``),
+runs on a local cluster of up to 16 GPU worker processes and 4 ps processes.
+The workers' GPU module is :mod:`sim_device`: a replica's matrix products
+sleep for the time a device of ``--tflops`` would take on a batch of
+``--batch`` examples, so the CPU is left to what is real: the ps's updates,
+every transfer and its (de)serialization, the scheduler and the client.
+
+For 1, 2, 4, 8 and 16 workers, with 1, 2 and 4 ps shards (variables spread by
+``GreedyLoadBalancingStrategy`` on their bytes, as TF1's was used), sync
+(``SyncReplicasOptimizer``, all replicas aggregated) and async, uncompressed
+and compressed (``gradient_compression="int8"``, ``variable_compression=
+"fp16"``), it measures examples per second and prints the scaling efficiency:
+examples/s ÷ (N × one worker's examples/s with the same ps, mode and
+compression, measured in the same run). Goal: >= 90% at 8 workers.
+
+Where a setting falls short, the row names the resource closest to its limit,
+from what each role used per second of the run: a ps process's CPU (of one
+core), the scheduler's event loop (of one core; on a local cluster it also
+carries the client's messages), the client's planning thread, the machine's
+cores (all processes together), and the bytes moved, against this machine's
+loopback ceiling measured at the start (one large array between two worker
+processes, through Dask).
+
+Run: ``python benchmarks/scaling_sim.py [--workers 1 2 4 8 16] [--ps 1 2 4] [--steps N] [--record]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import logging
+import os
+import statistics
+import threading
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+import sim_device  # noqa: E402
+from distributed import Client  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+from record import record  # noqa: E402
+
+import daskflow as tf  # noqa: E402
+from daskflow.kernels import devices  # noqa: E402
+from daskflow.runtime.cluster.devices import scheduler_identity  # noqa: E402
+
+SHAPES = [784, 2048, 2048, 10]  # data_parallel.py's MLP
+ROWS = 32  # rows a replica's batch holds on this CPU; each stands for batch / ROWS device examples
+SATURATED = 0.8  # a resource this busy over a run is the one holding it back
+COMPRESSION = {False: {}, True: {"gradient_compression": "int8", "variable_compression": "fp16"}}
+
+
+class SimulatedAccelerator(WorkerPlugin):
+    """Makes :mod:`sim_device` the GPU module of every worker process it is registered on."""
+
+    name = "daskflow-simulated-accelerator"
+
+    def __init__(self, rate, examples_per_row):
+        self.rate, self.examples_per_row = rate, examples_per_row
+
+    def setup(self, worker):
+        sim_device.configure(self.rate, self.examples_per_row)
+        if not _in_use[0]:  # workers sharing a process (threads) share one installation
+            _in_use[1] = devices.gpu_module(sim_device.module)
+            _in_use[1].__enter__()
+        _in_use[0] += 1
+
+    def teardown(self, worker):
+        _in_use[0] -= 1
+        if not _in_use[0]:
+            _in_use[1].__exit__(None, None, None)
+
+
+_in_use = [0, None]  # this process's workers with the plugin, and its gpu_module context
+
+
+def build(workers, shards, sync):
+    """The replicated program over ``workers`` GPU workers and ``shards`` ps: (graph, init, train)."""
+    rng = np.random.default_rng(0)
+    images = rng.random((ROWS * 4, SHAPES[0]), dtype=np.float32)
+    labels = np.eye(SHAPES[-1], dtype=np.float32)[rng.integers(0, SHAPES[-1], ROWS * 4)]
+    spec = {"ps": [f"ps-{i}" for i in range(shards)], "worker": [f"worker-{i}" for i in range(workers)]}
+    greedy = tf.train.GreedyLoadBalancingStrategy(shards, tf.train.byte_size_load_fn)
+    graph = tf.Graph()
+    with graph.as_default():
+        ds = tf.data.Dataset.from_tensor_slices((images, labels)).repeat().batch(ROWS)
+        x, y = ds.make_one_shot_iterator().get_next()
+        setter = tf.train.replica_device_setter(
+            cluster=spec, worker_device="/job:worker/device:GPU:0", ps_strategy=greedy
+        )
+        with tf.device(setter):
+            h = x
+            for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
+                w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
+                h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
+                if k < len(SHAPES) - 2:
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
+            opt = tf.train.GradientDescentOptimizer(0.01)
+            if sync:
+                opt = tf.train.SyncReplicasOptimizer(opt, workers, workers)
+            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+        init = tf.global_variables_initializer()
+    return graph, init, train
+
+
+def parameter_bytes():
+    return 4 * sum(a * b + b for a, b in zip(SHAPES, SHAPES[1:]))
+
+
+def device_seconds(batch, rate):
+    """A replica's simulated compute per step: its products' FLOPs (forward, and the weights'
+    gradients; the input's gradient is not computed) over the device rate."""
+    forward = sum(2 * a * b for a, b in zip(SHAPES, SHAPES[1:]))
+    backward = forward + sum(
+        2 * a * b for a, b in zip(SHAPES[1:], SHAPES[2:])
+    )  # dW every layer, dx above the first
+    return batch * (forward + backward) / rate
+
+
+class Usage:
+    """CPU seconds inside ``with usage:``, by thread for the serial roles (each ps process's
+    threads, this process's: the client's main thread and the scheduler's event loop) and
+    in all for the workers. ``used``: {(role, thread id or None): seconds}."""
+
+    def __init__(self, client):
+        pids = client.run(os.getpid)
+        names = {a: w["name"] for a, w in scheduler_identity(client)["workers"].items()}
+        self.processes = {psutil.Process(pid): names[a] for a, pid in pids.items()}
+        self.processes[psutil.Process()] = "here"
+        self.main = threading.main_thread().native_id
+        self.used = collections.Counter()
+
+    def __enter__(self):
+        self.used.subtract(self._now())
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.used.update(self._now())
+        self.wall = time.perf_counter() - self.start
+
+    def _now(self):
+        now = collections.Counter()
+        for process, name in self.processes.items():
+            if not name.startswith(("ps-", "here")):
+                t = process.cpu_times()
+                now["workers", None] += t.user + t.system
+                continue
+            for thread in process.threads():
+                role = name if name != "here" else "client" if thread.id == self.main else "scheduler"
+                now[role, thread.id] += thread.user_time + thread.system_time
+        return now
+
+    def busiest(self, role):
+        """The CPU seconds of ``role``'s busiest thread."""
+        return max((s for (r, _), s in self.used.items() if r == role), default=0.0)
+
+    def roles(self):
+        return sorted({r for r, _ in self.used})
+
+
+def loopback_ceiling(client, readers):
+    """Bytes per second this machine moves between worker processes through Dask: one 64 MB
+    array on ps-0 read by each of ``readers`` at once (the best of three, a fresh array each)."""
+    best = 0.0
+    for _ in range(3):
+        data = client.submit(np.ones, 16 * 2**20, np.float32, workers=["ps-0"], pure=False)
+        client.submit(_nbytes, data, workers=["ps-0"], pure=False).result()  # made, not moved
+        start = time.perf_counter()
+        reads = [client.submit(_nbytes, data, workers=[r], pure=False) for r in readers]
+        moved = sum(client.gather(reads))
+        best = max(best, moved / (time.perf_counter() - start))
+        del data, reads
+    return best
+
+
+def _nbytes(x):
+    return x.nbytes
+
+
+def measure(cluster, client, workers, shards, sync, compressed, steps):
+    """One setting: (seconds per step, bytes moved per step, the busiest ps's bytes in and out
+    per step, Usage)."""
+    graph, init, train = build(workers, shards, sync)
+    # The cluster has the most workers of any setting; a session sees its own (TF1's device filters).
+    filters = ["/job:ps"] + [f"/job:worker/task:{i}" for i in range(workers)]
+    config = tf.ConfigProto(device_filters=filters, **COMPRESSION[compressed])
+    with tf.Session(cluster, graph=graph, config=config) as sess:
+        sess.run(init)
+        for _ in range(3):
+            sess.run(train)
+        usage = Usage(client)
+        with usage:
+            for _ in range(steps):
+                sess.run(train)
+        metrics = sess.step_metrics()[-steps:]
+    moved = statistics.mean(m["bytes_between_workers"] for m in metrics)
+    through = collections.Counter()
+    for m in metrics:
+        for pair, n in m["bytes_by_pair"].items():
+            for end in {w for w in pair if w.startswith("ps-")}:
+                through[end] += n / steps
+    return usage.wall / steps, moved, max(through.values(), default=0.0), usage
+
+
+def limits(usage, moved_per_s, ceiling, cores):
+    """Each resource's use as a share of its limit over the measured seconds: a serial role's
+    busiest thread (of one core), the machine's cores, and the bytes moved (of the ceiling)."""
+    wall = usage.wall
+    out = {
+        f"{role} busiest thread": usage.busiest(role) / wall for role in usage.roles() if role != "workers"
+    }
+    out[f"machine CPU ({cores} cores)"] = sum(usage.used.values()) / wall / cores
+    out["bytes (loopback)"] = moved_per_s / ceiling
+    return out
+
+
+Row = collections.namedtuple(
+    "Row", "mode compressed ps workers step per_s moved ps_link efficiency limit share"
+)
+
+
+def run_setting(cluster, client, args, n, shards, mode, compressed, one, ceiling, cores):
+    """Measure one setting and print its line: a :class:`Row` (``one``: one worker's examples/s
+    in the same ps, mode and compression, None when this is that setting)."""
+    step, moved, busiest_ps, usage = measure(
+        cluster, client, n, shards, mode == "sync", compressed, args.steps
+    )
+    per_s = n * args.batch / step
+    use = limits(usage, moved / step, ceiling, cores)
+    limit = max(use, key=use.get)
+    share = use[limit]
+    if share < SATURATED:
+        limit = "none (waits between roles)"
+    link = busiest_ps / (args.nic_gbps * 1e9 / 8)
+    row = Row(
+        mode, compressed, shards, n, step, per_s, moved, link, per_s / (n * (one or per_s)), limit, share
+    )
+    if args.shares:
+        print("      " + ", ".join(f"{k} {v:.0%}" for k, v in sorted(use.items())))
+    print(
+        f"{mode:5s} {'on' if compressed else 'off':5s} {shards:2d} {n:7d} {step * 1e3:6.0f}ms {per_s:10.0f} "
+        f"{moved / 1e6:8.1f} {link * 1e3:7.0f}ms {row.efficiency:10.0%}  {limit} {share:.0%}"
+    )
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--ps", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--modes", nargs="+", default=["sync", "async"], choices=["sync", "async"])
+    parser.add_argument("--compression", nargs="+", default=["off", "on"], choices=["off", "on"])
+    parser.add_argument("--steps", type=int, default=6, help="timed steps per setting")
+    parser.add_argument("--tflops", type=float, default=3.0, help="simulated device rate, TFLOP/s")
+    parser.add_argument("--batch", type=int, default=7680, help="device examples per replica per step")
+    parser.add_argument(
+        "--nic-gbps", type=float, default=10.0, help="a ps machine's link, for the projection"
+    )
+    parser.add_argument("--shares", action="store_true", help="print every resource's share per setting")
+    parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
+    args = parser.parse_args(argv)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    args.batch = max(1, args.batch // ROWS) * ROWS
+    rate, cores = args.tflops * 1e12, len(os.sched_getaffinity(0))
+    print(setting_line(args, rate, cores))
+    rows = []
+    # No memory limit: a ps receiving 16 replicas' gradients would pause at Dask's 80% of 2 GiB.
+    cluster = tf.local_cluster(ps=max(args.ps), workers=0, gpu_workers=max(args.workers), memory_limit=0)
+    with cluster, Client(cluster, set_as_default=False) as client:
+        client.register_plugin(SimulatedAccelerator(rate, args.batch // ROWS))
+        ceiling = loopback_ceiling(client, [f"worker-{i}" for i in range(min(4, max(args.workers)))])
+        print(f"loopback ceiling: {ceiling / 1e9:.2f} GB/s (a 64 MB array read by up to 4 workers at once)")
+        print(
+            f"{'mode':5s} {'compr':5s} {'ps':>2s} {'workers':>7s} {'step':>8s} {'examples/s':>10s} "
+            f"{'MB/step':>8s} {'ps link':>9s} {'efficiency':>10s}  closest to its limit"
+        )
+        for mode in args.modes:
+            for compressed in (c == "on" for c in args.compression):
+                for shards in args.ps:
+                    one = None
+                    for n in args.workers:
+                        row = run_setting(
+                            cluster, client, args, n, shards, mode, compressed, one, ceiling, cores
+                        )
+                        one = row.per_s if n == 1 else one
+                        rows.append(row)
+    summarize(rows)
+    if args.record:
+        record_table(rows, args, rate, ceiling, cores)
+
+
+def setting_line(args, rate, cores):
+    return (
+        f"MLP {'->'.join(map(str, SHAPES))} ({parameter_bytes() / 1e6:.1f} MB of parameters), {args.batch} "
+        f"examples per replica on a simulated {args.tflops:g} TFLOP/s device "
+        f"({device_seconds(args.batch, rate) * 1e3:.0f} ms of compute per step); {args.steps} steps per "
+        f"setting; {cores} cores here. ps link: the busiest ps's bytes per step at {args.nic_gbps:g} Gb/s"
+    )
+
+
+def summarize(rows):
+    """The best efficiency at 8 workers, and what held back the settings that fell short."""
+    at8 = [r for r in rows if r.workers == 8]
+    if not at8:
+        return
+    best = max(at8, key=lambda r: r.efficiency)
+    print(
+        f"8 workers: best {best.efficiency:.0%} ({best.mode}, compression "
+        f"{'on' if best.compressed else 'off'}, {best.ps} ps) against the goal of 90%"
+    )
+    short = collections.Counter(r.limit for r in at8 if r.efficiency < 0.9)
+    for limit, count in short.most_common():
+        print(f"  {count} setting(s) at 8 workers short of 90%: closest to its limit: {limit}")
+
+
+def record_table(rows, args, rate, ceiling, cores):
+    header = ["mode", "compression", "ps", "workers", "step", "examples/s", "MB moved/step"]
+    table = [header + ["ps link", "efficiency", "closest to its limit"]]
+    for r in rows:
+        table.append(
+            [
+                r.mode,
+                "on" if r.compressed else "off",
+                r.ps,
+                r.workers,
+                f"{r.step * 1e3:.0f} ms",
+                f"{r.per_s:.0f}",
+            ]
+            + [
+                f"{r.moved / 1e6:.1f}",
+                f"{r.ps_link * 1e3:.0f} ms",
+                f"{r.efficiency:.0%}",
+                f"{r.limit} {r.share:.0%}",
+            ]
+        )
+    notes = [
+        setting_line(args, rate, cores) + f"; loopback ceiling {ceiling / 1e9:.2f} GB/s.",
+        "Efficiency: examples/s ÷ (N × one worker's, same ps, mode and compression, same run). "
+        "Goal: ≥ 90% at 8 workers. Compression on: gradient_compression='int8', variable_compression='fp16'.",
+    ]
+    title = "Simulated scaling: data-parallel efficiency with simulated accelerators"
+    record("scaling_sim", title, table, notes)
+
+
+if __name__ == "__main__":
+    main()
