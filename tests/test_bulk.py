@@ -466,3 +466,21 @@ def test_a_reader_gets_the_new_values_of_a_step_in_one_message(enabled):
         assert after[0] - before[0] == steps
     else:  # pushed on Dask's comms, one value at a time
         assert before is None and after is None
+
+
+def _bulk_threads():
+    """This process's threads that carry one session's bulk connection (sending or reading)."""
+    return sorted(t.name for t in threading.enumerate() if t.name in ("daskflow-bulk-send", "daskflow-read"))
+
+
+def test_a_closed_sessions_connections_and_their_threads_end_with_it():
+    """A session's bulk links close when it does, not after the idle timeout: each reader
+    thread would otherwise keep the last message it read (the session's last values) alive."""
+    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, Client(cluster) as client:
+        before = _bulk_threads()
+        _train(client)
+        assert all(count > 0 for count, _ in client.run(_received).values())
+        deadline = time.monotonic() + 10
+        while _bulk_threads() != before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _bulk_threads() == before

@@ -76,3 +76,15 @@ def test_drop_forgets_values_and_copies():
     store.keep_copy("job", "ps-0", store.snapshot("job"))
     store.drop("job")
     assert store.names("job") == [] and store.copies == {}
+
+
+def test_a_retired_job_takes_no_values_from_an_update_still_running():
+    """A session's own job, retired as the session leaves: an update that was in flight writes
+    nowhere (it used to give the job its variables back after the drop, for good)."""
+    store = SharedVariables()
+    store.write("session-a", {"w": np.ones(2, np.float32)})
+    store.write("other", {"w": np.ones(2, np.float32)})
+    store.retire("session-a")
+    store.write("session-a", {"w": np.zeros(2, np.float32)})
+    assert store.names("session-a") == [] and "session-a" not in store.jobs()
+    assert store.names("other") == ["w"]

@@ -655,6 +655,7 @@ class ClusterRuntime:
         self.metrics.close()
         for plan_id in self.metrics.plans:  # the client's copy of the session's secret
             bulk.CLIENT_SESSIONS.dismiss(plan_id)
+        bulk.close_links(self.token)  # its fed values' connections
         try:
             for name in list(self._registries) if self.client.status == "running" else ():
                 try:

@@ -122,7 +122,7 @@ class SessionOnWorker(WorkerPlugin):
         streams.release(self.token)
         state = find_state(worker)
         if state is not None:  # the variables of its own job (independent replicas) go with it
-            state.shared.drop(private_job(self.token))
+            state.shared.retire(private_job(self.token))
         free_memory()  # the GPU pool's blocks its arrays left go back to the device
         if self._blas is not None:
             self._blas.restore()

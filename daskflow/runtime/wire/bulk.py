@@ -537,6 +537,9 @@ class Receiver:
                 with self._lock:
                     self.received += 1
                     self.received_in_place += message.in_place
+                # Not held while this connection idles: the next message may be minutes
+                # away (or never come), and the last one's arrays are the consumer's now.
+                del message
                 conn.sendall(ACK)
         except Exception as e:  # noqa: BLE001 - whatever the peer sent, the reader only hangs up
             if not self._closed:
@@ -794,6 +797,14 @@ def submit(where, header, items, credentials: Credentials) -> concurrent.futures
             link = _LINKS[key] = _Link(where, credentials)
         link.put((described, buffers, done))
     return done
+
+
+def close_links(session: str):
+    """Close this process's links of ``session`` (it left): their threads end, and each
+    receiver's reader of them sees the connection close and ends too."""
+    with _LOCK:
+        for key in [k for k in _LINKS if k[1] == session]:
+            _LINKS.pop(key).close()
 
 
 def forget(address):

@@ -75,6 +75,8 @@ class ProgramRegistry(WorkerPlugin):
         sessions = bulk.sessions_of(worker, state)
         if self.credentials is not None and sessions is not None:
             sessions.dismiss(self.plan_id)
+            if sessions.secret(self.credentials.session) is None:  # its last plan here
+                bulk.close_links(self.credentials.session)
         state.mailbox.clear(self.plan_id)
         if not state.has_session(self.session):  # its other plans' readers still use the cache
             state.cache.clear(pushes.cache_name(self.session, ""))

@@ -17,6 +17,7 @@ reader on another worker always gets a whole version of each variable.
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ class Definition:
 
 
 SERVED_LIMIT = 1_000  # steps whose read versions are kept until their update comes
+RETIRED_LIMIT = 10_000  # closed sessions' jobs remembered, so a late update cannot revive one
 
 
 @dataclass(frozen=True)
@@ -119,10 +121,13 @@ class SharedVariables:
         self._guard = threading.Lock()
         self.hosted_by = None  # (job, cluster spec) of the tf.train.Server hosting this worker
         self.copies: dict = {}  # (job, the ps's name) -> Snapshot of its variables, kept for recovery
+        self._retired: collections.OrderedDict = collections.OrderedDict()  # jobs that will not return
 
     def _job(self, job) -> _Job:
         found = self._jobs.get(job)
         if found is None:
+            if job in self._retired:  # a step still in flight when its session left: kept nowhere
+                return _Job()
             with self._guard:
                 found = self._jobs.setdefault(job, _Job())
         return found
@@ -243,6 +248,15 @@ class SharedVariables:
             self._jobs.pop(job, None)
             for key in [k for k in self.copies if k[0] == job]:
                 del self.copies[key]
+
+    def retire(self, job):
+        """Drop ``job`` for good (a session's own job, as it closes): an update of it still
+        running writes nowhere, instead of giving it values again after the drop."""
+        with self._guard:
+            self._retired[job] = None
+            while len(self._retired) > RETIRED_LIMIT:
+                self._retired.popitem(last=False)
+        self.drop(job)
 
     def clear(self):
         with self._guard:
