@@ -150,14 +150,20 @@ class Usage:
     def _now(self):
         now = collections.Counter()
         for process, name in self.processes.items():
-            if not name.startswith(("ps-", "here")):
-                t = process.cpu_times()
-                now["workers", None] += t.user + t.system
-                continue
-            for thread in process.threads():
-                role = name if name != "here" else "client" if thread.id == self.main else "scheduler"
-                now[role, thread.id] += thread.user_time + thread.system_time
+            try:
+                self._add(now, process, name)
+            except psutil.NoSuchProcess:  # a worker restarted (Dask's nanny): its CPU is lost
+                pass
         return now
+
+    def _add(self, now, process, name):
+        if not name.startswith(("ps-", "here")):
+            t = process.cpu_times()
+            now["workers", None] += t.user + t.system
+            return
+        for thread in process.threads():
+            role = name if name != "here" else "client" if thread.id == self.main else "scheduler"
+            now[role, thread.id] += thread.user_time + thread.system_time
 
     def busiest(self, role):
         """The CPU seconds of ``role``'s busiest thread."""
