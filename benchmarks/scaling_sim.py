@@ -16,13 +16,18 @@ and compressed (``gradient_compression="int8"``, ``variable_compression=
 examples/s ÷ (N × one worker's examples/s with the same ps, mode and
 compression, measured in the same run). Goal: >= 90% at 8 workers.
 
-Where a setting falls short, the row names the resource closest to its limit,
-from what each role used per second of the run: a ps process's CPU (of one
-core), the scheduler's event loop (of one core; on a local cluster it also
-carries the client's messages), the client's planning thread, the machine's
-cores (all processes together), and the bytes moved, against this machine's
-loopback ceiling measured at the start (one large array between two worker
-processes, through Dask).
+Each row names the resource closest to its limit, from what each role used
+over the timed steps: a ps process's busiest thread and the scheduler's event
+loop and the client's thread (each of one core), the machine's cores (all
+processes together), and the bytes moved against this machine's loopback
+ceiling, measured at the start (a 64 MB array read by up to four workers at
+once, through Dask). At 80% or more it is saturated; below, the row says so
+and names the highest. "ps link" projects the busiest ps's bytes per step
+onto a ``--nic-gbps`` link, a ps machine's share of a real cluster.
+
+The sessions share one cluster, each seeing its own workers through
+``ConfigProto(device_filters=...)``. The products' values are zeros (see
+:mod:`sim_device`): the run measures time, not learning.
 
 Run: ``python benchmarks/scaling_sim.py [--workers 1 2 4 8 16] [--ps 1 2 4] [--steps N] [--record]``
 """
@@ -244,8 +249,8 @@ def run_setting(cluster, client, args, n, shards, mode, compressed, one, ceiling
     use = limits(usage, moved / step, ceiling, cores)
     limit = max(use, key=use.get)
     share = use[limit]
-    if share < SATURATED:
-        limit = "none (waits between roles)"
+    if share < SATURATED:  # nothing saturated: the step waits on the roles in turn
+        limit = f"none saturated; highest: {limit}"
     link = busiest_ps / (args.nic_gbps * 1e9 / 8)
     row = Row(
         mode, compressed, shards, n, step, per_s, moved, link, per_s / (n * (one or per_s)), limit, share
