@@ -14,6 +14,8 @@ updates, serialization and transfers, the scheduler, the client).
   shape and dtype. Each row of a replica's batch stands for
   ``examples_per_row`` examples on the device, so a large device batch costs
   its FLOPs without its activations being materialized on this CPU.
+- Only products through ``@`` and ``xp.matmul`` are simulated (the MLP's only
+  kind); ``einsum``, ``dot`` and ``tensordot`` run for real.
 - Every other kernel runs for real on the arrays as they are (small: the
   rows actually held). Their device time is not charged: elementwise work on
   a GPU is memory-bound and small beside the products.
@@ -25,6 +27,7 @@ it on every worker through a Dask worker plugin).
 
 from __future__ import annotations
 
+import threading
 import time
 import types
 
@@ -34,6 +37,7 @@ RATE = 1e12  # simulated FLOP/s of one device
 EXAMPLES_PER_ROW = 1  # device examples each row of a replica's batch stands for
 DEVICE_COUNT = 64  # as many "GPUs" as a local cluster's workers can ask for
 asleep = [0.0]  # seconds this process has spent in simulated products
+_counting = threading.Lock()
 
 
 def configure(rate: float, examples_per_row: int = 1):
@@ -69,7 +73,8 @@ def matmul(a, b, out=None):
     flops, shape = product_flops(a.shape, b.shape)
     seconds = flops * EXAMPLES_PER_ROW / RATE
     time.sleep(seconds)
-    asleep[0] += seconds
+    with _counting:  # workers sharing a process (threads) multiply at once
+        asleep[0] += seconds
     return np.zeros(shape, np.result_type(a, b)).view(SimArray)
 
 

@@ -64,10 +64,27 @@ def test_an_op_on_a_filtered_out_worker_is_an_error_naming_its_device(cluster):
                 sess.run(y, {y.op.inputs[1]: 1.0})
 
 
-@pytest.mark.parametrize("bad", ["/job:worker/task:x", "garbage", 3])
+@pytest.mark.parametrize("bad", ["/job:worker/task:x", "garbage"])
 def test_a_malformed_filter_is_refused_naming_the_field(bad):
     with pytest.raises(ValueError, match="device_filters"):
         tf.ConfigProto(device_filters=[bad])
+
+
+@pytest.mark.parametrize("bad", [[3], [None], 5])
+def test_a_filter_that_is_not_a_string_is_a_type_error_naming_the_field(bad):
+    with pytest.raises(TypeError, match="device_filters"):
+        tf.ConfigProto(device_filters=bad)
+
+
+def test_ops_with_no_task_go_to_the_lowest_worker_task_the_filters_keep(cluster):
+    """TF1's between-graph filters for task 1 leave out worker-0: an op with no task runs
+    on worker-1 (the lowest worker there is), not on the ps that sorts first."""
+    config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:1"])
+    with tf.Graph().as_default():
+        y = tf.constant(2.0) * tf.placeholder(tf.float32, [])
+        with tf.Session(cluster, config=config) as sess:
+            assert sess.run(y, {y.op.inputs[1]: 3.0}) == 6.0
+            assert {worker for _, worker in sess.placement(y).values()} == {"worker-1"}
 
 
 def test_a_single_string_is_one_filter():

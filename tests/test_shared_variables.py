@@ -88,3 +88,5 @@ def test_a_retired_job_takes_no_values_from_an_update_still_running():
     store.write("session-a", {"w": np.zeros(2, np.float32)})
     assert store.names("session-a") == [] and "session-a" not in store.jobs()
     assert store.names("other") == ["w"]
+    store.keep_copy("session-a", "ps-0", store.snapshot("other"))  # a backup copy arriving late
+    assert store.copies == {}

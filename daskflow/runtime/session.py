@@ -211,13 +211,19 @@ def _codec(field, value, allowed):
 
 
 def _device_filters(value):
-    filters = [value] if isinstance(value, str) else list(value or ())
+    """The filters as a list of device strings; TypeError (as TF1's protobuf) for anything
+    else, ValueError for a string that is not a device."""
+    filters = [value] if isinstance(value, str) else value
+    if filters is None:
+        return []
+    if not isinstance(filters, (list, tuple)) or not all(isinstance(f, str) for f in filters):
+        raise TypeError(f"ConfigProto(device_filters={value!r}): must be a list of device strings")
     for f in filters:
         try:
             DeviceSpec.from_string(f)
-        except (TypeError, ValueError) as e:
+        except ValueError as e:
             raise ValueError(f"ConfigProto(device_filters=...): {f!r} is not a device string ({e})") from None
-    return filters
+    return list(filters)
 
 
 def _whole_number(field, value):

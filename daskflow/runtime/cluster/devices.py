@@ -217,7 +217,7 @@ def _match(spec, workers):
 
 
 def _default(workers):
-    for w in workers:
-        if w.job == "worker" and w.task == 0:
-            return w
-    return workers[0]
+    """Where an op with no job or task runs: ``/job:worker/task:0``, else the lowest worker
+    task (``device_filters`` may leave out task 0), else the first worker."""
+    tasks = sorted((w for w in workers if w.job == "worker"), key=lambda w: w.task)
+    return tasks[0] if tasks else workers[0]

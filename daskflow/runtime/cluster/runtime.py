@@ -92,7 +92,9 @@ class ClusterRuntime:
     def workers(self):
         workers = self._look()
         if not workers:
-            raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers")
+            filters = getattr(self.config, "device_filters", None)
+            which = f" that ConfigProto(device_filters={filters!r}) lets this session see" if filters else ""
+            raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers{which}")
         return workers
 
     def workers_now(self):

@@ -126,9 +126,9 @@ class SharedVariables:
     def _job(self, job) -> _Job:
         found = self._jobs.get(job)
         if found is None:
-            if job in self._retired:  # a step still in flight when its session left: kept nowhere
-                return _Job()
             with self._guard:
+                if job in self._retired:  # a step still in flight when its session left: kept nowhere
+                    return _Job()
                 found = self._jobs.setdefault(job, _Job())
         return found
 
@@ -221,6 +221,8 @@ class SharedVariables:
     def keep_copy(self, job, source, snapshot):
         """Keep ``snapshot`` of the variables of ``job`` on worker ``source`` if it is newer
         than the copy kept."""
+        if job in self._retired:  # a copy sent before its session left, arriving after
+            return
         kept = self.copies.get((job, source))
         if kept is None or snapshot.updates() >= kept.updates():
             self.copies[(job, source)] = snapshot
