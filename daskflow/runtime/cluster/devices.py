@@ -127,8 +127,8 @@ def device_list(workers) -> list[str]:
 def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevice, bool]:
     """The worker for ``device`` and whether it needs a GPU.
 
-    An op with no job/task goes to ``/job:worker/task:0`` (or the first
-    worker). With ``allow_soft_placement`` a device the cluster lacks falls
+    An op with no job/task goes to ``/job:worker/task:0`` (or the lowest
+    worker task, else the first worker). With ``allow_soft_placement`` a device the cluster lacks falls
     back, with a warning pointing at the caller's line, to a device the
     cluster has.
 
