@@ -62,19 +62,25 @@ def build(workers, sync):
         x, y = ds.make_one_shot_iterator().get_next()
         spec = {"ps": ["ps-0"], "worker": [f"worker-{i}" for i in range(workers)]}
         with tf.device(tf.train.replica_device_setter(cluster=spec)):
-            h = x
-            for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
-                w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
-                h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-                if k < len(SHAPES) - 2:
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
-            opt = tf.train.GradientDescentOptimizer(0.01)
-            if sync:
-                opt = tf.train.SyncReplicasOptimizer(opt, workers, workers)
-            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+            train = train_op(x, y, rng, workers, sync)
         init = tf.global_variables_initializer()
     return graph, init, train
+
+
+def train_op(x, y, rng, workers, sync):
+    """The MLP on inputs ``x`` and one-hot labels ``y``, its variables drawn from ``rng``, and
+    its SGD step (``SyncReplicasOptimizer`` over ``workers`` replicas if ``sync``)."""
+    h = x
+    for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
+        w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
+        h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
+        if k < len(SHAPES) - 2:
+            h = tf.nn.relu(h)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
+    opt = tf.train.GradientDescentOptimizer(0.01)
+    if sync:
+        opt = tf.train.SyncReplicasOptimizer(opt, workers, workers)
+    return opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
 
 
 def seconds_per_run(sess, train, steps, around=contextlib.nullcontext):

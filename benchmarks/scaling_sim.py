@@ -49,6 +49,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 import sim_device  # noqa: E402
+from data_parallel import SHAPES, train_op  # noqa: E402  (its MLP)
 from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 from record import record  # noqa: E402
@@ -57,7 +58,6 @@ import daskflow as tf  # noqa: E402
 from daskflow.kernels import devices  # noqa: E402
 from daskflow.runtime.cluster.devices import scheduler_identity  # noqa: E402
 
-SHAPES = [784, 2048, 2048, 10]  # data_parallel.py's MLP
 ROWS = 32  # rows a replica's batch holds on this CPU; each stands for batch / ROWS device examples
 SATURATED = 0.8  # a resource this busy over a run is the one holding it back
 COMPRESSION = {False: {}, True: {"gradient_compression": "int8", "variable_compression": "fp16"}}
@@ -102,17 +102,7 @@ def build(workers, shards, sync):
             cluster=spec, worker_device="/job:worker/device:GPU:0", ps_strategy=greedy
         )
         with tf.device(setter):
-            h = x
-            for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
-                w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
-                h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-                if k < len(SHAPES) - 2:
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
-            opt = tf.train.GradientDescentOptimizer(0.01)
-            if sync:
-                opt = tf.train.SyncReplicasOptimizer(opt, workers, workers)
-            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+            train = train_op(x, y, rng, workers, sync)
         init = tf.global_variables_initializer()
     return graph, init, train
 
