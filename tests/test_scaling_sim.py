@@ -1,6 +1,6 @@
 """benchmarks/sim_device.py, the simulated accelerator scaling_sim.py runs its replicas on."""
 
-import sys
+import importlib
 import time
 from pathlib import Path
 
@@ -11,13 +11,21 @@ from distributed import Client
 import daskflow as tf
 from daskflow.kernels import devices
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
-import scaling_sim  # noqa: E402
-import sim_device  # noqa: E402
+BENCHMARKS = str(Path(__file__).parent.parent / "benchmarks")
+
+
+@pytest.fixture(scope="module")
+def scaling_sim():
+    """benchmarks/scaling_sim.py, imported with its folder on the path for this module only
+    (as a benchmark script finds its neighbours: record, data_parallel, sim_device)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(BENCHMARKS)
+        yield importlib.import_module("scaling_sim")
 
 
 @pytest.fixture
-def simulated():
+def simulated(scaling_sim):
+    sim_device = scaling_sim.sim_device
     previous = sim_device.RATE, sim_device.EXAMPLES_PER_ROW
     yield sim_device
     sim_device.configure(*previous)
@@ -47,7 +55,7 @@ def test_batched_products_broadcast_and_count_every_batch(simulated):
         simulated.matmul(np.ones((2, 3)), np.ones((4, 5)))
 
 
-def test_a_replica_on_a_gpu_worker_computes_its_products_on_the_simulated_device(simulated):
+def test_a_replica_on_a_gpu_worker_computes_its_products_on_the_simulated_device(simulated, scaling_sim):
     """scaling_sim's program on a one-GPU-worker cluster: every product of the replica's step
     (forward, and the gradients of the weights and of the hidden layers' inputs) is charged."""
     steps, rows_as = 2, 3

@@ -128,9 +128,9 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
     """The worker for ``device`` and whether it needs a GPU.
 
     An op with no job/task goes to ``/job:worker/task:0`` (or the lowest
-    worker task, else the first worker). With ``allow_soft_placement`` a device the cluster lacks falls
-    back, with a warning pointing at the caller's line, to a device the
-    cluster has.
+    worker task, else the first worker). With ``allow_soft_placement`` a
+    device the cluster lacks falls back, with a warning pointing at the
+    caller's line, to a device the cluster has.
 
     Raises
     ------
