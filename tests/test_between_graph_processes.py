@@ -200,7 +200,9 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
     assert local.returncode == 0, local.stderr[-3000:]
     alone = json.loads((tmp_path / "local" / "evaluation.json").read_text())
     assert job["global_step"] >= 200 and alone["global_step"] == 200
-    assert job["accuracy"] >= alone["accuracy"] - 0.03, (job, alone)
+    # Two asynchronous trainers apply gradients a step stale, on their own shuffles: in 8
+    # runs (200 steps, 360 test digits) the job's accuracy was 0 to 0.036 below alone's.
+    assert job["accuracy"] >= alone["accuracy"] - 0.05, (job, alone)
 
 
 @pytest.fixture
