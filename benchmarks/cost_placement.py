@@ -1,10 +1,19 @@
-"""Cost-based placement on a model-parallel graph: step time against one worker and round-robin.
+"""Cost-based placement on model-parallel graphs: step time against one worker and round-robin.
 
-A graph with two wide branches and a head, no device given to any op: the
-input (batch ``--batch``, ``--dim`` features) goes through two branches of
-``dim -> width -> dim`` products with a ReLU between, and the head adds the
-branches and reduces. On ``tf.local_cluster(ps=0, workers=2)`` (processes,
-one thread each), in alternating rounds of the same run:
+Two graphs of two branches and a head, no device given to any op:
+
+* **matmul**: the input (batch ``--batch``, ``--dim`` features) goes through
+  two branches of ``dim -> width -> dim`` products with a ReLU between, and
+  the head adds the branches and reduces. The shapes tell the placer what
+  each op costs.
+* **inverse**: each branch inverts ``--matrices`` fed ``--size``-square
+  matrices (``tf.matrix_inverse``; the second branch, twice them) and sums
+  them. To the shapes an inverse is an op moving a few MB, so before the
+  first profiled run the placer keeps both branches on one worker; the
+  measured times then split them.
+
+On ``tf.local_cluster(ps=0, workers=2)`` (processes, one thread each), in
+alternating rounds of the same run:
 
 * **one worker**: the default, every op on ``/job:worker/task:0``;
 * **round-robin**: each op (variables too) on the next worker in turn, as a
@@ -13,7 +22,8 @@ one thread each), in alternating rounds of the same run:
 
 It prints each setting's median step (a blocking ``run`` fetching the head)
 and its ratio to one worker's and to round-robin's, and where cost
-placement put the branches and why. Goal: cost < both. Run:
+placement put the branches (for ``inverse``, before and after its measured
+times) and why. Goal: cost < both. Run:
 ``python benchmarks/cost_placement.py`` (``--record`` writes RESULTS.md).
 """
 
@@ -38,13 +48,19 @@ import daskflow as tf  # noqa: E402
 DEVICES = ["/job:worker/task:0", "/job:worker/task:1"]
 
 
-def build(dim, width, round_robin=False):
-    """The two-branch graph; returns (graph, init, input placeholder, head)."""
+def build(args, model, round_robin=False):
+    """A two-branch graph; returns (graph, init, input placeholder, head)."""
     graph = tf.Graph()
-    rng = np.random.default_rng(1)  # the same weights in every graph: the same head
     turns = itertools.cycle(DEVICES)
     scope = tf.device(lambda op: next(turns)) if round_robin else contextlib.nullcontext()
     with graph.as_default(), scope:
+        if model == "inverse":
+            x = tf.placeholder(tf.float32, [None, args.size, args.size], name="x")
+            left = tf.reduce_sum(tf.matrix_inverse(x), name="left")
+            right = tf.reduce_sum(tf.matrix_inverse(2.0 * x), name="right")
+            return graph, tf.no_op(), x, tf.add(left, right, name="head")
+        dim, width = args.dim, args.width
+        rng = np.random.default_rng(1)  # the same weights in every graph: the same head
         x = tf.placeholder(tf.float32, [None, dim], name="x")
         branches = []
         for name in ("left", "right"):
@@ -62,58 +78,82 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--width", type=int, default=4096)
+    parser.add_argument("--matrices", type=int, default=4, help="inverse: matrices per step")
+    parser.add_argument("--size", type=int, default=512, help="inverse: their size")
     parser.add_argument("--steps", type=int, default=10, help="steps per setting per round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     logging.getLogger("distributed").setLevel(logging.WARNING)
-    feed_value = np.random.default_rng(0).random((args.batch, args.dim), dtype=np.float32)
-    times: dict = {}
+    rng = np.random.default_rng(0)
+    inputs = {
+        "matmul": rng.random((args.batch, args.dim), dtype=np.float32),
+        # diagonally dominant: well conditioned, the same inverse on every worker
+        "inverse": rng.random((args.matrices, args.size, args.size), dtype=np.float32)
+        + args.size * np.eye(args.size, dtype=np.float32),
+    }
+    times, where, values = {}, {}, {}
     with contextlib.ExitStack() as stack:
         cluster = stack.enter_context(tf.local_cluster(ps=0, workers=2))
         settings = {}
-        for name, round_robin, placement in [
-            ("one worker", False, None),
-            ("round-robin", True, None),
-            ("cost", False, "cost"),
-        ]:
-            graph, init, x, head = build(args.dim, args.width, round_robin)
+        for model, (name, round_robin, placement) in itertools.product(inputs, SETTINGS):
+            graph, init, x, head = build(args, model, round_robin)
             config = tf.ConfigProto(placement=placement)
             sess = stack.enter_context(tf.Session(cluster, graph=graph, config=config))
             sess.run(init)
-            feed = {x: feed_value}
-            step_times(sess, head, feed, 2)
-            settings[name] = (sess, head, feed)
-        values = {name: sess.run(head, feed) for name, (sess, head, feed) in settings.items()}
+            feed = {x: inputs[model]}
+            sess.run(head, feed)  # planned for this batch
+            if placement == "cost":
+                where[model, "estimated"] = sess.placement(head, feed)
+            step_times(sess, head, feed, 3)  # the second run is profiled, with cost placement
+            settings[model, name] = (sess, head, feed)
+        for key, (sess, head, feed) in settings.items():
+            values[key] = float(sess.run(head, feed))
         for r in range(args.rounds):
-            for name in list(settings) if r % 2 == 0 else reversed(list(settings)):
-                times.setdefault(name, []).extend(step_times(*settings[name], args.steps))
-        sess, head, feed = settings["cost"]
-        where = sess.placement(head, feed)
+            for key in list(settings) if r % 2 == 0 else reversed(list(settings)):
+                times.setdefault(key, []).extend(step_times(*settings[key], args.steps))
+        for model in inputs:
+            sess, head, feed = settings[model, "cost"]
+            where[model, "measured"] = sess.placement(head, feed)
     report(times, where, values, args)
 
 
+SETTINGS = [("one worker", False, None), ("round-robin", True, None), ("cost", False, "cost")]
+
+
 def report(times, where, values, args):
-    median = {name: statistics.median(ts) for name, ts in times.items()}
-    rows = [["placement", "median step", "÷ one worker", "÷ round-robin"]]
-    for name, t in median.items():
-        rows.append(
-            [name, f"{t * 1e3:.1f} ms", f"{t / median['one worker']:.2f}", f"{t / median['round-robin']:.2f}"]
-        )
-        print(f"{name:12s} {t * 1e3:8.1f} ms  {rows[-1][2]} x one worker  {rows[-1][3]} x round-robin")
-    branches = {op: v for op, v in where.items() if op.split("/")[0] in ("left", "right") and "MatMul" in op}
-    for op, (_, worker, why) in sorted(branches.items()):
-        print(f"  {op}: {worker} ({why})")
-    print("head values (the same computation wherever it runs):", {k: float(v) for k, v in values.items()})
+    median = {key: statistics.median(ts) for key, ts in times.items()}
+    rows = [["graph", "placement", "median step", "÷ one worker", "÷ round-robin"]]
+    for (model, name), t in median.items():
+        one, rr = t / median[model, "one worker"], t / median[model, "round-robin"]
+        rows.append([model, name, f"{t * 1e3:.1f} ms", f"{one:.2f}", f"{rr:.2f}"])
+        print(f"{model:8s} {name:12s} {t * 1e3:8.1f} ms  {one:.2f} x one worker  {rr:.2f} x round-robin")
+    placed = {}
+    for (model, when), found in where.items():
+        ops = {op: v for op, v in found.items() if _branch_op(model, op)}
+        placed[model, when] = "; ".join(f"{op} on {worker}" for op, (_, worker, _) in sorted(ops.items()))
+        print(f"  {model}, cost placement {when}:")
+        for op, (_, worker, why) in sorted(ops.items()):
+            print(f"    {op}: {worker} ({why})")
+    print("head values (the same computation wherever it runs):", values)
     if args.record:
         notes = [
-            f"Batch {args.batch}, {args.dim} -> {args.width} -> {args.dim} per branch; medians of "
-            f"{args.rounds} alternating rounds of {args.steps} steps. Cost placement put "
-            + "; ".join(f"{op} on {worker}" for op, (_, worker, _) in sorted(branches.items()))
-            + ". Goal: cost-based below both.",
+            f"matmul: batch {args.batch}, {args.dim} -> {args.width} -> {args.dim} per branch. "
+            f"inverse: {args.matrices} matrices of {args.size}x{args.size} inverted per branch. "
+            f"Medians of {args.rounds} alternating rounds of {args.steps} steps, after each session's "
+            "first four runs (the second profiled, under cost placement).",
+            f"Cost placement put, matmul: {placed['matmul', 'measured']}. "
+            f"inverse, by the estimates: {placed['inverse', 'estimated']}; "
+            f"by the measured times: {placed['inverse', 'measured']}. Goal: cost-based below both.",
         ]
-        title = "Cost-based placement: a two-branch graph's step on 2 workers"
+        title = "Cost-based placement: two-branch graphs' steps on 2 workers"
         record("cost_placement", title, rows, notes)
+
+
+def _branch_op(model, op):
+    if model == "inverse":
+        return op in ("MatrixInverse", "MatrixInverse_1")
+    return op.split("/")[0] in ("left", "right") and "MatMul" in op
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """ConfigProto(placement="cost"): the greedy earliest-finish placer and its plans."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,78 @@ def test_replicated_plans_are_left_to_replication(cluster):
     with tf.Session(cluster, graph=graph, config=tf.ConfigProto(placement="cost")) as sess:
         where = sess.placement(y, {x: np.ones((4, 4), np.float32)})
     assert all(device == "/job:worker" for device, _, _ in where.values())
+
+
+def _slow_double(values):
+    time.sleep(0.06)  # what the shapes cannot tell: the op is slow
+    return 2 * values
+
+
+def test_measured_op_times_place_the_graph_again(cluster):
+    """Two py_funcs the shapes call cheap (16 bytes in, 16 out) but that take 60 ms each:
+    together by the estimates, on two workers once the second run has timed them."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [4], name="x")
+        slow = [tf.py_func(_slow_double, [x], tf.float32, name=name) for name in ("left", "right")]
+        head = tf.add(slow[0], slow[1], name="head")
+    feed = {x: np.arange(4, dtype=np.float32)}
+    with tf.Session(cluster, graph=graph, config=tf.ConfigProto(placement="cost")) as sess:
+        before = sess.placement(head, feed)
+        values = [sess.run(head, feed) for _ in range(3)]
+        after = sess.placement(head, feed)
+        left = sess._client.run(lambda dask_worker: sorted(dask_worker.extensions["daskflow"].programs))
+    assert before["left"][1] == before["right"][1] and "estimated" in before["left"][2]
+    assert after["left"][1] != after["right"][1]
+    assert "measured at" in after["left"][2] and "measured at" in after["right"][2]
+    for value in values:
+        np.testing.assert_array_equal(value, 4 * np.arange(4, dtype=np.float32))
+    plans = {pid.partition("-")[0] for found in left.values() for pid in found}
+    assert len(plans) == 1  # the plan placed by the estimates left the workers
+
+
+def test_a_traced_step_measures_the_links_latency_and_speed_from_its_hops():
+    """Two hops out of worker 0: 4 bytes in 0.5 ms (the latency), 1 MiB in 2.5 ms (the
+    speed: 1 MiB in the 2 ms beyond the latency). Times as the workers note them (ns)."""
+    from daskflow.client.step_stats import Described, OpTimes, PartitionTimes
+    from daskflow.runtime.plan.cost_placement import link_rates
+    from daskflow.runtime.plan.partition import make_plan
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 8], name="x")
+        with tf.device("/job:worker/task:0"):
+            big = tf.tanh(x, name="big")
+            small = tf.reduce_sum(big, name="small")
+        with tf.device("/job:worker/task:1"):
+            took_big = tf.identity(big, name="took_big")
+        with tf.device("/job:worker/task:2"):
+            took_small = tf.identity(small, name="took_small")
+    plan = make_plan([took_big, took_small], [], [x])
+    key = {op.name: part.key for op, part in plan.partition_of.items()}
+    ops = [big.op, small.op]
+    mib, ms = 1 << 20, 1_000_000
+    described = (
+        OpTimes(0, 0, ms // 2, (Described((mib // 4,), mib),)),
+        OpTimes(1, ms // 2, ms, (Described((), 4),)),
+    )
+    records = [
+        PartitionTimes(key["big"], key["big"], None, "tcp://w0", 0, [(0, ms, 1)], described),
+        PartitionTimes(
+            key["took_big"], key["took_big"], None, "tcp://w1", 0, [(ms + 5 * ms // 2, 5 * ms, 2)]
+        ),
+        PartitionTimes(
+            key["took_small"], key["took_small"], None, "tcp://w2", 0, [(ms + ms // 2, 2 * ms, 3)]
+        ),
+    ]
+    latency, speed = link_rates(records, plan, ops)
+    assert latency == pytest.approx(0.5e-3)
+    assert speed == pytest.approx(mib / 2e-3)
+    placer = CostPlacer(DEVICES, RATES)
+    placer.observe({}, (latency, speed))
+    assert placer.transfer_time(took_big) == pytest.approx(0.5e-3 + 8 * 4 / (mib / 2e-3))  # batch 1
+    on_one_worker = [
+        records[0],
+        PartitionTimes(key["took_big"], key["took_big"], None, "tcp://w0", 0, records[1].computes),
+    ]
+    assert link_rates(on_one_worker, plan, ops) == (None, None)  # no hop crossed workers

@@ -224,6 +224,14 @@ CASES = [
         [R(4, 3), R(3)],
         lambda x, b: np.maximum(x + b, 0),
     ),
+    # The remapping rewrite runs the four as one _FusedElementwise kernel.
+    Case(
+        "elementwise_chain",
+        "Mul",
+        lambda x, y: tf.tanh(x * y + 1.0) * y,
+        [R(4, 3), R(3)],
+        lambda x, y: np.tanh(x * y + 1.0) * y,
+    ),
     # comparisons and logic
     Case("equal", "Equal", tf.equal, [Int(2, 3, lo=0, hi=2), Int(3, lo=0, hi=2)], np.equal),
     Case("not_equal", "NotEqual", tf.not_equal, [Int(2, 3, lo=0, hi=2), Int(2, 3, lo=0, hi=2)], np.not_equal),
@@ -797,6 +805,7 @@ EXEMPT = {
     "AssignSub": "test_variable_updates",
     "NoOp": "no outputs: test_no_op_and_group",
     "_FusedBiasAddRelu": "made by the remapping rewrite, never by graph building: case bias_add_relu",
+    "_FusedElementwise": "made by the remapping rewrite, never by graph building: case elementwise_chain",
     "If": "runs function graphs: tests/test_control_flow.py",
     "While": "runs function graphs: tests/test_control_flow.py",
     "WhileGrad": "gradient of While: tests/test_control_flow.py",

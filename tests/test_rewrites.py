@@ -76,7 +76,7 @@ def test_exact_identities_drop_the_op(build):
     with tf.Session() as sess:
         got, ran = traced(sess, out, {x: value})
     assert y.op.name not in ran
-    with tf.Session(config=config(arithmetic=False)) as sess:
+    with tf.Session(config=config(arithmetic=False, remapping=False)) as sess:  # no chain fused either
         plain, ran_all = traced(sess, out, {x: value})
     assert y.op.name in ran_all
     np.testing.assert_array_equal(got.view(np.uint32), plain.view(np.uint32))
@@ -203,3 +203,64 @@ def test_a_reshape_of_a_reshape_reshapes_the_first_input():
     assert inner.op.name in ran_all
     np.testing.assert_array_equal(got, plain)
     assert got.shape == (4, 2, 3, 1)
+
+
+# -- elementwise chains -------------------------------------------------------------------------------
+
+
+def _chain_values(rows):
+    x = RNG.standard_normal((rows, 256)).astype(np.float32)
+    x[0, :4] = [np.nan, np.inf, -np.inf, -0.0]  # special values go through the chain as through the ops
+    return x, RNG.standard_normal(256).astype(np.float32)
+
+
+@pytest.mark.parametrize("rows", [2, 512], ids=["small", "large-in-place"])
+def test_an_elementwise_chain_runs_as_one_kernel_bit_for_bit(rows):
+    x = tf.placeholder(tf.float32, [None, 256])
+    w = tf.placeholder(tf.float32, [256])
+    z = tf.tanh(x * w + 1.0)
+    out = tf.square(z - 0.5) / w  # a row vector and scalars broadcast along the chain
+    x_value, w_value = _chain_values(rows)
+    kept = x_value.copy()
+    with tf.Session() as sess:
+        got, ran = traced(sess, out, {x: x_value, w: w_value})
+    inner = {z.op.name, z.op.inputs[0].op.name, out.op.inputs[0].op.name}
+    assert out.op.name in ran and not inner & ran
+    np.testing.assert_array_equal(x_value, kept)  # a fed value is never written into
+    with tf.Session(config=config(remapping=False)) as sess:
+        plain, ran_all = traced(sess, out, {x: x_value, w: w_value})
+    assert inner <= ran_all
+    np.testing.assert_array_equal(got.view(np.uint32), plain.view(np.uint32))
+
+
+def test_a_value_read_elsewhere_or_fetched_ends_the_chain():
+    x = tf.placeholder(tf.float32, [None, 256])
+    shared = tf.exp(x * 0.5)  # read by two ops: computed as written
+    a, b = tf.tanh(shared) - 1.0, shared * 2.0
+    fetched = tf.sqrt(tf.abs(x))  # fetched: computed as written
+    last = fetched + 3.0
+    x_value, _ = _chain_values(64)
+    with tf.Session() as sess:
+        values, ran = traced(sess, [a, b, fetched, last], {x: x_value})
+    assert {shared.op.name, fetched.op.name, a.op.name, b.op.name, last.op.name} <= ran
+    assert a.op.inputs[0].op.name not in ran  # the tanh ran inside a's kernel
+    with tf.Session(config=config(remapping=False)) as sess:
+        plain = sess.run([a, b, fetched, last], {x: x_value})
+    for got, want in zip(values, plain):
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_integer_chains_and_ops_on_two_devices_are_left_alone():
+    i = tf.placeholder(tf.int32, [None])
+    ints = (i * 3 + 1) - i
+    x = tf.placeholder(tf.float32, [None])
+    with tf.device("/cpu:0"):
+        y = tf.exp(x)
+    z = tf.tanh(y)  # another device string than the exp's: two kernels
+    with tf.Session() as sess:
+        (got, z_value), ran = traced(
+            sess, [ints, z], {i: np.arange(5, dtype=np.int32), x: np.ones(3, np.float32)}
+        )
+    assert {ints.op.inputs[0].op.name, y.op.name} <= ran
+    np.testing.assert_array_equal(got, np.arange(5) * 3 + 1 - np.arange(5))
+    np.testing.assert_array_equal(z_value, np.tanh(np.exp(np.ones(3, np.float32))))

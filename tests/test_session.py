@@ -229,6 +229,24 @@ def test_a_stage_another_device_also_reads_stays_apart():
         assert sess.run(z) == 15.0
 
 
+def test_a_folded_constant_made_on_another_device_adds_no_stage():
+    """A reader holds a folded constant in its program: it waits for nothing from the
+    constant's device, so it runs in the first stage, while the other devices do."""
+    two = tf.constant(2.0, name="two")  # no device
+    x = tf.placeholder(tf.float32, [2])
+    with tf.device("/job:worker/task:0"):
+        a = tf.reduce_sum(x, name="a")
+    with tf.device("/job:worker/task:1"):
+        b = tf.reduce_sum(two * x, name="b")  # needs nothing computed elsewhere: stage 0
+        head = a + b  # needs worker 0's a: stage 1
+    with tf.device("/job:ps/task:0"):
+        z = b * 3.0  # reads worker 1's stage 0, which therefore stays a task of its own
+    with tf.Session() as sess:
+        keys = sorted(k for k, v in sess.lower([head, z], {x: [1.0, 2.0]}).items() if hasattr(v, "func"))
+        assert sess.run([head, z], {x: [1.0, 2.0]}) == [9.0, 18.0]
+    assert keys == ["ps-0-s1", "worker-0-s0", "worker-1-s0", "worker-1-s1"]
+
+
 def test_an_input_pipeline_outside_the_replicas_scope_runs_in_each_replicas_task():
     data = tf.constant(np.ones((4, 3))) * 2.0  # no device: the input, built outside the scope
     with tf.device("/job:ps/task:0"):
@@ -291,3 +309,48 @@ def test_a_control_dependency_on_a_fed_placeholder_is_met_by_the_feed():
             assert sess.run(y, {x: [1.0, 2.0]}) == 2.0
             with pytest.raises(tf.errors.InvalidArgumentError, match="must feed"):
                 sess.run(y)
+
+
+def test_an_intermediate_is_freed_once_its_last_reader_ran():
+    """A step's values go back to the allocator as soon as nothing later reads them, as
+    TF1's tensors do, not when the step ends: the next value of that size reuses them."""
+    import weakref
+
+    seen = {}
+
+    def keep_a_weak_reference(value):
+        seen["product"] = weakref.ref(value)
+        return value + 1.0
+
+    def is_the_product_gone(value):
+        return np.float32(seen["product"]() is None)
+
+    x = tf.placeholder(tf.float32, [3])
+    product = x * 2.0  # read by the first py_func only
+    plus_one = tf.py_func(keep_a_weak_reference, [product], tf.float32)
+    gone = tf.py_func(is_the_product_gone, [plus_one], tf.float32)
+    with tf.Session() as sess:
+        assert sess.run(gone, {x: np.ones(3, np.float32)}) == 1.0
+        assert sess.run([gone, product], {x: np.ones(3, np.float32)})[0] == 0.0  # fetched: kept
+
+
+def test_two_names_of_one_device_make_one_partition():
+    """``/cpu:0`` and no device are the same place (so are ``/job:w/task:0`` and
+    ``/job:w/replica:0/task:0``): one partition, where two once took one key."""
+    i = tf.placeholder(tf.int32, [None])
+    x = tf.placeholder(tf.float32, [None])
+    with tf.device("/cpu:0"):
+        y = tf.exp(x)
+    z = tf.tanh(y)
+    with tf.device("/job:worker/task:0"):
+        a = tf.reduce_sum(z)
+    with tf.device("/job:worker/replica:0/task:0"):
+        b = a * 2.0
+    from daskflow.runtime.plan.partition import make_plan
+
+    plan = make_plan([i * 3, z, b], [], [i, x])
+    assert sorted(p.key for p in plan.partitions) == ["local-s0", "worker-0-s1"]
+    with tf.Session() as sess:
+        got = sess.run([i * 3, z], {i: np.arange(3, dtype=np.int32), x: np.zeros(3, np.float32)})
+    np.testing.assert_array_equal(got[0], [0, 3, 6])
+    np.testing.assert_array_equal(got[1], np.tanh(np.ones(3, np.float32)))

@@ -238,15 +238,21 @@ def test_partition_labels_name_the_instances_each_read_from():
 
 
 # -- on a cluster: one NodeExecStats per partition, on its worker ---------------------------------------
-def test_a_traced_cluster_run_names_every_partition_on_the_worker_that_ran_it():
+def _ps_worker_graph():
+    """``loss = reduce_sum(matmul(x, w))`` on worker 0, ``w`` on ps 0: (graph, x, w, loss)."""
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [2, 3], name="x")
         with tf.device("/job:ps/task:0"):
             w = tf.Variable(tf.ones([3, 2]), name="w")
         with tf.device("/job:worker/task:0"):
-            y = tf.matmul(x, w, name="y")
-            loss = tf.reduce_sum(y, name="loss")
+            loss = tf.reduce_sum(tf.matmul(x, w, name="y"), name="loss")
+    return g, x, w, loss
+
+
+def test_a_traced_cluster_run_names_every_partition_on_the_worker_that_ran_it():
+    g, x, w, loss = _ps_worker_graph()
+    with g.as_default():
         with tf.device("/job:ps/task:0"):
             step = tf.assign_sub(w, tf.gradients(loss, w)[0] * 0.0, name="step")
     # The matmul on the worker; w's gradient (from the fed x: the loss's gradient is folded)
@@ -265,7 +271,8 @@ def test_a_traced_cluster_run_names_every_partition_on_the_worker_that_ran_it():
         sess.run(loss, {x: ONES}, run_metadata=untraced)
     assert set(left.values()) == {0}  # the client took every time noted
     assert list(untraced.step_stats.dev_stats) == []
-    where = {n.node_name: (d.device, n) for d in meta.step_stats.dev_stats for n in d.node_stats}
+    nodes = [(d.device, n) for d in meta.step_stats.dev_stats for n in d.node_stats]
+    where = {n.node_name: (d, n) for d, n in nodes if n.node_name in partitions}
     assert set(where) == partitions and len(partitions) >= 2
     for name, (device, node) in where.items():
         job, task = name.split("-")[:2]
@@ -277,5 +284,28 @@ def test_a_traced_cluster_run_names_every_partition_on_the_worker_that_ran_it():
     assert "y" in worker.timeline_label.partition("[")[2] and "loss" in worker.timeline_label
     trace = json.loads(timeline.Timeline(meta.step_stats).generate_chrome_trace_format())["traceEvents"]
     drawn = {e["args"]["name"]: e for e in trace if e["ph"] == "X"}
-    assert set(drawn) == partitions
-    assert all(e["name"] in partitions and e["args"]["ops"] for e in drawn.values())
+    assert partitions <= set(drawn)
+    assert all(drawn[name]["name"] in partitions and drawn[name]["args"]["ops"] for name in partitions)
+
+
+def test_a_traced_cluster_run_times_every_op_on_the_worker_that_ran_it():
+    """As embedded, one ``NodeExecStats`` per op (TF1's label and output description), on
+    its partition's device and within its partition's computation."""
+    g, x, w, loss = _ps_worker_graph()
+    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster, tf.Session(cluster, graph=g) as sess:
+        sess.run(w.initializer)
+        sess.run(loss, {x: ONES})  # planned and run untraced first: the traced variant comes later
+        meta = tf.RunMetadata()
+        assert sess.run(loss, {x: ONES}, options=TRACE, run_metadata=meta) == 12.0
+    worker = "/job:worker/replica:0/task:0/device:CPU:0"
+    nodes = {n.node_name: (d.device, n) for d in meta.step_stats.dev_stats for n in d.node_stats}
+    partition = next(n for name, (d, n) in nodes.items() if d == worker and name.startswith("worker-0"))
+    begin = partition.all_start_nanos + partition.op_start_rel_nanos
+    end = partition.all_start_nanos + partition.op_end_rel_nanos
+    for name, label, shape in (("y", "y = MatMul(x, w)", [2, 2]), ("loss", "loss = Sum(y", [])):
+        device, node = nodes[name]
+        assert device == worker and node.timeline_label.startswith(label)
+        assert begin <= node.all_start_nanos <= node.all_start_nanos + node.all_end_rel_nanos <= end
+        description = node.output[0].tensor_description
+        assert [d.size for d in description.shape.dim] == shape
+        assert description.allocation_description.requested_bytes == 4 * int(np.prod(shape))

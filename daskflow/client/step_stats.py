@@ -13,12 +13,17 @@ which :class:`.timeline.Timeline` (TF's too) reads.
   around its computation (the first and last, for a partition that applies
   replicas' results one by one); waiting for inputs is the time between.
   Its label is ``instance = partition(producer, ...) [op, op, ...]``: TF's
-  form, with the partition's ops after it.
+  form, with the partition's ops after it. Then one per op it ran, as
+  embedded, timed on the worker by the traced variant of its program
+  (:class:`OpTimes`); a worker that joined after that variant was sent
+  notes its partitions only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..framework.device_spec import DeviceSpec
 
@@ -36,6 +41,34 @@ class PartitionTimes:
     address: str  # the worker's
     start: int  # when its task started there
     computes: list  # (start, end, native thread id) of each call of its program
+    ops: tuple = ()  # OpTimes of each op run, where the worker ran the traced variant
+
+
+@dataclass(frozen=True)
+class OpTimes:
+    """One op run in a traced cluster step: ``index`` into the plan's traced ops, its start
+    and end (ns), and its outputs described (:class:`Described`), not their values."""
+
+    index: int
+    start: int
+    end: int
+    outputs: tuple
+
+
+@dataclass(frozen=True)
+class Described:
+    """A value's shape and bytes, which is all a ``TensorDescription`` keeps of it."""
+
+    shape: tuple | None
+    nbytes: int | None
+
+    @classmethod
+    def of(cls, value) -> Described:
+        shape, nbytes = getattr(value, "shape", None), getattr(value, "nbytes", None)
+        return cls(
+            tuple(int(d) for d in shape) if isinstance(shape, tuple) else None,
+            int(nbytes) if isinstance(nbytes, (int, np.integer)) else None,
+        )
 
 
 def device_name(job: str, task: int, device: str = "") -> str:
@@ -72,13 +105,13 @@ def add_op_stats(stats, entries, thread_id: int):
             _describe(node.output.add(slot=slot).tensor_description, op.outputs[slot], value)
 
 
-def add_partition_stats(stats, records, device_of, reads, ops):
+def add_partition_stats(stats, records, device_of, reads, ops, traced_ops=()):
     """Add a cluster step's partition ``records`` (from the workers) to ``stats``.
 
     ``records``: :class:`PartitionTimes` of each partition instance;
     ``device_of(address, partition)``: its device's name; ``reads[partition]``:
     the partitions whose results it reads; ``ops[partition]``: the names of
-    its ops.
+    its ops; ``traced_ops``: the ops the records' :class:`OpTimes` index.
     """
     ordered = sorted(records, key=lambda r: r.start)
     latest = {r.instance: r for r in ordered}  # a step run again after a recovery: its last run
@@ -94,6 +127,11 @@ def add_partition_stats(stats, records, device_of, reads, ops):
         label = f"{r.instance} = {r.partition}({inputs}) [{', '.join(ops.get(r.partition, ()))}]"
         node = _node(device, r.instance, label, r.start, first, last, last, thread)
         node.output.add(slot=0)  # its results, which the partitions reading it take
+        for t in r.ops:
+            op = traced_ops[t.index]
+            node = _node(device, op.name, op_label(op), t.start, t.start, t.end, t.end, thread)
+            for slot, value in enumerate(t.outputs):
+                _describe(node.output.add(slot=slot).tensor_description, op.outputs[slot], value)
 
 
 def _producers(instances, producers, replica):

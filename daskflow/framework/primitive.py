@@ -25,6 +25,9 @@ its input; it may then overwrite only the values that
 own copies).
 A ``host_only`` op has no device kernel (strings, Python functions, input
 pipelines): on a GPU device it runs on its task's CPU instead (soft placement).
+An ``elementwise`` op's kernel is, on floats, the array-API function of that
+name (``"tanh"``, ``"multiply"``): chains of them run as one kernel
+(:func:`daskflow.ops.rewrite_rules.elementwise_chain`).
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
@@ -90,6 +93,7 @@ class Primitive:
     host_only: bool = False
     simplify: Callable | None = None
     fuse: Callable | None = None
+    elementwise: str | None = None
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -15,7 +15,7 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import broadcast
-from ..kernels import loops
+from ..kernels import elementwise, loops
 from ..kernels.compiled import plain
 from . import core_array_ops
 from . import rewrite_rules as rules
@@ -54,6 +54,20 @@ def _bin(name, kernel, grad=None, infer=binary, **rules):
     return Primitive(name, infer, kernel, grad, broadcasting=True, fresh_output=True, **rules)
 
 
+def _chain(name):
+    """What an op computing the array-API function ``name`` declares to join fused chains."""
+    return {"elementwise": name, "fuse": rules.elementwise_chain(FusedElementwise)}
+
+
+# A chain of elementwise float ops, as one kernel: made only by the remapping rewrite.
+FusedElementwise = Primitive(
+    "_FusedElementwise",
+    lambda inputs, **_: (None, inputs[0].dtype),
+    elementwise.run_chain,
+    fresh_output=True,
+)
+
+
 def _add_kernel(xp, x, y):
     if getattr(y, "ndim", 0) == 1 and getattr(x, "size", 0) >= _LOOP_MIN and x.shape[-1:] == y.shape:
         out = _bias_loop(x, y, relu=False)  # a bias over a conv's channels
@@ -85,13 +99,21 @@ Add = _bin(
     lambda op, g: [g, g],
     infer=binary_or_string,
     simplify=rules.either(rules.neutral_operand(0, 0, "-"), rules.neutral_operand(1, 0, "-")),
+    **_chain("add"),
 )
-Sub = _bin("Sub", lambda xp, x, y: x - y, lambda op, g: [g, -g], simplify=rules.neutral_operand(0, 0, "+"))
+Sub = _bin(
+    "Sub",
+    lambda xp, x, y: x - y,
+    lambda op, g: [g, -g],
+    simplify=rules.neutral_operand(0, 0, "+"),
+    **_chain("subtract"),
+)
 Mul = _bin(
     "Mul",
     lambda xp, x, y: x * y,
     lambda op, g: [g * op.inputs[1], op.inputs[0] * g],
     simplify=rules.either(rules.neutral_operand(0, 1), rules.neutral_operand(1, 1)),
+    **_chain("multiply"),
 )
 
 
@@ -117,6 +139,7 @@ RealDiv = Primitive(
     broadcasting=True,
     fresh_output=True,
     simplify=rules.neutral_operand(0, 1),
+    **_chain("divide"),
 )
 FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
@@ -142,11 +165,13 @@ Maximum = _bin(
     "Maximum",
     lambda xp, x, y: xp.maximum(x, y),
     lambda op, g: _minmax_grad(op, g, op.inputs[0] >= op.inputs[1]),
+    **_chain("maximum"),
 )
 Minimum = _bin(
     "Minimum",
     lambda xp, x, y: xp.minimum(x, y),
     lambda op, g: _minmax_grad(op, g, op.inputs[0] <= op.inputs[1]),
+    **_chain("minimum"),
 )
 
 
@@ -209,17 +234,35 @@ def _unary(name, kernel, grad=None, infer=same_float, **rules):
     return prim, op_fn
 
 
-Neg, negative = _unary("Neg", lambda xp, x: -x, lambda op, g: [-g], infer=same, simplify=rules.undoes_itself)
-Abs, abs = _unary("Abs", lambda xp, x: xp.abs(x), lambda op, g: [g * sign(op.inputs[0])], same)  # noqa: A001
+Neg, negative = _unary(
+    "Neg",
+    lambda xp, x: -x,
+    lambda op, g: [-g],
+    infer=same,
+    simplify=rules.undoes_itself,
+    **_chain("negative"),
+)
+Abs, abs = _unary(  # noqa: A001
+    "Abs", lambda xp, x: xp.abs(x), lambda op, g: [g * sign(op.inputs[0])], same, **_chain("abs")
+)
 Sign, sign = _unary("Sign", lambda xp, x: xp.sign(x), lambda op, g: [None], same)
-Square, square = _unary("Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same)
-Exp, exp = _unary("Exp", lambda xp, x: xp.exp(x), lambda op, g: [g * op.outputs[0]])
-Log, log = _unary("Log", lambda xp, x: xp.log(x), lambda op, g: [g / op.inputs[0]])
-Sqrt, sqrt = _unary("Sqrt", lambda xp, x: xp.sqrt(x), lambda op, g: [g * 0.5 / op.outputs[0]])
-Tanh, tanh = _unary("Tanh", lambda xp, x: xp.tanh(x), lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])])
+Square, square = _unary(
+    "Square", lambda xp, x: x * x, lambda op, g: [g * 2 * op.inputs[0]], infer=same, **_chain("square")
+)
+Exp, exp = _unary("Exp", lambda xp, x: xp.exp(x), lambda op, g: [g * op.outputs[0]], **_chain("exp"))
+Log, log = _unary("Log", lambda xp, x: xp.log(x), lambda op, g: [g / op.inputs[0]], **_chain("log"))
+Sqrt, sqrt = _unary(
+    "Sqrt", lambda xp, x: xp.sqrt(x), lambda op, g: [g * 0.5 / op.outputs[0]], **_chain("sqrt")
+)
+Tanh, tanh = _unary(
+    "Tanh",
+    lambda xp, x: xp.tanh(x),
+    lambda op, g: [g * (1 - op.outputs[0] * op.outputs[0])],
+    **_chain("tanh"),
+)
 # Each is the other's derivative (up to sign); TF1's Cos and Sin, used by the cosine schedules.
-Cos, cos = _unary("Cos", lambda xp, x: xp.cos(x), lambda op, g: [-g * sin(op.inputs[0])])
-Sin, sin = _unary("Sin", lambda xp, x: xp.sin(x), lambda op, g: [g * cos(op.inputs[0])])
+Cos, cos = _unary("Cos", lambda xp, x: xp.cos(x), lambda op, g: [-g * sin(op.inputs[0])], **_chain("cos"))
+Sin, sin = _unary("Sin", lambda xp, x: xp.sin(x), lambda op, g: [g * cos(op.inputs[0])], **_chain("sin"))
 Floor, floor = _unary("Floor", lambda xp, x: xp.floor(x), lambda op, g: [None])
 Ceil, ceil = _unary("Ceil", lambda xp, x: xp.ceil(x), lambda op, g: [None])
 Round, round = _unary("Round", lambda xp, x: xp.round(x), lambda op, g: [None])  # noqa: A001

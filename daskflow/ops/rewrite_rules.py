@@ -95,6 +95,8 @@ def bias_then(fused, bias_add):
         producer, inputs = view.producer_of(z)
         if producer.primitive is not bias_add or producer.control_inputs or not view.sole_reader(z):
             return None
+        if producer in view.fused:  # already part of another fused kernel
+            return None
         x, b = inputs
         if producer.device != op.device or x.dtype != z.dtype or b.dtype != z.dtype:
             return None
@@ -105,3 +107,51 @@ def bias_then(fused, bias_add):
         return fused, (x, b)
 
     return rule
+
+
+FUSED_FLOATS = ("float16", "float32", "float64")
+
+
+def elementwise_chain(fused):
+    """A ``fuse`` rule for an ``elementwise`` op (``Primitive.elementwise``): run it and
+    the elementwise ops before it whose values only it (or another of them) reads, on
+    its device and dtype, as one kernel ``fused(*inputs, steps=...)`` (see
+    :func:`daskflow.kernels.elementwise.run_chain`). Taken at the chain's last op only:
+    an op whose value one elementwise op reads is left to that reader."""
+
+    def rule(view, op, *inputs):
+        if not _chainable(op) or _chainable(view.reader_of(op.outputs[0]), op):
+            return None
+        steps, sources = [], []
+        _collect(view, op, steps, sources)
+        if len(steps) < 2:
+            return None
+        return fused, tuple(sources), {"steps": tuple(steps)}
+
+    return rule
+
+
+def _chainable(op, like=None) -> bool:
+    """Whether ``op`` can join a chain (of ``like``'s device, dtype, when given)."""
+    if op is None or op.primitive.elementwise is None or op.control_inputs or len(op.outputs) != 1:
+        return False
+    dtype = op.outputs[0].dtype
+    if like is not None and (op.device != like.device or dtype != like.outputs[0].dtype):
+        return False
+    return dtype.name in FUSED_FLOATS and all(t.dtype == dtype for t in op.inputs)
+
+
+def _collect(view, op, steps, sources) -> int:
+    """Append ``op``'s step after those of the chain ops it reads; its argument code."""
+    args = []
+    for t in view.inputs_of(op):
+        producer = t.op
+        inner = view.computed(t) and view.reader_of(t) is op and producer not in view.fused
+        if inner and _chainable(producer, op):
+            args.append(_collect(view, producer, steps, sources))
+        else:
+            if t not in sources:
+                sources.append(t)
+            args.append(sources.index(t))
+    steps.append((op.primitive.elementwise, tuple(args)))
+    return ~(len(steps) - 1)

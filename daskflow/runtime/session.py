@@ -317,6 +317,8 @@ class Session:
             return mapper.build(self._run_reporting(executable, feed_values, options, run_metadata))
         steps = self._steps(executable)
         if self._cluster is not None:
+            if executable.next_profile is not None and executable.profile_due():
+                return mapper.build(self._profiled_step(executable, feed_values, steps))
             return mapper.build(self._cluster.step(executable, feed_values, steps))
         if steps > 1:
             return mapper.build(self._embedded_steps(executable, feed_values, steps))
@@ -383,6 +385,7 @@ class Session:
         from ..client.step_stats import add_partition_stats, device_name
         from .worker.programs import take_trace
 
+        self._cluster.trace_ops(executable)
         executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/steps.py)
         try:
             results = self._cluster.step(executable, feed_values, steps)
@@ -399,8 +402,34 @@ class Session:
 
         reads = {p.key: list(p.reads) for p in executable.programs}
         ops = {key: _op_names(lines) for key, lines in executable.line_ops.items()}
-        add_partition_stats(stats, records, device_of, reads, ops)
+        add_partition_stats(stats, records, device_of, reads, ops, executable.traced_sources()[1])
+        self._observe_costs(executable, records, feed_values)
         return results
+
+    def _profiled_step(self, executable, feed_values, steps):
+        """A step traced for cost placement alone: its op times go to the placer."""
+        from ..client.run_metadata import message_class
+
+        return self._traced_cluster_step(executable, feed_values, message_class("StepStats")(), steps)
+
+    def _observe_costs(self, executable, records, feed_values):
+        """Give a traced step's op and link times to the cost placer; when it places the
+        graph anew, plan again every signature it placed (their old plans leave the workers)."""
+        if self._cost_placer is None or not executable.plan.reasons:
+            return
+        from .plan.cost_placement import link_rates, op_seconds
+
+        ops = executable.traced_sources()[1]
+        link = link_rates(records, executable.plan, ops)
+        if not self._cost_placer.observe(op_seconds(records, ops), link, _batch_rows(feed_values)):
+            reasons = self._cost_placer.graph_placement(self.graph)[1]
+            for _, kept, _ in self._cache.values():  # the same places; why, from what was measured
+                kept.plan.reasons = {op: reasons.get(op, why) for op, why in kept.plan.reasons.items()}
+            return
+        for key, (_, stale, _) in list(self._cache.items()):
+            if stale.plan.reasons:
+                del self._cache[key]
+                self._cluster.forget(stale)
 
     def _keep(self, name, value):
         if type(value) is np.ndarray:
@@ -441,9 +470,9 @@ class Session:
 
         if self._cost_placer is None:
             self._cost_placer = CostPlacer(self._cluster.compute_devices(), batch=DEFAULT_ROWS)
-        rows = [len(v) for v in feed_dict.values() if getattr(v, "ndim", 0) or isinstance(v, list)]
+        rows = _batch_rows(feed_dict.values())
         if rows:
-            self._cost_placer.batch = rows[0]
+            self._cost_placer.batch = rows
         self._cost_placer.homes = self._cluster.variable_devices()
         return self._cost_placer
 
@@ -746,6 +775,12 @@ def _fetch_key(fetches):
     if fetches.__hash__ is None:  # an array, a set...: no fetch; say so as TF1 does
         raise invalid_fetch(fetches)
     return fetches
+
+
+def _batch_rows(values):
+    """The rows of the first fed array (what an unknown dimension is, to cost placement), or None."""
+    rows = [len(v) for v in values if getattr(v, "ndim", 0) or isinstance(v, list)]
+    return rows[0] if rows else None
 
 
 def _op_names(line_ops) -> list:

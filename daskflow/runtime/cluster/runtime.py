@@ -28,7 +28,7 @@ from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, write_variable
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
-from ..worker.programs import ProgramRegistry
+from ..worker.programs import ProgramRegistry, TracedPrograms
 from . import lineage, recovery, scope, shared, sources
 from .devices import cluster_workers, filtered, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
@@ -270,14 +270,34 @@ class ClusterRuntime:
         """Take a plan no step will use again off the workers, its credentials with it."""
         bulk.CLIENT_SESSIONS.dismiss(lowered.plan_id)
         name = scope.programs_prefix(self.token) + lowered.plan_id
-        if name not in self._registries:
+        for plugin in (f"{name}-traced", name):
+            if plugin not in self._registries:
+                continue
+            try:
+                self.client.unregister_worker_plugin(plugin)
+            except Exception:  # noqa: BLE001 - close() tries again; the plan's steps are over
+                logger.warning("daskflow could not take %s off the workers", plugin, exc_info=True)
+                continue
+            self._registries.remove(plugin)
+
+    def forget(self, executable):
+        """Drop ``executable``'s plan from the workers (the session planned it again)."""
+        lowered = self._plans.pop(executable, None)
+        if lowered is not None:
+            self.sync()  # steps in flight finish on the plan they were made with
+            self._drop_plan(lowered)
+
+    def trace_ops(self, executable):
+        """Send the traced variants of ``executable``'s programs to the workers, once per
+        plan, so that its traced steps time each op (:class:`.programs.TracedPrograms`)."""
+        lowered = self._plan(executable)
+        name = f"{scope.programs_prefix(self.token)}{lowered.plan_id}-traced"
+        if name in self._registries:
             return
-        try:
-            self.client.unregister_worker_plugin(name)
-        except Exception:  # noqa: BLE001 - close() tries again; the plan's steps are over
-            logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
-            return
-        self._registries.remove(name)
+        sources, _ = executable.traced_sources()
+        ids = {f"{lowered.plan_id}-{key}": source for key, source in sources.items()}
+        self.client.register_plugin(TracedPrograms(lowered.plan_id, ids, self.token))
+        self._registries.append(name)
 
     def sync(self):
         """Wait for every dispatched step; raise the first failure."""

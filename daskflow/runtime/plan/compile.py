@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 
 from ...kernels.devices import DeviceConstant, DeviceNamespace, is_gpu, to_host
@@ -50,7 +51,7 @@ class _Builder:
         self.compressed = compressed
         self.decodes = {} if replica else compressed
         # What each op reads and runs after plan-time rewrites.
-        self.inputs_of, self.primitive_of = plan.inputs_of, plan.primitive_of
+        self.inputs_of, self.primitive_of, self.attrs_of = plan.inputs_of, plan.primitive_of, plan.attrs_of
         self.producer, self.state_for, self.xp = producer, state_for, xp
         self.ns: dict = {}
         # On a GPU: the namespace's name, through which values cross the partition's boundary.
@@ -150,7 +151,7 @@ class _Builder:
     def _kernel(self, op, **extra):
         prim = self.primitive_of(op)
         bound = (self.xp, self.state_for(op)) if prim.make_state else (self.xp,)
-        return self._global(functools.partial(prim.kernel, *bound, **op.attrs, **extra), "k")
+        return self._global(functools.partial(prim.kernel, *bound, **self.attrs_of(op), **extra), "k")
 
     def _donatable(self, t):
         """A fresh array made here that nothing else reads: its buffer can be reused."""
@@ -231,6 +232,7 @@ class _Builder:
         ]
         results += list(self.written)
         self._emit(f"return ({', '.join(results)}{',' if results else ''})", None)
+        _free_when_dead(self.lines)
         # `*_`: trailing arguments carry control dependencies on other partitions.
         params = ", ".join([*self.arg_names, "*_"])
         src = f"def run({params}):\n" + "\n".join("    " + ln for ln in self.lines)
@@ -240,6 +242,28 @@ class _Builder:
         return Program(
             self.part.key, self.ns["run"], self.args, exports, updates, self.line_ops, src, self.reads
         )
+
+
+_LOCAL = re.compile(r"\bt\d+_\d+\b")  # an op's output, or a value from another partition
+
+
+def _free_when_dead(lines):
+    """End each intermediate's name on the line that reads it last (``; del t3_0``), so its
+    buffer goes back to the allocator while the step runs: the next value of its size
+    takes it instead of fresh, page-faulting memory. Names the last line (the return)
+    reads stay, and a name is never ended on the line that makes it (a traced step notes
+    an op's outputs after its statement)."""
+    first, last = {}, {}
+    for i, line in enumerate(lines):
+        for name in _LOCAL.findall(line):
+            first.setdefault(name, i)
+            last[name] = i
+    ends: dict = {}
+    for name, i in last.items():
+        if i != first[name] and i < len(lines) - 1:
+            ends.setdefault(i, []).append(name)
+    for i, names in ends.items():
+        lines[i] += f"; del {', '.join(sorted(names))}"
 
 
 def compile_partition(

@@ -14,16 +14,28 @@ ops colocated with it (``tf.colocate_with``: its initializer, its updates) go
 where it goes. Constants, feeds and what is computed from them alone exist
 everywhere before the step.
 
-Costs are estimates from static shapes (an unknown dimension counts as the
-latest fed batch's rows, :data:`DEFAULT_ROWS` before any): a matrix product or convolution is its
-floating-point operations over the rate :func:`measured_rates` found on this
-machine (one thread); any other op moves its inputs' and outputs' bytes at
-the measured memory speed. Each placed op keeps why it went where it did.
+Before any step, costs are estimates from static shapes (an unknown
+dimension counts as the latest fed batch's rows, :data:`DEFAULT_ROWS` before
+any): a matrix product or convolution is its floating-point operations over
+the rate :func:`measured_rates` found on this machine (one thread); any other
+op moves its inputs' and outputs' bytes at the measured memory speed, and a
+hop between workers costs :data:`LINK_LATENCY` plus its bytes at
+:data:`LINK_BYTES_PER_S`. Then the session profiles: a plan's 2nd, 20th,
+200th... run is traced, each op timed on its worker
+(:func:`op_seconds`), and each hop between two partitions timed from the
+producer's end to the consumer's start with the bytes it carried
+(:func:`link_rates`). Measured times replace the estimates (at the batch they
+were measured with), and the graph is placed again when the new placement's
+simulated step is at least :data:`REPLACE_GAIN` shorter than the current
+one's under the same measurements. Each placed op keeps why it went where it
+did.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import statistics
 import time
 from dataclasses import dataclass
 
@@ -35,6 +47,10 @@ OP_OVERHEAD = 5e-6  # seconds a kernel call costs besides its arithmetic (a Pyth
 # cores): 0.3-0.6 ms from one partition's send to the other's receipt, loopback speed.
 LINK_LATENCY = 0.5e-3
 LINK_BYTES_PER_S = 1.0e9
+# A new placement must promise a step this much shorter than the current one, simulated with
+# the same measurements: a smaller gain is within their noise, and new plans cost a replanning.
+REPLACE_GAIN = 0.1
+LINK_SAMPLE_BYTES = 1 << 18  # hops carrying at least this much time the link's speed; the rest, its latency
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,35 @@ class CostPlacer:
         self.batch = max(1, int(batch))
         self.homes = homes or {}
         self._placed = None  # ((graph, its versions, batch), {op: device}, {op: why})
+        self.measured: dict = {}  # op -> (seconds it took on its worker, its shapes then)
+
+    def observe(self, seconds: dict, link=None, batch=None) -> bool:
+        """Take measured op times (``{op: seconds}``, measured at ``batch`` rows where an
+        unknown dimension is, which becomes the batch) and link rates (``(latency, bytes
+        per second)`` from :func:`link_rates`, either None where not measured); True when
+        the graph was placed anew (the plans made from the old placement are stale)."""
+        self.batch = max(1, int(batch or self.batch))
+        self.measured.update({op: (t, self._shapes(op)) for op, t in seconds.items()})
+        latency, speed = link or (None, None)
+        self.rates = dataclasses.replace(
+            self.rates,
+            link_latency=self.rates.link_latency if latency is None else max(latency, 1e-6),
+            link_bytes_per_s=speed or self.rates.link_bytes_per_s,
+        )
+        if self._placed is None:
+            return False
+        graph, placed = self._placed[0][0], self._placed[1]
+        ops = graph.get_operations()
+        current, fresh = _Simulation(self, ops, keep=placed), _Simulation(self, ops)
+        key = (graph, graph.version, graph._mutations, self.batch)
+        kept = [op for op in placed if not op.primitive.is_variable]
+        if all(fresh.placed.get(op) == placed[op] for op in kept) or (
+            fresh.makespan > current.makespan * (1 - REPLACE_GAIN)
+        ):
+            self._placed = (key, placed, current.reasons)  # kept, its reasons from what was measured
+            return False
+        self._placed = (key, fresh.placed, fresh.reasons)
+        return True
 
     def __call__(self, order, device_of):
         """Fill in ``device_of`` (a plan's op -> device) for its ops with none, from the whole
@@ -114,7 +159,11 @@ class CostPlacer:
 
     # -- costs ----------------------------------------------------------------------------
     def compute_time(self, op, inputs) -> float:
-        """Seconds ``op`` takes on one worker, estimated from its tensors' static shapes."""
+        """Seconds ``op`` takes on one worker: as measured with the shapes it has at this
+        batch, else estimated from its tensors' static shapes."""
+        seconds = self.measured_time(op)
+        if seconds is not None:
+            return seconds
         flops = self._flops(op, inputs)
         if flops is not None:
             return OP_OVERHEAD + flops / self.rates.flops
@@ -146,6 +195,15 @@ class CostPlacer:
             itemsize = 8
         return self._size(t) * itemsize
 
+    def measured_time(self, op):
+        """Seconds ``op`` took when measured with the shapes it has at this batch, or None."""
+        seconds, shapes = self.measured.get(op, (None, None))
+        return seconds if seconds is not None and shapes == self._shapes(op) else None
+
+    def _shapes(self, op) -> tuple:
+        """``op``'s inputs' and outputs' shapes at this batch: a measurement's validity."""
+        return tuple(tuple(self._dims(t)) for t in (*op.inputs, *op.outputs))
+
     def _dims(self, t) -> list:
         dims = t._dims
         return [] if dims is None else [self.batch if d is None else d for d in dims]
@@ -157,8 +215,9 @@ class CostPlacer:
 class _Simulation:
     """The greedy earliest-finish pass over a graph's ops (see the module's docstring)."""
 
-    def __init__(self, placer, ops):
+    def __init__(self, placer, ops, keep=None):
         self.placer = placer
+        self.keep = keep or {}  # op -> device: a placement to simulate rather than choose
         self.free = dict.fromkeys(placer.devices, 0.0)  # device -> when it is next idle
         self.ready: dict = {}  # tensor -> (device, seconds into the step it exists)
         self.known: set = set()  # tensors that exist everywhere before the step (fed, constant)
@@ -170,6 +229,7 @@ class _Simulation:
         for op in ops:
             if op not in follows:
                 self._simulate(op)
+        self.makespan = max(self.free.values(), default=0.0)  # when the simulated step ends
         self._place_variables([op for op in ops if op.primitive.is_variable], ops)
         for op in reversed(ops):  # a follower's leader comes after it, or is a variable
             if op in follows and not op.device:
@@ -193,10 +253,12 @@ class _Simulation:
         self.cost[op] = cost = self.placer.compute_time(op, inputs)
         candidates = [fixed] if fixed else self.placer.devices
         finishes = {d: self._start(d, inputs) + cost for d in candidates}
-        device = self._choose(finishes, inputs)
+        device = fixed or self.keep.get(op) or self._choose(finishes, inputs)
         if not op.device:
             self.placed[op] = device
-            self.reasons[op] = self._why(root, fixed, finishes)
+            self.reasons[op] = self._why(
+                root, fixed, finishes, self.placer.measured_time(op), op in self.keep
+            )
         self.free[device] = finishes[device]
         for t in op.outputs:
             self.ready[t] = (device, finishes[device])
@@ -250,11 +312,16 @@ class _Simulation:
                 self.reasons[var] = f"cost: with its heaviest reader, {heaviest.name}"
 
     @staticmethod
-    def _why(root, fixed, finishes) -> str:
+    def _why(root, fixed, finishes, measured, kept) -> str:
         if fixed:
             return f"colocated with {root.name}"
         ms = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in finishes.items())
-        return f"cost: earliest estimated finish ({ms})"
+        if measured is None:
+            return f"cost: earliest estimated finish ({ms})"
+        if kept:
+            gain = f"moving ops gained less than {REPLACE_GAIN:.0%}"
+            return f"cost: kept where it was ({gain}), measured at {measured * 1e3:.3f} ms ({ms})"
+        return f"cost: earliest finish, measured at {measured * 1e3:.3f} ms ({ms})"
 
 
 def _followers(ops) -> dict:
@@ -275,3 +342,58 @@ def _followers(ops) -> dict:
         if op not in follows and not op.primitive.is_variable and mine and all(r in follows for r in mine):
             follows[op] = mine[0]
     return follows
+
+
+def op_seconds(records, ops) -> dict:
+    """``{op: seconds}`` from a traced cluster step's partition ``records``
+    (:class:`..client.step_stats.PartitionTimes`; ``ops``: the ops their entries index):
+    the median of each op's runs (replicas, rounds)."""
+    runs: dict = {}
+    for record in records:
+        for entry in record.ops:
+            runs.setdefault(ops[entry.index], []).append((entry.end - entry.start) / 1e9)
+    return {op: statistics.median(times) for op, times in runs.items()}
+
+
+def link_rates(records, plan, ops):
+    """``(latency, bytes per second)`` of the hops a traced step's ``records`` show, each
+    None where no hop tells it.
+
+    A hop: a partition instance (no replica) whose latest-ending producer ran on another
+    worker; it took from that producer's end to the consumer's start, carrying the
+    bytes the worker described of the producer's tensors the consumer reads. Hops of
+    fewer than :data:`LINK_SAMPLE_BYTES` time the latency (their median); the others, the
+    speed: their bytes over their time less the latency (measured, else the default).
+    """
+    made, sizes = {}, {}  # partition key -> its record; tensor -> bytes
+    for record in records:
+        if record.replica is None and record.computes:
+            made[record.partition] = record
+            for entry in record.ops:
+                op = ops[entry.index]
+                for out, described in zip(op.outputs, entry.outputs):
+                    sizes[out] = described.nbytes or 0
+    key_of = {op: part.key for op, part in plan.partition_of.items()}
+    hops = [hop for record in made.values() if (hop := _hop(record, made, sizes, plan, key_of)) is not None]
+    small = [seconds for n, seconds in hops if n < LINK_SAMPLE_BYTES]
+    latency = statistics.median(small) if small else None
+    big = [(n, seconds - (latency or LINK_LATENCY)) for n, seconds in hops if n >= LINK_SAMPLE_BYTES]
+    big = [(n, moving) for n, moving in big if moving > 0]
+    speed = sum(n for n, _ in big) / sum(moving for _, moving in big) if big else None
+    return latency, speed
+
+
+def _hop(record, made, sizes, plan, key_of):
+    """``(bytes, seconds)`` of ``record``'s wait for its latest producer on another worker."""
+    mine = [op for op, key in key_of.items() if key == record.partition]
+    reads = [
+        t for op in mine for t in plan.inputs_of(op) if key_of.get(t.op, record.partition) != record.partition
+    ]
+    producers = {key_of[t.op] for t in reads} & set(made)
+    if not producers:
+        return None
+    last = max(producers, key=lambda key: made[key].computes[-1][1])
+    if made[last].address == record.address:
+        return None
+    nbytes = sum(sizes.get(t, 0) for t in set(reads) if key_of[t.op] == last)
+    return nbytes, max(record.computes[0][0] - made[last].computes[-1][1], 0) / 1e9

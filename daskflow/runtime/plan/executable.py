@@ -31,6 +31,9 @@ from .partition import make_plan
 from .replication import replicated_partitions
 from .rewrite import rewrite
 
+PROFILE_FIRST = 2  # the first run compiles (numba) and warms caches: the second is timed
+PROFILE_EVERY = 10  # then every tenfold more runs, so the profiles' cost fades
+
 
 class Executable:
     """Everything one signature needs per step, computed once."""
@@ -55,11 +58,11 @@ class Executable:
             if passes.constant_folding:
                 folded.update(fold_constants(order, set(feeds), np))
             if not passes.any_rewrite():
-                return {}, {}
+                return {}, {}, {}
             return rewrite(order, folded, fetch_tensors, passes)
 
         self.plan = plan = make_plan(
-            fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer
+            fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer, folded
         )
         self.feeds = list(feeds)
         replicated = replicated_partitions(plan.partitions) if compression else set()
@@ -109,6 +112,11 @@ class Executable:
         # level), which its tasks carry to their workers (cluster/steps.py); else None.
         self.trace = None
         self._traced = None  # (traced function per task, ops they note), made on first use
+        self._traced_sources = None  # ({program key: traced source}, ops they note), the same
+        # ConfigProto(placement="cost"): which run of this plan is traced next to measure its
+        # ops' costs (2nd, 20th, 200th...); None where the placer placed nothing of it.
+        self.runs = 0
+        self.next_profile = PROFILE_FIRST if placer is not None and plan.reasons else None
 
     # -- a step ----------------------------------------------------------------------
     def bind(self, feed_values, store) -> dict:
@@ -164,6 +172,22 @@ class Executable:
         add_op_stats(stats, [(ops[i], start, end, outs) for i, start, end, outs in log], thread)
         return values
 
+    def profile_due(self) -> bool:
+        """Count a run; whether it is one to trace for cost placement (see ``next_profile``)."""
+        self.runs += 1
+        if self.next_profile is None or self.runs < self.next_profile:
+            return False
+        self.next_profile *= PROFILE_EVERY
+        return True
+
+    def traced_sources(self):
+        """``({program key: traced source}, ops)``: what a cluster's traced step runs
+        (:class:`..worker.programs.TracedPrograms`) and the ops its notes index."""
+        if self._traced_sources is None:
+            sources, ops = traced_sources(self.programs)
+            self._traced_sources = ({p.key: s for p, s in zip(self.programs, sources)}, ops)
+        return self._traced_sources
+
     def results(self, values):
         return [_fetch(values, src) for src in self.fetch_sources]
 
@@ -187,13 +211,19 @@ class Executable:
 
 
 def _traced_functions(programs):
-    """Each program again, with every op's line timed: ``(functions, ops)``.
+    """Each program again, with every op's line timed: ``(functions, ops)``."""
+    sources, ops = traced_sources(programs)
+    return [traced_function(source, p.fn) for source, p in zip(sources, programs)], ops
+
+
+def traced_sources(programs):
+    """Each program's source again, with every op's line timed: ``(sources, ops)``.
 
     The op's statement stays on its line, between a clock read and a call
-    noting ``(op index, start, end, outputs)``, so the code keeps its file
-    name and line numbers and a failing op is named as in the plain run.
+    noting ``(op index, start, end, outputs)`` (the index into ``ops``), so the
+    code keeps its line numbers and a failing op is named as in the plain run.
     """
-    functions, ops = [], []
+    sources, ops = [], []
     for program in programs:
         lines = program.source.split("\n")
         lines[0] = lines[0][: -len("):")] + ", _df_log):"  # `def run(a0, *_)`: a keyword-only parameter
@@ -203,10 +233,17 @@ def _traced_functions(programs):
             note = f"_df_log(({len(ops)}, _df_start, _df_now(), ({outputs})))"
             lines[number - 1] = f"    _df_start = _df_now(); {statement}; {note}"
             ops.append(op)
-        namespace = {**program.fn.__globals__, "_df_now": time.time_ns}
-        exec(compile("\n".join(lines), program.fn.__code__.co_filename, "exec"), namespace)  # noqa: S102 - our own generated code
-        functions.append(namespace["run"])
-    return functions, ops
+        sources.append("\n".join(lines))
+    return sources, ops
+
+
+def traced_function(source, fn):
+    """The function ``source`` (:func:`traced_sources`) defines, run as ``fn``, its plain
+    program, runs: with ``fn``'s globals (the same kernels and their state, an
+    iterator's position among them) and file name."""
+    namespace = {**fn.__globals__, "_df_now": time.time_ns}
+    exec(compile(source, fn.__code__.co_filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    return namespace["run"]
 
 
 def _assigned(statement):

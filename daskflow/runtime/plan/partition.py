@@ -43,6 +43,7 @@ class Plan:
     partition_of: dict  # op -> Partition
     inputs: dict = field(default_factory=dict)  # op -> what it reads after rewrites (rewrite.py)
     primitives: dict = field(default_factory=dict)  # op -> the fused primitive it runs as
+    attrs: dict = field(default_factory=dict)  # op -> the attributes its fused primitive takes
     placed: dict = field(default_factory=dict)  # variable op -> the device cost placement chose
     reasons: dict = field(default_factory=dict)  # op -> why cost placement put it where it is
 
@@ -52,6 +53,9 @@ class Plan:
 
     def primitive_of(self, op):
         return self.primitives.get(op, op.primitive)
+
+    def attrs_of(self, op) -> dict:
+        return self.attrs.get(op, op.attrs)
 
     def device_of(self, op) -> str:
         """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on its
@@ -72,16 +76,20 @@ def device_label(device: str) -> str:
     return label
 
 
-def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None, placer=None) -> Plan:
-    """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives)``
-    per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again.
+def make_plan(
+    fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None, placer=None, folded=()
+) -> Plan:
+    """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives,
+    attrs)`` per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again.
     ``placer`` (a :class:`.cost_placement.CostPlacer`), where given, places the ops no
-    device scope placed, unless the plan replicates (those ops then run in every replica)."""
+    device scope placed, unless the plan replicates (those ops then run in every replica).
+    ``folded``: the tensors constant folding made values of (filled by ``rewriter``),
+    which their readers hold wherever they run."""
     fed = set(feeds)
     needed = _prune(fetch_tensors, fetch_ops, fed)
     _check_fed(needed)
     order = _schedule(needed, fed)
-    inputs, primitives = rewriter(order) if rewriter else ({}, {})
+    inputs, primitives, attrs = rewriter(order) if rewriter else ({}, {}, {})
     inputs_of = lambda op: inputs.get(op, op.inputs)  # as Plan.inputs_of
     if inputs:
         order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
@@ -90,9 +98,10 @@ def make_plan(fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=Non
     if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
         placed, reasons = placer(order, device_of)
     heavy = None if placer is None else placer.heavy
-    partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy)
+    partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy, folded)
     plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
+    plan.attrs = {op: a for op, a in attrs.items() if op in partition_of}
     plan.placed, plan.reasons = placed, reasons
     return plan
 
@@ -193,8 +202,9 @@ def _runs_on(op, soft_placement):
     return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
 
 
-def _partition(order, fed, device_of, inputs_of, heavy=None):
-    """Group ops by (device, stage).
+def _partition(order, fed, device_of, inputs_of, heavy=None, folded=()):
+    """Group ops by (device, stage): a stage after every input made on another device,
+    except a folded constant (in ``folded``), which the reader's program holds.
 
     Variable nodes join no partition: every partition that reads a variable
     takes its value from the session's store directly (on a cluster, the
@@ -206,20 +216,23 @@ def _partition(order, fed, device_of, inputs_of, heavy=None):
     partitions: dict = {}
     partition_of = {}
     readers: dict = {}  # partition -> the other partitions reading its values
+    # Device strings naming one place (``""`` and ``/device:CPU:0``, ``/job:w/task:0`` and
+    # ``/job:w/replica:0/task:0``) share a label, hence a partition key: one partition.
+    place = {op: device_label(device_of[op]) for op in order}
     for op in order:
         if op.primitive.is_variable:
             stage_of[op] = 0
             continue
         preds = _predecessors(op, stage_of, fed, inputs_of)
-        device = device_of[op]
+        label = place[op]
         stage = 0
         for p in preds:
-            crosses = not p.primitive.is_variable and device_of[p] != device
+            crosses = not p.primitive.is_variable and place[p] != label and not _held(p, folded)
             stage = max(stage, stage_of[p] + crosses)
         stage_of[op] = stage
-        part = partitions.get((device, stage))
+        part = partitions.get((label, stage))
         if part is None:
-            part = partitions[(device, stage)] = Partition(device, stage)
+            part = partitions[(label, stage)] = Partition(device_of[op], stage)
         part.ops.append(op)
         partition_of[op] = part
         for p in preds:
@@ -228,6 +241,11 @@ def _partition(order, fed, device_of, inputs_of, heavy=None):
     kept = _merge_feeders(list(partitions.values()), readers, partition_of, order, heavy, inputs_of)
     ordered = sorted(kept, key=lambda p: (p.stage, min(o._id for o in p.ops)))
     return ordered, partition_of
+
+
+def _held(op, folded) -> bool:
+    """Whether every output of ``op`` is a folded constant: nothing to wait for."""
+    return bool(op.outputs) and all(t in folded for t in op.outputs)
 
 
 def _merge_feeders(partitions, readers, partition_of, order, heavy=None, inputs_of=_own_inputs):
@@ -269,7 +287,7 @@ def _one_place(a, b, replicating):
     """Whether devices ``a`` and ``b`` run in one task: the same device or, in a plan that
     replicates, two replicated devices each replica pins to the same one (no device and
     ``/job:worker``; see :mod:`.replication`)."""
-    if a == b:
+    if a == b or device_label(a) == device_label(b):  # two names of one place
         return True
     replicated = all(not d or is_replica_device(d) for d in (a, b))
     return replicating and replicated and replica_device(a, 0) == replica_device(b, 0)

@@ -14,7 +14,8 @@ prunes again, so ops no one reads any more drop out of the step.
   ``x / 1``, ``x - 0``, a transpose undoing a transpose...
 - **Remapping** (``RewriterConfig.remapping``): chains a primitive declares it
   can run as one kernel (``Primitive.fuse``), such as a bias add and its ReLU,
-  where the intermediate value has no other reader.
+  or a chain of elementwise float ops, where the intermediate values have no
+  other reader.
 
 This module knows no individual op: the rules live with the ops' declarations.
 """
@@ -31,8 +32,11 @@ class View:
 
     def __init__(self, folded, readers, protected):
         self._folded, self._readers, self._protected = folded, readers, protected
+        self._reader: dict = {}  # tensor -> an op reading it (the one, for a sole reader)
+        self._planned: set = set()  # the plan's ops
         self.inputs: dict = {}  # op -> the tensors it reads now
         self.alias: dict = {}  # tensor -> an equal tensor its readers read instead
+        self.fused: set = set()  # ops a fuse rule has already made part of a fused kernel
 
     def inputs_of(self, op):
         return self.inputs.get(op, op.inputs)
@@ -53,6 +57,16 @@ class View:
     def recount_readers(self, order):
         """Count readers again, as the ops of ``order`` read after rewiring."""
         self._readers = _readers(order, self)
+        self._reader = {t: op for op in order for t in self.inputs_of(op)}
+        self._planned = set(order)
+
+    def computed(self, t) -> bool:
+        """Whether the step computes ``t`` (neither fed nor folded)."""
+        return t.op in self._planned and t not in self._folded
+
+    def reader_of(self, t):
+        """The op reading ``t`` where it has one reader and nothing fetches it, else None."""
+        return self._reader.get(t) if self.sole_reader(t) else None
 
     def sole_reader(self, t) -> bool:
         """Whether one op reads ``t`` and nothing fetches or exports it."""
@@ -60,8 +74,8 @@ class View:
 
 
 def rewrite(order, folded, fetches, options):
-    """Return ``(inputs, primitives)``: per op, the inputs and primitive it runs with
-    where a pass changed them. ``order`` is the plan's ops in execution order."""
+    """Return ``(inputs, primitives, attrs)``: per op, the inputs, primitive and attributes
+    it runs with where a pass changed them. ``order`` is the plan's ops in execution order."""
     readers = _readers(order)
     view = View(folded, readers, set(fetches))
     seen: dict = {}
@@ -78,13 +92,17 @@ def rewrite(order, folded, fetches, options):
             elif same is not None and same is not op.outputs[0]:
                 view.alias[op.outputs[0]] = view.resolve(same)
     primitives: dict = {}
+    attrs: dict = {}
     if options.remapping:
         view.recount_readers(order)
         for op in order:
             fused = op.primitive.fuse(view, op, *view.inputs_of(op)) if op.primitive.fuse else None
-            if fused is not None:
-                primitives[op], view.inputs[op] = fused
-    return view.inputs, primitives
+            if fused is not None:  # (primitive, inputs), or (primitive, inputs, attributes)
+                primitives[op], view.inputs[op] = fused[:2]
+                if len(fused) > 2:
+                    attrs[op] = fused[2]
+                view.fused.add(op)
+    return view.inputs, primitives, attrs
 
 
 def _rewire(view, op):

@@ -9,7 +9,10 @@ which take that session's messages while one of its plans is installed.
 
 A traced step's tasks carry its trace token: each notes when it started on
 its worker and when its computation ran, in the worker's state, and the
-client takes those times (:func:`take_trace`) once the step is over.
+client takes those times (:func:`take_trace`) once the step is over. Before
+a plan's first traced step the client sends the traced variant of its
+programs (:class:`TracedPrograms`), which also notes each op's start, end
+and output shapes; untraced steps never run it.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import pickle
 
-from ...client.step_stats import PartitionTimes
+from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ..cluster import sources
+from ..plan.executable import traced_function
 from ..wire import bulk, pushes, shared_reads, transport
 from . import allocator, arrivals, sync_rounds
 from .state import find_state, state_of
@@ -171,6 +175,28 @@ class Loop:
         return [send for _, sends, _ in self.rounds[k:] for send in sends if send.key != skip]
 
 
+class TracedPrograms(WorkerPlugin):
+    """Installs the traced variants of a plan's programs, which traced steps run instead of
+    the plain ones. ``sources``: program id -> its traced source, made a function here
+    with the installed program's own globals (the state of its stateful kernels)."""
+
+    def __init__(self, plan_id: str, sources: dict, session: str = ""):
+        self.name = f"{PREFIX}{session}-{plan_id}-traced"  # the session's, as its programs are
+        self.traced = sources
+
+    def setup(self, worker):
+        state = state_of(worker)
+        for pid, source in self.traced.items():
+            program = state.program(pid)
+            if program is not None:
+                state.traced_programs[pid] = traced_function(source, program[1])
+
+    def teardown(self, worker):
+        state = find_state(worker)
+        for pid in self.traced if state is not None else ():
+            state.traced_programs.pop(pid, None)
+
+
 class _Instance:
     """One partition instance's task on its worker: its program, clock and step rounds."""
 
@@ -179,7 +205,7 @@ class _Instance:
         self.plan_id = program_id.partition("-")[0]
         self.key, fn, bindings = program
         if trace is not None:  # a traced step: note this instance's times here
-            fn = _Timed(fn, self.key, replica, state.trace(trace))
+            fn = _Timed(fn, self.key, replica, state.trace(trace), state.traced_programs.get(program_id))
         self.fn, self.replica, self.mode, self.timeout = fn, replica, mode, timeout
         self.clock = _Clock()
         self.loop = asyncio.get_running_loop()
@@ -293,29 +319,39 @@ class _Clock:
 
 
 class _Timed:
-    """A program that notes when its task started and when each call of it ran.
+    """A program that notes when its task started and when each call of it ran; with the
+    program's ``traced`` variant, each op's times and output shapes too.
 
-    It passes for the program where a failing line is looked up (``__code__``).
+    It passes for the program where a failing line is looked up (``__code__``): the
+    traced variant keeps each op on its line.
     """
 
-    def __init__(self, fn, key, replica, records):
-        self.fn, self.__code__ = fn, fn.__code__
+    def __init__(self, fn, key, replica, records, traced=None):
+        self.fn, self.__code__, self.traced = fn, (traced or fn).__code__, traced
         self.key, self.replica = key, None if replica is None else replica[0]
         self.start = time.time_ns()
         self.computes = []  # (start ns, end ns, native thread id) of each call
+        self.ops = []  # OpTimes of each op of each call, with the traced variant
         records.append(self)
 
     def __call__(self, *values):
         start = time.time_ns()
         try:
-            return self.fn(*values)
+            if self.traced is None:
+                return self.fn(*values)
+            return self.traced(*values, _df_log=self._note)
         finally:
             self.computes.append((start, time.time_ns(), threading.get_native_id()))
+
+    def _note(self, entry):
+        index, start, end, outputs = entry  # described here: the values stay on the worker
+        self.ops.append(OpTimes(index, start, end, tuple(Described.of(v) for v in outputs)))
 
     def record(self, address) -> PartitionTimes:
         """What was noted, as plain data to send to the client."""
         instance = self.key if self.replica is None else f"{self.key}/{self.replica}"
-        return PartitionTimes(instance, self.key, self.replica, address, self.start, list(self.computes))
+        computes, ops = list(self.computes), tuple(self.ops)
+        return PartitionTimes(instance, self.key, self.replica, address, self.start, computes, ops)
 
 
 def take_trace(token, dask_worker=None) -> list:

@@ -98,6 +98,7 @@ class WorkerState:
         self.receiver = None
         self.receiving = False
         self.traces: dict = {}
+        self.traced_programs: dict = {}  # program id -> its traced variant (programs.TracedPrograms)
 
     def install_programs(self, plan_id: str, programs: dict, sources=None, session: str = ""):
         """Install ``programs`` (program id -> (key, fn)) of ``plan_id``, a plan of
@@ -111,6 +112,7 @@ class WorkerState:
         """Remove a plan's programs; the plan is gone from here once none is left."""
         for pid in program_ids:
             self.programs.pop(pid, None)
+            self.traced_programs.pop(pid, None)
         left = self.plans.get(plan_id, set()).difference(program_ids)
         if left:
             self.plans[plan_id] = left
