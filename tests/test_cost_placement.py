@@ -187,3 +187,22 @@ def test_a_traced_step_measures_the_links_latency_and_speed_from_its_hops():
         PartitionTimes(key["took_big"], key["took_big"], None, "tcp://w0", 0, records[1].computes),
     ]
     assert link_rates(on_one_worker, plan, ops) == (None, None)  # no hop crossed workers
+
+
+def test_measurements_move_ops_only_for_a_step_at_least_a_tenth_shorter():
+    """Two 1 ms branches, placed together by the estimates: split when a hop costs 0.1 ms
+    (1.1 ms against 2), kept together when it costs 0.9 ms (1.9 ms against 2)."""
+    for latency, moves in ((0.9e-3, False), (0.1e-3, True)):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, [4])
+            a, b = tf.tanh(x, name="a"), tf.exp(x, name="b")
+            tf.add(a, b, name="head")
+        placer = CostPlacer(DEVICES, RATES)
+        before, _ = _devices(graph, placer)
+        assert before["a"] == before["b"] == DEVICES[0]
+        measured = {a.op: 1e-3, b.op: 1e-3, graph.get_operation_by_name("head"): 1e-6}
+        assert placer.observe(measured, (latency, None)) is moves
+        after, why = _devices(graph, placer)
+        assert (after["a"] != after["b"]) is moves
+        assert ("kept where it was" in why["b"]) is not moves and "measured at 1.000 ms" in why["b"]

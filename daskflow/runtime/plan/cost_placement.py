@@ -118,11 +118,12 @@ class CostPlacer:
         ops = graph.get_operations()
         current, fresh = _Simulation(self, ops, keep=placed), _Simulation(self, ops)
         key = (graph, graph.version, graph._mutations, self.batch)
-        kept = [op for op in placed if not op.primitive.is_variable]
-        if all(fresh.placed.get(op) == placed[op] for op in kept) or (
-            fresh.makespan > current.makespan * (1 - REPLACE_GAIN)
-        ):
-            self._placed = (key, placed, current.reasons)  # kept, its reasons from what was measured
+        ops_placed = [op for op in placed if not op.primitive.is_variable]
+        if all(fresh.placed.get(op) == placed[op] for op in ops_placed):
+            self._placed = (key, placed, fresh.reasons)  # the same places, chosen again
+            return False
+        if fresh.makespan > current.makespan * (1 - REPLACE_GAIN):
+            self._placed = (key, placed, current.reasons)  # kept: too little to gain
             return False
         self._placed = (key, fresh.placed, fresh.reasons)
         return True
