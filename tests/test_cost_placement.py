@@ -1,5 +1,6 @@
 """ConfigProto(placement="cost"): the greedy earliest-finish placer and its plans."""
 
+import dataclasses
 import time
 
 import numpy as np
@@ -206,3 +207,61 @@ def test_measurements_move_ops_only_for_a_step_at_least_a_tenth_shorter():
         after, why = _devices(graph, placer)
         assert (after["a"] != after["b"]) is moves
         assert ("kept where it was" in why["b"]) is not moves and "measured at 1.000 ms" in why["b"]
+
+
+def test_after_a_move_measurements_never_move_ops_back_and_new_ops_are_placed():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [4])
+        a, b = tf.tanh(x, name="a"), tf.exp(x, name="b")
+        tf.add(a, b, name="head")
+    placer = CostPlacer(DEVICES, RATES)
+    placer.graph_placement(graph)
+    measured = {a.op: 1e-3, b.op: 1e-3}
+    assert placer.observe(measured, (0.1e-3, None))  # split: 1.1 ms against 2
+    # Hops now look dear (together would be better again): noise, until proven otherwise.
+    assert not placer.observe(measured, (5e-3, None))
+    with graph.as_default():
+        tf.sqrt(a, name="later")
+    assert not placer.observe(measured, None)
+    placed, _ = _devices(graph, placer)
+    assert placed["a"] != placed["b"] and placed["later"] in DEVICES
+
+
+def test_rounds_of_several_steps_and_clocks_that_disagree_give_no_hop():
+    from daskflow.client.step_stats import Described, OpTimes, PartitionTimes
+    from daskflow.runtime.plan.cost_placement import link_rates
+    from daskflow.runtime.plan.partition import make_plan
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 8])
+        with tf.device("/job:worker/task:0"):
+            made = tf.tanh(x, name="made")
+        with tf.device("/job:worker/task:1"):
+            took = tf.identity(made, name="took")
+    plan = make_plan([took], [], [x])
+    key = {op.name: part.key for op, part in plan.partition_of.items()}
+    out = (OpTimes(0, 0, 1000, (Described((8,), 32),)),)
+    producer = PartitionTimes(key["made"], key["made"], None, "tcp://w0", 0, [(0, 1000, 1)], out)
+    rounds = PartitionTimes(
+        key["made"], key["made"], None, "tcp://w0", 0, [(0, 1000, 1), (2000, 3000, 1)], out
+    )
+    early = PartitionTimes(key["took"], key["took"], None, "tcp://w1", 0, [(500, 600, 2)])
+    later = PartitionTimes(key["took"], key["took"], None, "tcp://w1", 0, [(1500, 1600, 2), (3500, 3600, 2)])
+    assert link_rates([producer, early], plan, [made.op]) == (None, None)  # started before it ended
+    assert link_rates([rounds, later], plan, [made.op]) == (None, None)  # steps_per_run's rounds
+    one_hop = dataclasses.replace(early, computes=[(1500, 1600, 2)])
+    assert link_rates([producer, one_hop], plan, [made.op]) == (0.5e-6, None)
+
+
+def test_ops_a_rewrite_took_into_others_cost_nothing_once_measured():
+    from daskflow.runtime.plan.cost_placement import absorbed
+
+    x = tf.placeholder(tf.float32, [None, 4])
+    inner = tf.exp(x * 2.0)
+    out = tf.tanh(inner) + 1.0  # one fused chain: mul, exp, tanh, add
+    with tf.Session() as sess:
+        sess.run(out, {x: np.ones((2, 4), np.float32)})
+        ((_, executable, _),) = sess._cache.values()
+    assert absorbed(executable.plan) == {inner.op, inner.op.inputs[0].op, out.op.inputs[0].op}

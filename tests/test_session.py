@@ -334,9 +334,10 @@ def test_an_intermediate_is_freed_once_its_last_reader_ran():
         assert sess.run([gone, product], {x: np.ones(3, np.float32)})[0] == 0.0  # fetched: kept
 
 
-def test_two_names_of_one_device_make_one_partition():
-    """``/cpu:0`` and no device are the same place (so are ``/job:w/task:0`` and
-    ``/job:w/replica:0/task:0``): one partition, where two once took one key."""
+def test_partition_keys_tell_devices_apart_and_two_names_of_one_place_are_one():
+    """``/cpu:0`` is not "no device" (only the latter runs in every replica): partitions of
+    their own, once two that shared a key; ``/job:w/task:0`` and
+    ``/job:w/replica:0/task:0`` are one place: one partition."""
     i = tf.placeholder(tf.int32, [None])
     x = tf.placeholder(tf.float32, [None])
     with tf.device("/cpu:0"):
@@ -349,7 +350,8 @@ def test_two_names_of_one_device_make_one_partition():
     from daskflow.runtime.plan.partition import make_plan
 
     plan = make_plan([i * 3, z, b], [], [i, x])
-    assert sorted(p.key for p in plan.partitions) == ["local-s0", "worker-0-s1"]
+    keys = sorted(p.key for p in plan.partitions)
+    assert keys == ["local-cpu0-s0", "local-s0", "local-s1", "worker-0-s2"]
     with tf.Session() as sess:
         got = sess.run([i * 3, z], {i: np.arange(3, dtype=np.int32), x: np.zeros(3, np.float32)})
     np.testing.assert_array_equal(got[0], [0, 3, 6])

@@ -15,8 +15,8 @@ which :class:`.timeline.Timeline` (TF's too) reads.
   Its label is ``instance = partition(producer, ...) [op, op, ...]``: TF's
   form, with the partition's ops after it. Then one per op it ran, as
   embedded, timed on the worker by the traced variant of its program
-  (:class:`OpTimes`); a worker that joined after that variant was sent
-  notes its partitions only.
+  (:class:`OpTimes`), which a worker joining later gets too (it is a
+  registered worker plugin).
 """
 
 from __future__ import annotations

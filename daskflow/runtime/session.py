@@ -417,14 +417,19 @@ class Session:
         graph anew, plan again every signature it placed (their old plans leave the workers)."""
         if self._cost_placer is None or not executable.plan.reasons:
             return
-        from .plan.cost_placement import link_rates, op_seconds
+        from .plan.cost_placement import absorbed, link_rates, op_seconds
 
         ops = executable.traced_sources()[1]
+        seconds = {**dict.fromkeys(absorbed(executable.plan), 0.0), **op_seconds(records, ops)}
         link = link_rates(records, executable.plan, ops)
-        if not self._cost_placer.observe(op_seconds(records, ops), link, _batch_rows(feed_values)):
-            reasons = self._cost_placer.graph_placement(self.graph)[1]
-            for _, kept, _ in self._cache.values():  # the same places; why, from what was measured
-                kept.plan.reasons = {op: reasons.get(op, why) for op, why in kept.plan.reasons.items()}
+        if not self._cost_placer.observe(seconds, link, _batch_rows(feed_values)):
+            placed, reasons = self._cost_placer.graph_placement(self.graph)
+            for _, kept, _ in self._cache.values():  # why, from what was measured, where the same
+                plan = kept.plan
+                plan.reasons = {
+                    op: reasons[op] if placed.get(op) == plan.device_of(op) and op in reasons else why
+                    for op, why in plan.reasons.items()
+                }
             return
         for key, (_, stale, _) in list(self._cache.items()):
             if stale.plan.reasons:

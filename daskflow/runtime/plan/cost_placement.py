@@ -98,6 +98,7 @@ class CostPlacer:
         self.homes = homes or {}
         self._placed = None  # ((graph, its versions, batch), {op: device}, {op: why})
         self.measured: dict = {}  # op -> (seconds it took on its worker, its shapes then)
+        self._left: set = set()  # placements measurements moved away from
 
     def observe(self, seconds: dict, link=None, batch=None) -> bool:
         """Take measured op times (``{op: seconds}``, measured at ``batch`` rows where an
@@ -118,13 +119,15 @@ class CostPlacer:
         ops = graph.get_operations()
         current, fresh = _Simulation(self, ops, keep=placed), _Simulation(self, ops)
         key = (graph, graph.version, graph._mutations, self.batch)
-        ops_placed = [op for op in placed if not op.primitive.is_variable]
-        if all(fresh.placed.get(op) == placed[op] for op in ops_placed):
-            self._placed = (key, placed, fresh.reasons)  # the same places, chosen again
+        moved = _ops_placement(fresh.placed) != _ops_placement(current.placed)
+        if not moved:  # the same places, chosen again (ops added since: placed now)
+            self._placed = (key, fresh.placed, fresh.reasons)
             return False
-        if fresh.makespan > current.makespan * (1 - REPLACE_GAIN):
-            self._placed = (key, placed, current.reasons)  # kept: too little to gain
+        back = any(all(fresh.placed.get(op) == device for op, device in left) for left in self._left)
+        if back or fresh.makespan > current.makespan * (1 - REPLACE_GAIN):
+            self._placed = (key, current.placed, current.reasons)  # kept: too little to gain
             return False
+        self._left.add(_ops_placement(current.placed))  # never back: noise must not flip-flop
         self._placed = (key, fresh.placed, fresh.reasons)
         return True
 
@@ -345,6 +348,28 @@ def _followers(ops) -> dict:
     return follows
 
 
+def _ops_placement(placed) -> frozenset:
+    """The devices of ``placed``'s ops (variables stay where their values live)."""
+    return frozenset((op, device) for op, device in placed.items() if not op.primitive.is_variable)
+
+
+def absorbed(plan) -> set:
+    """Ops the fetches need that ``plan``'s rewrites took into others (a fused chain's
+    inner ops, a common subexpression's duplicates): they run in no partition of it, so
+    their measured cost is nothing (their readers' measurements include them)."""
+    ran, fed = set(plan.ops), set(plan.feeds)
+    found: set = set()
+    stack = [t for op in plan.ops for t in op.inputs]
+    while stack:
+        t = stack.pop()
+        op = t.op
+        if op in ran or op in found or t in fed or op.primitive.is_variable or op.primitive.is_placeholder:
+            continue
+        found.add(op)
+        stack.extend(op.inputs)
+    return found
+
+
 def op_seconds(records, ops) -> dict:
     """``{op: seconds}`` from a traced cluster step's partition ``records``
     (:class:`..client.step_stats.PartitionTimes`; ``ops``: the ops their entries index):
@@ -360,15 +385,16 @@ def link_rates(records, plan, ops):
     """``(latency, bytes per second)`` of the hops a traced step's ``records`` show, each
     None where no hop tells it.
 
-    A hop: a partition instance (no replica) whose latest-ending producer ran on another
-    worker; it took from that producer's end to the consumer's start, carrying the
+    A hop: a partition instance (no replica, one round) whose latest-ending producer ran
+    on another worker; it took from that producer's end to the consumer's start (none
+    where that is not positive: hosts' clocks differ), carrying the
     bytes the worker described of the producer's tensors the consumer reads. Hops of
     fewer than :data:`LINK_SAMPLE_BYTES` time the latency (their median); the others, the
     speed: their bytes over their time less the latency (measured, else the default).
     """
     made, sizes = {}, {}  # partition key -> its record; tensor -> bytes
     for record in records:
-        if record.replica is None and record.computes:
+        if record.replica is None and len(record.computes) == 1:  # one round: not steps_per_run
             made[record.partition] = record
             for entry in record.ops:
                 op = ops[entry.index]
@@ -396,5 +422,8 @@ def _hop(record, made, sizes, plan, key_of):
     last = max(producers, key=lambda key: made[key].computes[-1][1])
     if made[last].address == record.address:
         return None
+    waited = record.computes[0][0] - made[last].computes[-1][1]
+    if waited <= 0:  # two hosts' clocks disagreeing: no measurement
+        return None
     nbytes = sum(sizes.get(t, 0) for t in set(reads) if key_of[t.op] == last)
-    return nbytes, max(record.computes[0][0] - made[last].computes[-1][1], 0) / 1e9
+    return nbytes, waited / 1e9

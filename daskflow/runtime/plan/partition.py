@@ -65,14 +65,16 @@ class Plan:
 
 
 def device_label(device: str) -> str:
-    """A key-friendly name: ``/job:ps/task:0`` -> ``ps-0``; no device -> ``local``."""
+    """A key-friendly name: ``/job:ps/task:0`` -> ``ps-0``; no device -> ``local``;
+    ``/device:CPU:0`` -> ``local-cpu0``. Device strings of one label are one place."""
     if not device:
         return "local"
     parts = dict(p.split(":", 1) for p in device.strip("/").split("/"))
     label = "-".join(v for k, v in parts.items() if k in ("job", "task")) or "local"
     kind = parts.get("device", "")
-    if kind.upper().startswith("GPU"):
-        label += "-gpu" + kind.partition(":")[2].replace("*", "")
+    for name in ("GPU", "CPU"):  # an explicit CPU is not "no device": that one is replicated
+        if kind.upper().startswith(name):
+            label += f"-{name.lower()}" + kind.partition(":")[2].replace("*", "")
     return label
 
 
@@ -216,8 +218,8 @@ def _partition(order, fed, device_of, inputs_of, heavy=None, folded=()):
     partitions: dict = {}
     partition_of = {}
     readers: dict = {}  # partition -> the other partitions reading its values
-    # Device strings naming one place (``""`` and ``/device:CPU:0``, ``/job:w/task:0`` and
-    # ``/job:w/replica:0/task:0``) share a label, hence a partition key: one partition.
+    # Device strings naming one place (``/job:w/task:0`` and ``/job:w/replica:0/task:0``)
+    # share a label, hence a partition key: one partition.
     place = {op: device_label(device_of[op]) for op in order}
     for op in order:
         if op.primitive.is_variable:
