@@ -62,6 +62,36 @@ def test_the_int8_loop_and_numpy_agree_bit_for_bit(dtype, size):
     assert fast.nbytes == compression.encoded_size("int8", size)
 
 
+def _every_rounding_case():
+    """float32 values that test a conversion to half precision: every finite half, the
+    midpoints between neighbouring halves (ties round to even) and the floats on either
+    side of them, subnormals, zeros of both signs and random values, up to ±65504."""
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    exact = halves[np.isfinite(halves)].astype(np.float32)
+    magnitudes = np.unique(np.abs(exact)).astype(np.float64)
+    mid = ((magnitudes[:-1] + magnitudes[1:]) / 2).astype(np.float32)
+    rng = np.random.default_rng(0)
+    cases = [exact, mid, -mid, np.nextafter(mid, np.float32(0)), np.nextafter(mid, np.float32(1e9))]
+    cases += [rng.uniform(-65504, 65504, 200_000).astype(np.float32), np.float32([0.0, -0.0, 1e-45, -3e-8])]
+    return np.concatenate(cases)
+
+
+def test_the_fp16_loops_and_numpy_agree_bit_for_bit():
+    values = _every_rounding_case()
+    fast = compression.encode("fp16", values)
+    with use_compiled(False):
+        slow = compression.encode("fp16", values)
+    assert fast.dtype == np.float16 and np.array_equal(fast.view(np.uint16), slow.view(np.uint16))
+    every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    back = compression.decode(every_half, every_half.shape, np.float32)
+    with use_compiled(False):
+        slow_back = compression.decode(every_half, every_half.shape, np.float32)
+    same = back.view(np.uint32) == slow_back.view(np.uint32)
+    assert np.all(same | (np.isnan(back) & np.isnan(slow_back)))  # NaN payloads aside
+    for beyond in (np.float32(65504.5), np.float32(np.inf), np.float32(np.nan)):
+        assert compression.encode("fp16", np.append(values, beyond)).dtype == np.float32  # sent as is
+
+
 def test_int8_steps_below_the_smallest_normal_float_keep_the_residual_finite():
     # A bucket whose largest value is tiny has a subnormal step, whose reciprocal is inf.
     g = np.full(300, 1e-39, np.float32)

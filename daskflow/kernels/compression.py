@@ -43,9 +43,9 @@ def encode(codec: str, x, residual=None):
     ``residual`` (a flat float array of ``x.size``) in place."""
     if codec == "int8":
         return _encode_int8(x, residual)
+    if codec == "fp16":
+        return _encode_fp16(x)
     largest = _largest(x)
-    if codec == "fp16" and largest <= HALF_MAX:
-        return x.astype(numpy.float16)
     if codec == "bf16" and x.dtype == numpy.float32 and largest <= numpy.finfo(numpy.float32).max:
         return (x.view(numpy.uint32) >> 16).astype(numpy.uint16)
     return x
@@ -57,7 +57,7 @@ def decode(payload, shape, dtype):
     if kind == dtype:
         return payload
     if kind == numpy.float16:
-        return payload.astype(dtype)
+        return _decode_fp16(payload, dtype)
     if kind == numpy.uint16:
         return (payload.astype(numpy.uint32) << 16).view(numpy.float32).astype(dtype, copy=False)
     if kind == numpy.int8:
@@ -70,6 +70,23 @@ def encoded_size(codec: str, size: int, itemsize: int = 4) -> int:
     if codec == "int8":
         return _aligned(size) + 4 * -(-size // BUCKET)
     return 2 * size if codec in ("fp16", "bf16") else itemsize * size
+
+
+def _encode_fp16(x):
+    compiled = loops.to_half.get() if x.dtype == numpy.float32 and plain(x) else None
+    if compiled is None:
+        return x.astype(numpy.float16) if _largest(x) <= HALF_MAX else x
+    out = numpy.empty(x.shape, numpy.float16)
+    return out if compiled(x.reshape(-1), out.view(numpy.uint16).reshape(-1)) else x
+
+
+def _decode_fp16(payload, dtype):
+    compiled = loops.from_half.get() if dtype == numpy.float32 and payload.flags.c_contiguous else None
+    if compiled is None:
+        return payload.astype(dtype)
+    out = numpy.empty(payload.shape, numpy.float32)
+    compiled(payload.view(numpy.uint16).reshape(-1), out.reshape(-1))
+    return out
 
 
 def _largest(x):
@@ -85,12 +102,26 @@ def _encode_int8(x, residual):
     out = numpy.empty(_aligned(size) + 4 * buckets, numpy.int8)
     scales = out[_aligned(size) :].view(numpy.float32)
     out[size : _aligned(size)] = 0
-    compiled = loops.quantize.get() if plain(flat, residual) else None
+    compiled = loops.quantize.get() if plain(flat, residual) and flat.dtype in _BITS else None
     if compiled is not None:
-        finite = compiled(flat, residual, BUCKET, out[:size], scales)
+        finite = compiled(flat, residual, BUCKET, out[:size], scales, *_scratch(flat.dtype))
     else:
         finite = _quantize_numpy(flat, residual, out[:size], scales)
     return out if finite else x
+
+
+# float dtype -> (unsigned integers of its width, all bits but the sign, the bits of inf)
+_BITS = {
+    numpy.dtype(numpy.float32): (numpy.uint32, 0x7FFFFFFF, 0x7F800000),
+    numpy.dtype(numpy.float64): (numpy.uint64, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000),
+}
+
+
+def _scratch(dtype):
+    """``loops.quantize``'s last arguments for ``dtype``: an empty array of the unsigned
+    integers of its width, the mask of all bits but the sign, and the bits of inf."""
+    uint, magnitude, infinite = _BITS[dtype]
+    return numpy.empty(0, uint), uint(magnitude), uint(infinite)
 
 
 def _aligned(size):

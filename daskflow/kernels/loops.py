@@ -92,32 +92,86 @@ def add_bias(x, b, out, relu):
 
 
 @loop
-def quantize(flat, residual, bucket, q, scales):
+def quantize(flat, residual, bucket, q, scales, width, magnitude, infinite):
     """int8 steps of ``flat + residual`` per bucket into ``q`` and ``scales``, what they
     lose into ``residual`` (``compression._quantize_numpy``'s arithmetic). False, with
-    nothing written, where a value is not finite."""
-    dt = flat.dtype.type
+    nothing written, where a value is not finite.
+
+    ``width``: an empty array of the unsigned integers as wide as ``flat``'s floats;
+    ``magnitude``: that width's mask of all bits but the sign; ``infinite``: inf's bits.
+    A float's magnitude orders as its bits do, and NaN and inf have the largest, so the
+    maximum is an integer reduction, which vectorizes where a float one with NaN checks
+    does not (4x faster on 4M float32 values). The bucket's values go through a scratch
+    array made here: the compiler then knows it aliases no argument.
+    """
     n = flat.size
+    v = np.empty(bucket, flat.dtype)
+    v_bits = v.view(width.dtype)
+    top = np.empty(1, flat.dtype)
+    top_bits = top.view(width.dtype)
     for b in range(scales.size):  # first pass: each bucket's step, and finiteness
-        top = dt(0)
-        for i in range(b * bucket, min(n, (b + 1) * bucket)):
-            a = abs(flat[i] + residual[i])
-            if a > top:
-                top = a
-            elif a != a:
-                return False
-        if top == np.inf:
+        lo = b * bucket
+        m = min(n, lo + bucket) - lo
+        for j in range(m):
+            v[j] = flat[lo + j] + residual[lo + j]
+        biggest = magnitude & 0
+        for j in range(m):
+            a = v_bits[j] & magnitude
+            biggest = a if a > biggest else biggest
+        if biggest >= infinite:
             return False
-        scales[b] = np.float32(top / dt(127))
+        top_bits[0] = biggest
+        scales[b] = np.float32(top[0] / top.dtype.type(127))
+    dt = flat.dtype.type
     for b in range(scales.size):
+        lo = b * bucket
+        m = min(n, lo + bucket) - lo
         step = dt(scales[b])
         safe = step if step > 0 else dt(1)  # a divisor, not a reciprocal: a subnormal step's is inf
-        for i in range(b * bucket, min(n, (b + 1) * bucket)):
-            v = flat[i] + residual[i]
-            k = np.rint(v / safe)
-            q[i] = np.int8(k)
-            residual[i] = v - k * step
+        for j in range(m):
+            x = flat[lo + j] + residual[lo + j]
+            k = np.rint(x / safe)
+            q[lo + j] = np.int8(k)
+            residual[lo + j] = x - k * step
     return True
+
+
+@loop
+def to_half(x, out) -> bool:
+    """float32 ``x`` as IEEE half precision's bits into ``out`` (uint16), rounded to
+    nearest even as numpy's ``astype(float16)``; False (``out`` then meaningless) where a
+    value half precision cannot hold: beyond ±65504, or not finite. Integer arithmetic
+    on the bits, which vectorizes (numpy's conversion here is a scalar loop, 5x slower)."""
+    bits = x.view(np.uint32)
+    largest = np.uint32(0)
+    for i in range(x.size):
+        b = bits[i]
+        a = b & np.uint32(0x7FFFFFFF)
+        largest = a if a > largest else largest
+        # Normal halves: float32's exponent rebiased (127 - 15) and 13 mantissa bits
+        # rounded off to nearest even; below 2^-14, the value in units of 2^-24, rounded.
+        rebiased = a - np.uint32(0x38000000) + np.uint32(0x0FFF) + ((a >> np.uint32(13)) & np.uint32(1))
+        tiny = np.uint32(np.rint(abs(x[i]) * np.float32(16777216.0)))
+        h = (rebiased >> np.uint32(13)) if a >= np.uint32(0x38800000) else tiny
+        out[i] = np.uint16(((b >> np.uint32(16)) & np.uint32(0x8000)) | h)
+    return largest <= np.uint32(0x477FE000)  # 65504.0's bits
+
+
+@loop
+def from_half(h, out):
+    """IEEE half precision's bits ``h`` (uint16) as float32 into ``out``, exactly."""
+    out_bits = out.view(np.uint32)
+    for i in range(h.size):
+        v = np.uint32(h[i])
+        sign = (v & np.uint32(0x8000)) << np.uint32(16)
+        exponent = (v >> np.uint32(10)) & np.uint32(0x1F)
+        mantissa = v & np.uint32(0x3FF)
+        if exponent == 0:  # zero or subnormal: the mantissa in units of 2^-24, exactly
+            tiny = np.float32(mantissa) * np.float32(5.9604644775390625e-08)
+            out[i] = -tiny if sign else tiny
+        else:
+            biased = np.uint32(255) if exponent == 31 else exponent + np.uint32(112)
+            out_bits[i] = sign | (biased << np.uint32(23)) | (mantissa << np.uint32(13))
 
 
 @loop
