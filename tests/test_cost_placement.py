@@ -190,15 +190,21 @@ def test_a_traced_step_measures_the_links_latency_and_speed_from_its_hops():
     assert link_rates(on_one_worker, plan, ops) == (None, None)  # no hop crossed workers
 
 
+def _two_small_branches():
+    """``head = tanh(x) + exp(x)`` on 4 values, which the shapes call cheap: (graph, a, b)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [4])
+        a, b = tf.tanh(x, name="a"), tf.exp(x, name="b")
+        tf.add(a, b, name="head")
+    return graph, a, b
+
+
 def test_measurements_move_ops_only_for_a_step_at_least_a_tenth_shorter():
     """Two 1 ms branches, placed together by the estimates: split when a hop costs 0.1 ms
     (1.1 ms against 2), kept together when it costs 0.9 ms (1.9 ms against 2)."""
     for latency, moves in ((0.9e-3, False), (0.1e-3, True)):
-        graph = tf.Graph()
-        with graph.as_default():
-            x = tf.placeholder(tf.float32, [4])
-            a, b = tf.tanh(x, name="a"), tf.exp(x, name="b")
-            tf.add(a, b, name="head")
+        graph, a, b = _two_small_branches()
         placer = CostPlacer(DEVICES, RATES)
         before, _ = _devices(graph, placer)
         assert before["a"] == before["b"] == DEVICES[0]
@@ -210,11 +216,7 @@ def test_measurements_move_ops_only_for_a_step_at_least_a_tenth_shorter():
 
 
 def test_after_a_move_measurements_never_move_ops_back_and_new_ops_are_placed():
-    graph = tf.Graph()
-    with graph.as_default():
-        x = tf.placeholder(tf.float32, [4])
-        a, b = tf.tanh(x, name="a"), tf.exp(x, name="b")
-        tf.add(a, b, name="head")
+    graph, a, b = _two_small_branches()
     placer = CostPlacer(DEVICES, RATES)
     placer.graph_placement(graph)
     measured = {a.op: 1e-3, b.op: 1e-3}
