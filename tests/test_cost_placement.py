@@ -147,7 +147,7 @@ def test_a_traced_step_measures_the_links_latency_and_speed_from_its_hops():
     """Two hops out of worker 0: 4 bytes in 0.5 ms (the latency), 1 MiB in 2.5 ms (the
     speed: 1 MiB in the 2 ms beyond the latency). Times as the workers note them (ns)."""
     from daskflow.client.step_stats import Described, OpTimes, PartitionTimes
-    from daskflow.runtime.plan.cost_placement import link_rates
+    from daskflow.runtime.plan.measured_costs import link_rates
     from daskflow.runtime.plan.partition import make_plan
 
     graph = tf.Graph()
@@ -232,7 +232,7 @@ def test_after_a_move_measurements_never_move_ops_back_and_new_ops_are_placed():
 
 def test_rounds_of_several_steps_and_clocks_that_disagree_give_no_hop():
     from daskflow.client.step_stats import Described, OpTimes, PartitionTimes
-    from daskflow.runtime.plan.cost_placement import link_rates
+    from daskflow.runtime.plan.measured_costs import link_rates
     from daskflow.runtime.plan.partition import make_plan
 
     graph = tf.Graph()
@@ -258,7 +258,7 @@ def test_rounds_of_several_steps_and_clocks_that_disagree_give_no_hop():
 
 
 def test_ops_a_rewrite_took_into_others_cost_nothing_once_measured():
-    from daskflow.runtime.plan.cost_placement import absorbed
+    from daskflow.runtime.plan.measured_costs import absorbed
 
     x = tf.placeholder(tf.float32, [None, 4])
     inner = tf.exp(x * 2.0)

@@ -417,7 +417,7 @@ class Session:
         graph anew, plan again every signature it placed (their old plans leave the workers)."""
         if self._cost_placer is None or not executable.plan.reasons:
             return
-        from .plan.cost_placement import absorbed, link_rates, op_seconds
+        from .plan.measured_costs import absorbed, link_rates, op_seconds
 
         ops = executable.traced_sources()[1]
         seconds = {**dict.fromkeys(absorbed(executable.plan), 0.0), **op_seconds(records, ops)}
