@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from mlp import dense_layers
 
 SHAPES = [784, 2048, 2048, 10]  # data_parallel.py's
 BATCH = 256
@@ -61,13 +62,8 @@ def build(tf, spec, task, sync):
     with tf.device(setter):
         ds = tf.data.Dataset.from_tensor_slices((images, labels)).repeat().batch(BATCH)
         x, y = ds.make_one_shot_iterator().get_next()
-        h = x
-        for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
-            # Initial values drawn in the graph: numpy ones would ship 20 MB of constants per worker.
-            w = tf.Variable(tf.random_normal([a, b], stddev=0.01, seed=k + 1))
-            h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-            if k < len(SHAPES) - 2:
-                h = tf.nn.relu(h)
+        # Initial values drawn in the graph: numpy ones would ship 20 MB of constants per worker.
+        h = dense_layers(tf, x, SHAPES, lambda k, a, b: tf.random_normal([a, b], stddev=0.01, seed=k + 1))
         loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
         opt = tf.train.GradientDescentOptimizer(0.01)
         if sync:

@@ -41,6 +41,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 from distributed import Client  # noqa: E402
+from mlp import dense_layers, drawn_from  # noqa: E402
 from plain_numpy import PlainReplicas  # noqa: E402
 from record import duration, record  # noqa: E402
 
@@ -70,12 +71,7 @@ def build(workers, sync):
 def train_op(x, y, rng, workers, sync):
     """The MLP on inputs ``x`` and one-hot labels ``y``, its variables drawn from ``rng``, and
     its SGD step (``SyncReplicasOptimizer`` over ``workers`` replicas if ``sync``)."""
-    h = x
-    for k, (a, b) in enumerate(zip(SHAPES, SHAPES[1:])):
-        w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
-        h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-        if k < len(SHAPES) - 2:
-            h = tf.nn.relu(h)
+    h = dense_layers(tf, x, SHAPES, drawn_from(rng))
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h))
     opt = tf.train.GradientDescentOptimizer(0.01)
     if sync:

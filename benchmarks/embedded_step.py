@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 
+from mlp import dense_layers, drawn_from
 from record import duration, record
 
 
@@ -72,12 +73,7 @@ def graph_step(tf, shapes, lr=0.1, config=None):
         x = tf.placeholder(tf.float32, [None, shapes[0]])
         y = tf.placeholder(tf.float32, [None, shapes[-1]])
         rng = np.random.default_rng(0)
-        h = x
-        for i, (a, b) in enumerate(zip(shapes, shapes[1:])):
-            w = tf.Variable((rng.standard_normal((a, b)) * 0.01).astype(np.float32))
-            h = tf.matmul(h, w) + tf.Variable(tf.zeros([b]))
-            if i < len(shapes) - 2:
-                h = tf.nn.relu(h)
+        h = dense_layers(tf, x, shapes, drawn_from(rng))
         loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
         train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
         sess = tf.Session(graph=graph, config=config)

@@ -175,7 +175,7 @@ class Executable:
     def profile_due(self) -> bool:
         """Count a run; whether it is one to trace for cost placement (see ``next_profile``)."""
         self.runs += 1
-        if self.next_profile is None or self.runs < self.next_profile:
+        if self.runs < self.next_profile:  # the session asks only where there is one
             return False
         self.next_profile *= PROFILE_EVERY
         return True

@@ -289,7 +289,7 @@ def _one_place(a, b, replicating):
     """Whether devices ``a`` and ``b`` run in one task: the same device or, in a plan that
     replicates, two replicated devices each replica pins to the same one (no device and
     ``/job:worker``; see :mod:`.replication`)."""
-    if a == b or device_label(a) == device_label(b):  # two names of one place
+    if device_label(a) == device_label(b):  # one place, maybe named two ways
         return True
     replicated = all(not d or is_replica_device(d) for d in (a, b))
     return replicating and replicated and replica_device(a, 0) == replica_device(b, 0)

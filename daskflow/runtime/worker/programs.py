@@ -182,18 +182,18 @@ class TracedPrograms(WorkerPlugin):
 
     def __init__(self, plan_id: str, sources: dict, session: str = ""):
         self.name = f"{PREFIX}{session}-{plan_id}-traced"  # the session's, as its programs are
-        self.traced = sources
+        self.sources = sources
 
     def setup(self, worker):
         state = state_of(worker)
-        for pid, source in self.traced.items():
+        for pid, source in self.sources.items():
             program = state.program(pid)
             if program is not None:
                 state.traced_programs[pid] = traced_function(source, program[1])
 
     def teardown(self, worker):
         state = find_state(worker)
-        for pid in self.traced if state is not None else ():
+        for pid in self.sources if state is not None else ():
             state.traced_programs.pop(pid, None)
 
 
