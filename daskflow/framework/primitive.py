@@ -28,6 +28,13 @@ pipelines): on a GPU device it runs on its task's CPU instead (soft placement).
 An ``elementwise`` op's kernel is, on floats, the array-API function of that
 name (``"tanh"``, ``"multiply"``): chains of them run as one kernel
 (:func:`daskflow.ops.rewrite_rules.elementwise_chain`).
+An ``in_place`` kernel (``in_place``: for each output, the input position
+whose variable it holds the new value of, as Adam's ``(var, m, v)``) accepts
+``in_place=True``: it then writes those outputs into the variables' own
+buffers and returns the input arrays. The runtime passes it only embedded,
+where each of those outputs goes to one ``Assign`` of its variable and
+nothing else in the step reads the old value after the op
+(:mod:`daskflow.runtime.plan.compile`).
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
@@ -94,6 +101,7 @@ class Primitive:
     simplify: Callable | None = None
     fuse: Callable | None = None
     elementwise: str | None = None
+    in_place: tuple = ()
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -41,7 +41,7 @@ def _assign_infer(inputs, **_):
 def _assign_kernel(xp, old, value, *, dims, donate=False):
     if len(value.shape) != len(dims) or any(d is not None and d != v for d, v in zip(dims, value.shape)):
         raise ValueError(f"value of shape {tuple(value.shape)} does not fit the variable's shape {fmt(dims)}")
-    if donate and owned(value):
+    if value is old or (donate and owned(value)):  # its own array (updated in place), or a fresh one
         return value
     return xp.array(value, copy=True)  # the store must own its arrays
 

@@ -19,6 +19,7 @@ from ..framework.device_spec import DeviceSpec
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
+from . import allocator
 from .checkpoint import read_variable, write_variable
 from .cluster.devices import warn_ignored_devices
 from .graph_options import GraphOptions
@@ -294,6 +295,8 @@ class Session:
         self._closed = False
         # Embedded: this process's BLAS pool; a cluster session sets its workers' (scope.py).
         self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
+        if self._cluster is None:
+            allocator.keep_step_buffers()  # as a worker does: steps reuse their buffers
         self._default_ctx = None
         self._steps_left = None  # a MonitoredTrainingSession's limit on steps_per_run (its last step)
         self._cost_placer = None  # ConfigProto(placement="cost"): places the graph once per version
@@ -457,8 +460,10 @@ class Session:
         passes = self.config.graph_options.passes()
         compression = None if self._cluster is None else self.config.gradient_compression
         placer = self._placer(feed_dict)
+        # Embedded, the session alone holds its variables' arrays: updates may write into them.
+        in_place = self._cluster is None
         executable = Executable(
-            mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes, compression, placer
+            mapper.tensors, mapper.ops, feeds, self._state_for, soft, passes, compression, placer, in_place
         )
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)

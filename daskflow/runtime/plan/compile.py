@@ -44,8 +44,11 @@ class Program:
 
 
 class _Builder:
-    def __init__(self, part, feeds, folded, producer, state_for, xp, uses, plan, compressed, replica):
+    def __init__(
+        self, part, feeds, folded, producer, state_for, xp, uses, plan, compressed, replica, in_place
+    ):
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
+        self.updates_in_place = in_place
         # Tensors that cross compressed from replicas: encoded where made, decoded where
         # read by a single partition.
         self.compressed = compressed
@@ -68,6 +71,11 @@ class _Builder:
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
         self.reads_here = collections.Counter(t for op in part.ops for t in self.inputs_of(op))
+        self.readers = collections.defaultdict(list)  # tensor -> the ops here that read it
+        for op in part.ops:
+            for t in self.inputs_of(op):
+                self.readers[t].append(op)
+        self.position = {op: i for i, op in enumerate(part.ops)}
         if self.device:
             self._emit(f"{self.device}.use()", None)  # this thread's current GPU
 
@@ -179,6 +187,60 @@ class _Builder:
         dead = self._dead_after_aggregating(last) if prim.aggregates_replicas else self._donatable(last)
         return {"donate": True} if dead else {}
 
+    def _in_place(self, op):
+        """``{"in_place": True}`` where ``op``'s kernel may write its outputs into the
+        variables it reads (embedded only: there the session alone holds their arrays)."""
+        prim = self.primitive_of(op)
+        if not (self.updates_in_place and prim.in_place) or self.device:
+            return {}
+        inputs = self.inputs_of(op)
+        pairs = [(inputs[i], out) for i, out in zip(prim.in_place, op.outputs)]
+        return {"in_place": True} if all(self._updatable(op, t, out) for t, out in pairs) else {}
+
+    def _updatable(self, op, t, out):
+        """Whether ``op`` may write ``out``, the new value of the variable whose value
+        ``t`` is, into that value's array: ``out`` goes only to one ``Assign`` of the
+        variable here; every read of the old value, or of a view of it, is here and
+        comes before ``op`` (a read of ``t`` after that ``Assign`` reads the new value)."""
+        var = t.op
+        if not var.primitive.is_variable or t in self.feeds or self.slots.get(var) in self.written:
+            return False
+        assign = self._only_assign(out, var)
+        if assign is None:
+            return False
+        start, end = self.position[op], self.position[assign]
+        for view in self._views_of(t):
+            if self.uses.get(view, 0) != self.reads_here[view]:
+                return False  # fetched, or read on another partition
+            for reader in self.readers[view]:
+                at = self.position[reader]
+                if reader not in (op, assign) and at > start and (view is not t or at < end):
+                    return False
+        return True
+
+    def _only_assign(self, out, var):
+        """The ``Assign`` of ``var`` that is ``out``'s only reader, or None."""
+        readers = self.readers[out]
+        if self.uses.get(out, 0) != 1 or len(readers) != 1:
+            return None
+        assign = readers[0]
+        prim, inputs = self.primitive_of(assign), self.inputs_of(assign)
+        ours = prim.updates_variable and prim.ignores_old_value and inputs[0].op is var and inputs[1] is out
+        return assign if ours else None
+
+    def _views_of(self, t):
+        """``t`` and the tensors here that may share its memory: outputs of ops that are
+        not ``fresh_output`` (a reshape, an identity, an assignment) reading one of them."""
+        found, todo = {t}, [t]
+        while todo:
+            for reader in self.readers[todo.pop()]:
+                if self.primitive_of(reader).fresh_output:
+                    continue
+                fresh = [o for o in reader.outputs if o not in found]
+                found.update(fresh)
+                todo.extend(fresh)
+        return found
+
     def add(self, op):
         prim = self.primitive_of(op)
         if all(t in self.folded for t in op.outputs) and op.outputs:
@@ -196,7 +258,8 @@ class _Builder:
         args = ", ".join(self._input(t, prim) for t in self.inputs_of(op))
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
-        self._emit(f"{lhs} = {self._kernel(op, **self._donation(op))}({args})", op)
+        kernel = self._kernel(op, **self._donation(op), **self._in_place(op))
+        self._emit(f"{lhs} = {kernel}({args})", op)
         self.names.update(zip(op.outputs, outs))
 
     def _input(self, t, prim):
@@ -279,6 +342,7 @@ def compile_partition(
     plan,
     compressed=None,
     replica=False,
+    in_place=False,
 ) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
@@ -291,8 +355,13 @@ def compile_partition(
     ``plan`` says what each op reads and runs after rewrites. ``compressed`` (``{tensor:
     codec}``, :mod:`.compression`): exports wrapped in ``Encoded`` leave encoded, and
     a partition that is not a ``replica`` reads those tensors from their encoded export.
+    ``in_place``: ``in_place`` kernels may update the variables they read
+    (:attr:`~daskflow.framework.primitive.Primitive.in_place`), where nothing else
+    holds their arrays: embedded, not on workers, whose variables others read.
     """
-    builder = _Builder(part, feeds, folded, producer, state_for, xp, uses, plan, compressed or {}, replica)
+    builder = _Builder(
+        part, feeds, folded, producer, state_for, xp, uses, plan, compressed or {}, replica, in_place
+    )
     for op in part.ops:
         builder.add(op)
     return builder.finish(exported, leaving)

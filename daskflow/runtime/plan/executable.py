@@ -48,10 +48,12 @@ class Executable:
         passes=Passes(),
         compression=None,
         placer=None,
+        in_place=False,
     ):
         """``compression``: the codec of tensors sent from replicas to a single partition
         (``ConfigProto.gradient_compression``; :mod:`.compression`), or None. ``placer``:
-        places the ops no device scope placed (``ConfigProto(placement="cost")``), or None."""
+        places the ops no device scope placed (``ConfigProto(placement="cost")``), or None.
+        ``in_place``: kernels may update variables in place (an embedded session's)."""
         folded: dict = {}
 
         def fold_and_rewrite(order):
@@ -68,7 +70,7 @@ class Executable:
         replicated = replicated_partitions(plan.partitions) if compression else set()
         compressed = compressed_tensors(plan, compression, replicated)
         exported = _exports(plan, folded, compressed, replicated)
-        uses = _uses(plan, exported)
+        uses = _uses(plan, exported, [t for t in fetch_tensors if t not in self.feeds])
         leaving = _leaving_devices(plan, exported)
         namespaces: dict = {}  # GPU index -> its namespace, shared by that GPU's partitions
         where: dict = {}
@@ -88,6 +90,7 @@ class Executable:
                 plan,
                 compressed,
                 part.key in replicated,
+                in_place,
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
@@ -192,8 +195,9 @@ class Executable:
         return [_fetch(values, src) for src in self.fetch_sources]
 
     def graph(self, feed_values, store) -> dict:
-        """The Dask graph of one step, data included (``Session.lower``)."""
-        data = self.bind(feed_values, store)
+        """The Dask graph of one step, data included (``Session.lower``): its own copy of
+        each variable's value, which later steps may update in place."""
+        data = {k: _copied(v) for k, v in self.bind(feed_values, store).items()}
         graph = {k: DataNode(k, v) for k, v in data.items()}
         graph.update({t.key: t for t in self.tasks})
         return graph
@@ -302,8 +306,10 @@ def _leaving_devices(plan, exported):
     return leaving
 
 
-def _uses(plan, exported):
-    uses: dict = {}
+def _uses(plan, exported, fetched):
+    """How many times each tensor is read in the step: by ops, as an export, and (a
+    variable's value, which the step's results take from the store) as a fetch."""
+    uses: dict = {t: 1 for t in fetched if t.op.primitive.is_variable}
     for op in plan.ops:
         for t in plan.inputs_of(op):
             uses[t] = uses.get(t, 0) + 1
@@ -364,6 +370,10 @@ def _source(t, feeds, folded, where):
     if t in folded:
         return Constant(folded[t])
     return where[t]  # a PartitionResult
+
+
+def _copied(value):
+    return value.copy() if type(value) is np.ndarray and not value.flags.writeable else value
 
 
 def _fetch(values, source):

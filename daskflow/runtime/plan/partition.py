@@ -150,7 +150,8 @@ def _check_fed(needed):
 
 
 def _schedule(needed, fed, inputs_of=_own_inputs):
-    """Topological order; among ready ops, reads before variable updates.
+    """Topological order; among ready ops, reads before variable updates (and kernels
+    that can update variables in place).
 
     Preferring non-updating ops means a value read in the same step as an
     update sees the old value unless a control dependency says otherwise.
@@ -178,7 +179,10 @@ def _schedule(needed, fed, inputs_of=_own_inputs):
 
 
 def _rank(op):
-    return (op.primitive.updates_variable, op._id, op)
+    # An update in place (Adam's kernel) waits like an assignment: every op that does
+    # not depend on an update runs before it, so those ops fail, if they do, first.
+    prim = op.primitive
+    return (prim.updates_variable or bool(prim.in_place), op._id, op)
 
 
 def _predecessors(op, needed, fed, inputs_of=_own_inputs):

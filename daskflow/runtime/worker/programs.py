@@ -30,10 +30,11 @@ from distributed.protocol import pickle
 
 from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
+from .. import allocator
 from ..cluster import sources
 from ..plan.executable import traced_function
 from ..wire import bulk, pushes, shared_reads, transport
-from . import allocator, arrivals, sync_rounds
+from . import arrivals, sync_rounds
 from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
