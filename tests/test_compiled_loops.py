@@ -35,7 +35,16 @@ def assert_same_values(fast, slow):
 
 
 @pytest.mark.parametrize(
-    "loop", [loops.adam, loops.relu_grad, loops.max_pool_grad_tiles, loops.max_pool_tiles, loops.add_bias]
+    "loop",
+    [
+        loops.adam,
+        loops.adam_in_place,
+        loops.relu_grad,
+        loops.max_pool_grad_tiles,
+        loops.max_pool_tiles,
+        loops.add_bias,
+        loops.winograd_input,
+    ],
 )
 def test_numba_compiles_the_loops_here(loop):
     # numba is a dependency: a missing or broken one would silently drop to numpy.

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from daskflow.kernels import conv, winograd
+from daskflow.kernels.compiled import use_compiled
 
 # --------------------------------------------------------------------------
 # Naive references: plain loops over output pixels and kernel offsets, with
@@ -508,15 +509,17 @@ def winograd_calls(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["loop", "blas"])
 @pytest.mark.parametrize("hw,k,padding,n", WINOGRAD, ids=[winograd_id(p) for p in WINOGRAD])
-def test_winograd_matches_reference(hw, k, padding, n, winograd_calls):
+def test_winograd_matches_reference(hw, k, padding, n, compiled, winograd_calls):
     rng = np.random.default_rng(WINOGRAD.index((hw, k, padding, n)))
     in_ch, out_ch = 16, 17
     x = rng.standard_normal((n, *hw, in_ch)).astype(np.float32)
     w = (rng.standard_normal((k, k, in_ch, out_ch)) / (k * np.sqrt(in_ch))).astype(np.float32)
     gy = rng.standard_normal((n, *ref_out_hw(hw, (k, k), (1, 1), padding), out_ch)).astype(np.float32)
     args = ((1, 1), padding)
-    outs = _conv_outputs_and_references(x, w, gy, args)
+    with use_compiled(compiled):  # the tiles' transform: compiled loop, or gather and BLAS
+        outs = _conv_outputs_and_references(x, w, gy, args)
     assert len(winograd_calls) >= 3
     for got, want in outs:
         assert got.dtype == np.float32
@@ -524,6 +527,21 @@ def test_winograd_matches_reference(hw, k, padding, n, winograd_calls):
         # Winograd's error scales with the result's magnitude, not each
         # element's: about 1e-5 of the largest value (im2col: about 1e-6).
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-5 * np.abs(want).max())
+
+
+def test_winograd_input_loop_relies_on_the_points_even_odd_structure():
+    """The compiled transform reads only these entries of B^T, and pairs rows 1-2, 3-4
+    and 5-6 as even + odd and even - odd: other points would need another loop."""
+    bt = winograd._winograd_matrices(5)[2]
+    even, odd = [0, 2, 4, 6], [1, 3, 5, 7]
+    np.testing.assert_array_equal(bt[0, odd], 0)
+    np.testing.assert_array_equal(bt[7, even], 0)
+    np.testing.assert_array_equal(bt[1:7, [0, 7]], 0)
+    for q in (1, 3, 5):
+        np.testing.assert_allclose(bt[q + 1, even], bt[q, even], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(bt[q + 1, odd], -bt[q, odd], rtol=1e-12, atol=1e-15)
+    for r in (3, 5):  # one B^T serves both kernel sizes
+        np.testing.assert_array_equal(winograd._winograd_matrices(r)[2], bt)
 
 
 @pytest.mark.parametrize(

@@ -199,3 +199,56 @@ def dequantize(q, scales, bucket, out):
         step = scales[b]
         for i in range(b * bucket, min(out.size, (b + 1) * bucket)):
             out[i] = dt(q[i]) * step
+
+
+@loop
+def winograd_input(src, bt, step, first, out):
+    """``B^T d B`` of each 8x8 tile ``d`` of ``src`` into ``out[8p + q, t]``, ``t`` counting
+    tiles (``step`` apart) row-major from image ``first`` (:func:`.winograd._winograd_input`).
+
+    ``bt`` is the 8x8 ``B^T`` of the points 0, +-1, +-1/2, +-2 and infinity: row 0
+    reads the even inputs, row 7 the odd ones, and rows 1-2, 3-4, 5-6 are pairs
+    ``even + odd`` and ``even - odd`` of the same inner terms, so a pair takes six
+    products instead of sixteen. Each side of the transform loads a tile's eight
+    values once for its eight results, with channels as the inner loop, which the
+    compiler vectorizes. The sums agree with BLAS's to rounding, not bit for bit.
+    """
+    th, tw = (src.shape[1] - 8) // step + 1, (src.shape[2] - 8) // step + 1
+    # The coefficients as scalars: read from bt inside the loops, they would be
+    # reloaded for every channel (the compiler cannot tell bt from out). Both sides
+    # are written out: one loop over both would type its arrays strided, unvectorized.
+    b00, b02, b04, b06 = bt[0, 0], bt[0, 2], bt[0, 4], bt[0, 6]
+    b71, b73, b75, b77 = bt[7, 1], bt[7, 3], bt[7, 5], bt[7, 7]
+    e12, e14, e16, o11, o13, o15 = bt[1, 2], bt[1, 4], bt[1, 6], bt[1, 1], bt[1, 3], bt[1, 5]
+    e32, e34, e36, o31, o33, o35 = bt[3, 2], bt[3, 4], bt[3, 6], bt[3, 1], bt[3, 3], bt[3, 5]
+    e52, e54, e56, o51, o53, o55 = bt[5, 2], bt[5, 4], bt[5, 6], bt[5, 1], bt[5, 3], bt[5, 5]
+    half = np.empty((8, 8, src.shape[3]), out.dtype)  # half[q, a]: tile row a, transformed
+    for t in range(out.shape[1]):
+        image, i, j = first + t // (th * tw), (t // tw) % th, t % tw
+        x = j * step
+        for a in range(8):
+            row = src[image, i * step + a]
+            for ch in range(src.shape[3]):
+                d0, d1, d2, d3 = row[x, ch], row[x + 1, ch], row[x + 2, ch], row[x + 3, ch]
+                d4, d5, d6, d7 = row[x + 4, ch], row[x + 5, ch], row[x + 6, ch], row[x + 7, ch]
+                half[0, a, ch] = b00 * d0 + b02 * d2 + b04 * d4 + b06 * d6
+                even, odd = e12 * d2 + e14 * d4 + e16 * d6, o11 * d1 + o13 * d3 + o15 * d5
+                half[1, a, ch], half[2, a, ch] = even + odd, even - odd
+                even, odd = e32 * d2 + e34 * d4 + e36 * d6, o31 * d1 + o33 * d3 + o35 * d5
+                half[3, a, ch], half[4, a, ch] = even + odd, even - odd
+                even, odd = e52 * d2 + e54 * d4 + e56 * d6, o51 * d1 + o53 * d3 + o55 * d5
+                half[5, a, ch], half[6, a, ch] = even + odd, even - odd
+                half[7, a, ch] = b71 * d1 + b73 * d3 + b75 * d5 + b77 * d7
+        for q in range(8):
+            col = half[q]
+            for ch in range(src.shape[3]):
+                d0, d1, d2, d3 = col[0, ch], col[1, ch], col[2, ch], col[3, ch]
+                d4, d5, d6, d7 = col[4, ch], col[5, ch], col[6, ch], col[7, ch]
+                out[q, t, ch] = b00 * d0 + b02 * d2 + b04 * d4 + b06 * d6
+                even, odd = e12 * d2 + e14 * d4 + e16 * d6, o11 * d1 + o13 * d3 + o15 * d5
+                out[8 + q, t, ch], out[16 + q, t, ch] = even + odd, even - odd
+                even, odd = e32 * d2 + e34 * d4 + e36 * d6, o31 * d1 + o33 * d3 + o35 * d5
+                out[24 + q, t, ch], out[32 + q, t, ch] = even + odd, even - odd
+                even, odd = e52 * d2 + e54 * d4 + e56 * d6, o51 * d1 + o53 * d3 + o55 * d5
+                out[40 + q, t, ch], out[48 + q, t, ch] = even + odd, even - odd
+                out[56 + q, t, ch] = b71 * d1 + b73 * d3 + b75 * d5 + b77 * d7

@@ -5,16 +5,23 @@ One thread of OpenBLAS sgemm is slower than TF1's direct convolution, so
 only fewer multiplies can catch up: F(4x4, 5x5) on 8x8 tiles does a 5x5
 conv's 400 multiplies per 4x4 outputs in 64 (4.8x fewer at 14x14x32 -> 64;
 with the tile transforms ~3x faster overall, measured at mnist_deep's second
-conv). Error grows with the tile: ~1e-5 of the output's scale against ~1e-6
-for im2col, so the path is float32-only and needs enough channels to pay
-(:func:`applies`). :mod:`.conv` calls it with the padding geometry already
-worked out; the forward conv and both gradients share one tile correlation.
+conv). The input tiles' transform, the costliest part, is a compiled loop
+where numba is (:func:`daskflow.kernels.loops.winograd_input`: 2-3x faster
+than gathering the tiles and two BLAS products on 64 channels, measured on
+the input gradient of mnist_deep's second conv). Error grows with the
+tile: ~1e-5 of the output's scale against ~1e-6 for im2col, so the path
+is float32-only and needs enough channels to pay (:func:`applies`).
+:mod:`.conv` calls it with the padding geometry already worked out; the
+forward conv and both gradients share one tile correlation.
 """
 
 import functools
 
 import numpy
 from numpy.lib.stride_tricks import as_strided
+
+from . import loops
+from .compiled import plain
 
 _WINOGRAD_ALPHA = 8  # tile side; F(m, r) with m = 8 - r + 1
 _WINOGRAD_POINTS = (0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0)  # plus infinity
@@ -101,18 +108,36 @@ def _chunks(n, tiles_per_image):
         yield slice(start, min(start + step, n))
 
 
-def _winograd_input(tiles, bt):
-    """Return ``B^T d B`` of every tile as ``[64, tiles, c]``, tile order ``(n, th, tw)``."""
-    d = numpy.ascontiguousarray(tiles.transpose(3, 4, 0, 1, 2, 5))
-    return _two_sided(bt, d).reshape(_WINOGRAD_ALPHA**2, -1, tiles.shape[-1])
+def _winograd_input(xpad, tiles, part, bt, m):
+    """Return ``B^T d B`` of the tiles (``m`` apart) of images ``part`` as
+    ``[64, tiles, c]``, tile order ``(n, th, tw)``: one compiled pass where numba is,
+    else a gathering copy and two BLAS products (2-3x the pass's time)."""
+    compiled = loops.winograd_input.get() if plain(xpad) else None
+    if compiled is None:
+        d = numpy.ascontiguousarray(tiles[part].transpose(3, 4, 0, 1, 2, 5))
+        return _two_sided(bt, d).reshape(_WINOGRAD_ALPHA**2, -1, tiles.shape[-1])
+    th, tw, alpha = tiles.shape[1], tiles.shape[2], tiles.shape[3]
+    out = numpy.empty((alpha * alpha, (part.stop - part.start) * th * tw, tiles.shape[-1]), xpad.dtype)
+    compiled(xpad, bt, m, part.start, out)
+    return out
+
+
+def _winograd_output(prod, at, part, y):
+    """Write ``A^T M A`` of each tile's products ``prod`` (``[64, tiles, k]``, images
+    ``part``) into its block of ``y`` (``[n, th*m, tw*m, k]``). Two BLAS products: a
+    compiled pass, as for the input, measured 5-10% slower here."""
+    m, alpha = at.shape[0], _WINOGRAD_ALPHA
+    n, th, tw = y.shape[0], y.shape[1] // m, y.shape[2] // m
+    out = _two_sided(at, prod.reshape(alpha, alpha, -1, th, tw, y.shape[3]))
+    y.reshape(n, th, m, tw, m, y.shape[3])[part] = out.transpose(2, 3, 0, 4, 1, 5)
 
 
 def _winograd_correlate(xpad, w):
     """Return the stride-1 correlation of tile-padded ``xpad`` with HWIO ``w``.
 
     The result is ``[n, th*m, tw*m, out_ch]``; the caller crops it. Per
-    chunk: gather and transform the tiles, one stacked product over the 64
-    tile points (``[64, tiles, c] @ [64, c, out_ch]``), transform back.
+    chunk: transform the tiles, one stacked product over the 64 tile points
+    (``[64, tiles, c] @ [64, c, out_ch]``), transform back.
     """
     r, out_ch = w.shape[0], w.shape[3]
     at, g, bt = _winograd_matrices(r)
@@ -123,12 +148,10 @@ def _winograd_correlate(xpad, w):
     at, bt = at.astype(numpy.float32), bt.astype(numpy.float32)
     tiles = _winograd_tiles(xpad, r)
     n, th, tw = tiles.shape[:3]
-    y = numpy.empty((n, th, m, tw, m, out_ch), dtype=numpy.float32)
+    y = numpy.empty((n, th * m, tw * m, out_ch), dtype=numpy.float32)
     for part in _chunks(n, th * tw):
-        prod = numpy.matmul(_winograd_input(tiles[part], bt), u)
-        out = _two_sided(at, prod.reshape(alpha, alpha, -1, th, tw, out_ch))
-        y[part] = out.transpose(2, 3, 0, 4, 1, 5)
-    return y.reshape(n, th * m, tw * m, out_ch)
+        _winograd_output(numpy.matmul(_winograd_input(xpad, tiles, part, bt, m), u), at, part, y)
+    return y
 
 
 def conv2d(x, w, out_hw, before):
@@ -165,7 +188,8 @@ def conv2d_backprop_filter(x, r, g, out_hw, before):
     at, gm, bt = _winograd_matrices(r)
     m, alpha = at.shape[0], _WINOGRAD_ALPHA
     oh, ow = out_hw
-    tiles = _winograd_tiles(_winograd_pad(x, out_hw, before, r), r)
+    xpad = _winograd_pad(x, out_hw, before, r)
+    tiles = _winograd_tiles(xpad, r)
     n, th, tw = tiles.shape[:3]
     out_ch = g.shape[3]
     gpad = numpy.zeros((n, th * m, tw * m, out_ch), dtype=numpy.float32)
@@ -174,7 +198,7 @@ def conv2d_backprop_filter(x, r, g, out_hw, before):
     a, bt = at.T.astype(numpy.float32), bt.astype(numpy.float32)
     acc = numpy.zeros((alpha * alpha, x.shape[3], out_ch), dtype=numpy.float32)
     for part in _chunks(n, th * tw):
-        v = _winograd_input(tiles[part], bt)
+        v = _winograd_input(xpad, tiles, part, bt, m)
         ug = _two_sided(a, numpy.ascontiguousarray(g_tiles[:, :, part]))
         acc += numpy.matmul(v.transpose(0, 2, 1), ug.reshape(alpha * alpha, -1, out_ch))
     s = acc.reshape(alpha, alpha, x.shape[3], out_ch).astype(numpy.float64)
