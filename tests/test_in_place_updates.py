@@ -139,3 +139,43 @@ def test_the_kernel_leaves_a_view_alone_and_returns_new_arrays():
     got = training_ops._adam_kernel(np, var, m, v, grad, B1, B2, LR, EPS, in_place=True)
     assert got[0] is not var
     np.testing.assert_array_equal(base, 1.0)
+
+
+def test_a_step_failing_after_the_update_leaves_every_variable_as_it_was():
+    w, loss, w0, _ = _model()
+    train = _adam(loss)
+    flag = tf.placeholder(tf.bool, [], name="flag")
+    with tf.control_dependencies([train]):
+        check = tf.Assert(flag, [flag], name="after_train")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(check, {flag: True})
+        names = [v.op.name for v in tf.global_variables()]
+        before = dict(zip(names, sess.run(tf.global_variables())))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="after_train"):
+            sess.run(check, {flag: False})
+        for name, value in zip(names, sess.run(tf.global_variables())):
+            np.testing.assert_array_equal(value, before[name], err_msg=name)
+
+
+def test_a_lowered_step_gives_the_same_values_each_time_it_runs():
+    import dask
+
+    w, loss, w0, c = _model()
+    train = _adam(loss)
+    new_w = tf.identity(w)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        graph = sess.lower([train])
+        keys = [k for k in graph if not k.startswith(("feed-", "var-"))]
+        first = [np.array(a, copy=True) for a in _arrays(dask.get(graph, keys))]
+        again = _arrays(dask.get(graph, keys))
+        assert first and len(first) == len(again)
+        for a, b in zip(first, again):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(sess.run(new_w), w0)  # the session's own W untouched
+
+
+def _arrays(results):
+    """The arrays among the partitions' results (each a tuple of values)."""
+    return [a for r in results for a in (r if isinstance(r, tuple) else (r,)) if isinstance(a, np.ndarray)]

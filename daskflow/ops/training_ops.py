@@ -94,6 +94,8 @@ def _adam_chunks(xp, inputs, outs, b1, b2, lr, eps):
         xp.subtract(fvar[s], t, out=new_var[s])
 
 
+# fresh_output holds for its readers: in place, each output's only reader is the Assign
+# that keeps it (compile.py), which returns a variable's own array as it is.
 AdamUpdate = Primitive("AdamUpdate", _adam_infer, _adam_kernel, fresh_output=True, in_place=(0, 1, 2))
 
 

@@ -195,7 +195,20 @@ class _Builder:
             return {}
         inputs = self.inputs_of(op)
         pairs = [(inputs[i], out) for i, out in zip(prim.in_place, op.outputs)]
-        return {"in_place": True} if all(self._updatable(op, t, out) for t, out in pairs) else {}
+        updatable = all(self._updatable(op, t, out) for t, out in pairs)
+        return {"in_place": True} if updatable and self._nothing_can_fail_after(op) else {}
+
+    def _nothing_can_fail_after(self, op):
+        """Whether every op after ``op`` here is one no value can make fail, so that a
+        failing step still leaves every variable as it was: constants, NoOps, and
+        updates and elementwise ops whose inputs' shapes the graph fixes (checked when
+        it was built): Adam's assignments and its beta powers' products."""
+        for later in self.part.ops[self.position[op] + 1 :]:
+            prim, inputs = self.primitive_of(later), self.inputs_of(later)
+            shaped = all(t._dims is not None and None not in t._dims for t in inputs)
+            if inputs and not (shaped and (prim.updates_variable or prim.in_place or prim.elementwise)):
+                return False
+        return True
 
     def _updatable(self, op, t, out):
         """Whether ``op`` may write ``out``, the new value of the variable whose value

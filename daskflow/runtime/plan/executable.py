@@ -90,7 +90,7 @@ class Executable:
                 plan,
                 compressed,
                 part.key in replicated,
-                in_place,
+                in_place and len(plan.partitions) == 1,  # no later partition can fail the step
             )
             where.update({t: PartitionResult(part.key, i) for t, i in program.exports.items()})
             self.programs.append(program)
@@ -373,7 +373,12 @@ def _source(t, feeds, folded, where):
 
 
 def _copied(value):
-    return value.copy() if type(value) is np.ndarray and not value.flags.writeable else value
+    """A read-only copy of a value the session holds; a view, which no kernel writes in place."""
+    if type(value) is not np.ndarray or value.flags.writeable:
+        return value
+    copy = value.copy()[...]
+    copy.flags.writeable = False
+    return copy
 
 
 def _fetch(values, source):
