@@ -70,11 +70,11 @@ class _Builder:
         self.part_args: dict = {}  # producer key -> arg name
         self.reads: dict = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
-        self.reads_here = collections.Counter(t for op in part.ops for t in self.inputs_of(op))
         self.readers = collections.defaultdict(list)  # tensor -> the ops here that read it
         for op in part.ops:
             for t in self.inputs_of(op):
                 self.readers[t].append(op)
+        self.reads_here = collections.Counter({t: len(ops) for t, ops in self.readers.items()})
         self.position = {op: i for i, op in enumerate(part.ops)}
         if self.device:
             self._emit(f"{self.device}.use()", None)  # this thread's current GPU
