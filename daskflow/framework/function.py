@@ -14,6 +14,7 @@ slots. The control-flow kernels call it once per branch taken or iteration.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 
 from .graph import Graph, get_default_graph
@@ -105,29 +106,86 @@ class SubProgram:
         for t in self.inputs:
             if t is not None:
                 slot.setdefault(t, len(slot))
-        steps = []
+        self._in_slots = [slot.get(t) if t is not None else None for t in self.inputs]
+        placed = []
         for op in self._ops:
-            prim = op.primitive
-            bound = (xp, prim.make_state(op)) if prim.make_state else (xp,)
-            kernel = _bound(prim.kernel, bound, op.attrs)
             ins = tuple(slot[t] for t in op.inputs)
             for t in op.outputs:
                 slot[t] = len(slot)
-            outs = tuple(slot[t] for t in op.outputs)
-            steps.append((kernel, ins, outs, len(outs) == 1, op))
+            placed.append((op, ins, tuple(slot[t] for t in op.outputs)))
         self._size = len(slot)
-        self._in_slots = [slot.get(t) if t is not None else None for t in self.inputs]
         self._out_slots = [slot[t] for t in self.outputs]
-        self._steps = steps
+        readers = collections.defaultdict(list)  # slot -> the steps reading it, in order
+        for k, (_, ins, _) in enumerate(placed):
+            for s in ins:
+                readers[s].append(k)
+        fresh = {s for op, _, outs in placed if op.primitive.fresh_output for s in outs}
+        self._made_here = frozenset(fresh)
+        # Read by nothing here, so no view of it (a TensorArray read's row) outlives the call.
+        self.owned_outputs = frozenset(
+            k
+            for k, s in enumerate(self._out_slots)
+            if s in fresh and self._out_slots.count(s) == 1 and not readers[s]
+        )
+        donors = self._donors(placed, fresh, readers)
+        self._steps = [
+            self._step(xp, op, ins, outs, donors.get(k)) for k, (op, ins, outs) in enumerate(placed)
+        ]
 
-    def run(self, xp, *values):
+    def _donors(self, placed, fresh, readers):
+        """Per step, the slot its kernel may write into: read last by that step, once, and
+        before only by ``fresh_output`` steps (so no view of it outlives the write), and
+        no output; made fresh here (always given) or an input (given when the caller
+        hands it over: :meth:`run`'s ``owned``)."""
+        donors = {}
+        for k, (op, ins, _) in enumerate(placed):
+            prim = op.primitive
+            if not (prim.can_donate and ins) or prim.updates_variable:
+                continue
+            s = ins[prim.donates]
+            before = readers[s][:-1]
+            last = readers[s][-1] == k and k not in before and ins.count(s) == 1
+            if last and all(placed[j][0].primitive.fresh_output for j in before) and s not in self._out_slots:
+                if s in fresh or s in self._in_slots:
+                    donors[k] = s
+        return donors
+
+    @staticmethod
+    def _step(xp, op, ins, outs, donor):
+        prim = op.primitive
+        bound = (xp, prim.make_state(op)) if prim.make_state else (xp,)
+        kernel = _bound(prim.kernel, bound, op.attrs)
+        giving = _bound(prim.kernel, bound, {**op.attrs, "donate": True}) if donor is not None else None
+        return kernel, giving, donor, ins, outs, len(outs) == 1, op
+
+    def compiled(self, xp):
+        """This program, its steps made for namespace ``xp`` (once)."""
         if self._steps is None:
             self._compile(xp)
+        return self
+
+    def shape_only_inputs(self, xp):
+        """The input positions whose values only ``shape_only`` kernel inputs read (or
+        nothing): a value changed in place after it was given still serves this program."""
+        steps = self.compiled(xp)._steps
+        values_read = {
+            s for *_, ins, _, _, op in steps for k, s in enumerate(ins) if k not in op.primitive.shape_only
+        }
+        values_read.update(self._out_slots)
+        return frozenset(k for k, s in enumerate(self._in_slots) if s not in values_read)
+
+    def run(self, xp, *values, owned=()):
+        """The outputs' values for the inputs' ``values``. ``owned``: positions of values
+        the caller hands over (no one else holds them): kernels may write into them."""
+        self.compiled(xp)
         env = [None] * self._size
         for i, v in zip(self._in_slots, values):
             if i is not None:
                 env[i] = v
-        for kernel, ins, outs, single, op in self._steps:
+        given = self._given(owned)
+        for kernel, giving, donor, ins, outs, single, op in self._steps:
+            if donor is not None and donor in given:
+                kernel = giving
             try:
                 result = kernel(*[env[i] for i in ins])
             except Exception as e:  # noqa: BLE001 - re-raised naming the op inside the body
@@ -141,6 +199,15 @@ class SubProgram:
                 for i, r in zip(outs, result):
                     env[i] = r
         return tuple(env[i] for i in self._out_slots)
+
+    def _given(self, owned):
+        """The slots kernels may write into: those made here, and inputs handed over at
+        every position that feeds them."""
+        if not owned:
+            return self._made_here
+        handed = {s for k, s in enumerate(self._in_slots) if k in owned and s is not None}
+        held = {s for k, s in enumerate(self._in_slots) if k not in owned and s is not None}
+        return self._made_here | (handed - held)
 
 
 def _naming(exc, op):

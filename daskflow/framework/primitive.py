@@ -16,13 +16,16 @@ session starts afresh, so it replays a random sequence as TF1 does;
 input (None when ``ignores_old_value`` and it has none yet) and return its new
 value; ``broadcasting`` marks ops whose input gradients are reduced back to
 the input's shape centrally (in ``gradients``). ``fresh_output`` kernels
-always return new arrays that alias none of their inputs; a ``can_donate``
-kernel accepts ``donate=True``, letting it write into its last input, which
-the runtime passes only when that input is a fresh array no one else reads
-(an ``aggregates_replicas`` kernel: when nothing else in its partition reads
+return arrays that no other value aliases: new ones, or an input donated to
+them; a ``can_donate`` kernel accepts ``donate=True``, letting it write into
+its input at position ``donates`` (the last by default), which the runtime
+passes only when that input is a fresh array no one else reads (an
+``aggregates_replicas`` kernel: when nothing else in its partition reads
 its input; it may then overwrite only the values that
 :attr:`~daskflow.framework.replica.PerReplica.own` marks as this worker's
-own copies).
+own copies). ``shape_only`` names the inputs a kernel reads only for their
+shape and type, never their values (a value changed in place later still
+serves it).
 A ``host_only`` op has no device kernel (strings, Python functions, input
 pipelines): on a GPU device it runs on its task's CPU instead (soft placement).
 An ``elementwise`` op's kernel is, on floats, the array-API function of that
@@ -93,6 +96,7 @@ class Primitive:
     fresh_output: bool = False
     forwards_input: bool = False
     can_donate: bool = False
+    donates: int = -1
     is_variable: bool = False
     is_placeholder: bool = False
     aggregates_replicas: bool = False
@@ -102,6 +106,7 @@ class Primitive:
     fuse: Callable | None = None
     elementwise: str | None = None
     in_place: tuple = ()
+    shape_only: tuple = ()
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -478,7 +478,11 @@ def _gather_grad(op, g):
 
 
 Gather = Primitive(
-    "GatherV2", _gather_infer, lambda xp, p, i, *, axis: xp.take(p, i, axis=axis), _gather_grad
+    "GatherV2",
+    _gather_infer,
+    lambda xp, p, i, *, axis: xp.take(p, i, axis=axis),  # take copies: a new array
+    _gather_grad,
+    fresh_output=True,
 )
 
 

@@ -233,9 +233,10 @@ def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
 
 
 def _iterate(xp, state, loop, captured, limit):
-    i = 0
+    i, owned = 0, ()  # the first iteration's values come from outside: others may hold them
     while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
-        loop = list(state.body.run(xp, *loop, *captured))
+        loop = list(state.body.run(xp, *loop, *captured, owned=owned))
+        owned = state.body.owned_outputs  # made by the last iteration, held by no one else
         i += 1
     return loop
 
@@ -281,22 +282,36 @@ def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, l
     forward, gys = list(values[:count]), list(values[count:])
     loop, captured = forward[:n], forward[n:]
     history = []  # (loop values, saved forward values) of each iteration
+    owned, handed = (), _handed_over(xp, state, n)
     while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
-        outs = state.saving.run(xp, *loop, *captured)
+        outs = state.saving.run(xp, *loop, *captured, owned=owned)
         history.append((loop, outs[n:]))
-        loop = list(outs[:n])
+        loop, owned = list(outs[:n]), handed
     float_in = [i for i, v in enumerate(forward) if _is_float(v)]
     float_loop = [i for i in float_in if i < n]
     total = {i: None for i in float_in if i >= n}
+    owned, handed = (), ()
+    if history:  # the gradients each step hands the next, where it made them fresh
+        start = len(forward) + len(history[0][1])
+        made = state.grad.compiled(xp).owned_outputs
+        handed = frozenset(start + float_loop.index(i) for o, i in enumerate(float_in) if o in made and i < n)
     for values_k, saved_k in reversed(history):
-        outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys)
+        outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
         by_input = dict(zip(float_in, outs))
-        gys = [by_input[i] for i in float_loop]
+        gys, owned = [by_input[i] for i in float_loop], handed
         for i in total:
             total[i] = by_input[i] if total[i] is None else total[i] + by_input[i]
     result = dict(zip(float_loop, gys))
     result.update({i: (v if v is not None else xp.zeros_like(forward[i])) for i, v in total.items()})
     return _results([result[i] for i in float_in])
+
+
+def _handed_over(xp, state, n):
+    """The loop values the forward pass of a ``WhileGrad`` may change in place though its
+    history keeps them: made fresh by the iteration before, and read by the gradient
+    program only for their shapes (a TensorArray's buffer, written row by row)."""
+    saving, grad = state.saving.compiled(xp), state.grad.compiled(xp)
+    return frozenset(k for k in saving.owned_outputs & grad.shape_only_inputs(xp) if k < n)
 
 
 def _is_float(v):

@@ -91,8 +91,9 @@ def _set_infer(inputs, *, n, dynamic):
     return out, buffer.dtype
 
 
-def _set_kernel(xp, buffer, index, value, *, n, dynamic):
-    """``buffer`` with the rows ``index`` (a scalar or a vector) set to ``value``: a new array."""
+def _set_kernel(xp, buffer, index, value, *, n, dynamic, donate=False):
+    """``buffer`` with the rows ``index`` (a scalar or a vector) set to ``value``: a new
+    array, or ``buffer`` itself when it is donated (nothing else reads it)."""
     rows = xp.asarray(index).astype(np.int64)
     element = value.shape if rows.ndim == 0 else value.shape[1:]
     if rows.ndim == 1 and value.shape[:1] != rows.shape:
@@ -114,33 +115,45 @@ def _set_kernel(xp, buffer, index, value, *, n, dynamic):
     elif top > size:
         out = xp.zeros((top, *element), dtype=buffer.dtype)
         out[:size] = buffer
+    elif donate and getattr(buffer.flags, "writeable", True):
+        out = buffer  # a copy per write would make a loop of T writes cost T^2 rows
     else:
-        out = buffer.copy()  # never in place: the old buffer may be read again
+        out = buffer.copy()  # others may read the old buffer again
     out[rows] = value
     return out
 
 
 def _set_grad(op, g):
     buffer, index, _ = op.inputs
-    return [apply(TensorArrayWriteGrad, g, buffer, index), None, array_ops.gather(g, index)]
+    value_grad = array_ops.gather(g, index)  # made first: then the buffer's gradient may take g over
+    return [apply(TensorArrayWriteGrad, g, buffer, index), None, value_grad]
 
 
-TensorArrayWriteV3 = Primitive("TensorArrayWriteV3", _set_infer, _set_kernel, _set_grad)
-TensorArrayScatterV3 = Primitive("TensorArrayScatterV3", _set_infer, _set_kernel, _set_grad)
+# A write's result is a new buffer, or the old one donated to it: either way no other
+# value aliases it, so a later write may take it over in turn.
+_WRITES = dict(fresh_output=True, can_donate=True, donates=0)
+TensorArrayWriteV3 = Primitive("TensorArrayWriteV3", _set_infer, _set_kernel, _set_grad, **_WRITES)
+TensorArrayScatterV3 = Primitive("TensorArrayScatterV3", _set_infer, _set_kernel, _set_grad, **_WRITES)
 
 
-def _write_grad_kernel(xp, g, old, index):
-    """The gradient for the buffer a write replaced: ``g`` over its rows, zero where written."""
+def _write_grad_kernel(xp, g, old, index, donate=False):
+    """The gradient for the buffer a write replaced: ``g`` over its rows, zero where written
+    (in ``g`` itself when it is donated)."""
     if _is_unwritten(old, g.shape[1:]):
         return np.zeros(old.shape, old.dtype).view(_Unwritten)  # no data: a host marker, like ``old``
-    out = g[: old.shape[0]].copy()
+    writable = donate and getattr(g.flags, "writeable", True)
+    out = g[: old.shape[0]] if writable else g[: old.shape[0]].copy()
     rows = xp.asarray(index).reshape(-1)
     out[rows[rows < old.shape[0]]] = 0
     return out
 
 
 TensorArrayWriteGrad = Primitive(
-    "TensorArrayWriteGrad", lambda inputs: (inputs[1]._dims, inputs[0].dtype), _write_grad_kernel
+    "TensorArrayWriteGrad",
+    lambda inputs: (inputs[1]._dims, inputs[0].dtype),
+    _write_grad_kernel,
+    shape_only=(1,),
+    **_WRITES,
 )
 
 

@@ -178,13 +178,15 @@ class _Builder:
         return t.op not in self.own_ops and self.reads_here[t] == 1
 
     def _donation(self, op):
-        """``{"donate": True}`` where ``op``'s kernel may write into its last input."""
+        """``{"donate": True}`` where ``op``'s kernel may write into its input ``donates``."""
         prim, inputs = self.primitive_of(op), self.inputs_of(op)
         inputs = inputs[1:] if prim.updates_variable else inputs
         if not (prim.can_donate and inputs):
             return {}
-        last = inputs[-1]
-        dead = self._dead_after_aggregating(last) if prim.aggregates_replicas else self._donatable(last)
+        given = inputs[prim.donates]
+        if inputs.count(given) > 1:
+            return {}
+        dead = self._dead_after_aggregating(given) if prim.aggregates_replicas else self._donatable(given)
         return {"donate": True} if dead else {}
 
     def _in_place(self, op):
