@@ -122,3 +122,23 @@ def test_data_parallel_replicas_on_gpu_workers_train_through_the_standin():
                 replicas = [m["replicas_used"] for m in sess.step_metrics() if m["replicas_used"]][-5:]
     assert replicas == [2] * 5
     assert got > 0.9
+
+
+def test_a_folded_value_on_a_gpu_is_never_written_into_by_a_later_step():
+    """A folded constant is uploaded once and kept on the device (the stand-in's arrays, like
+    cupy's, cannot be made read-only): a kernel given it must not take it over, or the next
+    step reads what the last one wrote."""
+    from tests.strict_device import cupy as standin
+
+    with devices.gpu_module(standin), tf.Graph().as_default(), tf.device("/device:GPU:0"):
+        v = tf.Variable(np.zeros(3, np.float32))
+        add = tf.assign_add(v, tf.constant(np.arange(3, dtype=np.float32)) * 2.0)
+        i = tf.placeholder(tf.int32, [])
+        start = tf.TensorArray(tf.float32, size=3, element_shape=[2]).write(0, tf.constant([1.0, 2.0]))
+        rows = start.write(i, tf.constant([5.0, 5.0])).stack()
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            sums = [sess.run(add) for _ in range(3)]
+            written = [sess.run(rows, {i: k}) for k in (1, 2)]
+    np.testing.assert_array_equal(sums, [[0, 2, 4], [0, 4, 8], [0, 6, 12]])
+    np.testing.assert_array_equal(written[1], [[1, 2], [0, 0], [5, 5]])

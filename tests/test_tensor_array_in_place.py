@@ -186,3 +186,32 @@ def test_a_gradient_reading_the_buffers_values_gets_each_iterations_own():
     later = N - 1 - j
     np.testing.assert_allclose(got_u, later * xs * w0 * (j + 1), rtol=1e-5)
     np.testing.assert_allclose(got_w, (later * (j + 1) * u0 * xs).sum(axis=0), rtol=1e-5)
+
+
+def test_a_python_function_in_the_condition_keeps_the_buffer_it_was_given():
+    """The condition runs before each iteration: a value it may keep (a ``py_func``'s
+    argument) is not handed to the body's write."""
+    seen = []
+
+    def keep(buffer, i):
+        seen.append(buffer)
+        return np.bool_(i < 3)
+
+    with tf.Graph().as_default():
+
+        def cond(i, ta):
+            going = tf.py_func(keep, [ta.flow, i], tf.bool)
+            going.set_shape([])
+            return going
+
+        def body(i, ta):
+            return i + 1, ta.write(i, tf.fill([2], tf.cast(i + 1, tf.float32)))
+
+        init = [0, tf.TensorArray(tf.float32, size=3, element_shape=[2])]
+        _, out = tf.while_loop(cond, body, init)
+        tf.Session().run(out.stack())
+    rows = np.repeat(np.arange(1.0, 4.0)[:, None], 2, axis=1)  # row j: j + 1
+    before = [np.where(np.arange(3)[:, None] < k, rows, 0) for k in range(4)]  # rows j < k written
+    assert len(seen) == 4
+    for got, want in zip(seen, before):
+        np.testing.assert_array_equal(got, want)

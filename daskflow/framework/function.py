@@ -164,6 +164,14 @@ class SubProgram:
             self._compile(xp)
         return self
 
+    def kept_inputs(self, xp):
+        """The input positions some step may keep or pass on (it reads the value and does
+        not make a fresh output: a view, a Python function's argument) or that are outputs."""
+        steps = self.compiled(xp)._steps
+        kept = {s for *_, ins, _, _, op in steps if not op.primitive.fresh_output for s in ins}
+        kept.update(self._out_slots)
+        return frozenset(k for k, s in enumerate(self._in_slots) if s in kept)
+
     def shape_only_inputs(self, xp):
         """The input positions whose values only ``shape_only`` kernel inputs read (or
         nothing): a value changed in place after it was given still serves this program."""

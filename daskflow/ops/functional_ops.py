@@ -234,9 +234,10 @@ def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
 
 def _iterate(xp, state, loop, captured, limit):
     i, owned = 0, ()  # the first iteration's values come from outside: others may hold them
+    handed = state.body.compiled(xp).owned_outputs - state.cond.kept_inputs(xp)
     while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
         loop = list(state.body.run(xp, *loop, *captured, owned=owned))
-        owned = state.body.owned_outputs  # made by the last iteration, held by no one else
+        owned = handed  # made by the last iteration, held by no one else
         i += 1
     return loop
 
@@ -308,10 +309,12 @@ def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, l
 
 def _handed_over(xp, state, n):
     """The loop values the forward pass of a ``WhileGrad`` may change in place though its
-    history keeps them: made fresh by the iteration before, and read by the gradient
-    program only for their shapes (a TensorArray's buffer, written row by row)."""
+    history keeps them: made fresh by the iteration before, kept by no step of the
+    condition, and read by the gradient program only for their shapes (a TensorArray's
+    buffer, written row by row)."""
     saving, grad = state.saving.compiled(xp), state.grad.compiled(xp)
-    return frozenset(k for k in saving.owned_outputs & grad.shape_only_inputs(xp) if k < n)
+    made = saving.owned_outputs - state.cond.kept_inputs(xp)
+    return frozenset(k for k in made & grad.shape_only_inputs(xp) if k < n)
 
 
 def _is_float(v):

@@ -9,10 +9,11 @@ flattens it to its buffer and rebuilds it), and gradients are ordinary rules:
 a write sends ``g`` with the written row zeroed to the old buffer and ``g[i]``
 to the value; a read sends ``g`` to row ``i``.
 
-Each write copies the whole buffer (O(size) per write, O(size**2) per loop of
-``size`` writes): a write may not update its input in place, because the
-input may be read again (a loop's gradient keeps every iteration's buffer).
-That cost is accepted for now.
+A write copies the buffer, except where it is handed the buffer (``donate``):
+in a loop body, where the previous iteration made it and nothing else holds
+it (:class:`~daskflow.framework.function.SubProgram`), or in a step where
+nothing else reads it. Then it writes its row in place, so a loop of ``size``
+writes costs O(size) rows instead of O(size**2).
 
 The element shape may be unknown until the first write (TF1's
 ``infer_shape``), which may happen inside a loop body. Until then the buffer

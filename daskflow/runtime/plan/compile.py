@@ -162,9 +162,11 @@ class _Builder:
         return self._global(functools.partial(prim.kernel, *bound, **self.attrs_of(op), **extra), "k")
 
     def _donatable(self, t):
-        """A fresh array made here that nothing else reads: its buffer can be reused."""
+        """A fresh array made here that nothing else reads: its buffer can be reused.
+        Never a folded value: later steps read it again (on a GPU, a kept device copy)."""
         return (
-            t in self.names
+            t not in self.folded
+            and t in self.names
             and t.op in self.own_ops
             and self.primitive_of(t.op).fresh_output
             and self.uses.get(t, 0) == 1
