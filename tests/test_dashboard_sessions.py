@@ -136,7 +136,9 @@ def test_a_steps_time_by_phase_is_where_its_tasks_spent_it(cluster):
             time.sleep(0.2)
     assert shown == metrics["phases"]
     # Its first task (worker-0's) started after the client submitted the step, and before the nap.
-    assert 0 <= step["submission"] < step["wall_time"] - nap
+    # The submission is read off two processes' wall clocks, the wall time off the client's
+    # monotonic one: on a loaded machine they have disagreed by a few ms.
+    assert 0 <= step["submission"] < step["wall_time"] - nap + 0.01
     (update,) = [p for p in shown.values() if p["updates"]]
     (gradient,) = [p for p in shown.values() if not p["updates"]]
     assert gradient["computing"] >= nap
