@@ -122,6 +122,7 @@ class SubProgram:
                 readers[s].append(k)
         fresh = {s for op, _, outs in placed if op.primitive.fresh_output for s in outs}
         self._made_here = frozenset(fresh)
+        self._given: dict = {}  # owned positions -> the slots kernels may then write into
         # Read by nothing here, so no view of it (a TensorArray read's row) outlives the call.
         self.owned_outputs = frozenset(
             k
@@ -145,7 +146,7 @@ class SubProgram:
                 continue
             s = ins[prim.donates]
             before = readers[s][:-1]
-            last = readers[s][-1] == k and k not in before and ins.count(s) == 1
+            last = readers[s][-1] == k and ins.count(s) == 1
             if last and all(placed[j][0].primitive.fresh_output for j in before) and s not in self._out_slots:
                 if s in fresh or s in self._in_slots:
                     donors[k] = s
@@ -191,7 +192,9 @@ class SubProgram:
         for i, v in zip(self._in_slots, values):
             if i is not None:
                 env[i] = v
-        given = self._given(owned)
+        given = self._given.get(owned)
+        if given is None:
+            given = self._given[owned] = self._writable(owned)
         for kernel, giving, donor, ins, outs, single, op in self._steps:
             if donor is not None and donor in given:
                 kernel = giving
@@ -209,7 +212,7 @@ class SubProgram:
                     env[i] = r
         return tuple(env[i] for i in self._out_slots)
 
-    def _given(self, owned):
+    def _writable(self, owned):
         """The slots kernels may write into: those made here, and inputs handed over at
         every position that feeds them."""
         if not owned:
