@@ -11,8 +11,7 @@ Flags tell the compiler how to treat an op without it knowing the op:
 ``make_state`` keeps state across steps: each session calls
 ``make_state(op)`` once (a seeded generator for random ops, a position in
 a dataset for an iterator) and the kernel receives it after ``xp`` — a new
-session starts afresh, so it replays a random sequence as TF1 does; ops whose
-``state_key(op)`` is equal share one state (a loop and its gradient);
+session starts afresh, so it replays a random sequence as TF1 does;
 ``updates_variable`` kernels get the variable's current value as their first
 input (None when ``ignores_old_value`` and it has none yet) and return its new
 value; ``broadcasting`` marks ops whose input gradients are reduced back to
@@ -108,7 +107,6 @@ class Primitive:
     elementwise: str | None = None
     in_place: tuple = ()
     shape_only: tuple = ()
-    state_key: Callable | None = None
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -9,16 +9,13 @@ graph submission. A body that asks for another device is refused.
 Gradients are ops of the same kind. ``If``'s gradient is an ``If`` over the
 branches' own gradient graphs (built inside each branch graph, so they
 recompute the branch's forward values). ``While``'s gradient is a
-``WhileGrad`` op that needs each iteration's loop values and the forward
-values the body's gradient graph reads: the ``While`` of the same step keeps
-them for it (:class:`_Loop`), else it runs the loop forward again. It then
+``WhileGrad`` op that runs the loop forward again, keeping each iteration's
+loop values and the forward values the body's gradient graph reads, then
 runs that graph backwards over them (fed those values, it does not compute
 the body again).
 """
 
 from __future__ import annotations
-
-import threading
 
 from .. import dtypes
 from ..framework import nest
@@ -220,35 +217,15 @@ def _case(pairs, default):
 
 
 class _Loop:
-    """A loop's state in a session, shared by its ``While`` and ``WhileGrad`` ops
-    (``Primitive.state_key``): its programs, and the forward history the ``While`` keeps
-    for the ``WhileGrad`` of the same step.
-
-    A ``WhileGrad`` needs each iteration's loop values and the forward values its
-    gradient program reads. Where the ``While`` ran with that gradient's saving program
-    in the same thread (the ``WhileGrad`` depends on it) and on the same input objects,
-    the ``WhileGrad`` takes its history instead of running the loop a second time (TF1
-    pushes them to stacks). A ``While`` whose history no ``WhileGrad`` took (an
-    evaluation step) stops keeping one until a ``WhileGrad`` asks again.
-    """
+    """A ``While`` (or ``WhileGrad``) op's state in a session: its programs."""
 
     def __init__(self, op):
-        self.what = f"tf.while_loop {op.name}"
-        self.cond = SubProgram(*op.attrs["cond"], what=self.what)
-        self.body = SubProgram(*op.attrs["body"], what=self.what)
-        self._programs: dict = {}  # id(spec) -> (spec, its SubProgram)
-        self.wanted = None  # (saving, grad) specs of the WhileGrad that ran last
-        self.kept: dict = {}  # thread -> ((saving, grad), forward input values, history)
-
-    def __getstate__(self):
-        return {**self.__dict__, "kept": {}}  # histories stay in their process
-
-    def program(self, spec):
-        """The program of ``spec`` (``(graph, inputs, outputs)``), made once."""
-        found = self._programs.get(id(spec))
-        if found is None or found[0] is not spec:
-            found = self._programs[id(spec)] = (spec, SubProgram(*spec, what=self.what))
-        return found[1]
+        what = f"tf.while_loop {op.name}"
+        self.cond = SubProgram(*op.attrs["cond"], what=what)
+        self.body = SubProgram(*op.attrs["body"], what=what)
+        grad, saving = op.attrs.get("grad"), op.attrs.get("saving")
+        self.grad = SubProgram(*grad, what=what) if grad is not None else None
+        self.saving = SubProgram(*saving, what=what) if saving is not None else None
 
 
 def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
@@ -266,15 +243,7 @@ def _iterate(xp, state, loop, captured, limit):
 
 
 def _while_kernel(xp, state, *values, cond, body, n, specs, limit, back_prop):
-    me = threading.get_ident()
-    if state.kept.pop(me, None) is not None:  # no WhileGrad took the last one
-        state.wanted = None
-    wanted = state.wanted
-    if wanted is None:
-        return _results(_iterate(xp, state, list(values[:n]), values[n:], limit))
-    history, loop = _forward(xp, state, *wanted, values, n, limit)
-    state.kept[me] = (wanted, values, history)
-    return _results(loop)
+    return _results(_iterate(xp, state, list(values[:n]), values[n:], limit))
 
 
 def _while_grad(op, *grads):
@@ -295,8 +264,7 @@ def _while_grad(op, *grads):
         specs=grad_specs,
         float_out=tuple(float_out),
     )
-    with get_default_graph().control_dependencies([op]):  # so its history is this step's
-        outs = apply(WhileGrad, *op.inputs, *filled, **attrs)
+    outs = apply(WhileGrad, *op.inputs, *filled, **attrs)
     outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
     return [next(outs) if t.dtype.is_floating else None for t in op.inputs]
 
@@ -310,51 +278,26 @@ def _saved_tensors(body_in, body_out, grad_in, grad_out):
     return sorted(read, key=lambda t: (t.op._id, t.value_index))
 
 
-def _forward(xp, state, saving, grad, values, n, limit):
-    """Run the loop with the ``saving`` program: ``(history, final loop values)``, the
-    history holding each iteration's loop values and the forward values ``grad`` reads."""
-    loop, captured = list(values[:n]), values[n:]
-    history = []  # (loop values, saved forward values) of each iteration
-    program = state.program(saving)
-    owned, handed = (), _handed_over(xp, state, program, state.program(grad), n)
-    while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
-        outs = program.run(xp, *loop, *captured, owned=owned)
-        history.append((loop, outs[n:]))
-        loop, owned = list(outs[:n]), handed
-    return history, loop
-
-
-def _history(xp, state, saving, grad, forward, n, limit):
-    """The forward history for this ``WhileGrad``: the one its ``While`` kept in this
-    thread for the same programs and input objects, else the loop run again."""
-    wanted = (saving, grad)
-    state.wanted = wanted
-    kept = state.kept.pop(threading.get_ident(), None)
-    if kept is not None and kept[0][0] is saving and kept[0][1] is grad and _same(kept[1], forward):
-        return kept[2]
-    return _forward(xp, state, saving, grad, forward, n, limit)[0]
-
-
-def _same(a, b):
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
-
-
 def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out):
     count = len(values) - len(float_out)
     forward, gys = list(values[:count]), list(values[count:])
-    captured = forward[n:]
-    history = _history(xp, state, saving, grad, forward, n, limit)
-    program = state.program(grad)
+    loop, captured = forward[:n], forward[n:]
+    history = []  # (loop values, saved forward values) of each iteration
+    owned, handed = (), _handed_over(xp, state, n)
+    while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        outs = state.saving.run(xp, *loop, *captured, owned=owned)
+        history.append((loop, outs[n:]))
+        loop, owned = list(outs[:n]), handed
     float_in = [i for i, v in enumerate(forward) if _is_float(v)]
     float_loop = [i for i in float_in if i < n]
     total = {i: None for i in float_in if i >= n}
     owned, handed = (), ()
     if history:  # the gradients each step hands the next, where it made them fresh
         start = len(forward) + len(history[0][1])
-        made = program.compiled(xp).owned_outputs
+        made = state.grad.compiled(xp).owned_outputs
         handed = frozenset(start + float_loop.index(i) for o, i in enumerate(float_in) if o in made and i < n)
     for values_k, saved_k in reversed(history):
-        outs = program.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
+        outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
         by_input = dict(zip(float_in, outs))
         gys, owned = [by_input[i] for i in float_loop], handed
         for i in total:
@@ -364,12 +307,12 @@ def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, l
     return _results([result[i] for i in float_in])
 
 
-def _handed_over(xp, state, saving, grad, n):
-    """The loop values a forward pass keeping its history may change in place though the
-    history holds them: made fresh by the iteration before, kept by no step of the
+def _handed_over(xp, state, n):
+    """The loop values the forward pass of a ``WhileGrad`` may change in place though its
+    history keeps them: made fresh by the iteration before, kept by no step of the
     condition, and read by the gradient program only for their shapes (a TensorArray's
     buffer, written row by row)."""
-    saving, grad = saving.compiled(xp), grad.compiled(xp)
+    saving, grad = state.saving.compiled(xp), state.grad.compiled(xp)
     made = saving.owned_outputs - state.cond.kept_inputs(xp)
     return frozenset(k for k in made & grad.shape_only_inputs(xp) if k < n)
 
@@ -378,13 +321,8 @@ def _is_float(v):
     return getattr(v, "dtype", None) is not None and v.dtype.kind == "f"
 
 
-def _loop_key(op):
-    return op.attrs["body"][0]  # the body's graph: a While's and its WhileGrads' own
-
-
-_LOOPS = dict(stateful=True, make_state=_Loop, state_key=_loop_key)
-While = Primitive("While", _while_infer, _while_kernel, _while_grad, **_LOOPS)
-WhileGrad = Primitive("WhileGrad", _while_infer, _while_grad_kernel, None, **_LOOPS)
+While = Primitive("While", _while_infer, _while_kernel, _while_grad, stateful=True, make_state=_Loop)
+WhileGrad = Primitive("WhileGrad", _while_infer, _while_grad_kernel, None, stateful=True, make_state=_Loop)
 
 
 def while_loop(

@@ -496,12 +496,10 @@ class Session:
         return t
 
     def _state_for(self, op):
-        """An op's state in this session (see ``Primitive.make_state``), made once; one for
-        all ops of one ``Primitive.state_key``."""
-        key = op.primitive.state_key(op) if op.primitive.state_key else op
-        if key not in self._states:
-            self._states[key] = op.primitive.make_state(op)
-        return self._states[key]
+        """An op's state in this session (see ``Primitive.make_state``), made once."""
+        if op not in self._states:
+            self._states[op] = op.primitive.make_state(op)
+        return self._states[op]
 
     # -- inspection --------------------------------------------------------------------------
     def lower(self, fetches, feed_dict=None) -> dict:
