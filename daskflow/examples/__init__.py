@@ -1,0 +1,1 @@
+"""TF1's ``tensorflow.examples`` paths that tutorials import (``tutorials.mnist.input_data``)."""

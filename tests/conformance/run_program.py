@@ -1,0 +1,281 @@
+"""Run one corpus program under TF1 (the oracle) or under daskflow, and report it.
+
+Usage (from the repository root)::
+
+    /work/tfenv/bin/python tests/conformance/run_program.py --engine tf PROGRAM.py [--seed N]
+    python tests/conformance/run_program.py --engine daskflow PROGRAM.py [--seed N]
+
+The program's output passes through; a last line ``CONFORMANCE {json}``
+says how it went: ``status`` (``ok``, ``error`` or ``timeout``), ``result``
+(the numbers of its result line, see :func:`result_numbers`), ``error``
+(the exception's type and first line), ``where`` (the line of the program
+that raised) and ``seconds``.
+
+Programs say ``import daskflow as tf`` (or ``from daskflow.x import y``).
+Under ``--engine tf`` every ``daskflow`` module name is bound to TF's:
+``daskflow`` (and ``daskflow.compat.v1``) is ``tensorflow.compat.v1`` after
+``disable_v2_behavior()``, ``daskflow.<path>`` is the attribute chain of
+``tensorflow.compat.v1`` or else the module ``tensorflow.<path>``, and
+``daskflow.examples.tutorials.mnist.input_data`` reads MNIST files with
+daskflow's reader (TF 2 has no ``input_data``), so both engines see the same
+examples. Under ``--engine daskflow`` nothing is bound: a name daskflow lacks
+fails as it would for a user.
+
+Each run gets a fresh working directory holding ``MNIST_data/`` (see
+:mod:`stand_ins`) and whatever the program's folder's ``data.py`` makes;
+numpy's, Python's and the graph-level random seeds are ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import io
+import json
+import linecache
+import os
+import pathlib
+import re
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tests" / "programs"))
+
+import stand_ins  # noqa: E402 - after the path above
+
+NUMBER = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b"
+DEFAULT_TIMEOUT_S = 120
+
+
+def header(path):
+    """The ``# Key: value`` lines at the top of a program, as a dict."""
+    fields = {}
+    for line in pathlib.Path(path).read_text(errors="replace").splitlines():
+        match = re.match(r"#\s*(Source|Licence|Changed|Result|Timeout):\s*(.*)$", line)
+        if match:
+            fields[match[1].lower()] = match[2].strip()
+        elif line.strip() and not line.startswith("#"):
+            break
+    return fields
+
+
+def result_numbers(stdout, pattern=None):
+    """The result a program printed: the groups of the last match of `pattern`
+    (its header's ``# Result:``), or else the numbers of the last line with one."""
+    if pattern:
+        matches = list(re.finditer(pattern, stdout, flags=re.MULTILINE))
+        if not matches:
+            return []
+        groups = matches[-1].groups() or (matches[-1][0],)
+        return [float(g) for g in groups if g is not None and re.fullmatch(NUMBER, g.strip())]
+    for line in reversed(stdout.splitlines()):
+        found = re.findall(NUMBER, line)
+        if found:
+            return [float(n) for n in found]
+    return []
+
+
+class _Tee(io.TextIOBase):
+    """Writes to the real stream and keeps a copy."""
+
+    def __init__(self, stream):
+        self.stream, self.copy = stream, io.StringIO()
+
+    def write(self, text):
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+    def isatty(self):
+        return False
+
+    @property
+    def encoding(self):
+        return getattr(self.stream, "encoding", "utf-8")
+
+
+# --- TF's side: daskflow's module names bound to TensorFlow's ----------------------------
+
+
+class _TensorFlowAliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``daskflow`` and ``daskflow.*`` and answers with TF's modules."""
+
+    def __init__(self, tf, extras):
+        self.tf, self.extras = tf, extras
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "daskflow" or fullname.startswith("daskflow."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        return self.resolve(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+    def resolve(self, fullname):
+        if fullname in self.extras:
+            return self.extras[fullname]
+        parts = fullname.split(".")[1:]
+        if parts[:2] == ["compat", "v1"]:
+            parts = parts[2:]
+        obj = self.tf
+        for part in parts:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                break
+        if isinstance(obj, types.ModuleType):
+            return obj
+        # Internal paths (tensorflow.python.*) and others compat.v1 does not export.
+        return importlib.import_module("tensorflow." + ".".join(fullname.split(".")[1:]))
+
+
+def _package(name, **attributes):
+    module = types.ModuleType(name)
+    module.__path__ = []
+    module.__dict__.update(attributes)
+    return module
+
+
+def install_tensorflow(seed):
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # compat.v1.layers and rnn_cell need tf_keras
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    tf.set_random_seed(seed)
+    import harness
+    import run_tf1
+
+    datasets = harness.load_datasets_file()
+    input_data = _package("daskflow.examples.tutorials.mnist.input_data")
+    input_data.read_data_sets = harness.read_data_sets_for(datasets)
+    input_data.DataSet = datasets.DataSet
+    contrib = run_tf1.contrib_module()
+    extras = {
+        "daskflow.examples": _package("daskflow.examples"),
+        "daskflow.examples.tutorials": _package("daskflow.examples.tutorials"),
+        "daskflow.examples.tutorials.mnist": _package("daskflow.examples.tutorials.mnist", input_data=input_data),
+        "daskflow.examples.tutorials.mnist.input_data": input_data,
+        "daskflow.contrib": contrib,
+        "daskflow.contrib.rnn": contrib.rnn,
+        "daskflow.contrib.layers": contrib.layers,
+    }
+    extras["daskflow.examples"].tutorials = extras["daskflow.examples.tutorials"]
+    extras["daskflow.examples.tutorials"].mnist = extras["daskflow.examples.tutorials.mnist"]
+    sys.meta_path.insert(0, _TensorFlowAliases(tf, extras))
+
+
+def install_daskflow(seed):
+    import harness
+
+    import daskflow
+
+    daskflow.set_random_seed(seed)
+    try:
+        from daskflow.examples.tutorials.mnist import input_data
+    except ImportError:
+        return
+    input_data.read_data_sets = harness.read_data_sets_for(input_data)
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+def _first_failure(path, error):
+    """The program's own line that raised `error`, as ``line N: source``."""
+    where = ""
+    for frame in traceback.extract_tb(error.__traceback__):
+        if os.path.samefile(frame.filename, path) if os.path.exists(frame.filename) else False:
+            where = f"line {frame.lineno}: {(frame.line or linecache.getline(path, frame.lineno)).strip()}"
+    return where
+
+
+def _describe(error):
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:500]
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException so programs' ``except Exception`` let it through."""
+
+
+def run(path, engine, seed):
+    """Run the program at `path` under `engine` in a fresh directory; the report dict."""
+    import random
+
+    path = str(pathlib.Path(path).resolve())
+    fields = header(path)
+    timeout = int(fields.get("timeout", DEFAULT_TIMEOUT_S))
+    workdir = tempfile.mkdtemp(prefix="conformance-")
+    stand_ins.populate(workdir, pathlib.Path(path).parent)
+    os.chdir(workdir)
+    (install_tensorflow if engine == "tf" else install_daskflow)(seed)
+    import harness
+    import numpy
+
+    harness.headless_pyplot()
+    numpy.random.seed(seed)
+    random.seed(seed)
+    sys.argv = [path]
+    sys.path.insert(0, str(pathlib.Path(path).parent))
+    report = {"engine": engine, "program": os.path.relpath(path, REPO), "seed": seed}
+    tee = _Tee(sys.stdout)
+    sys.stdout = tee
+
+    def alarm(signum, frame):
+        raise _Timeout(f"no result in {timeout} s")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(timeout)
+    start = time.perf_counter()
+    try:
+        import runpy
+
+        runpy.run_path(path, run_name="__main__")
+        report["status"] = "ok"
+    except SystemExit as stop:
+        report["status"] = "ok" if stop.code in (None, 0) else "error"
+        if report["status"] == "error":
+            report.update(error=f"SystemExit: {stop.code}", where=_first_failure(path, stop))
+    except _Timeout as error:
+        report.update(status="timeout", error=str(error), where=_first_failure(path, error))
+    except BaseException as error:  # noqa: BLE001 - any failure of the program is its result
+        report.update(status="error", error=_describe(error), where=_first_failure(path, error))
+        traceback.print_exc()
+    finally:
+        signal.alarm(0)
+        sys.stdout = tee.stream
+    report["seconds"] = round(time.perf_counter() - start, 2)
+    report["result"] = result_numbers(tee.copy.getvalue(), fields.get("result"))
+    return report
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("program")
+    parser.add_argument("--engine", choices=("tf", "daskflow"), required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    report = run(args.program, args.engine, args.seed)
+    sys.stdout.flush()
+    print("\nCONFORMANCE " + json.dumps(report), flush=True)
+    # Threads a program left running (queue runners it never joined) must not keep us alive.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
