@@ -168,7 +168,9 @@ def install_tensorflow(seed):
     extras = {
         "daskflow.examples": _package("daskflow.examples"),
         "daskflow.examples.tutorials": _package("daskflow.examples.tutorials"),
-        "daskflow.examples.tutorials.mnist": _package("daskflow.examples.tutorials.mnist", input_data=input_data),
+        "daskflow.examples.tutorials.mnist": _package(
+            "daskflow.examples.tutorials.mnist", input_data=input_data
+        ),
         "daskflow.examples.tutorials.mnist.input_data": input_data,
         "daskflow.contrib": contrib,
         "daskflow.contrib.rnn": contrib.rnn,

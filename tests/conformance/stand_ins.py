@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-CACHE = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "daskflow-conformance"
+_CACHE_HOME = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache"))
+CACHE = _CACHE_HOME / "daskflow-conformance"
 MNIST_FILES = (
     "train-images-idx3-ubyte.gz",
     "train-labels-idx1-ubyte.gz",

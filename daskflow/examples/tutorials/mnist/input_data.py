@@ -56,7 +56,9 @@ def extract_images(f):
     images = _read_stream(f)
     if images.ndim != 3 or images.dtype != np.uint8:
         name = getattr(f, "name", "stream")
-        raise ValueError(f"Invalid magic number in MNIST image file: {name} (shape {images.shape}, {images.dtype})")
+        raise ValueError(
+            f"Invalid magic number in MNIST image file: {name} (shape {images.shape}, {images.dtype})"
+        )
     return images[..., np.newaxis]
 
 
