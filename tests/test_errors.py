@@ -28,7 +28,7 @@ def model():
 
 def test_wrong_feed_shape_names_the_placeholder_and_both_shapes(model):
     x, y, w, train, sess = model
-    with pytest.raises(tf.errors.InvalidArgumentError) as err:
+    with pytest.raises(ValueError) as err:  # TF1's session raises ValueError, before any op runs
         sess.run(train, {x: np.ones((4, 5), np.float32), y: [0, 1, 0, 1]})
     message = str(err.value)
     assert "images:0" in message and "(4, 5)" in message and "(?, 3)" in message
@@ -37,9 +37,9 @@ def test_wrong_feed_shape_names_the_placeholder_and_both_shapes(model):
 
 def test_wrong_feed_dtype_names_the_placeholder(model):
     x, y, w, train, sess = model
-    with pytest.raises(tf.errors.InvalidArgumentError, match="labels:0.*int32"):
-        sess.run(train, {x: np.ones((2, 3), np.float32), y: [0.5, 1.5]})
-    with pytest.raises(tf.errors.InvalidArgumentError, match="images:0"):
+    with pytest.raises(ValueError, match="labels:0.*int32"):  # numpy's error in TF1, as here
+        sess.run(train, {x: np.ones((2, 3), np.float32), y: ["zero", "one"]})
+    with pytest.raises(ValueError, match="images:0"):
         sess.run(train, {x: [["a", "b", "c"]], y: [0]})
     np.testing.assert_array_equal(sess.run(w), np.ones((3, 2)))
 

@@ -15,228 +15,18 @@ import uuid
 import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
-from ..framework.device_spec import DeviceSpec
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
-from ..kernels.compression import CODECS
 from ..kernels.devices import free_memory
 from . import allocator
 from .checkpoint import read_variable, write_variable
 from .cluster.devices import warn_ignored_devices
-from .graph_options import GraphOptions
+from .config_proto import ConfigProto, log_ignored_fields
 from .plan.executable import Executable
-from .plan.feeds import FeedSpec, check_feed
+from .plan.feeds import FeedSpec, check_feed, flatten_feed_dict
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
 from .steps_per_run import loops, one_by_one
 from .threads import blas_threads
-
-# TF1's ConfigProto fields that daskflow accepts and ignores (thread pools, GPU
-# options, gRPC settings: Dask's workers and scheduler own those).
-_TF1_IGNORED_FIELDS = frozenset(
-    {
-        "cluster_def",
-        "device_count",
-        "experimental",
-        "gpu_options",
-        "inter_op_parallelism_threads",
-        "isolate_session_state",
-        "placement_period",
-        "pluggable_device_options",
-        "rpc_options",
-        "session_inter_op_thread_pool",
-        "share_cluster_devices_in_session",
-        "use_per_session_threads",
-    }
-)
-
-
-class ConfigProto:
-    """Session options (TF1's ``ConfigProto``).
-
-    The placement flags and ``operation_timeout_in_ms`` are honoured by
-    cluster sessions, ``intra_op_parallelism_threads`` by all; TF1's other
-    fields (``gpu_options``, ``inter_op_parallelism_threads``...) are accepted
-    and kept in ``options``. Any other name is refused.
-
-    Parameters
-    ----------
-    backup_variables : bool, default True
-        Cluster sessions keep an in-memory copy of each variable on a second
-        worker, so that losing a worker (kill -9 of the ps) loses at most the
-        steps since the copy, with no checkpoint. False keeps no copies: a
-        lost variable makes ``run`` raise ``AbortedError``.
-    backup_variables_secs : float, default 30.0
-        A step refreshes the copies of the variables it updates when the steps
-        since the last one that did ran for this many seconds (time between
-        steps does not count: it loses no work); so does the first
-        step giving a variable its value (the initializer). Copies of
-        variables that other steps updated since are refreshed then too.
-        0: no time-based copies.
-    backup_variables_every : int, default 0
-        Also refresh the copies every this many steps (1: every step, nothing
-        lost). Either condition makes a step copy.
-    recovery_wait_secs, recovery_timeout_secs : float
-        After a loss, wait this long for the worker to come back under its
-        name before a live worker stands in; fail with no worker this long.
-    independent_replicas : bool, default False
-        Asynchronous in-graph training whose replicas never meet: each
-        ``run`` is one step of the next free replica (the global step counts
-        one update per ``run``), a ``run`` fetching only ops returns once
-        submitted, and up to one step per replica is in flight. The
-        variables then live on their workers, updated in place as each
-        replica's gradients arrive, as in between-graph training; no copies
-        are kept (``backup_variables`` does not apply). Without it, the
-        replicas of an asynchronous step all start each ``run`` together.
-    intra_op_parallelism_threads : int, default 0
-        numpy's BLAS threads while the session is open, in this process
-        (embedded) or on every worker (cluster); 0 leaves them as they are
-        (see :mod:`daskflow.runtime.threads`).
-    graph_options : GraphOptions, optional
-        Which plan-time rewrites run (constant folding, common
-        subexpressions, exact arithmetic identities, fused kernels): all by
-        default; TF1's switches turn each off (see
-        :mod:`daskflow.runtime.graph_options`).
-    gradient_compression : {None, "fp16", "bf16", "int8"}, default None
-        Cluster sessions: how tensors a replica sends to the ps (its
-        gradients, in data-parallel training) travel: IEEE half precision,
-        float32 truncated to 16 bits (the TF whitepaper's §5.5), or int8 steps
-        per bucket with the error kept on the sender for its next gradient
-        (see :mod:`daskflow.kernels.compression`). Float tensors of 64
-        values or more; a tensor an encoding cannot hold (NaN, Inf, beyond
-        fp16's range) goes as it is.
-    variable_compression : {None, "fp16", "bf16"}, default None
-        Cluster sessions: how new variable values pushed to the workers that
-        read them travel; the ps keeps the exact values.
-    placement : {None, "cost"}, default None
-        Cluster sessions: ``"cost"`` places the ops no device scope placed
-        where a simulation of the step says they finish first, from
-        estimated compute times and transfers (TF1's cost model; see
-        :mod:`daskflow.runtime.plan.cost_placement`); ``Session.placement``
-        then says why. None puts them on ``/job:worker/task:0``.
-    steps_per_run : int, default 1
-        A ``run`` of a training step whose inputs come from a ``tf.data``
-        iterator (it reads one and updates global variables) runs that many steps:
-        on a cluster in one submission, each partition looping on its
-        worker (TPUEstimator's ``iterations_per_loop``). Fetches are the last
-        step's; the global step counts every step; an error names the step
-        that failed, and the variables keep the steps before it (see
-        :mod:`daskflow.runtime.steps_per_run`). Other runs take one step.
-    device_filters : list of str, optional
-        Cluster sessions see only the workers whose job and task agree with
-        one of these device strings (``["/job:ps", "/job:worker/task:1"]``),
-        as TF1's: replicas run on those workers alone, and an op placed
-        on another is an error. Embedded sessions ignore them.
-
-    Examples
-    --------
-    >>> import daskflow as tf
-    >>> tf.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=1).allow_soft_placement
-    True
-    >>> tf.ConfigProto(backup_variables_secs=10.0).backup_variables_secs
-    10.0
-    >>> tf.ConfigProto(backup_variables=False).backup_variables
-    False
-    """
-
-    def __init__(
-        self,
-        allow_soft_placement=False,
-        log_device_placement=False,
-        low_latency=True,
-        async_dispatch=0,
-        operation_timeout_in_ms=0,
-        max_staleness=None,
-        backup_variables=True,
-        backup_variables_secs=30.0,
-        backup_variables_every=0,
-        recovery_wait_secs=20.0,
-        recovery_timeout_secs=60.0,
-        independent_replicas=False,
-        intra_op_parallelism_threads=0,
-        graph_options=None,
-        gradient_compression=None,
-        variable_compression=None,
-        steps_per_run=1,
-        placement=None,
-        device_filters=None,
-        **kwargs,
-    ):
-        unknown = sorted(set(kwargs) - _TF1_IGNORED_FIELDS)
-        if unknown:  # as TF1's protobuf message: a typo is an error, not a silent default
-            raise ValueError(f'Protocol message ConfigProto has no "{unknown[0]}" field.')
-        self.allow_soft_placement = allow_soft_placement
-        self.log_device_placement = log_device_placement
-        # Cluster sessions: steps that fetch only ops may run this many ahead.
-        self.async_dispatch = int(async_dispatch)
-        # Cluster sessions flush Dask's message batches at once (see runtime.cluster._unbatch).
-        self.low_latency = low_latency
-        # Cluster sessions: how long connecting, and a partition waiting for another's
-        # results, may take (0: Dask's connect timeout; no limit on waits).
-        self.operation_timeout_in_ms = int(operation_timeout_in_ms)
-        # Asynchronous replication: an update more than this many updates stale is dropped.
-        self.max_staleness = None if max_staleness is None else int(max_staleness)
-        # Cluster sessions: keep a copy of each variable on a second worker, to continue
-        # after losing a worker (recovery.BackupSchedule says which steps refresh it).
-        self.backup_variables = bool(backup_variables)
-        self.backup_variables_secs = _at_least_zero("backup_variables_secs", float(backup_variables_secs))
-        self.backup_variables_every = _at_least_zero("backup_variables_every", int(backup_variables_every))
-        if not self.backup_variables and self.backup_variables_every:
-            raise ValueError(
-                f"ConfigProto(backup_variables=False) keeps no copies, but backup_variables_every="
-                f"{self.backup_variables_every} asks for them; set one or the other"
-            )
-        # After a loss: wait this long for the worker to come back under its name,
-        # then continue on a stand-in; with no worker at all this long, fail.
-        self.recovery_wait_secs = float(recovery_wait_secs)
-        self.recovery_timeout_secs = float(recovery_timeout_secs)
-        self.independent_replicas = bool(independent_replicas)
-        # numpy's BLAS threads while the session is open (0: as they are; see runtime.threads).
-        self.intra_op_parallelism_threads = _at_least_zero(
-            "intra_op_parallelism_threads", int(intra_op_parallelism_threads or 0)
-        )
-        self.graph_options = graph_options or GraphOptions()
-        self.gradient_compression = _codec("gradient_compression", gradient_compression, CODECS)
-        self.variable_compression = _codec("variable_compression", variable_compression, ("fp16", "bf16"))
-        self.steps_per_run = _whole_number("steps_per_run", steps_per_run)
-        self.placement = _codec("placement", placement, ("cost",))
-        # Cluster sessions see only the workers these device strings name (TF1's field).
-        self.device_filters = _device_filters(device_filters)
-        self.options = kwargs
-
-
-def _codec(field, value, allowed):
-    if value is not None and value not in allowed:
-        choices = ", ".join(repr(c) for c in allowed)
-        raise ValueError(f"ConfigProto({field}={value!r}): must be None or one of {choices}")
-    return value
-
-
-def _device_filters(value):
-    """The filters as a list of device strings; TypeError (as TF1's protobuf) for anything
-    else, ValueError for a string that is not a device."""
-    filters = [value] if isinstance(value, str) else value
-    if filters is None:
-        return []
-    if not isinstance(filters, (list, tuple)) or not all(isinstance(f, str) for f in filters):
-        raise TypeError(f"ConfigProto(device_filters={value!r}): must be a list of device strings")
-    for f in filters:
-        try:
-            DeviceSpec.from_string(f)
-        except ValueError as e:
-            raise ValueError(f"ConfigProto(device_filters=...): {f!r} is not a device string ({e})") from None
-    return list(filters)
-
-
-def _whole_number(field, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"ConfigProto({field}={value!r}): must be a whole number, 1 or more")
-    return int(value)
-
-
-def _at_least_zero(field, value):
-    if value < 0:
-        raise ValueError(f"ConfigProto({field}={value}): must be 0 (off) or more")
-    return value
 
 
 class Session:
@@ -269,6 +59,7 @@ class Session:
     def __init__(self, target="", graph=None, config=None, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
+        log_ignored_fields(self.config)
         job = None
         if isinstance(target, str) and target.startswith("grpc://"):  # a tf.train.Server's cluster
             from .targets import resolve
@@ -313,7 +104,7 @@ class Session:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        feed_dict = feed_dict or {}
+        feed_dict = flatten_feed_dict(feed_dict) if feed_dict else {}
         mapper, executable, feed_specs = self._entry(fetches, feed_dict)
         feed_values = [spec.check(v) for spec, v in zip(feed_specs, feed_dict.values())]
         if run_metadata is not None:  # reported on, traced if asked: not the per-step path

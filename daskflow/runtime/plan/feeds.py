@@ -1,4 +1,4 @@
-"""Checking fed values against the tensors they replace."""
+"""Checking fed values against the tensors they replace, and TF1's nested feed keys."""
 
 from __future__ import annotations
 
@@ -6,6 +6,39 @@ import numpy as np
 
 from ...dtypes import as_string_array
 from ...errors import InvalidArgumentError
+from ...framework import nest
+
+
+def flatten_feed_dict(feed_dict):
+    """``feed_dict`` with structured keys (tuples such as ``LSTMStateTuple``) flattened.
+
+    As TF1's session (``nest.flatten_dict_items``): a key that is a tuple of
+    tensors is fed by a value of the same structure, leaf by leaf. Returns
+    `feed_dict` itself when no key is structured (the per-step common case).
+
+    Raises
+    ------
+    ValueError
+        If a structured key's value has another number of leaves, or a key
+        appears twice.
+    """
+    if not any(isinstance(key, tuple) for key in feed_dict):
+        return feed_dict
+    flat = {}
+    for key, value in feed_dict.items():
+        keys, values = [key], [value]
+        if isinstance(key, tuple):
+            keys, values = nest.flatten(key), nest.flatten(value)
+        if len(keys) != len(values):
+            raise ValueError(
+                f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
+                f"{len(values)} elements. Key: {key}, value: {value}."
+            )
+        for leaf_key, leaf_value in zip(keys, values):
+            if leaf_key in flat:
+                raise ValueError(f"Could not flatten dictionary: key {leaf_key} is not unique.")
+            flat[leaf_key] = leaf_value
+    return flat
 
 
 class FeedSpec:
@@ -24,9 +57,11 @@ class FeedSpec:
     def check(self, value):
         """``value`` as an array of the tensor's dtype and a compatible shape.
 
-        Casts that keep the kind of number (float64 -> float32, int -> float)
-        are made, as TF1 does; anything else (float -> int, strings) and any
-        shape mismatch raises an error naming the tensor and both shapes.
+        Numbers are converted to the tensor's dtype as TF1's
+        ``np.asarray(value, dtype)`` does (a float fed to an int32
+        placeholder is truncated toward zero), except that a value the dtype
+        cannot hold is refused rather than wrapped or made infinite. A shape
+        that does not fit raises TF1's ``ValueError`` naming the tensor.
         """
         if type(value) is not np.ndarray or value.dtype != self.dtype or self.strings:
             value = _cast(self.tensor, value, self.dtype)
@@ -46,14 +81,17 @@ def check_feed(tensor, value):
 
 
 def _shape_error(tensor, shape):
-    return InvalidArgumentError(
-        tensor.op.node_def,
-        tensor.op,
-        f"Cannot feed value of shape {shape} for Tensor '{tensor.name}', which has shape {tensor.shape}",
+    return ValueError(
+        f"Cannot feed value of shape {shape} for Tensor {tensor.name}, which has shape {tensor.shape}"
     )
 
 
 def _cast(tensor, value, dtype):
+    if hasattr(value, "graph") and hasattr(value, "dtype") and hasattr(value, "op"):
+        raise TypeError(
+            f"The value of a feed cannot be a tf.Tensor object ({value.name}, fed for {tensor.name}). "
+            "Acceptable feed values include Python scalars, strings, lists, numpy ndarrays, or TensorHandles."
+        )
     if dtype.hasobject:
         return _strings(tensor, value)
     try:
@@ -64,16 +102,43 @@ def _cast(tensor, value, dtype):
         ) from None
     if array.dtype == dtype:
         return array
-    # Integers of either sign may be fed to any integer dtype that holds their values.
-    integers = array.dtype.kind in "biu" and dtype.kind in "iu"
-    if not (integers or np.can_cast(array.dtype, dtype, "same_kind")) or array.dtype.kind not in "biuf":
-        raise InvalidArgumentError(
-            tensor.op.node_def,
-            tensor.op,
-            f"Cannot feed value of dtype {array.dtype} (shape {array.shape}) for Tensor "
-            f"'{tensor.name}' of dtype {tensor.dtype.name} (shape {tensor.shape})",
-        )
+    if array.dtype.kind not in "biuf":
+        return _parse(tensor, array, dtype)
+    if array.dtype.kind == "f" and dtype.kind in "iub":
+        return _float_to_integer(tensor, array, dtype)
     return _narrow(tensor, array, dtype)
+
+
+def _parse(tensor, array, dtype):
+    """Strings (or other objects) fed to a number tensor: numpy's conversion, as TF1's."""
+    try:
+        return np.asarray(array, dtype=dtype)
+    except (ValueError, TypeError) as e:
+        what = f"{array.dtype} values to Tensor {tensor.name} of dtype {tensor.dtype.name}"
+        raise type(e)(f"cannot feed {what}: {e}") from None
+
+
+def _float_to_integer(tensor, array, dtype):
+    """Floats truncated toward zero, as ``np.asarray(value, int32)`` in TF1's session;
+    NaN, infinities and values beyond the dtype's range are refused, naming one."""
+    if dtype.kind == "b":
+        return array.astype(dtype)
+    info = np.iinfo(dtype)
+    # `max + 1` is a power of two, exact in float: no rounding lets 2**31 through to int32.
+    low, high = float(info.min), float(info.max) + 1
+    if array.size and not (array.min() >= low and array.max() < high):  # False for NaN too
+        bad = ~((array >= low) & (array < high))
+        raise _range_error(tensor, array, bad)
+    return array.astype(dtype)
+
+
+def _range_error(tensor, array, bad):
+    return InvalidArgumentError(
+        tensor.op.node_def,
+        tensor.op,
+        f"Cannot feed value {array[bad].flat[0].item()!r} (dtype {array.dtype}) for Tensor "
+        f"'{tensor.name}' of dtype {tensor.dtype.name}: it is out of {tensor.dtype.name}'s range",
+    )
 
 
 def _narrow(tensor, array, dtype):
@@ -99,12 +164,7 @@ def _narrow(tensor, array, dtype):
         bad = np.isfinite(array) & np.isinf(cast)
         if not bad.any():
             return cast  # infinities fed as such are kept, as TF1 keeps them
-    raise InvalidArgumentError(
-        tensor.op.node_def,
-        tensor.op,
-        f"Cannot feed value {array[bad].flat[0].item()!r} (dtype {array.dtype}) for Tensor "
-        f"'{tensor.name}' of dtype {tensor.dtype.name}: it is out of {tensor.dtype.name}'s range",
-    )
+    raise _range_error(tensor, array, bad)
 
 
 def _strings(tensor, value):
