@@ -10,6 +10,7 @@ commit variable updates, and shape the results like the fetches.
 from __future__ import annotations
 
 import contextlib
+import threading
 import uuid
 
 import numpy as np
@@ -83,6 +84,10 @@ class Session:
         self._store: dict = {}
         self._states: dict = {}
         self._cache: dict = {}
+        # Runs may come from several threads (queue runners enqueue while the loop dequeues):
+        # planning a signature and making an op's state happen once, under this lock; the
+        # steps themselves take no lock (a blocked dequeue must not stop an enqueue).
+        self._planning = threading.RLock()
         self._closed = False
         # Embedded: this process's BLAS pool; a cluster session sets its workers' (scope.py).
         self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
@@ -241,7 +246,10 @@ class Session:
         key = (_fetch_key(fetches), tuple(feed_dict), self.graph._mutations)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._cache[key] = self._prepare(fetches, feed_dict)
+            with self._planning:
+                entry = self._cache.get(key)
+                if entry is None:
+                    entry = self._cache[key] = self._prepare(fetches, feed_dict)
         return entry
 
     def _prepare(self, fetches, feed_dict):
@@ -288,9 +296,10 @@ class Session:
 
     def _state_for(self, op):
         """An op's state in this session (see ``Primitive.make_state``), made once."""
-        if op not in self._states:
-            self._states[op] = op.primitive.make_state(op)
-        return self._states[op]
+        with self._planning:
+            if op not in self._states:
+                self._states[op] = op.primitive.make_state(op)
+            return self._states[op]
 
     # -- inspection --------------------------------------------------------------------------
     def lower(self, fetches, feed_dict=None) -> dict:
@@ -449,6 +458,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        _cancel_waiting(self._states)
         try:
             self.sync()
         finally:
@@ -576,6 +586,15 @@ def _fetch_key(fetches):
     if fetches.__hash__ is None:  # an array, a set...: no fetch; say so as TF1 does
         raise invalid_fetch(fetches)
     return fetches
+
+
+def _cancel_waiting(states):
+    """Closing a session fails the ops still waiting in other threads' runs (a dequeue
+    from an empty queue): each op state that can be cancelled (has ``cancel()``) is."""
+    for state in list(states.values()):
+        cancel = getattr(state, "cancel", None)
+        if cancel is not None:
+            cancel()
 
 
 def _batch_rows(values):

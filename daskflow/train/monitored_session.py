@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-import threading
 import time
 
 from ..errors import AbortedError, DeadlineExceededError, OutOfRangeError
@@ -49,6 +48,7 @@ from ..variables import (
     local_variables_initializer,
     report_uninitialized_variables,
 )
+from .coordinator import Coordinator
 from .hooks import (
     CheckpointSaverHook,
     ProgressBarHook,
@@ -60,6 +60,7 @@ from .hooks import (
     SummarySaverHook,
 )
 from .optimizer import get_global_step
+from .queue_runner import start_queue_runners
 from .saver import Saver, latest_checkpoint
 
 logger = logging.getLogger("daskflow")
@@ -324,136 +325,6 @@ def wait_until_ready(sess, ready_op, max_wait_secs, poll_secs=READY_POLL_SECS):
         time.sleep(poll_secs)
 
 
-# -- the coordinator -------------------------------------------------------------------------------
-
-
-class Coordinator:
-    """A stop flag shared by threads: a monitored session, its hooks, queue runners.
-
-    Parameters
-    ----------
-    clean_stop_exception_types : tuple of exception types, optional
-        Errors that, reported to :meth:`request_stop`, mean a clean stop (not
-        re-raised). Default ``(tf.errors.OutOfRangeError,)``: the end of the input.
-
-    Examples
-    --------
-    >>> import threading
-    >>> import daskflow as tf
-    >>> coord = tf.train.Coordinator()
-    >>> def work():
-    ...     with coord.stop_on_exception():
-    ...         raise ValueError("bad record")
-    >>> thread = threading.Thread(target=work)
-    >>> thread.start()
-    >>> try:
-    ...     coord.join([thread])
-    ... except ValueError as e:
-    ...     print(e)
-    bad record
-    >>> coord.should_stop()
-    True
-    """
-
-    def __init__(self, clean_stop_exception_types=None):
-        if clean_stop_exception_types is None:
-            clean_stop_exception_types = (OutOfRangeError,)
-        self._clean_stop_exception_types = tuple(clean_stop_exception_types)
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._exception = None
-        self._joined = False
-        self._registered_threads: set = set()
-
-    def request_stop(self, ex=None):
-        """Ask everyone to stop.
-
-        ``ex`` (an exception, or a ``sys.exc_info()`` tuple) is kept if it is the
-        first one reported, and re-raised by :meth:`join` and
-        :meth:`raise_requested_exception`; a clean-stop type counts as none.
-        After :meth:`join`, an exception reported is raised at once (as TF1).
-        """
-        ex = ex[1] if isinstance(ex, tuple) else ex
-        if isinstance(ex, self._clean_stop_exception_types):
-            ex = None
-        with self._lock:
-            if self._joined and ex is not None:
-                raise ex
-            if not self._stop.is_set() and ex is not None and self._exception is None:
-                self._exception = ex
-            self._stop.set()
-
-    def should_stop(self):
-        """True once a stop was requested."""
-        return self._stop.is_set()
-
-    def clear_stop(self):
-        """Forget the stop request, its exception and a previous :meth:`join`."""
-        with self._lock:
-            self._joined = False
-            self._exception = None
-            self._stop.clear()
-
-    @contextlib.contextmanager
-    def stop_on_exception(self):
-        """A context that reports any exception raised in it to :meth:`request_stop`."""
-        try:
-            yield
-        except BaseException:  # noqa: BLE001 - reported, as TF1's bare except: the thread ends quietly
-            self.request_stop(sys.exc_info())
-
-    def wait_for_stop(self, timeout=None):
-        """Wait up to ``timeout`` seconds (None: forever) for a stop; True if one was requested."""
-        return self._stop.wait(timeout)
-
-    def register_thread(self, thread):
-        """Add ``thread`` to those :meth:`join` waits for."""
-        with self._lock:
-            self._registered_threads.add(thread)
-
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        """Wait for ``threads`` (and the registered ones) to end; re-raise a reported exception.
-
-        Waits until every thread ended or a stop is requested; then gives the
-        threads still alive ``stop_grace_period_secs`` to end.
-
-        Raises
-        ------
-        Exception
-            The first exception given to :meth:`request_stop`.
-        RuntimeError
-            If threads outlive the grace period (unless ``ignore_live_threads``);
-            the message names them.
-        """
-        with self._lock:
-            threads = list(self._registered_threads.union(threads or ()))
-        while any(t.is_alive() for t in threads) and not self.wait_for_stop(1.0):
-            pass
-        deadline = time.monotonic() + stop_grace_period_secs
-        for thread in threads:
-            if thread.is_alive():  # never started ones are skipped (join would raise)
-                thread.join(max(deadline - time.monotonic(), 0.0))
-        stragglers = [t.name for t in threads if t.is_alive()]
-        with self._lock:
-            self._joined = True
-            self._registered_threads = set()
-            if self._exception is not None:
-                raise self._exception
-        if stragglers and not ignore_live_threads:
-            raise RuntimeError(f"Coordinator stopped with threads still running: {' '.join(stragglers)}")
-
-    @property
-    def joined(self):
-        """True after :meth:`join` returned (until :meth:`clear_stop`)."""
-        return self._joined
-
-    def raise_requested_exception(self):
-        """Raise the exception given to :meth:`request_stop`, if any."""
-        with self._lock:
-            if self._exception is not None:
-                raise self._exception
-
-
 # -- the monitored session -------------------------------------------------------------------------
 
 
@@ -466,7 +337,7 @@ class MonitoredSession:
         Default: an embedded chief.
     hooks : list of SessionRunHook, optional
     stop_grace_period_secs : float
-        Accepted for TF1 compatibility (no threads to wait for).
+        How long closing waits for the queue runners' threads to end.
 
     Examples
     --------
@@ -493,7 +364,10 @@ class MonitoredSession:
         except BaseException:
             self._reopen_graph()
             raise
+        self._grace_secs, self._threads = stop_grace_period_secs, []
         try:
+            # As TF1: the graph's queue runners start with the session, under its coordinator.
+            self._threads = start_queue_runners(self._sess, coord=self._coord)
             for hook in self._hooks:
                 hook.after_create_session(self._sess, self._coord)
         except BaseException:
@@ -581,7 +455,10 @@ class MonitoredSession:
             sess, self._sess = self._sess, None
             self._coord.request_stop()
             self._reopen_graph()
-            sess.close()
+            try:  # the queue runners' threads end (their queues cancelled) before the session
+                self._coord.join(self._threads, self._grace_secs, ignore_live_threads=True)
+            finally:
+                sess.close()
 
     def _reopen_graph(self):
         # As TF1 does: after training, the graph is open again (e.g. for evaluation ops).
