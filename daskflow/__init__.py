@@ -27,7 +27,6 @@ from . import (
 )
 from .compat_v1 import (
     RunMetadata,
-    RunOptions,
     disable_control_flow_v2,
     disable_eager_execution,
     disable_resource_variables,
@@ -323,8 +322,8 @@ def get_collection_ref(key):
     return get_default_graph().get_collection_ref(key)
 
 
-_LAZY = {"Session", "InteractiveSession", "ConfigProto"}
-_GRAPH_OPTIONS = {"GraphOptions", "OptimizerOptions", "RewriterConfig"}
+_LAZY = {"Session", "InteractiveSession"}
+_CONFIG = {"ConfigProto", "GPUOptions", "RunOptions", "GraphOptions", "OptimizerOptions", "RewriterConfig"}
 
 
 def __getattr__(name):
@@ -333,10 +332,10 @@ def __getattr__(name):
         from .runtime import session
 
         return getattr(session, name)
-    if name in _GRAPH_OPTIONS:
-        from .runtime import graph_options
+    if name in _CONFIG:  # TF1's configuration messages, made from their schema on first use
+        from .runtime import config_proto
 
-        return getattr(graph_options, name)
+        return getattr(config_proto, name)
     if name == "lower":
         from .runtime.lower import lower
 

@@ -3,7 +3,8 @@
 Such a script runs unchanged with ``import daskflow as tf``: daskflow *is*
 TF1's graph mode, so every ``disable_*`` switch is already in the state it
 asks for and does nothing, and eager execution is refused with a clear error.
-:class:`RunOptions` and :class:`RunMetadata` are ``Session.run``'s
+:class:`RunOptions` (made on first use, in :mod:`daskflow.runtime.config_proto`)
+and :class:`RunMetadata` are ``Session.run``'s
 ``options`` and ``run_metadata``: a run with ``RunOptions(trace_level=FULL_TRACE)``
 fills ``run_metadata.step_stats`` with each op's (embedded) or each
 partition's (cluster) times, for ``FileWriter.add_run_metadata`` and
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 __all__ = [
     "RunMetadata",
-    "RunOptions",
     "disable_control_flow_v2",
     "disable_eager_execution",
     "disable_resource_variables",
@@ -70,51 +70,6 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     )
 
 
-class RunOptions:
-    """TF1's ``RunOptions``: how ``Session.run(options=...)`` runs a step.
-
-    ``trace_level`` other than ``NO_TRACE`` records the step's timings into
-    the ``run_metadata`` given with it (``SOFTWARE_TRACE``, ``HARDWARE_TRACE``
-    and ``FULL_TRACE`` record the same: daskflow has no hardware tracer).
-
-    Examples
-    --------
-    >>> import daskflow as tf
-    >>> opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-    >>> opts.trace_level
-    3
-    """
-
-    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
-    _TRACE_LEVELS = {0: "NO_TRACE", 1: "SOFTWARE_TRACE", 2: "HARDWARE_TRACE", 3: "FULL_TRACE"}
-
-    def __init__(
-        self,
-        trace_level=NO_TRACE,
-        timeout_in_ms=0,
-        inter_op_thread_pool=0,
-        output_partition_graphs=False,
-        debug_options=None,
-        report_tensor_allocations_upon_oom=False,
-    ):
-        if isinstance(trace_level, str):
-            names = {v: k for k, v in self._TRACE_LEVELS.items()}
-            if trace_level not in names:
-                raise ValueError(f"RunOptions: unknown trace_level {trace_level!r}")
-            trace_level = names[trace_level]
-        if trace_level not in self._TRACE_LEVELS:
-            raise ValueError(f"RunOptions: unknown trace_level {trace_level!r}")
-        self.trace_level = trace_level
-        self.timeout_in_ms = timeout_in_ms
-        self.inter_op_thread_pool = inter_op_thread_pool
-        self.output_partition_graphs = output_partition_graphs
-        self.debug_options = debug_options
-        self.report_tensor_allocations_upon_oom = report_tensor_allocations_upon_oom
-
-    def __repr__(self):
-        return f"RunOptions(trace_level={self._TRACE_LEVELS[self.trace_level]})"
-
-
 class _MessageType(type):
     """A class standing for a protobuf message class built on first use.
 
@@ -164,3 +119,11 @@ class RunMetadata(metaclass=_MessageType):
         from .client.run_metadata import message_class
 
         return message_class("RunMetadata")
+
+
+def __getattr__(name):  # noqa: N807 - RunOptions is made on first use, as ConfigProto
+    if name == "RunOptions":
+        from .runtime.config_proto import RunOptions
+
+        return RunOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,105 +12,52 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-def _check_fields(message, kwargs, known):
-    unknown = sorted(set(kwargs) - known)
-    if unknown:
-        raise ValueError(f'Protocol message {message} has no "{unknown[0]}" field.')
+from .messages import Message
 
 
-class RewriterConfig:
-    """Grappler's switches (TF1's ``rewriter_config_pb2.RewriterConfig``).
+class RewriterConfig(Message, schema="RewriterConfig"):
+    """Grappler's switches (TF1's ``rewriter_config_pb2.RewriterConfig``), every field TF has.
 
     ``arithmetic_optimization`` (exact identities: ``x * 1``, a transpose
     undone...), ``remapping`` (fused kernels, as a bias add and its ReLU) and
     ``constant_folding`` are honoured: ``OFF`` turns each off; ``DEFAULT``,
-    ``ON`` and ``AGGRESSIVE`` leave it on.
+    ``ON`` and ``AGGRESSIVE`` leave it on. The others are kept, unused.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> rw = tf.RewriterConfig(remapping=tf.RewriterConfig.OFF)
+    >>> rw.remapping == tf.RewriterConfig.OFF, rw.constant_folding == tf.RewriterConfig.DEFAULT
+    (True, True)
     """
 
-    DEFAULT, ON, OFF, AGGRESSIVE = 0, 1, 2, 3
-    _TF1_KEPT = frozenset(
-        {
-            "layout_optimizer",
-            "shape_optimization",
-            "dependency_optimization",
-            "loop_optimization",
-            "function_optimization",
-            "debug_stripper",
-            "scoped_allocator_optimization",
-            "pin_to_host_optimization",
-            "implementation_selector",
-            "auto_mixed_precision",
-            "common_subgraph_elimination",
-            "disable_meta_optimizer",
-            "meta_optimizer_iterations",
-            "min_graph_nodes",
-            "memory_optimization",
-            "memory_optimizer_target_node_name_scope",
-            "optimizers",
-            "custom_optimizers",
-        }
-    )
 
-    def __init__(
-        self,
-        arithmetic_optimization=DEFAULT,
-        remapping=DEFAULT,
-        constant_folding=DEFAULT,
-        disable_model_pruning=False,
-        **kwargs,
-    ):
-        _check_fields("RewriterConfig", kwargs, self._TF1_KEPT)
-        self.arithmetic_optimization = arithmetic_optimization
-        self.remapping = remapping
-        self.constant_folding = constant_folding
-        self.disable_model_pruning = disable_model_pruning
-        self.options = kwargs
-
-
-class OptimizerOptions:
-    """TF1's classic graph optimizer options.
+class OptimizerOptions(Message, schema="OptimizerOptions"):
+    """TF1's classic graph optimizer options, every field TF has.
 
     At ``opt_level=L1`` (the default) common subexpressions are merged and
     constants folded; at ``L0`` only what ``do_common_subexpression_elimination``
-    and ``do_constant_folding`` ask for.
+    and ``do_constant_folding`` ask for. ``global_jit_level`` (XLA) is kept, unused.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.ON_1).global_jit_level
+    1
     """
 
-    L1, L0 = 0, -1
-    _TF1_KEPT = frozenset(
-        {"do_function_inlining", "global_jit_level", "max_folded_constant_in_bytes", "cpu_global_jit"}
-    )
 
-    def __init__(
-        self, do_common_subexpression_elimination=False, do_constant_folding=False, opt_level=L1, **kwargs
-    ):
-        _check_fields("OptimizerOptions", kwargs, self._TF1_KEPT)
-        self.do_common_subexpression_elimination = do_common_subexpression_elimination
-        self.do_constant_folding = do_constant_folding
-        self.opt_level = opt_level
-        self.options = kwargs
+class GraphOptions(Message, schema="GraphOptions"):
+    """TF1's ``GraphOptions``: ``optimizer_options`` and ``rewrite_options`` are honoured.
 
-
-class GraphOptions:
-    """TF1's ``GraphOptions``: ``optimizer_options`` and ``rewrite_options`` are honoured."""
-
-    _TF1_KEPT = frozenset(
-        {
-            "enable_recv_scheduling",
-            "build_cost_model",
-            "build_cost_model_after",
-            "infer_shapes",
-            "place_pruned_graph",
-            "enable_bfloat16_sendrecv",
-            "timeline_step",
-        }
-    )
-
-    def __init__(self, optimizer_options=None, rewrite_options=None, **kwargs):
-        _check_fields("GraphOptions", kwargs, self._TF1_KEPT)
-        self.optimizer_options = optimizer_options or OptimizerOptions()
-        self.rewrite_options = rewrite_options or RewriterConfig()
-        self.options = kwargs
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> config = tf.ConfigProto()
+    >>> config.graph_options.optimizer_options.opt_level = tf.OptimizerOptions.L0
+    >>> config.graph_options.passes().common_subexpressions
+    False
+    """
 
     def passes(self) -> Passes:
         """The rewrites these options turn on."""

@@ -89,6 +89,7 @@ class Session:
         # steps themselves take no lock (a blocked dequeue must not stop an enqueue).
         self._planning = threading.RLock()
         self._closed = False
+        self._placement_logged = 0  # ops of the graph log_device_placement has printed
         # Embedded: this process's BLAS pool; a cluster session sets its workers' (scope.py).
         self._blas = None if self._cluster else blas_threads(self.config.intra_op_parallelism_threads)
         if self._cluster is None:
@@ -267,7 +268,9 @@ class Session:
         if self._cluster is None:
             warn_ignored_devices(executable.plan, self)
         if self.config.log_device_placement and self._cluster is None:
-            _log_placement(executable)  # a cluster session logs workers too, when it places
+            # As TF1: the graph's ops when a run first places them (a cluster session logs
+            # workers too, when it places).
+            self._placement_logged = _log_placement(self.graph, self._placement_logged)
         return mapper, executable, [FeedSpec(t) for t in feeds]
 
     def _placer(self, feed_dict):
@@ -608,6 +611,12 @@ def _op_names(line_ops) -> list:
     return list(dict.fromkeys(op.name for _, op in sorted(line_ops.items())))
 
 
-def _log_placement(executable):
-    for op in executable.plan.ops:
-        print(f"{op.name}: ({op.type}): {op.device or '/job:localhost/replica:0/task:0/device:CPU:0'}")
+def _log_placement(graph, done: int) -> int:
+    """Print where each op of the graph runs, in TF1's words, if it has grown past the
+    ``done`` ops printed before (TF1 places, and logs, the whole graph again); return how
+    many ops it has."""
+    ops = graph.get_operations()
+    if len(ops) > done:
+        for op in ops:
+            print(f"{op.name}: ({op.type}): {op.device or '/job:localhost/replica:0/task:0/device:CPU:0'}")
+    return len(ops)
