@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import refuse, refuse_unless_none
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
@@ -98,8 +99,9 @@ Rank = Primitive(
 )
 
 
-def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    """The number of elements; a constant when the static shape is known."""
+def size(input, name=None, out_type=None):  # noqa: A002
+    """The number of elements (``out_type``, int32 by default); a constant when the static shape is known."""
+    out_type = dtypes.int32 if out_type is None else out_type
     x = convert_to_tensor(input)
     n = x.shape.num_elements()
     if n is not None:
@@ -502,29 +504,40 @@ ScatterAddTo = Primitive(
 )
 
 
-def gather(params, indices, axis=0, name=None, validate_indices=None):
-    """Entries of ``params`` at ``indices`` along ``axis``."""
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Entries of ``params`` at ``indices`` along ``axis`` (0 by default).
+
+    ``validate_indices`` is ignored, as in TF1 (indices are always checked).
+    """
+    if batch_dims != 0:
+        raise refuse("gather", "batch_dims", batch_dims, "gather per batch entry with tf.map_fn")
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
-    (axis,) = normalize_axes(axis, params.shape.ndims)
+    (axis,) = normalize_axes(0 if axis is None else axis, params.shape.ndims)
     return apply(Gather, params, indices, axis=axis, name=name)
 
 
 # -- filling -------------------------------------------------------------------------------
 
 
-def fill(dims, value, name=None):
+_NO_LAYOUT = "leave layout=None (DTensor layouts have no meaning here)"
+
+
+def fill(dims, value, name=None, layout=None):
     """A tensor of shape ``dims`` filled with ``value``."""
+    refuse_unless_none("fill", "layout", layout, _NO_LAYOUT)
     return apply(Fill, _as_shape_tensor(dims), value, name=name)
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):
+def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of zeros."""
+    refuse_unless_none("zeros", "layout", layout, _NO_LAYOUT)
     return fill(shape, constant(0, dtype=dtype), name=name or "zeros")
 
 
-def ones(shape, dtype=dtypes.float32, name=None):
+def ones(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of ones."""
+    refuse_unless_none("ones", "layout", layout, _NO_LAYOUT)
     return fill(shape, constant(1, dtype=dtype), name=name or "ones")
 
 

@@ -8,6 +8,7 @@ kernels, and gradient rules built from the backprop primitives.
 from __future__ import annotations
 
 from ..framework.apply import apply
+from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.primitive import Primitive
 from ..kernels import conv
@@ -161,17 +162,20 @@ def _check(padding, data_format):
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
     if data_format not in (None, "NHWC"):
-        raise NotImplementedError(f"only NHWC data is supported, not {data_format}")
+        raise NotImplementedError(
+            f"data_format={data_format!r} is not supported: daskflow works on NHWC data only; "
+            "transpose the input to NHWC and pass data_format='NHWC'"
+        )
 
 
 def conv2d(
-    input=None,  # noqa: A002
+    input,  # noqa: A002
     filter=None,  # noqa: A002
     strides=None,
     padding=None,
     use_cudnn_on_gpu=True,
     data_format="NHWC",
-    dilations=None,
+    dilations=[1, 1, 1, 1],  # noqa: B006 - TF1's default, never mutated
     name=None,
     filters=None,
 ):
@@ -187,9 +191,12 @@ def conv2d(
     """
     _check(padding, data_format)
     if dilations is not None and any(int(d) != 1 for d in dilations):
-        raise NotImplementedError("dilated convolution is not supported")
+        raise NotImplementedError(
+            f"conv2d: dilations={list(dilations)} is not supported: daskflow convolves with "
+            "dilation 1 only; leave dilations at [1, 1, 1, 1]"
+        )
     x = convert_to_tensor(input)
-    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype)
+    w = convert_to_tensor(argument_lookup("filters", filters, "filter", filter), dtype=x.dtype)
     return apply(Conv2D, x, w, strides=_hw(strides, "strides"), padding=padding, name=name)
 
 
@@ -224,9 +231,12 @@ def conv2d_transpose(
     """
     _check(padding, data_format)
     if dilations is not None and any(int(d) != 1 for d in _flat(dilations)):
-        raise NotImplementedError("dilated conv2d_transpose is not supported")
-    x = convert_to_tensor(value if value is not None else input)
-    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype)
+        raise NotImplementedError(
+            f"conv2d_transpose: dilations={dilations} is not supported: daskflow convolves with "
+            "dilation 1 only; leave dilations at None"
+        )
+    x = convert_to_tensor(argument_lookup("input", input, "value", value))
+    w = convert_to_tensor(argument_lookup("filters", filters, "filter", filter), dtype=x.dtype)
     x_ch = x._dims[3] if x._dims is not None and len(x._dims) == 4 else None
     w_ch = w._dims[3] if w._dims is not None and len(w._dims) == 4 else None
     if x_ch is not None and w_ch is not None and x_ch != w_ch:
@@ -262,9 +272,11 @@ def _pool(prim, value, ksize, strides, padding, data_format, name):
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
     """Max pooling over ``ksize`` windows (NHWC)."""
-    return _pool(MaxPool, value if value is not None else input, ksize, strides, padding, data_format, name)
+    value = argument_lookup("input", input, "value", value)
+    return _pool(MaxPool, value, ksize, strides, padding, data_format, name)
 
 
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
     """Average pooling over ``ksize`` windows; SAME windows average real pixels only."""
-    return _pool(AvgPool, value if value is not None else input, ksize, strides, padding, data_format, name)
+    value = argument_lookup("input", input, "value", value)
+    return _pool(AvgPool, value, ksize, strides, padding, data_format, name)

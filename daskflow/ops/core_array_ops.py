@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
@@ -44,8 +45,9 @@ def _int_out(inputs, *, out_type):
 Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np))
 
 
-def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    """The dynamic shape of ``input`` as a 1-D integer tensor."""
+def shape(input, name=None, out_type=None):  # noqa: A002
+    """The dynamic shape of ``input`` as a 1-D integer tensor (``out_type``, int32 by default)."""
+    out_type = dtypes.int32 if out_type is None else out_type
     return apply(Shape, input, out_type=dtypes.as_dtype(out_type), name=name)
 
 
@@ -74,19 +76,27 @@ Transpose = Primitive(
 )
 
 
-def transpose(a, perm=None, name=None):
-    """Permute the axes (reverse them when ``perm`` is None)."""
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """Permute the axes (reverse them when ``perm`` is None); ``conjugate`` is a no-op
+    on real tensors, as in TF1."""
     a = convert_to_tensor(a)
+    _real_only(a, conjugate, "transpose")
     if perm is None:
         perm = tuple(reversed(range(_known_rank(a, "transpose"))))
     return apply(Transpose, a, perm=tuple(int(p) for p in perm), name=name)
 
 
-def matrix_transpose(a, name=None):
-    """Swap the last two axes."""
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Swap the last two axes (``conjugate`` is a no-op on real tensors, as in TF1)."""
     a = convert_to_tensor(a)
+    _real_only(a, conjugate, "matrix_transpose")
     r = _known_rank(a, "matrix_transpose")
     return transpose(a, tuple(range(r - 2)) + (r - 1, r - 2), name=name)
+
+
+def _real_only(t, conjugate, fn):
+    if conjugate and t.dtype.is_complex:
+        raise refuse(fn, "conjugate", conjugate, "daskflow has no complex conjugate: leave conjugate=False")
 
 
 def _known_rank(t, what):

@@ -11,6 +11,7 @@ import numpy
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
@@ -316,13 +317,18 @@ FusedBiasAddRelu = Primitive(
 )
 # The gradient reads the ReLU's output, as TF's does (y > 0 exactly where x > 0), so
 # nothing else reads the pre-activation and the remapping rewrite can fuse it away.
-Relu, relu = _unary(
+Relu, _relu = _unary(
     "Relu",
     lambda xp, x: xp.maximum(x, 0),
     lambda op, g: [apply(ReluGrad, g, op.outputs[0])],
     infer=same,
     fuse=rules.bias_then(FusedBiasAddRelu, Add),
 )
+
+
+def relu(features, name=None):
+    """``max(features, 0)``."""
+    return _relu(features, name=name)
 
 
 def rsqrt(x, name=None):
@@ -339,9 +345,9 @@ def log1p(x, name=None):
     return log(add(1.0, x), name=name)
 
 
-def softplus(x, name=None):
-    """``log(1 + exp(x))``, computed stably as ``max(x, 0) + log(1 + exp(-|x|))``."""
-    x = convert_to_tensor(x)
+def softplus(features, name=None):
+    """``log(1 + exp(features))``, computed stably as ``max(x, 0) + log(1 + exp(-|x|))``."""
+    x = convert_to_tensor(features)
     # Both kinks at 0 take the x >= 0 branch, so the gradient there is sigmoid(0) = 0.5, as in TF;
     # relu(x) + log1p(exp(-abs(x))) gets relu'(0) = sign(0) = 0 there (where zero-initialised logits sit).
     pos = x >= 0
@@ -396,7 +402,7 @@ def cast(x, dtype, name=None):
     return apply(Cast, x, dtype=dtype, name=name)
 
 
-def to_float(x, name=None):
+def to_float(x, name="ToFloat"):
     return cast(x, dtypes.float32, name=name)
 
 
@@ -497,8 +503,25 @@ MatMul = Primitive(
 )
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None, **_):
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+):
     """Matrix product of the last two dimensions; optional transposes.
+
+    ``a_is_sparse``, ``b_is_sparse``, ``grad_a`` and ``grad_b`` are hints to
+    pick a kernel in TF; the product is the same without them. ``output_type``
+    other than the inputs' dtype (TF's int8 x int8 -> int32) is refused.
 
     Examples
     --------
@@ -507,6 +530,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     [3, 4]
     """
     a, b = _coerce_pair(a, b)
+    if output_type is not None and dtypes.as_dtype(output_type) is not a.dtype:
+        raise NotImplementedError(
+            f"matmul: output_type={dtypes.as_dtype(output_type).name} differs from the inputs' "
+            f"{a.dtype.name}; daskflow multiplies in the inputs' dtype: cast the result instead"
+        )
     if transpose_a or adjoint_a:
         a = core_array_ops.matrix_transpose(a)
     if transpose_b or adjoint_b:
@@ -577,10 +605,8 @@ Any = _reduction("Any", "any", None)
 
 def _reduce(prim, x, axis, keepdims, name, reduction_indices, keep_dims):
     x = convert_to_tensor(x)
-    if reduction_indices is not None:
-        axis = reduction_indices  # TF1's old name for axis
-    if keep_dims is not None:
-        keepdims = keep_dims
+    axis = argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     try:
         axes = normalize_axes(axis, x.shape.ndims)
     except ValueError as e:
@@ -589,7 +615,7 @@ def _reduce(prim, x, axis, keepdims, name, reduction_indices, keep_dims):
 
 
 def _public_reduction(prim, doc):
-    def fn(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         return _reduce(prim, input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
     fn.__doc__ = doc
@@ -623,7 +649,8 @@ ArgMin = _argm("ArgMin", "argmin")
 
 def _arg(prim, x, axis, name, dimension, output_type):
     x = convert_to_tensor(x)
-    axis = dimension if dimension is not None else (0 if axis is None else axis)
+    axis = argument_lookup("axis", axis, "dimension", dimension)
+    axis = 0 if axis is None else axis
     (axis,) = normalize_axes(axis, x.shape.ndims)
     return apply(prim, x, axis=axis, output_type=dtypes.as_dtype(output_type), name=name)
 
@@ -679,12 +706,12 @@ def add_n(inputs, name=None):
 # -- TF1's older names and small composites -----------------------------------------
 
 
-def arg_max(input, dimension=None, output_type=dtypes.int64, name=None):  # noqa: A002
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF1's old name for ``argmax``."""
     return argmax(input, dimension=dimension, output_type=output_type, name=name)
 
 
-def arg_min(input, dimension=None, output_type=dtypes.int64, name=None):  # noqa: A002
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF1's old name for ``argmin``."""
     return argmin(input, dimension=dimension, output_type=output_type, name=name)
 
@@ -707,23 +734,31 @@ def squared_difference(x, y, name=None):
 
 
 def reduce_logsumexp(
-    input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ):
     """``log(sum(exp(x)))`` over ``axis``, computed stably (the maximum is taken out first)."""
     x = convert_to_tensor(input_tensor)
-    axis = reduction_indices if reduction_indices is not None else axis
-    keepdims = keep_dims if keep_dims is not None else keepdims
+    axis = argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     top = core_array_ops.stop_gradient(reduce_max(x, axis, keepdims=True))
     total = log(reduce_sum(exp(x - top), axis, keepdims=True)) + top
     return total if keepdims else reduce_sum(total, axis, name=name)
 
 
 def count_nonzero(
-    input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None, reduction_indices=None
+    input_tensor=None,
+    axis=None,
+    keepdims=None,
+    dtype=dtypes.int64,
+    name=None,
+    reduction_indices=None,
+    keep_dims=None,
+    input=None,  # noqa: A002 - TF1's newer name for input_tensor
 ):
     """How many entries are not zero, over ``axis``."""
-    x = convert_to_tensor(input_tensor)
-    axis = reduction_indices if reduction_indices is not None else axis
+    x = convert_to_tensor(argument_lookup("input", input, "input_tensor", input_tensor))
+    axis = argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     nonzero = cast(not_equal(x, core_array_ops.zeros_like(x)), dtypes.int64)
     return cast(reduce_sum(nonzero, axis, keepdims=keepdims), dtype, name=name)
 

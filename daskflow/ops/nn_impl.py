@@ -79,7 +79,7 @@ def softsign(features, name=None):
         return x / (math_ops.abs(x) + 1.0)
 
 
-def swish(features, beta=1.0, name=None):
+def swish(features, beta=1.0, *, name=None):
     """``x * sigmoid(beta * x)`` (also ``silu``)."""
     with name_scope(name, "swish"):
         x = _float(features, "swish")
@@ -290,7 +290,7 @@ def fused_batch_norm(
         return y, array_ops.stop_gradient(batch_mean), array_ops.stop_gradient(unbiased)
 
 
-def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
+def lrn(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
     """Local response normalisation over the last axis of a 4-D tensor.
 
     ``x / (bias + alpha * sum(x[..., d - r : d + r + 1] ** 2)) ** beta``.
@@ -368,9 +368,7 @@ def separable_conv2d(
         return conv_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format=data_format)
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """:func:`tf.nn.avg_pool` under its TF2 name."""
-    return conv_ops.avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+avg_pool2d = conv_ops.avg_pool  # TF1's compat.v1 name for the same function
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002

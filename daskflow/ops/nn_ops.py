@@ -7,6 +7,7 @@ numerical stability and speed); the rest is composed from other ops.
 from __future__ import annotations
 
 from ..framework.apply import apply
+from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.primitive import Primitive
@@ -108,28 +109,47 @@ def _xent_grad(op, g_loss, g_backprop):
 SoftmaxCrossEntropy = Primitive("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, _xent_grad)
 
 
-def _named_only(_sentinel, fn):
-    if _sentinel is not None:
-        raise ValueError(f"{fn} takes only named arguments (labels=..., logits=...)")
+def _both_given(fn, labels, logits):
+    if labels is None or logits is None:
+        raise ValueError(f"Both `labels` and `logits` must be provided for {fn}")
 
 
-def softmax_cross_entropy_with_logits_v2(
-    _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None
-):
-    """Cross-entropy between ``labels`` (distributions) and ``softmax(logits)``, per row.
+def _class_axis_last(logits, labels, axis):
+    """``logits`` and ``labels`` with the class ``axis`` moved last, as TF1 does before
+    its kernel, so the loss keeps the other dimensions in their order."""
+    ndims = logits.shape.ndims
+    if ndims is None:
+        if axis != -1:
+            raise ValueError(f"softmax cross-entropy over axis {axis} needs the rank of {logits.name}")
+        return logits, labels
+    axis = axis + ndims if axis < 0 else axis
+    if not 0 <= axis < ndims:
+        raise ValueError(f"axis {axis} is out of range for {logits.name} of rank {ndims}")
+    if axis == ndims - 1:
+        return logits, labels
+    perm = [d for d in range(ndims) if d != axis] + [axis]
+    return array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
+
+
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
+    """Cross-entropy between ``labels`` (distributions) and ``softmax(logits)`` over the
+    class ``axis`` (``dim`` is its older name; the last axis by default).
 
     Gradients flow into both labels and logits.
     """
-    _named_only(_sentinel, "softmax_cross_entropy_with_logits_v2")
+    axis = argument_lookup("axis", axis, "dim", dim)
+    _both_given("softmax_cross_entropy_with_logits_v2", labels, logits)
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
-    if (axis if axis is not None else dim) not in (-1, (logits.shape.ndims or 0) - 1):
-        raise NotImplementedError("softmax cross-entropy supports only the last axis")
+    logits, labels = _class_axis_last(logits, labels, -1 if axis is None else axis)
     return apply(SoftmaxCrossEntropy, labels, logits, name=name)[0]
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
     """TF1's version: like ``_v2`` but no gradient flows into ``labels``.
+
+    As in TF1, ``axis`` is ``dim``'s alias and giving both (``dim`` defaults to
+    -1) is a ``ValueError``: pass ``dim=None`` with ``axis``.
 
     Examples
     --------
@@ -138,15 +158,16 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     >>> logits = tf.placeholder(tf.float32, [None, 10])
     >>> loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
     """
-    _named_only(_sentinel, "softmax_cross_entropy_with_logits")
+    dim = argument_lookup("axis", axis, "dim", dim)
+    _both_given("softmax_cross_entropy_with_logits", labels, logits)
     logits = convert_to_tensor(logits)
     labels = array_ops.stop_gradient(convert_to_tensor(labels, dtype=logits.dtype))
-    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, dim=dim, name=name, axis=axis)
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim, name=name)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Cross-entropy with integer class ``labels`` (one per row)."""
-    _named_only(_sentinel, "sparse_softmax_cross_entropy_with_logits")
+    _both_given("sparse_softmax_cross_entropy_with_logits", labels, logits)
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     depth = logits._dims[-1] if logits._dims else None
@@ -156,9 +177,9 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     return softmax_cross_entropy_with_logits_v2(labels=one_hot, logits=logits, name=name)
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise logistic loss ``softplus(x) - x*z``, computed stably (softplus is)."""
-    _named_only(_sentinel, "sigmoid_cross_entropy_with_logits")
+    _both_given("sigmoid_cross_entropy_with_logits", labels, logits)
     x = convert_to_tensor(logits)
     z = convert_to_tensor(labels, dtype=x.dtype)
     # softplus, not relu + abs, so the gradient at x = 0 is sigmoid(0) - z.
@@ -226,10 +247,13 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     return out
 
 
-def moments(x, axes, keepdims=False, name=None):
-    """Mean and variance over ``axes``."""
-    mean = math_ops.reduce_mean(x, axes, keepdims=True)
-    var = math_ops.reduce_mean(math_ops.square(x - array_ops.stop_gradient(mean)), axes, keepdims=keepdims)
-    if not keepdims:
-        mean = array_ops.squeeze(mean, axes)
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """Mean and variance over ``axes`` (``shift`` is unused, as in TF1)."""
+    keepdims = bool(argument_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    with name_scope(name, "moments"):
+        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        centred = math_ops.square(x - array_ops.stop_gradient(mean))
+        var = math_ops.reduce_mean(centred, axes, keepdims=keepdims, name="variance")
+        if not keepdims:
+            mean = array_ops.squeeze(mean, axes)
     return mean, var
