@@ -296,12 +296,19 @@ def _print_v2_kernel(xp, *values, template, stream, summarize, sep, end):
 PrintV2 = Primitive("PrintV2", lambda inputs, **_: [], _print_v2_kernel, stateful=True, host_only=True)
 
 
-def print_(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", name=None):
+def print_(*inputs, **kwargs):
     """``tf.print``: an op that prints ``inputs`` (tensors and Python values) when run.
 
-    ``output_stream`` is ``sys.stderr`` or ``sys.stdout`` of the process that runs
-    the op (a worker's, on a cluster).
+    Keywords, as TF1's: ``output_stream`` (``sys.stderr``, the default, or
+    ``sys.stdout`` of the process that runs the op: a worker's, on a
+    cluster), ``summarize`` (3), ``sep`` (" "), ``end`` ("\\n"), ``name``.
     """
+    known = {"output_stream": sys.stderr, "summarize": 3, "sep": " ", "end": "\n", "name": None}
+    unknown = set(kwargs) - set(known)
+    if unknown:
+        raise ValueError(f"Unrecognized keyword arguments for tf.print: {sorted(unknown)}")
+    known.update(kwargs)
+    output_stream, summarize, sep, end, name = known.values()
     streams = {id(sys.stderr): "stderr", id(sys.stdout): "stdout", "stderr": "stderr", "stdout": "stdout"}
     key = output_stream if isinstance(output_stream, str) else id(output_stream)
     if key not in streams:

@@ -14,7 +14,7 @@ def no_op(name=None):
     return get_default_graph().create_op(NoOp, [], {}, name=name)
 
 
-def group(*inputs, name=None):
+def group(*inputs, **kwargs):
     """An op that runs all ``inputs`` (tensors or ops) and outputs nothing.
 
     Examples
@@ -23,6 +23,9 @@ def group(*inputs, name=None):
     >>> a, b = tf.Variable(1.0), tf.Variable(2.0)
     >>> init = tf.group(a.initializer, b.initializer)
     """
+    name = kwargs.pop("name", None)
+    if kwargs:  # TF1's group takes name= only
+        raise ValueError(f"Unknown keyword arguments: {', '.join(kwargs)}")
     ops = [_as_op(x) for x in _flatten(inputs)]
     with control_dependencies(ops):
         return no_op(name or "group_deps")

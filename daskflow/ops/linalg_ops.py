@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
@@ -112,13 +113,32 @@ MatrixDiagPart = Primitive(
 )
 
 
-def matrix_diag(diagonal, name=None):
-    """Batched :func:`diag`: ``[..., n]`` to ``[..., n, n]``."""
+def _main_diagonal_only(fn, k, padding_value, align, **sizes):
+    """Refuse TF 2's off-diagonal arguments (``k`` and what goes with it) unless at their defaults."""
+    advice = "daskflow has the main diagonal only: leave it at its default"
+    if k != 0:
+        raise refuse(fn, "k", k, advice)
+    for argument, value in sizes.items():
+        if value != -1:
+            raise refuse(fn, argument, value, advice)
+    if padding_value != 0:
+        raise refuse(fn, "padding_value", padding_value, advice)
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise ValueError(
+            f"{fn}: align must be one of RIGHT_LEFT, LEFT_RIGHT, LEFT_LEFT, RIGHT_RIGHT, got {align!r}"
+        )
+
+
+def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """Batched :func:`diag`: ``[..., n]`` to ``[..., n, n]`` (the main diagonal; ``align``
+    only matters off it)."""
+    _main_diagonal_only("matrix_diag", k, padding_value, align, num_rows=num_rows, num_cols=num_cols)
     return apply(MatrixDiag, diagonal, name=name)
 
 
-def matrix_diag_part(input, name=None):  # noqa: A002
-    """Batched diagonal: ``[..., m, n]`` to ``[..., min(m, n)]``."""
+def matrix_diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    """Batched diagonal: ``[..., m, n]`` to ``[..., min(m, n)]`` (the main diagonal)."""
+    _main_diagonal_only("matrix_diag_part", k, padding_value, align)
     return apply(MatrixDiagPart, input, name=name)
 
 
@@ -388,8 +408,10 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     return array_ops.identity(result, name=name)
 
 
-def linspace(start, stop, num, name=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``, both included."""
+def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop``, both included (scalar ends)."""
+    if axis not in (0, -1):
+        raise refuse("linspace", "axis", axis, "daskflow spaces scalar ends only: leave axis=0")
     start = convert_to_tensor(start)
     if not start.dtype.is_floating:
         raise TypeError(f"linspace: start {start.name} must be floating-point, got {start.dtype.name}")

@@ -66,6 +66,6 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1's na
     return outs[0] if single else list(outs)
 
 
-def numpy_function(func, inp, Tout, name=None, stateful=True):  # noqa: N803
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
     """``py_func`` under its TF 1.14+ name."""
     return py_func(func, inp, Tout, stateful=stateful, name=name)

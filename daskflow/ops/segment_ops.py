@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import refuse
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
@@ -246,7 +247,7 @@ ScatterNd = Primitive(
 )
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
+def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy=""):
     """``params[indices[..., :]]``: the last axis of ``indices`` indexes the leading axes of ``params``.
 
     Examples
@@ -256,12 +257,22 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     [3, 2]
     """
     if batch_dims:
-        raise NotImplementedError("gather_nd with batch_dims is not supported")
+        raise refuse("gather_nd", "batch_dims", batch_dims, "gather per batch entry with tf.map_fn")
+    _default_policy("gather_nd", bad_indices_policy)
     return apply(GatherNd, params, indices, name=name)
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def _default_policy(fn, policy):
+    # TF's default ("" or "DEFAULT") is what daskflow does: an out-of-range index is an error.
+    if policy not in ("", "DEFAULT"):
+        raise refuse(
+            fn, "bad_indices_policy", policy, "leave bad_indices_policy='' (bad indices are an error)"
+        )
+
+
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add up)."""
+    _default_policy("scatter_nd", bad_indices_policy)
     indices = convert_to_tensor(indices)
     return apply(ScatterNd, indices, updates, array_ops._as_shape_tensor(shape), name=name)
 

@@ -64,7 +64,7 @@ def _top_k_grad(op, g_values, g_indices):
 TopKV2 = Primitive("TopKV2", _top_k_infer, _top_k_kernel, _top_k_grad)
 
 
-def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF1's names
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002 - TF1's names
     """The ``k`` largest entries along the last axis and their indices (int32).
 
     Examples
@@ -77,7 +77,10 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF1's names
     x = convert_to_tensor(input)
     k = convert_to_tensor(k, dtype=dtypes.int32)
     values, indices = apply(TopKV2, x, k, sorted=bool(sorted), name=name)
-    return values, indices
+    index_type = dtypes.as_dtype(index_type)
+    if index_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"top_k: index_type must be int32 or int64, got {index_type.name}")
+    return values, math_ops.cast(indices, index_type)
 
 
 def _last_axis_first(x, axis, what):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.primitive import Primitive
 from .infer import broadcast_dims
@@ -105,6 +106,7 @@ def _to_number_kernel(xp, x, *, out_type):
 StringToNumber = Primitive("StringToNumber", _to_number_infer, _to_number_kernel, host_only=True)
 
 
-def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
-    """Parse each string as a number of ``out_type``."""
+def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):  # noqa: A002
+    """Parse each string as a number of ``out_type`` (``input`` is ``string_tensor``'s newer name)."""
+    string_tensor = argument_lookup("input", input, "string_tensor", string_tensor)
     return apply(StringToNumber, string_tensor, out_type=dtypes.as_dtype(out_type), name=name)
