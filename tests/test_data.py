@@ -69,9 +69,14 @@ def test_mismatched_lengths_name_the_sizes():
         tf.data.Dataset.from_tensor_slices(np.float32(1.0))
 
 
-def test_graph_tensors_are_rejected():
-    with pytest.raises(TypeError, match="not graph tensors"):
-        tf.data.Dataset.from_tensor_slices(tf.constant([1.0, 2.0]))
+def test_constant_tensors_are_read_and_placeholders_need_an_initializable_iterator():
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant([1.0, 2.0]))
+    assert ds.output_types == tf.float32 and [float(v) for v in values(ds)] == [1.0, 2.0]
+    x = tf.placeholder(tf.float32, [None], name="xs")
+    with pytest.raises(
+        ValueError, match=r"Cannot capture a placeholder \(name:xs, type:Placeholder\) by value"
+    ):
+        tf.data.Dataset.from_tensor_slices(x).make_one_shot_iterator()
 
 
 def test_dict_structure():
@@ -235,7 +240,7 @@ def test_initializable_iterator_restarts():
         assert drain(nxt, sess) == [0, 1, 2, 3]
         sess.run(it.initializer)
         assert int(sess.run(nxt)) == 0
-    with pytest.raises(ValueError, match="no initializer"):
+    with pytest.raises(ValueError, match="does not have an initializer"):
         _ = tf.data.Dataset.range(1).make_one_shot_iterator().initializer
 
 

@@ -10,8 +10,41 @@ Examples
 ([None, 3], [None])
 """
 
-from . import cluster_source  # noqa: F401 - registers the dask-array source of from_tensor_slices
+from . import (
+    cluster_source,  # noqa: F401 - registers the dask-array source of from_tensor_slices
+    experimental,
+)
 from .dataset import Dataset
-from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
+from .iterator import (
+    Iterator,
+    get_output_classes,
+    get_output_shapes,
+    get_output_types,
+    make_initializable_iterator,
+    make_one_shot_iterator,
+)
+from .options import Options, ThreadingOptions
+from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 
-__all__ = ["Dataset", "Iterator", "make_initializable_iterator", "make_one_shot_iterator"]
+AUTOTUNE = experimental.AUTOTUNE
+INFINITE_CARDINALITY = experimental.INFINITE_CARDINALITY
+UNKNOWN_CARDINALITY = experimental.UNKNOWN_CARDINALITY
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "FixedLengthRecordDataset",
+    "Iterator",
+    "Options",
+    "TFRecordDataset",
+    "TextLineDataset",
+    "ThreadingOptions",
+    "experimental",
+    "get_output_classes",
+    "get_output_shapes",
+    "get_output_types",
+    "make_initializable_iterator",
+    "make_one_shot_iterator",
+]

@@ -1,58 +1,59 @@
 """``tf.data.Dataset``: input pipelines as plain, picklable descriptions.
 
 A dataset is a small tree of nodes: a source (tensor slices, a single
-element, a range) and transformations over it (``shuffle``, ``batch``,
-``repeat``, ``map``, ``take``, ``skip``). A node holds only its arguments and
-the static structure of its elements — no position, no random state — so it
-pickles, and the same description can be iterated wherever elements are
+element, a range, a generator, files: :mod:`.sources`, :mod:`.readers`) and
+transformations over it (:mod:`.transforms`). A node holds only its arguments
+and the static structure of its elements — no position, no random state — so
+it pickles, and the same description can be iterated wherever elements are
 needed: by a session's iterator op today, on a worker later.
+
+A source's argument may be a graph tensor (a placeholder) that is known only
+when an iterator is initialised: the dataset *captures* it (a
+:class:`~.spec.Captured` key), the iterator's ``MakeIterator`` op takes it as
+an input, and the pass reads its value by the key. Constant tensors are read
+at once.
 
 Iteration state is made fresh by :meth:`Dataset.flat_elements`: one Python
 generator per node, plus a :class:`_Pass` that counts the epochs each shuffle
-has begun (so ``repeat`` reshuffles) and holds each map's private session.
-Two passes over one dataset never share state, which is why a new session
-(or a re-initialised iterator) starts from the first element again — and,
-with a seed, sees the same order again.
+has begun (so ``repeat`` reshuffles), holds each map's private session, the
+captured values and the caches. Two passes over one dataset never share state,
+which is why a new session (or a re-initialised iterator) starts from the
+first element again — and, with a seed, sees the same order again.
 
-Elements travel as flat tuples of numpy arrays. The nested structure (tuples
-and dicts, see :mod:`.nest`) lives once on each node, with a :class:`Spec` per
-component, and is applied only at the API edges (``map``'s arguments,
-``get_next``'s result, ``output_types`` / ``output_shapes``).
+Elements travel as flat tuples of numpy arrays (strings as object arrays of
+bytes). The nested structure (tuples and dicts, see :mod:`.nest`) lives once
+on each node, with a :class:`Spec` per component, and is applied only at the
+API edges (``map``'s arguments, ``get_next``'s result, ``output_types`` /
+``output_shapes``).
 
 Element dtypes follow TF: numpy arrays keep their dtype (float64 stays
-float64, int64 stays int64); Python floats become float32 and Python ints
-int32. Numpy inputs are copied, so later edits by the caller cannot change a
-dataset.
+float64, int64 stays int64); Python floats become float32, ints int32 and
+text string. Numpy inputs are copied, so later edits by the caller cannot
+change a dataset.
 """
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from .. import dtypes
-from ..framework.graph import Tensor, get_default_graph
 from ..framework.tensor_shape import TensorShape
-from ..ops.random_ops import get_seed
 from . import nest
-from .spec import Spec
-from .traced import trace
+from .spec import Captured
 
 # Sources of slices other than in-memory arrays, as (accepts a component?, dataset
 # class): the dask-array source (data/cluster_source.py) registers itself, so this
 # module needs no import of it.
 SLICE_SOURCES: list = []
 
-# TF1's types for Python values; numpy values keep theirs.
-_PYTHON_DTYPES = {"f": np.float32, "i": np.int32, "u": np.int32}
-
 
 class Dataset:
     """A sequence of elements, each a nested structure (tuples, dicts) of arrays.
 
-    Build one with :meth:`from_tensor_slices`, :meth:`from_tensors` or
-    :meth:`range`, transform it, and read it in a graph through an iterator.
+    Build one with :meth:`from_tensor_slices`, :meth:`from_tensors`,
+    :meth:`range`, :meth:`from_generator`, :meth:`zip` or a file reader
+    (``tf.data.TextLineDataset``...), transform it, and read it in a graph
+    through an iterator.
 
     Examples
     --------
@@ -71,13 +72,15 @@ class Dataset:
 
     # -- sources -------------------------------------------------------------------------
     @staticmethod
-    def from_tensor_slices(tensors):
+    def from_tensor_slices(tensors, name=None):
         """Elements are the slices of ``tensors`` along their first axis.
 
         Parameters
         ----------
-        tensors : array-like, or a tuple / dict (nested) of them
-            Every component must have the same size in dimension 0.
+        tensors : array-like or tensor, or a tuple / dict (nested) of them
+            Every component must have the same size in dimension 0. A graph
+            tensor (a placeholder) is read when the iterator is initialised:
+            use :meth:`make_initializable_iterator` and feed it then.
 
         Raises
         ------
@@ -99,10 +102,10 @@ class Dataset:
         for accepts, source in SLICE_SOURCES:
             if any(accepts(t) for t in nest.flatten(tensors)):
                 return source(tensors)
-        return _TensorSlices(tensors)
+        return _sources._TensorSlices(tensors)
 
     @staticmethod
-    def from_tensors(tensors):
+    def from_tensors(tensors, name=None):
         """One element: ``tensors`` itself.
 
         Examples
@@ -111,11 +114,11 @@ class Dataset:
         >>> tf.data.Dataset.from_tensors([1.0, 2.0]).output_shapes
         TensorShape([2])
         """
-        return _Tensors(tensors)
+        return _sources._Tensors(tensors)
 
     @staticmethod
-    def range(*args):
-        """int64 scalars, with Python's ``range`` arguments (start, stop, step).
+    def range(*args, output_type=dtypes.int64, name=None):
+        """Scalars (int64) with Python's ``range`` arguments (start, stop, step).
 
         Examples
         --------
@@ -123,10 +126,80 @@ class Dataset:
         >>> tf.data.Dataset.range(5).output_types
         tf.int64
         """
-        return _Range(*args)
+        return _sources._Range(*args, output_type=output_type)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name=None):
+        """``start``, ``start + step``, ... without end.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.counter(3).take(2).output_types
+        tf.int64
+        """
+        return _sources._Counter(start, step, dtype)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Elements of several datasets side by side, in their nested structure; as long as the shortest.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(5)
+        >>> tf.data.Dataset.zip((a, {"b": b})).output_types
+        (tf.int64, {'b': tf.int64})
+        """
+        if datasets is None:
+            datasets = args[0] if len(args) == 1 else tuple(args)
+        elif args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        return _transforms.Zip(datasets)
+
+    @staticmethod
+    def from_generator(
+        generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None
+    ):
+        """Elements that ``generator(*args)`` yields, converted to ``output_types``.
+
+        ``args`` (arrays or tensors; tensors are read when the iterator is
+        initialised) reach the generator as numpy values. A yielded element
+        of another structure, type or shape fails the step that reads it with
+        ``InvalidArgumentError``.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.from_generator(lambda: iter([[1], [2, 3]]), tf.int32, [None])
+        >>> ds.output_shapes
+        TensorShape([None])
+        """
+        if output_signature is not None:
+            raise TypeError(
+                "from_generator: give output_types (and output_shapes); output_signature "
+                "needs tf.TensorSpec, which daskflow lacks"
+            )
+        if output_types is None:
+            raise TypeError("from_generator() missing required argument 'output_types'")
+        return _sources._Generator(generator, output_types, output_shapes, args)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The names (tf.string) of the files matching ``file_pattern`` (a glob, or several).
+
+        Matched when the iterator starts; shuffled unless ``shuffle=False``.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.list_files("/tmp/*.csv", shuffle=False).output_types
+        tf.string
+        """
+        return _readers.list_files(file_pattern, shuffle, seed)
 
     # -- transformations ---------------------------------------------------------------------
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffle through a buffer of ``buffer_size`` elements.
 
         The buffer is filled first; each output is a random element of it,
@@ -141,9 +214,9 @@ class Dataset:
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.range(10).shuffle(10, seed=0)
         """
-        return _Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+        return _transforms.Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements, component by component.
 
         The static batch dimension is unknown (None) unless ``drop_remainder``,
@@ -155,9 +228,39 @@ class Dataset:
         >>> tf.data.Dataset.range(10).batch(4, drop_remainder=True).output_shapes
         TensorShape([4])
         """
-        return _Batch(self, batch_size, drop_remainder)
+        return _transforms.Batch(self, batch_size, drop_remainder)
 
-    def repeat(self, count=None):
+    def padded_batch(
+        self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None
+    ):
+        """Batch elements of different shapes, padding each component to ``padded_shapes``.
+
+        A ``None`` (or unknown) dimension of ``padded_shapes`` pads to the
+        longest element of the batch; ``padded_shapes=None`` does so in every
+        unknown dimension. ``padding_values`` defaults to 0 (``b""`` for
+        strings) and must have each component's dtype.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.from_generator(lambda: iter([[1], [2, 3]]), tf.int64, [None])
+        >>> ds.padded_batch(2, padded_shapes=[4]).output_shapes
+        TensorShape([None, 4])
+        """
+        return _transforms.PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def unbatch(self, name=None):
+        """Split each element along its first dimension into elements.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.range(6).batch(4).unbatch().output_shapes
+        TensorShape([])
+        """
+        return _transforms.Unbatch(self)
+
+    def repeat(self, count=None, name=None):
         """Repeat the dataset ``count`` times (None or -1: forever).
 
         Examples
@@ -165,9 +268,17 @@ class Dataset:
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.range(3).repeat(2)  # 0 1 2 0 1 2
         """
-        return _Repeat(self, count)
+        return _transforms.Repeat(self, count)
 
-    def map(self, map_func, num_parallel_calls=None):
+    def map(
+        self,
+        map_func,
+        num_parallel_calls=None,
+        deterministic=None,
+        synchronous=None,
+        use_unbounded_threadpool=False,
+        name=None,
+    ):
         """Apply ``map_func`` to each element, as graph ops.
 
         ``map_func`` receives the element's components as tensors (a tuple is
@@ -184,9 +295,84 @@ class Dataset:
         >>> ds.map(lambda x, y: (tf.cast(x, tf.float32) / 16.0, y)).output_types
         (tf.float32, tf.int64)
         """
-        return _Map(self, map_func)
+        return _transforms.Map(self, map_func)
 
-    def take(self, count):
+    def map_with_legacy_function(
+        self, map_func, num_parallel_calls=None, deterministic=None, use_unbounded_threadpool=False
+    ):
+        """:meth:`map` (TF1's name for maps traced as legacy functions)."""
+        return self.map(map_func)
+
+    def filter(self, predicate, name=None):
+        """The elements for which ``predicate`` (graph ops, traced once) gives a scalar ``True``.
+
+        Raises
+        ------
+        ValueError
+            If ``predicate`` does not return a ``tf.bool`` scalar.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(10).filter(lambda x: tf.equal(x % 3, 0))  # 0 3 6 9
+        """
+        return _transforms.Filter(self, predicate)
+
+    def filter_with_legacy_function(self, predicate):
+        """:meth:`filter` (TF1's name for predicates traced as legacy functions)."""
+        return self.filter(predicate)
+
+    def flat_map(self, map_func, name=None):
+        """Map each element to a dataset (``map_func`` returns one) and chain their elements.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x))  # 0 0 1 0 1 2
+        """
+        return _transforms.Interleave(self, map_func, 1, 1, "flat_map")
+
+    def interleave(
+        self,
+        map_func,
+        cycle_length=None,
+        block_length=None,
+        num_parallel_calls=None,
+        deterministic=None,
+        name=None,
+    ):
+        """Map each element to a dataset and interleave ``cycle_length`` of them, ``block_length`` at a time.
+
+        As TF: each of ``cycle_length`` slots holds the dataset of one input
+        element; the slots give ``block_length`` elements each in turn, and a
+        slot whose dataset ends takes the next input element's. ``cycle_length``
+        None means this machine's CPU count, as TF's AUTOTUNE does.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(1, 4).interleave(
+        ...     lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2, block_length=1)
+        """
+        return _transforms.Interleave(self, map_func, cycle_length, block_length or 1, "interleave")
+
+    def concatenate(self, dataset, name=None):
+        """This dataset's elements, then ``dataset``'s (of the same structure and types).
+
+        Raises
+        ------
+        TypeError
+            If the two datasets' elements differ in structure or types.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7)).output_shapes
+        TensorShape([])
+        """
+        return _transforms.Concatenate(self, dataset)
+
+    def take(self, count, name=None):
         """At most ``count`` elements (-1: all).
 
         Examples
@@ -194,9 +380,9 @@ class Dataset:
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.range(10).take(3)  # 0 1 2
         """
-        return _Take(self, count)
+        return _transforms.Take(self, count)
 
-    def skip(self, count):
+    def skip(self, count, name=None):
         """All but the first ``count`` elements (-1: skip all).
 
         Examples
@@ -204,9 +390,48 @@ class Dataset:
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.range(10).skip(7)  # 7 8 9
         """
-        return _Skip(self, count)
+        return _transforms.Skip(self, count)
 
-    def prefetch(self, buffer_size):
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, from the ``index``-th on.
+
+        Raises
+        ------
+        InvalidArgumentError
+            If ``num_shards`` < 1 or ``index`` is not in ``[0, num_shards)``.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(10).shard(3, 1)  # 1 4 7
+        """
+        return _transforms.Shard(self, num_shards, index)
+
+    def enumerate(self, start=0, name=None):
+        """``(i, element)`` pairs, ``i`` an int64 counting from ``start``.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.range(3).enumerate().output_types
+        (tf.int64, tf.int64)
+        """
+        return Dataset.zip((Dataset.counter(start), self))
+
+    def cache(self, filename="", name=None):
+        """Keep the elements of the first complete pass and replay them in later epochs.
+
+        The cache is in memory, per iterator pass, whatever ``filename``
+        says; a pass that stops early (``take``) caches nothing, as in TF.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(3).map(lambda x: x * 2).cache().repeat(2)
+        """
+        return _transforms.Cache(self)
+
+    def prefetch(self, buffer_size, name=None):
         """The same dataset: embedded iteration is synchronous, so there is nothing to overlap.
 
         Examples
@@ -217,6 +442,42 @@ class Dataset:
         True
         """
         return self
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``, which must return a dataset (``tf.data.experimental``'s functions).
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> tf.data.Dataset.range(4).batch(2).apply(tf.data.experimental.unbatch()).output_shapes
+        TensorShape([])
+        """
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(
+                f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(result)}."
+            )
+        return result
+
+    def with_options(self, options, name=None):
+        """The same elements, with ``options`` (a :class:`~.options.Options`) merged into :meth:`options`.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> opts = tf.data.Options()
+        >>> opts.experimental_deterministic = False
+        >>> tf.data.Dataset.range(3).with_options(opts).options().experimental_deterministic
+        False
+        """
+        return _transforms.WithOptions(self, options)
+
+    def options(self):
+        """The :class:`~.options.Options` set on this dataset and its inputs."""
+        from .options import Options
+
+        found = [n._options for n in self._nodes() if getattr(n, "_options", None) is not None]
+        return Options().merge(*reversed(found)) if found else Options()
 
     # -- static structure ---------------------------------------------------------------------
     @property
@@ -229,9 +490,21 @@ class Dataset:
         """The element's structure with a :class:`TensorShape` per component."""
         return nest.map_structure(lambda s: TensorShape(s.dims), self._structure)
 
+    @property
+    def output_classes(self):
+        """The element's structure with ``tf.Tensor`` per component."""
+        from ..framework.graph import Tensor
+
+        return nest.map_structure(lambda s: Tensor, self._structure)
+
     # -- iterators ------------------------------------------------------------------------------
     def make_one_shot_iterator(self):
         """An iterator that starts at the first element in each session.
+
+        Raises
+        ------
+        ValueError
+            If the dataset reads a placeholder (use an initializable iterator).
 
         Examples
         --------
@@ -248,6 +521,8 @@ class Dataset:
     def make_initializable_iterator(self, shared_name=None):
         """An iterator that must be initialised, and restarts whenever it is.
 
+        The placeholders the dataset reads are fed to ``sess.run(iterator.initializer, feed_dict)``.
+
         Examples
         --------
         >>> import daskflow as tf
@@ -260,41 +535,86 @@ class Dataset:
         """
         from .iterator import Iterator
 
-        return Iterator.initializable(self)
+        return Iterator.initializable(self, shared_name)
 
     def __repr__(self):
         return f"<{type(self).__name__.lstrip('_')} shapes: {self.output_shapes}, types: {self.output_types}>"
 
     # -- for the iterator ops (and workers) -------------------------------------------------------
-    def flat_elements(self, shard=(0, 1)):
+    def flat_elements(self, shard=(0, 1), captured=None):
         """A fresh pass over the elements, each a flat tuple of numpy arrays.
 
         ``shard=(index, count)``: the pass of one of ``count`` replicas, whose
         sources yield only every ``count``-th element from ``index`` on (as
         TF's ``shard`` at the source); ``from_tensors`` is whole for each.
+        ``captured``: the values of the tensors the dataset captured, by key.
         """
-        return self._iterate(_Pass(shard))
+        return self._iterate(_Pass(shard, captured))
+
+    def flat_specs(self) -> list:
+        """The static :class:`Spec` of each flat component."""
+        return nest.flatten(self._structure)
+
+    def captures(self) -> list:
+        """The :class:`Captured` tensors this dataset reads, in a fixed order."""
+        return [c for node in self._nodes() for c in node._arguments() if isinstance(c, Captured)]
+
+    def captures_nothing(self) -> bool:
+        return not self.captures()
+
+    def check_captured(self, captured):
+        """Raise ValueError where the captured values do not fit (slices of unequal length)."""
+        for node in self._nodes():
+            node._validate(captured)
+
+    def _validate(self, captured):
+        pass
+
+    def _arguments(self) -> list:
+        """This node's own arguments that may be captured tensors."""
+        return list(getattr(self, "_components", ()))
 
     def _iterate(self, state):
         raise NotImplementedError
 
+    def _nodes(self):
+        """This node and every node it reads from."""
+        nodes, stack = [], [self]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(reversed(node._inputs()))
+        return nodes
+
+    def _inputs(self) -> list:
+        inputs = getattr(self, "_datasets", None)
+        if inputs is not None:
+            return list(inputs)
+        return [self._input] if hasattr(self, "_input") else []
+
     def cluster_sources(self):
         """The nodes of this dataset whose data lives on a cluster (dask-array sources)."""
-        node = self
-        while hasattr(node, "_input"):
-            node = node._input
-        return [node] if hasattr(node, "dask_arrays") else []
+        return [n for n in self._nodes() if hasattr(n, "dask_arrays")]
 
 
 class _Pass:
     """The iteration state of one pass over a dataset tree, per node."""
 
-    def __init__(self, shard=(0, 1)):
+    def __init__(self, shard=(0, 1), captured=None, shared=None):
         self.shard = shard
-        self._epochs: dict = {}
-        self._entropy: dict = {}
-        self._runners: dict = {}
+        self.captured = captured or {}
+        # Shared with the inner passes of flat_map / interleave: epochs, seeds, private sessions.
+        self._epochs, self._entropy, self._runners = shared or ({}, {}, {})
         self._blocks: dict = {}
+        self._caches: dict = {}
+
+    def value(self, component):
+        """A source argument's value: its captured tensor's value, or itself."""
+        return self.captured[component.key] if isinstance(component, Captured) else component
+
+    def child(self, captured):
+        """The pass over a dataset made per element (flat_map): whole, with its own captured values."""
+        return _Pass((0, 1), captured, (self._epochs, self._entropy, self._runners))
 
     def epoch(self, node) -> int:
         """How many times ``node`` began iterating before (in this pass)."""
@@ -314,177 +634,20 @@ class _Pass:
         return self._blocks[node]
 
     def runner(self, node, traced):
-        """A map node's private session (as a runner), made once per pass."""
+        """A traced function's private session (as a runner), made once per pass."""
         if node not in self._runners:
             self._runners[node] = traced.runner()
         return self._runners[node]
 
-
-# -- sources ----------------------------------------------------------------------------------------
-
-
-def _as_array(value) -> np.ndarray:
-    """A read-only copy of a component, with TF's dtype for Python values."""
-    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
-        raise TypeError(f"datasets are built from numpy arrays or Python values, not graph tensors: {value}")
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.array(value)
-    else:
-        raw = np.asarray(value)
-        array = raw.astype(_PYTHON_DTYPES.get(raw.dtype.kind, raw.dtype))
-    dtypes.as_dtype(array.dtype)  # TypeError for what no tensor can hold (strings, objects)
-    array.flags.writeable = False
-    return array
+    def cache(self, node) -> dict:
+        """A cache node's record for this pass."""
+        return self._caches.setdefault(node, {"elements": None})
 
 
-def _spec(array) -> Spec:
-    return Spec(array.shape, dtypes.as_dtype(array.dtype))
+# The node classes; imported last, as they subclass Dataset.
+from . import readers as _readers  # noqa: E402
+from . import sources as _sources  # noqa: E402
+from . import transforms as _transforms  # noqa: E402
 
-
-class _Tensors(Dataset):
-    def __init__(self, tensors):
-        self._arrays = [_as_array(t) for t in nest.flatten(tensors)]
-        self._structure = nest.pack(tensors, [_spec(a) for a in self._arrays])
-
-    def _iterate(self, state):
-        yield tuple(self._arrays)
-
-
-class _TensorSlices(Dataset):
-    def __init__(self, tensors):
-        self._arrays = arrays = [_as_array(t) for t in nest.flatten(tensors)]
-        _check_slices(arrays)
-        self._structure = nest.pack(tensors, [Spec(a.shape[1:], _spec(a).dtype) for a in arrays])
-
-    def _iterate(self, state):
-        index, count = state.shard
-        for i in range(index, len(self._arrays[0]), count):
-            yield tuple(np.asarray(a[i]) for a in self._arrays)  # asarray: 0-d arrays, not scalars
-
-
-def _check_slices(arrays):
-    if not arrays:
-        raise ValueError("from_tensor_slices needs at least one component")
-    scalars = [i for i, a in enumerate(arrays) if a.ndim == 0]
-    if scalars:
-        raise ValueError(f"from_tensor_slices cannot slice scalars (components {scalars})")
-    sizes = [a.shape[0] for a in arrays]
-    if len(set(sizes)) > 1:
-        raise ValueError(f"from_tensor_slices: components differ in dimension 0, sizes {sizes}")
-
-
-class _Range(Dataset):
-    def __init__(self, *args):
-        self._range = range(*(int(a) for a in args))
-        self._structure = Spec((), dtypes.int64)
-
-    def _iterate(self, state):
-        index, count = state.shard
-        return ((np.asarray(i, dtype=np.int64),) for i in self._range[index::count])
-
-
-# -- transformations ----------------------------------------------------------------------------------
-
-
-class _Shuffle(Dataset):
-    def __init__(self, input_dataset, buffer_size, seed, reshuffle):
-        if int(buffer_size) < 1:
-            raise ValueError(f"shuffle needs buffer_size >= 1, got {buffer_size}")
-        self._input, self._buffer_size, self._reshuffle = input_dataset, int(buffer_size), reshuffle
-        self._seed = get_seed(seed)  # fixed now, at graph-building time, as TF1 fixes op seeds
-        self._structure = input_dataset._structure
-
-    def _iterate(self, state):
-        epoch = state.epoch(self) if self._reshuffle else 0
-        seed = self._seed if self._seed is not None else (state.entropy(self),)
-        rng = np.random.default_rng([*seed, epoch])
-        return _buffer_shuffle(self._input._iterate(state), self._buffer_size, rng)
-
-
-def _buffer_shuffle(elements, size, rng):
-    """TF's shuffle: fill a buffer, emit a random element of it, refill its place."""
-    buffer = []
-    for element in elements:
-        if len(buffer) < size:
-            buffer.append(element)
-            continue
-        i = rng.integers(size)
-        yield buffer[i]
-        buffer[i] = element
-    while buffer:  # the input is exhausted: drain the buffer in random order
-        i = rng.integers(len(buffer))
-        buffer[i], buffer[-1] = buffer[-1], buffer[i]
-        yield buffer.pop()
-
-
-class _Batch(Dataset):
-    def __init__(self, input_dataset, batch_size, drop_remainder):
-        if int(batch_size) < 1:
-            raise ValueError(f"batch needs batch_size >= 1, got {batch_size}")
-        self._input, self._size, self._drop = input_dataset, int(batch_size), bool(drop_remainder)
-        size = self._size if self._drop else None  # a last, smaller batch may come
-        self._structure = nest.map_structure(lambda s: s.batched(size), input_dataset._structure)
-
-    def _iterate(self, state):
-        elements = self._input._iterate(state)
-        while True:
-            chunk = list(itertools.islice(elements, self._size))
-            if not chunk or (self._drop and len(chunk) < self._size):
-                return
-            yield tuple(np.stack(parts) for parts in zip(*chunk))
-
-
-class _Repeat(Dataset):
-    def __init__(self, input_dataset, count):
-        self._input = input_dataset
-        self._count = None if count is None or int(count) < 0 else int(count)
-        self._structure = input_dataset._structure
-
-    def _iterate(self, state):
-        epochs = itertools.count() if self._count is None else range(self._count)
-        for _ in epochs:
-            empty = True
-            for element in self._input._iterate(state):
-                empty = False
-                yield element
-            if empty:
-                return  # an empty dataset repeated forever is empty, not a hang (as in TF)
-
-
-class _Map(Dataset):
-    def __init__(self, input_dataset, fn):
-        self._input, self._fn = input_dataset, fn
-        # Traced now, not lazily: output_types / output_shapes come from the trace.
-        self._seed = get_default_graph().seed  # random ops in fn follow the outer graph's seed
-        self._traced = trace(fn, input_dataset._structure, self._seed)
-        self._structure = self._traced.structure
-
-    def _iterate(self, state):
-        if self._traced is None:  # unpickled: graphs do not travel, functions do
-            self._traced = trace(self._fn, self._input._structure, self._seed)
-        run = state.runner(self, self._traced)
-        return (run(element) for element in self._input._iterate(state))
-
-    def __getstate__(self):
-        return {**self.__dict__, "_traced": None}
-
-
-class _Take(Dataset):
-    def __init__(self, input_dataset, count):
-        self._input, self._count = input_dataset, int(count)
-        self._structure = input_dataset._structure
-
-    def _iterate(self, state):
-        elements = self._input._iterate(state)
-        return elements if self._count < 0 else itertools.islice(elements, self._count)
-
-
-class _Skip(Dataset):
-    def __init__(self, input_dataset, count):
-        self._input, self._count = input_dataset, int(count)
-        self._structure = input_dataset._structure
-
-    def _iterate(self, state):
-        if self._count < 0:
-            return iter(())
-        return itertools.islice(self._input._iterate(state), self._count, None)
+# Names other modules import from here.
+_TensorSlices, _Tensors, _Range = _sources._TensorSlices, _sources._Tensors, _sources._Range

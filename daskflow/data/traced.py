@@ -69,3 +69,49 @@ def _call(fn, element):
     # As TF: a plain tuple is unpacked into arguments; dicts and namedtuples are one argument.
     result = fn(*element) if type(element) is tuple else fn(element)
     return tuple(result) if isinstance(result, list) else result  # TF1 reads a list as a tuple
+
+
+@dataclass(eq=False)
+class TracedDataset:
+    """A traced function returning a dataset (``flat_map``, ``interleave``): per element, the
+    values of the graph tensors that dataset captured, by their keys."""
+
+    graph: Graph
+    inputs: list
+    dataset: object
+    keys: list
+    outputs: list
+
+    def runner(self):
+        """A function from one flat element to ``{capture key: value}``."""
+        if not self.outputs:
+            return lambda element: {}
+        from ..runtime.session import Session  # the runtime loads dask: only on iteration
+
+        session = Session(graph=self.graph)
+        return lambda element: dict(
+            zip(self.keys, session.run(self.outputs, dict(zip(self.inputs, element))))
+        )
+
+
+def trace_dataset(fn, structure, seed, who) -> TracedDataset:
+    """Call ``fn`` once on placeholders shaped like ``structure``; it must return a dataset."""
+    from .dataset import Dataset
+
+    graph = Graph()
+    graph.seed = seed
+    with graph.as_default(), graph.name_scope(who):
+        specs = nest.flatten(structure)
+        inputs = [placeholder(s.dtype, s.dims, name=f"arg{i}") for i, s in enumerate(specs)]
+        dataset = _call(fn, nest.pack(structure, inputs))
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"`map_func` of {who} must return a `Dataset` object. Got {type(dataset)}.")
+        captures = dataset.captures()
+    graph.finalize()
+    foreign = [c.tensor.name for c in captures if c.tensor.graph is not graph]
+    if foreign:
+        raise ValueError(
+            f"the dataset {who}'s function returns reads tensors of another graph ({', '.join(foreign)}); "
+            "build it from the function's arguments and constants"
+        )
+    return TracedDataset(graph, inputs, dataset, [c.key for c in captures], [c.tensor for c in captures])

@@ -1,20 +1,32 @@
 """Iterator ops: how a session pulls elements out of a ``tf.data`` dataset.
 
-``IteratorGetNext`` is stateful: each session's ``make_state`` gives it an
-:class:`IteratorState`, that session's position in the dataset, so a new
-session starts from the first element (as a new TF1 session re-creates a
-one-shot iterator). The op's attrs hold the dataset itself — a plain,
-picklable description — and TF's ``output_types`` / ``output_shapes`` of its
-flat components, which are all inference needs.
+TF1's iterator is a resource: an op that makes it, ops that (re)start it on
+a dataset (``MakeIterator``), ops that read it (``IteratorGetNext``), and a
+string handle naming it (``string_handle`` / ``from_string_handle``), all
+meeting at one position in one dataset. Here the resource is an
+:class:`IteratorResource` in a process-wide table of this module, named by a
+*token* (a string), which is the value of the op that makes it:
 
-Re-initialising an iterator (``make_initializable_iterator``) needs a second
-op to reach the same per-session state, but ``make_state(op)`` sees only its
-own op, never the session. So the reset travels as data instead: the
-initializer assigns a fresh token from ``IteratorGeneration`` to a hidden
-int64 variable, and ``IteratorGetNext`` reads that variable as its input and
-starts a new pass whenever the token differs from the one its pass began
-with. Variables are already per session (embedded or on a cluster), and an
-uninitialised one fails the step with TF's ``FailedPreconditionError``.
+- ``IteratorV2``: each session's state makes one empty resource on its first
+  run; the op returns its token on every run. ``MakeIterator`` (attr
+  ``dataset``; inputs: the token and the graph tensors the dataset captured,
+  such as placeholders fed at initialisation) puts a new pass over the
+  dataset into it: an initializable iterator's ``initializer``, or one
+  ``make_initializer(dataset)`` of a reinitializable one.
+- ``OneShotIterator`` (attr ``dataset``): the same, the pass made with the
+  resource.
+- ``IteratorGetNext`` reads a token (a maker's output, or a fed string
+  handle) and advances the pass of the resource it names; several get-next
+  ops reading one token share its position, as TF's do. A resource with no
+  pass yet fails the step with ``FailedPreconditionError``, as TF's does.
+
+The table holds resources weakly: the state of the op that made one (per
+session) holds it, so a closed session's iterators go away with it.
+
+An older form stays for the queue-based input producers
+(:mod:`daskflow.train.input`): a get-next op whose input is an int64
+``IteratorGeneration`` value (or that has no input) starts, in its own
+state, a pass of its own ``dataset`` attr whenever that value changes.
 
 This module knows datasets only through ``dataset.flat_elements()``.
 """
@@ -22,48 +34,205 @@ This module knows datasets only through ``dataset.flat_elements()``.
 from __future__ import annotations
 
 import secrets
+import weakref
 
 import numpy as np
 
 from .. import dtypes
-from ..errors import OutOfRangeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 from ..framework.primitive import Primitive
 from ..framework.replica import current_replica
+from ..framework.tensor_shape import compatible, fmt
+
+# token -> IteratorResource, for every resource some op's state in this process holds.
+_RESOURCES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+_TOKEN_PREFIX = b"daskflow-iterator:"
 
 
-class IteratorState:
-    """One session's pass over a dataset: what ``IteratorGetNext`` advances."""
+class IteratorPass:
+    """One pass over a dataset: its elements' generator, started on the first read."""
 
-    def __init__(self, op):
-        self.op = op
-        self.elements = None  # started lazily: a session may never run the op
-        self.generation = None
+    def __init__(self, dataset, captured=None):
+        self.dataset, self.captured = dataset, captured
+        self.elements = None
 
-    def next(self, generation=None):
-        """The next element's flat components; restart when ``generation`` changed."""
-        if self.elements is None or generation != self.generation:
-            # A replica reads its own shard (see framework.replica).
-            self.elements = self.op.attrs["dataset"].flat_elements(shard=current_replica())
-            self.generation = generation
+    def next(self, op):
+        """The next element's flat components; ``OutOfRangeError`` (naming ``op``) at the end."""
+        if self.elements is None:  # a replica reads its own shard (see framework.replica)
+            self.elements = self.dataset.flat_elements(shard=current_replica(), captured=self.captured)
         element = next(self.elements, None)
         if element is None:
             # Exhausted generators stay exhausted: every later step raises too, as in TF.
-            raise OutOfRangeError(self.op.node_def, self.op, f"End of sequence [[{self.op.name}]]")
+            raise OutOfRangeError(op.node_def, op, f"End of sequence [[{op.name}]]")
         return element
 
 
+class IteratorResource:
+    """An iterator of one session: the pass it is on (None until initialised), named by a token."""
+
+    def __init__(self):
+        self.token = _TOKEN_PREFIX + secrets.token_hex(16).encode()
+        self.current = None
+        _RESOURCES[self.token] = self
+
+
+class MakerState:
+    """The resource an ``IteratorV2`` / ``OneShotIterator`` op made in one session."""
+
+    def __init__(self, op):
+        self.op = op
+        self.resource = None  # made on the first run, in the process that runs the op
+
+
+def _resource_infer(inputs, **_):
+    return (), dtypes.string
+
+
+def _resource_kernel(xp, state, *values, **attrs):
+    if state.resource is None:
+        state.resource = IteratorResource()
+        if "dataset" in attrs:  # one-shot: the pass comes with it (captured values read once)
+            state.resource.current = _new_pass(state.op, attrs["dataset"], attrs["keys"], values)
+    return np.array(state.resource.token, dtype=object)
+
+
+IteratorV2 = Primitive(
+    "IteratorV2", _resource_infer, _resource_kernel, stateful=True, make_state=MakerState, host_only=True
+)
+OneShotIterator = Primitive(
+    "OneShotIterator", _resource_infer, _resource_kernel, stateful=True, make_state=MakerState, host_only=True
+)
+
+
+class _OpOnly:
+    """The state of an op that needs only itself (for the errors it raises)."""
+
+    def __init__(self, op):
+        self.op = op
+
+
+def _make_infer(inputs, *, dataset, keys):
+    if not inputs or inputs[0].dtype is not dtypes.string:
+        raise TypeError("MakeIterator's first input is an iterator's string resource")
+    return []
+
+
+def _make_kernel(xp, state, token, *values, dataset, keys):
+    resource = _resource(state.op, _token(token))
+    resource.current = _new_pass(state.op, dataset, keys, values)  # the old pass is dropped: a restart
+    return ()
+
+
+MakeIterator = Primitive(
+    "MakeIterator", _make_infer, _make_kernel, stateful=True, make_state=_OpOnly, host_only=True
+)
+
+
+def _new_pass(op, dataset, keys, values):
+    captured = dict(zip(keys, values))
+    try:
+        dataset.check_captured(captured)
+    except ValueError as e:  # a value fed at initialisation that the dataset cannot take
+        raise InvalidArgumentError(op.node_def, op, f"{e} [[{op.name}]]") from None
+    return IteratorPass(dataset, captured)
+
+
+def _resource(op, token):
+    found = _RESOURCES.get(token) if isinstance(token, bytes) else None
+    if found is None:
+        raise InvalidArgumentError(
+            op.node_def,
+            op,
+            f"{op.name}: {token!r} is not the string handle of an iterator of this process; "
+            "feed the value of an iterator's string_handle() fetched in this session",
+        )
+    return found
+
+
+class ReaderState:
+    """What one ``IteratorGetNext`` op keeps per session: a pass of its own, in the older form."""
+
+    def __init__(self, op):
+        self.op = op
+        self.own = None  # (generation, IteratorPass) in the older form
+        self.checked = None  # a WeakSet of the passes this op's types and shapes were checked against
+
+    def __getstate__(self):  # sent to a worker before its first run: nothing but the op
+        return {"op": self.op, "own": None, "checked": None}
+
+    def find(self, token):
+        """The pass ``token`` names (see the module docstring)."""
+        if token is None or isinstance(token, int):  # the older form
+            if self.own is None or self.own[0] != token:
+                self.own = (token, IteratorPass(self.op.attrs["dataset"]))
+            return self.own[1]
+        resource = _resource(self.op, token)
+        if resource.current is None:
+            raise FailedPreconditionError(
+                self.op.node_def,
+                self.op,
+                "GetNext() failed because the iterator has not been initialized. Ensure that you have run "
+                "the initializer operation for this iterator before getting the next element. "
+                f"[[{self.op.name}]]",
+            )
+        if self.checked is None:
+            self.checked = weakref.WeakSet()
+        if resource.current not in self.checked:  # a fed handle may name an iterator of other types
+            _check_structure(self.op, resource.current.dataset)
+            self.checked.add(resource.current)
+        return resource.current
+
+
+def _check_structure(op, dataset):
+    """TF's check of a handle's iterator against the reading op's types and shapes."""
+    specs = dataset.flat_specs()
+    types, shapes = op.attrs["output_types"], op.attrs["output_shapes"]
+    if len(specs) != len(types):
+        raise InvalidArgumentError(
+            op.node_def,
+            op,
+            f"Number of components does not match: expected {len(types)} types but got {len(specs)}.",
+        )
+    for i, (spec, dtype, dims) in enumerate(zip(specs, types, shapes)):
+        if spec.dtype is not dtype:
+            raise InvalidArgumentError(
+                op.node_def,
+                op,
+                f"Data type mismatch at component {i}: expected {dtype.name} but got {spec.dtype.name}.",
+            )
+        if not compatible(dims, spec.dims):
+            raise InvalidArgumentError(
+                op.node_def,
+                op,
+                f"Incompatible shapes at component {i}: expected {fmt(dims)} but got {fmt(spec.dims)}.",
+            )
+
+
 def _get_next_infer(inputs, *, dataset, output_types, output_shapes):
-    for t in inputs:  # the generation, for initializable iterators
-        if t.dtype is not dtypes.int64 or t._dims not in ((), None):
-            raise TypeError(f"an iterator's generation must be an int64 scalar, got {t}")
+    for t in inputs:  # the resource: a string token, or an int64 generation (the older form)
+        if t.dtype not in (dtypes.string, dtypes.int64) or t._dims not in ((), None):
+            raise TypeError(f"an iterator's resource must be a string (or int64) scalar, got {t}")
     return list(zip(output_shapes, output_types))
 
 
-def _get_next_kernel(xp, state, *generation, dataset, output_types, output_shapes):
-    element = state.next(int(generation[0]) if generation else None)
-    arrays = tuple(xp.asarray(c, dtype=t.np) for c, t in zip(element, output_types))
+def _get_next_kernel(xp, state, *resource, dataset, output_types, output_shapes):
+    token = _token(resource[0]) if resource else None
+    element = state.find(token).next(state.op)
+    arrays = tuple(_component(xp, c, t) for c, t in zip(element, output_types))
     # The compiled step binds a one-output op's result whole, so one component is no tuple.
     return arrays[0] if len(arrays) == 1 else arrays
+
+
+def _token(value):
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value if isinstance(value, bytes) else int(value)
+
+
+def _component(xp, value, dtype):
+    if dtype is dtypes.string:
+        return dtypes.as_string_array(value)
+    return xp.asarray(value, dtype=dtype.np)
 
 
 # The input pipeline runs on the host (its elements may be strings), as TF1's iterators do.
@@ -72,7 +241,7 @@ IteratorGetNext = Primitive(
     _get_next_infer,
     _get_next_kernel,
     stateful=True,
-    make_state=IteratorState,
+    make_state=ReaderState,
     host_only=True,
 )
 

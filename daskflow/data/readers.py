@@ -1,0 +1,214 @@
+"""Datasets read from files: ``TextLineDataset``, ``FixedLengthRecordDataset``,
+``TFRecordDataset`` and ``Dataset.list_files``.
+
+The file names are a string scalar or vector known when the graph is built,
+or a string tensor (a placeholder) read when the iterator is initialised, as
+TF1's guide feeds training and validation file lists. Files are opened when
+the pass reaches them; a missing one fails that step with ``NotFoundError``.
+``num_parallel_reads=k`` interleaves the files ``k`` at a time, one record
+from each in turn, as TF does.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import itertools
+import zlib
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError, NotFoundError
+from ..ops.random_ops import get_seed
+from .dataset import Dataset
+from .sources import component, spec_of
+from .spec import Spec
+from .transforms import _interleave
+
+
+def _file_names(filenames, who):
+    c = component(filenames)
+    spec = spec_of(c)
+    if spec.dtype is not dtypes.string:
+        raise TypeError(
+            f"The `filenames` argument must contain `tf.string` elements. Got `{spec.dtype!r}` elements."
+        )
+    if spec.dims is not None and len(spec.dims) > 1:
+        raise ValueError(f"{who}: `filenames` must be a string scalar or vector, got shape {spec.dims}")
+    return c
+
+
+def _names(value):
+    return [n.decode() if isinstance(n, bytes) else str(n) for n in np.ravel(dtypes.as_string_array(value))]
+
+
+class _FileDataset(Dataset):
+    """Records of each file in turn (or ``num_parallel_reads`` files interleaved)."""
+
+    _who = "a file dataset"
+
+    def __init__(self, filenames, compression_type, num_parallel_reads):
+        self._components = [_file_names(filenames, self._who)]
+        self._compression = (compression_type or "").upper()
+        if self._compression not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError(None, None, f"Unsupported compression_type: {compression_type!r}")
+        self._parallel = int(num_parallel_reads or 1)
+        self._structure = Spec((), dtypes.string)
+
+    def _iterate(self, state):
+        files = (self._records_of(n) for n in _names(state.value(self._components[0])))
+        records = _interleave(files, self._parallel, 1) if self._parallel > 1 else _chain(files)
+        index, count = state.shard  # a replica reads its share of the records
+        return ((np.array(r, dtype=object),) for r in itertools.islice(records, index, None, count))
+
+    def _read(self, name) -> bytes:
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"{name}; No such file or directory") from None
+        if self._compression == "GZIP":
+            return gzip.decompress(data)
+        if self._compression == "ZLIB":
+            return zlib.decompress(data)
+        return data
+
+    def _records_of(self, name):
+        raise NotImplementedError
+
+
+def _chain(iterables):
+    for it in iterables:
+        yield from it
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of one or more text files, without their line ends, as tf.string scalars.
+
+    Parameters
+    ----------
+    filenames : str, list of str, or a tf.string tensor (scalar or vector)
+    compression_type : ``""`` / None, ``"GZIP"`` or ``"ZLIB"``
+    buffer_size : accepted, no meaning here
+    num_parallel_reads : int, optional
+        Read this many files at once, a line of each in turn.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.data.TextLineDataset(["a.csv", "b.csv"]).skip(1).output_types
+    tf.string
+    """
+
+    _who = "TextLineDataset"
+
+    def __init__(
+        self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None
+    ):
+        super().__init__(filenames, compression_type, num_parallel_reads)
+
+    def _records_of(self, name):
+        data = self._read(name)
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()  # a last line end ends the last line; it does not begin another
+        for line in lines:
+            yield line[:-1] if line.endswith(b"\r") else line
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """Records of ``record_bytes`` bytes from files, after ``header_bytes``, before ``footer_bytes``.
+
+    A file whose body is not a whole number of records fails the step with
+    ``InvalidArgumentError``, as in TF.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.data.FixedLengthRecordDataset("data.bin", record_bytes=3073).output_types
+    tf.string
+    """
+
+    _who = "FixedLengthRecordDataset"
+
+    def __init__(
+        self,
+        filenames,
+        record_bytes,
+        header_bytes=None,
+        footer_bytes=None,
+        buffer_size=None,
+        compression_type=None,
+        num_parallel_reads=None,
+        name=None,
+    ):
+        super().__init__(filenames, compression_type, num_parallel_reads)
+        self._record, self._header, self._footer = (
+            int(record_bytes),
+            int(header_bytes or 0),
+            int(footer_bytes or 0),
+        )
+        if self._record < 1:
+            raise InvalidArgumentError(None, None, f"record_bytes must be positive, got {record_bytes}")
+
+    def _records_of(self, name):
+        data = self._read(name)
+        body = data[self._header : len(data) - self._footer]
+        if len(body) % self._record:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Excluding the header ({self._header} bytes) and footer ({self._footer} bytes), input file "
+                f'"{name}" has body length {len(body)} bytes, which is not an exact multiple of the record '
+                f"length ({self._record} bytes).",
+            )
+        for start in range(0, len(body), self._record):
+            yield body[start : start + self._record]
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of one or more TFRecord files, as tf.string scalars (serialized protos, usually).
+
+    The file format (length, CRCs, data) is read by daskflow's TFRecord
+    reader; a corrupt record fails the step with ``DataLossError``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.data.TFRecordDataset(["train.tfrecords"]).output_shapes
+    TensorShape([])
+    """
+
+    _who = "TFRecordDataset"
+
+    def __init__(
+        self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None
+    ):
+        super().__init__(filenames, compression_type, num_parallel_reads)
+
+    def _records_of(self, name):
+        from .tfrecord import records  # the shared TFRecord reader, loaded when a file is read
+
+        return records(self._read(name), name)
+
+
+class _ListFiles(Dataset):
+    def __init__(self, patterns, shuffle, seed):
+        self._components = [_file_names(patterns, "list_files")]
+        self._shuffle = True if shuffle is None else bool(shuffle)
+        self._seed = get_seed(seed) if self._shuffle else None
+        self._structure = Spec((), dtypes.string)
+
+    def _iterate(self, state):
+        names = sorted({n for p in _names(state.value(self._components[0])) for n in glob.glob(p)})
+        if self._shuffle:
+            seed = self._seed if self._seed is not None else (state.entropy(self),)
+            names = [
+                names[i] for i in np.random.default_rng([*seed, state.epoch(self)]).permutation(len(names))
+            ]
+        return ((np.array(n.encode(), dtype=object),) for n in names)
+
+
+def list_files(file_pattern, shuffle=None, seed=None):
+    return _ListFiles(file_pattern, shuffle, seed)
