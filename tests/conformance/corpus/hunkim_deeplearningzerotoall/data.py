@@ -40,10 +40,28 @@ def _diabetes(rng, rows=759):
 
 
 def _zoo(rng, rows=101):
-    names = ["hair", "feathers", "eggs", "milk", "airborne", "aquatic", "predator", "toothed",
-             "backbone", "breathes", "venomous", "fins", "legs", "tail", "domestic", "catsize"]
-    lines = ["# https://archive.ics.uci.edu/ml/machine-learning-databases/zoo/zoo.data" + "," * 16,
-             "#   1. animal name:     (deleted)" + "," * 16]
+    names = [
+        "hair",
+        "feathers",
+        "eggs",
+        "milk",
+        "airborne",
+        "aquatic",
+        "predator",
+        "toothed",
+        "backbone",
+        "breathes",
+        "venomous",
+        "fins",
+        "legs",
+        "tail",
+        "domestic",
+        "catsize",
+    ]
+    lines = [
+        "# https://archive.ics.uci.edu/ml/machine-learning-databases/zoo/zoo.data" + "," * 16,
+        "#   1. animal name:     (deleted)" + "," * 16,
+    ]
     lines += [f"#  {i + 2:2d}. {name}     Boolean" + "," * 16 for i, name in enumerate(names)]
     lines.append("#  18. type     Numeric (integer values in range [0,6])" + "," * 15)
     prototypes = rng.integers(0, 2, size=(7, 16))
