@@ -288,6 +288,8 @@ from .variable_scope import (
 from .variables import (
     GraphKeys,
     Variable,
+    VariableAggregation,
+    VariableSynchronization,
     all_variables,
     assign,
     assign_add,

@@ -18,7 +18,7 @@ from .framework.constant import convert_to_tensor
 from .framework.graph import colocate_with, get_default_graph, name_scope
 from .framework.tensor_shape import TensorShape
 from .ops import init_ops
-from .variables import GraphKeys, Variable
+from .variables import GraphKeys, Variable, VariableAggregation, VariableSynchronization
 
 
 class _ReuseMode(enum.Enum):
@@ -132,10 +132,39 @@ class VariableScope:
         fields.update(changes)
         return VariableScope(**fields)
 
-    def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None, reuse=None, **kwargs):
+    def get_variable(
+        self,
+        var_store,
+        name,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        use_resource=None,
+        custom_getter=None,
+        constraint=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
+    ):
         """``get_variable`` with this scope's defaults (``var_store`` is ignored)."""
         scope = self if reuse is None else self._copy(reuse=reuse)
-        return _get_variable(scope, name, shape, dtype, initializer, **kwargs)
+        extra = dict(
+            regularizer=regularizer,
+            trainable=_trainable(trainable, synchronization),
+            collections=collections,
+            validate_shape=validate_shape,
+            custom_getter=custom_getter,
+            constraint=constraint,
+            synchronization=synchronization,
+            aggregation=aggregation,
+        )
+        return _get_variable(scope, name, shape, dtype, initializer, **extra)
 
     def __repr__(self):
         return f"<VariableScope {self._name!r} reuse={self._reuse}>"
@@ -301,7 +330,8 @@ def get_variable(
     use_resource=None,
     custom_getter=None,
     constraint=None,
-    **kwargs,
+    synchronization=VariableSynchronization.AUTO,
+    aggregation=VariableAggregation.NONE,
 ):
     """An existing variable of this name, or a new one (TF1's ``tf.get_variable``).
 
@@ -327,13 +357,22 @@ def get_variable(
     scope = get_variable_scope()
     extra = dict(
         regularizer=regularizer,
-        trainable=trainable,
+        trainable=_trainable(trainable, synchronization),
         collections=collections,
         validate_shape=validate_shape,
         custom_getter=custom_getter,
         constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
     )
     return _get_variable(scope, name, shape, dtype, initializer, **extra)
+
+
+def _trainable(trainable, synchronization):
+    # TF1: a variable synchronised on read is not trainable unless asked for.
+    if trainable is None and VariableSynchronization(synchronization) is VariableSynchronization.ON_READ:
+        return False
+    return trainable
 
 
 def _get_variable(scope, name, shape, dtype, initializer, custom_getter=None, regularizer=None, **kw):
@@ -368,7 +407,9 @@ def _true_getter(
     collections=None,
     validate_shape=True,
     constraint=None,
-    **_,
+    synchronization=None,
+    aggregation=None,
+    **_,  # a custom getter may pass what TF's true getter takes (caching_device, partitioner, ...)
 ):
     state = _state()
     shape = TensorShape(shape)
@@ -387,6 +428,7 @@ def _true_getter(
             "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
         )
     variable = _create(name, shape, dtype, initializer, trainable, collections, validate_shape)
+    variable._set_tf1_attributes(constraint, synchronization, aggregation)
     state.variables[name] = variable
     if regularizer is not None:
         _regularize(variable, name, regularizer)
@@ -454,11 +496,43 @@ def _regularize(variable, name, regularizer):
         get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
 
-def get_local_variable(name, shape=None, dtype=None, initializer=None, collections=None, **kwargs):
-    """``get_variable`` for a non-trainable variable in ``LOCAL_VARIABLES`` (metrics' counters)."""
+def get_local_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=False,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=VariableSynchronization.AUTO,
+    aggregation=VariableAggregation.NONE,
+):
+    """``get_variable`` for a variable in ``LOCAL_VARIABLES`` (metrics' counters); as in TF1,
+    ``trainable`` is taken and ignored: a local variable is never trained."""
     collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
-    kwargs["trainable"] = False
-    return get_variable(name, shape, dtype, initializer, collections=collections, **kwargs)
+    return get_variable(
+        name,
+        shape,
+        dtype,
+        initializer,
+        regularizer=regularizer,
+        trainable=False,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        custom_getter=custom_getter,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
+    )
 
 
 def no_regularizer(_):

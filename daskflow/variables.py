@@ -8,6 +8,8 @@ variable to a tensor yields the node's output, so every reader and
 
 from __future__ import annotations
 
+import enum
+
 from . import dtypes
 from .framework.apply import apply
 from .framework.constant import convert_to_tensor
@@ -16,6 +18,24 @@ from .framework.graph import control_dependencies, get_default_graph, name_scope
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
 from .ops.control_flow_ops import group
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies agree (TF1's enum; daskflow keeps one value)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates combine (TF1's enum; daskflow keeps one value)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
 
 
 class GraphKeys:
@@ -80,7 +100,7 @@ class Variable:
     def __init__(
         self,
         initial_value=None,
-        trainable=True,
+        trainable=None,
         collections=None,
         validate_shape=True,
         caching_device=None,
@@ -91,11 +111,15 @@ class Variable:
         import_scope=None,
         constraint=None,
         use_resource=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
         shape=None,
-        **_,
     ):
         if initial_value is None:
             raise ValueError("Variable needs an initial_value")
+        synchronization = VariableSynchronization(synchronization)
+        if trainable is None:  # TF1: a variable synchronised on read is not trained unless asked
+            trainable = synchronization is not VariableSynchronization.ON_READ
         # Like TF1's init_scope: a variable and its initializer never inherit the
         # control dependencies around their creation, and one made inside a loop
         # body or branch lives in the outermost graph.
@@ -119,7 +143,26 @@ class Variable:
                 collections.append(GraphKeys.TRAINABLE_VARIABLES)
             get_default_graph().add_to_collections(collections, self)
 
+        self._set_tf1_attributes(constraint, synchronization, aggregation)
+
+    def _set_tf1_attributes(self, constraint, synchronization, aggregation):
+        self._constraint = constraint
+        self._synchronization = VariableSynchronization(synchronization or VariableSynchronization.AUTO)
+        self._aggregation = VariableAggregation(aggregation or VariableAggregation.NONE)
+
     # -- TF1 attributes ---------------------------------------------------------------
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def synchronization(self):
+        return self._synchronization
+
+    @property
+    def aggregation(self):
+        return self._aggregation
+
     @property
     def name(self):
         return self._ref.name
@@ -227,7 +270,9 @@ def global_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
-all_variables = global_variables
+def all_variables():
+    """TF1's old name for :func:`global_variables` (it takes no scope)."""
+    return global_variables()
 
 
 def trainable_variables(scope=None):
