@@ -124,6 +124,10 @@ class _Sink:
     def __getitem__(self, key):
         return self
 
+    def __iter__(self):
+        # Without this, iterating (``for ax in axes``) goes through __getitem__ forever.
+        return iter(())
+
 
 def headless_pyplot():
     """Install a ``matplotlib.pyplot`` whose every function does nothing."""
