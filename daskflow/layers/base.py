@@ -27,13 +27,25 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..ops import array_ops, math_ops
 from ..variable_scope import get_variable, variable_scope
-from ..variables import GraphKeys, global_variables
+from ..variables import GraphKeys, VariableAggregation, VariableSynchronization, global_variables
 
 
 class InputSpec:
     """What a layer accepts: rank (``ndim``, ``min_ndim``, ``max_ndim``) and fixed ``axes`` sizes."""
 
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
+    def __init__(
+        self,
+        dtype=None,
+        shape=None,
+        ndim=None,
+        max_ndim=None,
+        min_ndim=None,
+        axes=None,
+        allow_last_axis_squeeze=False,
+        name=None,
+        optional=False,
+    ):
+        self.allow_last_axis_squeeze, self.name, self.optional = allow_last_axis_squeeze, name, optional
         self.dtype = dtype
         self.shape = shape
         self.ndim = len(shape) if shape is not None else ndim
@@ -240,6 +252,8 @@ class Layer:
         trainable=None,
         constraint=None,
         use_resource=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
         partitioner=None,
         **kwargs,
     ):
@@ -266,6 +280,8 @@ class Layer:
                 trainable=trainable and self.trainable,
                 constraint=constraint,
                 partitioner=partitioner,
+                synchronization=synchronization,
+                aggregation=aggregation,
             )
             if regularizer is not None and id(variable) not in existing:
                 with name_scope(f"{name}/Regularizer"):
@@ -284,7 +300,7 @@ class Layer:
             self._losses.append(loss)
             graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
 
-    def add_update(self, updates, inputs=None):
+    def add_update(self, updates, *, inputs=None):  # inputs: TF 1.x's, dropped by TF 2's compat.v1
         """Add update ops; ``__call__`` puts them in ``UPDATE_OPS`` (as operations, like TF1)."""
         for update in updates if isinstance(updates, (list, tuple)) else [updates]:
             self._updates.append(update.op if isinstance(update, Tensor) else update)
@@ -333,7 +349,9 @@ class Layer:
                 collection.append(update)
         return outputs
 
-    apply = __call__
+    def apply(self, *args, **kwargs):
+        """TF1's old name for calling the layer."""
+        return self.__call__(*args, **kwargs)
 
     def _regularize_activity(self, outputs):
         # TF1 divides the activity loss by the batch size: it regularizes the mean example.

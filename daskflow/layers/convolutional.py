@@ -7,6 +7,8 @@ line up. A 1-D convolution is a 2-D one over a height of 1, as in TF1.
 
 from __future__ import annotations
 
+import types
+
 from ..framework.graph import name_scope
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, conv_ops, init_ops, nn_ops
@@ -54,6 +56,18 @@ def conv_output_length(length, k, padding, stride):
     return (out + stride - 1) // stride
 
 
+_UNIT = object()  # stands for "stride 1 in every dimension" until a class or function is made
+
+
+def _unit_defaults(fn, unit):
+    """A copy of ``fn`` whose ``_UNIT`` defaults are ``unit``: TF1 writes ``1`` for the 1-D
+    layers and ``(1, 1)`` for the 2-D ones, and a signature shows which."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__defaults__ = tuple(unit if d is _UNIT else d for d in fn.__defaults__)
+    copy.__kwdefaults__, copy.__doc__, copy.__qualname__ = fn.__kwdefaults__, fn.__doc__, fn.__qualname__
+    return copy
+
+
 class _Conv(Layer):
     """The shared part of ``Conv1D`` and ``Conv2D`` (``rank`` spatial axes)."""
 
@@ -63,10 +77,10 @@ class _Conv(Layer):
         self,
         filters,
         kernel_size,
-        strides=1,
+        strides=_UNIT,
         padding="valid",
         data_format="channels_last",
-        dilation_rate=1,
+        dilation_rate=_UNIT,
         activation=None,
         use_bias=True,
         kernel_initializer=None,
@@ -158,6 +172,7 @@ class Conv2D(_Conv):
     """
 
     rank = 2
+    __init__ = _unit_defaults(_Conv.__init__, (1, 1))
 
     def call(self, inputs):
         strides = [1, *self.strides, 1]
@@ -169,6 +184,7 @@ class Conv1D(_Conv):
     """1-D convolution over ``[batch, width, channels]`` inputs (a 2-D one of height 1)."""
 
     rank = 1
+    __init__ = _unit_defaults(_Conv.__init__, 1)
 
     def call(self, inputs):
         with name_scope("Conv1D") as scope:
@@ -194,8 +210,45 @@ class Conv2DTranspose(Conv2D):
     with "valid", as TF1's.
     """
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format="channels_last",
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=init_ops.Zeros(),
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            trainable=trainable,
+            name=name,
+            **kwargs,
+        )
         self.input_spec = InputSpec(ndim=4)
 
     def _kernel_shape(self, channels):
@@ -241,15 +294,15 @@ class Conv2DTranspose(Conv2D):
         return TensorShape([dims[0], *hw, self.filters])
 
 
-def _functional(cls, doc):
+def _functional(cls, doc, unit):
     def layer_fn(
         inputs,
         filters,
         kernel_size,
-        strides=1,
+        strides=_UNIT,
         padding="valid",
         data_format="channels_last",
-        dilation_rate=1,
+        dilation_rate=_UNIT,
         activation=None,
         use_bias=True,
         kernel_initializer=None,
@@ -287,10 +340,10 @@ def _functional(cls, doc):
         return layer(inputs)
 
     layer_fn.__doc__ = doc
-    return layer_fn
+    return _unit_defaults(layer_fn, unit)
 
 
-conv1d = _functional(Conv1D, "Functional form of :class:`Conv1D`.")
+conv1d = _functional(Conv1D, "Functional form of :class:`Conv1D`.", 1)
 conv1d.__name__ = "conv1d"
 conv2d = _functional(
     Conv2D,
@@ -305,6 +358,7 @@ conv2d = _functional(
     ...     y.shape.as_list(), [v.name for v in tf.global_variables()]
     ([None, 28, 28, 32], ['conv2d/kernel:0', 'conv2d/bias:0'])
     """,
+    (1, 1),
 )
 conv2d.__name__ = "conv2d"
 

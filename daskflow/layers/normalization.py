@@ -17,6 +17,7 @@ does; elsewhere the plain batch variance, as TF1's composed ops do.
 
 from __future__ import annotations
 
+from ..framework.arguments import refuse
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.tensor_shape import TensorShape
@@ -149,7 +150,9 @@ class BatchNormalization(Layer):
             name, self._param_shape, initializer=initializer, regularizer=regularizer, constraint=constraint
         )
 
-    def call(self, inputs, training=False):
+    def call(self, inputs, training=False, mask=None):
+        if mask is not None:
+            raise refuse(self.name, "mask", mask, "normalise the masked entries' batch yourself")
         ndims = inputs.shape.ndims
         reduction_axes = [i for i in range(ndims) if i not in self.axis]
         reshape = len(self.axis) == 1 and reduction_axes != list(range(ndims - 1))
