@@ -273,7 +273,8 @@ class Graph:
             self._name_scope = old
 
     @contextlib.contextmanager
-    def device(self, spec):
+    def device(self, device_name_or_function):
+        spec = device_name_or_function
         if spec is not None and not callable(spec):
             merge_device("", spec)  # validate now, naming the bad string
         self._devices.append(spec)
@@ -443,9 +444,9 @@ def name_scope(name, default_name=None, values=None):
     return get_default_graph().name_scope(name if name is not None else default_name)
 
 
-def device(spec):
+def device(device_name_or_function):
     """Set the device (string, DeviceSpec or function of the op) for new ops."""
-    return get_default_graph().device(spec)
+    return get_default_graph().device(device_name_or_function)
 
 
 def control_dependencies(control_inputs):
