@@ -8,7 +8,9 @@ It reads ``tf1_names.json`` (made by ``make_tf1_names.py`` under TF) and
 looks each name up on ``import daskflow as tf`` by the same attribute chain
 (``tf.nn.rnn_cell.LSTMCell``). The page lists per module the TF1 names, how
 many daskflow has and which it lacks, and a table of the names the public
-programs in ``tests/programs/`` use. The totals are printed too.
+programs in ``tests/programs/`` and in the conformance corpus
+(``tests/conformance/corpus/``) use, with how many of each use it. The
+totals are printed too.
 """
 
 import collections
@@ -21,6 +23,7 @@ import daskflow
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 PROGRAMS = REPO / "tests" / "programs"
+CORPUS = REPO / "tests" / "conformance" / "corpus"
 OUT = REPO / "docs" / "api-coverage.md"
 
 sys.path.insert(0, str(PROGRAMS))
@@ -44,14 +47,18 @@ def module_coverage(tf1):
 
 
 def program_usage():
-    """{chain: [program, ...]} over the programs' sources."""
+    """{chain: [program, ...]} over the sources of tests/programs/ (names) and the corpus (paths)."""
     usage = collections.defaultdict(list)
-    for path in sorted(PROGRAMS.glob("*.py")):
-        if path.stem not in harness.METRICS:
-            continue
-        for chain in harness.tf_chains(path.read_text()):
-            usage[chain].append(path.stem)
+    sources = [p for p in sorted(PROGRAMS.glob("*.py")) if p.stem in harness.METRICS]
+    sources += [p for p in sorted(CORPUS.glob("*/*.py")) if p.name != "data.py"]
+    for path in sources:
+        for chain in harness.tf_chains(path.read_text(errors="replace")):
+            usage[chain].append(path.stem if path.parent == PROGRAMS else path.relative_to(CORPUS).as_posix())
     return usage
+
+
+def _corpus_count(programs):
+    return sum("/" in p for p in programs)
 
 
 def share(has, total):
@@ -86,15 +93,19 @@ def render(tf1, coverage, usage):
         ]
     lines += [
         "",
-        "## Names the programs in `tests/programs/` use",
+        "## Names the stored programs use",
         "",
-        "| name | programs | daskflow |",
-        "| --- | ---: | --- |",
+        "Programs of the conformance corpus (`tests/conformance/corpus/`) and of `tests/programs/`",
+        "that use each name, most used first.",
+        "",
+        "| name | corpus programs | tests/programs | daskflow |",
+        "| --- | ---: | ---: | --- |",
     ]
-    ranked = sorted(usage.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ranked = sorted(usage.items(), key=lambda kv: (-_corpus_count(kv[1]), -len(kv[1]), kv[0]))
     for chain, programs in ranked:
         has = "has" if harness.resolve(daskflow, chain) is not None else "**missing**"
-        lines.append(f"| `{chain}` | {len(programs)} | {has} |")
+        corpus = _corpus_count(programs)
+        lines.append(f"| `{chain}` | {corpus} | {len(programs) - corpus} | {has} |")
     lines += ["", "## Missing names per module", ""]
     for module, (_, missing) in coverage.items():
         listed = ", ".join(f"`{n}`" for n in missing) or "none"
@@ -114,6 +125,9 @@ def main():
     print(f"{'all':16} {have:4d} / {total:4d}  {share(have, total):>4}")
     used_missing = sum(harness.resolve(daskflow, c) is None for c in usage)
     print(f"names the programs use: {len(usage)}, missing in daskflow: {used_missing}")
+    twice = [c for c, programs in usage.items() if _corpus_count(programs) >= 2]
+    lacking = sorted(c for c in twice if harness.resolve(daskflow, c) is None)
+    print(f"names two or more corpus programs use: {len(twice)}, missing: {len(lacking)} {lacking}")
 
 
 if __name__ == "__main__":

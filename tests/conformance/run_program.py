@@ -2,11 +2,13 @@
 
 Usage (from the repository root)::
 
-    /work/tfenv/bin/python tests/conformance/run_program.py --engine tf PROGRAM.py [--seed N]
-    python tests/conformance/run_program.py --engine daskflow PROGRAM.py [--seed N]
+    /work/tfenv/bin/python tests/conformance/run_program.py --engine tf PROGRAM.py [--seeds 0 1 2]
+    python tests/conformance/run_program.py --engine daskflow PROGRAM.py [PROGRAM.py ...]
 
-The program's output passes through; a last line ``CONFORMANCE {json}``
-says how it went: ``status`` (``ok``, ``error`` or ``timeout``), ``result``
+The engine is imported once; each (program, seed) then runs in a child
+process forked from it (TF's import alone takes seconds). The program's output
+passes through; after each run a line ``CONFORMANCE {json}`` says how it went:
+``status`` (``ok``, ``error`` or ``timeout``), ``result``
 (the numbers of its result line, see :func:`result_numbers`), ``error``
 (the exception's type and first line), ``where`` (the line of the program
 that raised) and ``seconds``.
@@ -39,6 +41,7 @@ import linecache
 import os
 import pathlib
 import re
+import select
 import signal
 import sys
 import tempfile
@@ -150,15 +153,15 @@ def _package(name, **attributes):
     return module
 
 
-def install_tensorflow(seed):
+def install_tensorflow():
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # compat.v1.layers and rnn_cell need tf_keras
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow.compat.v1 as tf
 
     tf.disable_v2_behavior()
-    tf.set_random_seed(seed)
     import harness
     import run_tf1
+    import tf_keras  # noqa: F401 - loaded once here, not in each forked run
 
     datasets = harness.load_datasets_file()
     input_data = _package("daskflow.examples.tutorials.mnist.input_data")
@@ -179,19 +182,20 @@ def install_tensorflow(seed):
     extras["daskflow.examples"].tutorials = extras["daskflow.examples.tutorials"]
     extras["daskflow.examples.tutorials"].mnist = extras["daskflow.examples.tutorials.mnist"]
     sys.meta_path.insert(0, _TensorFlowAliases(tf, extras))
+    return tf
 
 
-def install_daskflow(seed):
+def install_daskflow():
     import harness
 
     import daskflow
 
-    daskflow.set_random_seed(seed)
     try:
         from daskflow.examples.tutorials.mnist import input_data
     except ImportError:
         return
     input_data.read_data_sets = harness.read_data_sets_for(input_data)
+    return daskflow
 
 
 # --- running ---------------------------------------------------------------------------
@@ -215,8 +219,8 @@ class _Timeout(BaseException):
     """Raised by the alarm; a BaseException so programs' ``except Exception`` let it through."""
 
 
-def run(path, engine, seed):
-    """Run the program at `path` under `engine` in a fresh directory; the report dict."""
+def run(path, engine, seed, tf):
+    """Run the program at `path` under `engine` (module `tf`) in a fresh directory; the report."""
     import random
 
     path = str(pathlib.Path(path).resolve())
@@ -225,7 +229,7 @@ def run(path, engine, seed):
     workdir = tempfile.mkdtemp(prefix="conformance-")
     stand_ins.populate(workdir, pathlib.Path(path).parent)
     os.chdir(workdir)
-    (install_tensorflow if engine == "tf" else install_daskflow)(seed)
+    tf.set_random_seed(seed)
     import harness
     import numpy
 
@@ -266,17 +270,65 @@ def run(path, engine, seed):
     return report
 
 
+def run_forked(path, engine, seed, tf):
+    """:func:`run` in a child process; the report (a crash or a hang is reported too)."""
+    timeout = int(header(path).get("timeout", DEFAULT_TIMEOUT_S)) + 30
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            report = run(path, engine, seed, tf)
+        except BaseException as error:  # noqa: BLE001 - the runner's own failure, reported
+            report = {"status": "error", "error": "runner: " + _describe(error), "where": "", "result": []}
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.write(write_end, json.dumps(report).encode())
+        # Threads a program left running (queue runners it never joined) must not keep it alive.
+        os._exit(0)
+    os.close(write_end)
+    return _collect(pid, read_end, timeout, path, engine, seed)
+
+
+def _collect(pid, read_end, timeout, path, engine, seed):
+    """The child's report from the pipe; the child killed if it outlives `timeout`."""
+    data, status, deadline = b"", None, time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            os.kill(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select([read_end], [], [], remaining)
+        if ready:
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:  # the child exited
+                break
+            data += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return json.loads(data)
+    base = {"engine": engine, "program": os.path.relpath(path, REPO), "seed": seed, "result": [], "where": ""}
+    if remaining <= 0:
+        return {**base, "status": "timeout", "error": f"killed after {timeout} s"}
+    return {**base, "status": "error", "error": f"crashed (wait status {status})"}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("program")
+    parser.add_argument("programs", nargs="+")
     parser.add_argument("--engine", choices=("tf", "daskflow"), required=True)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     args = parser.parse_args(argv)
-    report = run(args.program, args.engine, args.seed)
-    sys.stdout.flush()
-    print("\nCONFORMANCE " + json.dumps(report), flush=True)
-    # Threads a program left running (queue runners it never joined) must not keep us alive.
-    os._exit(0)
+    tf = install_tensorflow() if args.engine == "tf" else install_daskflow()
+    home = os.getcwd()
+    for program in args.programs:
+        path = str(pathlib.Path(home, program).resolve())
+        for seed in args.seeds:
+            report = run_forked(path, args.engine, seed, tf)
+            print("\nCONFORMANCE " + json.dumps(report), flush=True)
 
 
 if __name__ == "__main__":

@@ -130,14 +130,41 @@ class _Sink:
 
 
 def headless_pyplot():
-    """Install a ``matplotlib.pyplot`` whose every function does nothing."""
-    pyplot = types.ModuleType("matplotlib.pyplot")
+    """Install a ``matplotlib`` (and ``mpl_toolkits``) whose every module, function and
+    attribute does nothing: ``matplotlib.use("Agg")``, ``pyplot``, ``cm``, ``gridspec``..."""
+
+    def sink_module(name):
+        module = types.ModuleType(name)
+        module.__path__ = []  # a package: its submodules import too
+        module.__getattr__ = lambda attr: _Sink()
+        return module
+
+    pyplot = sink_module("matplotlib.pyplot")
     pyplot.subplots = lambda *args, **kwargs: (_Sink(), _Sink())
-    pyplot.__getattr__ = lambda name: _Sink()
-    package = types.ModuleType("matplotlib")
-    package.pyplot = pyplot
-    sys.modules["matplotlib"] = package
     sys.modules["matplotlib.pyplot"] = pyplot
+    sys.modules["matplotlib"] = sink_module("matplotlib")
+    sys.modules["matplotlib"].pyplot = pyplot
+    sys.meta_path.insert(0, _SinkModules(sink_module))
+
+
+class _SinkModules:
+    """Finds ``matplotlib.*`` and ``mpl_toolkits*`` submodules as do-nothing modules."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib.machinery
+
+        if fullname.split(".")[0] in ("matplotlib", "mpl_toolkits"):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        return self.make(spec.name)
+
+    def exec_module(self, module):
+        pass
 
 
 def tf_chains(source):

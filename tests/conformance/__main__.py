@@ -1,0 +1,150 @@
+"""Run the conformance corpus under daskflow (and TF1, with ``--oracle``) and write the report.
+
+Usage (from the repository root)::
+
+    python -m tests.conformance                      # daskflow over the corpus -> docs/conformance.md
+    python -m tests.conformance --heldout            # the held-out programs too
+    python -m tests.conformance --oracle             # first rerun TF1 (needs /work/tfenv)
+    python -m tests.conformance corpus/<repo>/x.py   # some programs only (results merged)
+
+TF1's runs (``--oracle``; ``--seeds`` runs each, default 3) are kept in
+``tests/conformance/oracle.json``; daskflow's last run of each program in
+``tests/conformance/results.json``. Both are merged by program, so a partial
+run updates only its programs. ``docs/conformance.md`` is written from both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import time
+
+from . import compare, report
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+ORACLE = HERE / "oracle.json"
+RESULTS = HERE / "results.json"
+TF_PYTHON = os.environ.get("DASKFLOW_TF_PYTHON", "/work/tfenv/bin/python")
+SETS = ("corpus", "heldout")
+
+
+def programs(sets):
+    """Every stored program of the named sets, as paths relative to this folder."""
+    found = []
+    for name in sets:
+        for path in sorted((HERE / name).glob("*/*.py")):
+            if path.name != "data.py":
+                found.append(path.relative_to(HERE).as_posix())
+    return found
+
+
+def run_batch(chosen, engine, seeds, python, done):
+    """Run `chosen` programs under `engine` in one runner process (the engine imported once);
+    each report is passed to ``done(program, seed, report)`` as it comes."""
+    cmd = [python, str(HERE / "run_program.py"), *(str(HERE / program) for program in chosen)]
+    cmd += ["--engine", engine, "--seeds", *map(str, seeds)]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO, env=env, errors="replace"
+    )
+    seen = set()
+    for line in proc.stdout:
+        if line.startswith("CONFORMANCE "):
+            report = json.loads(line[len("CONFORMANCE ") :])
+            program = pathlib.Path(REPO, report["program"]).resolve().relative_to(HERE).as_posix()
+            seen.add((program, report["seed"]))
+            done(program, report["seed"], report)
+    proc.wait()
+    for program in chosen:
+        for seed in seeds:
+            if (program, seed) not in seen:
+                error = f"runner exited {proc.returncode}"
+                done(program, seed, {"status": "error", "error": error, "where": "", "result": []})
+
+
+def run_all(chosen, engine, seeds, python, jobs):
+    """{program: [report per seed]} over `jobs` runner processes."""
+    reports, lock, start = {}, threading.Lock(), time.perf_counter()
+
+    def done(program, seed, report):
+        with lock:
+            reports.setdefault(program, {})[seed] = report
+            count = sum(len(r) for r in reports.values())
+            elapsed = time.perf_counter() - start
+            print(
+                f"[{engine} {count}/{len(chosen) * len(seeds)} {elapsed:.0f}s] {program} seed {seed}: "
+                f"{report['status']}",
+                flush=True,
+            )
+
+    batches = [chosen[i::jobs] for i in range(jobs)]
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done), batches))
+    return {program: [by_seed[s] for s in seeds] for program, by_seed in reports.items()}
+
+
+def oracle_entry(runs):
+    first = runs[0]
+    return {
+        "status": first["status"],
+        "error": first.get("error", ""),
+        "where": first.get("where", ""),
+        "seconds": first.get("seconds"),
+        "results": [r["result"] if r["status"] == "ok" else None for r in runs],
+        "statuses": [r["status"] for r in runs],
+    }
+
+
+def daskflow_entry(runs):
+    return {k: runs[0].get(k) for k in ("status", "error", "where", "seconds", "result")}
+
+
+def _load(path):
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _save(path, table):
+    path.write_text(json.dumps(dict(sorted(table.items())), indent=1, sort_keys=True) + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("programs", nargs="*", help="paths relative to tests/conformance (default: all)")
+    parser.add_argument("--heldout", action="store_true", help="include the held-out programs")
+    parser.add_argument("--oracle", action="store_true", help="rerun TF1 first (--seeds runs each)")
+    parser.add_argument("--no-daskflow", action="store_true", help="only the oracle")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tf-python", default=TF_PYTHON)
+    args = parser.parse_args(argv)
+    chosen = [p.removeprefix("tests/conformance/") for p in args.programs]
+    chosen = chosen or programs(SETS if args.heldout else SETS[:1])
+    if args.oracle:
+        runs = run_all(chosen, "tf", list(range(args.seeds)), args.tf_python, args.jobs)
+        oracle = _load(ORACLE)
+        oracle.update({program: oracle_entry(r) for program, r in runs.items()})
+        _save(ORACLE, oracle)
+    if not args.no_daskflow:
+        runs = run_all(chosen, "daskflow", [0], sys.executable, args.jobs)
+        results = _load(RESULTS)
+        results.update({program: daskflow_entry(r) for program, r in runs.items()})
+        _save(RESULTS, results)
+    oracle, results = _load(ORACLE), _load(RESULTS)
+    report.write(oracle, results)
+    verdicts = [compare.verdict(oracle.get(p), results.get(p)) for p in chosen]
+    counted = [v for v in verdicts if v != "tf fails"]
+    print(
+        f"{len(chosen)} programs; {len(counted)} run under TF; of those under daskflow: "
+        f"{counted.count('matches')} match, {counted.count('differs')} differ, {counted.count('fails')} fail"
+    )
+
+
+if __name__ == "__main__":
+    main()
