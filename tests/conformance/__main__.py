@@ -84,7 +84,7 @@ def run_all(chosen, engine, seeds, python, jobs):
                 flush=True,
             )
 
-    batches = [chosen[i::jobs] for i in range(jobs)]
+    batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done), batches))
     return {program: [by_seed[s] for s in seeds] for program, by_seed in reports.items()}
@@ -119,6 +119,7 @@ def main(argv=None):
     parser.add_argument("programs", nargs="*", help="paths relative to tests/conformance (default: all)")
     parser.add_argument("--heldout", action="store_true", help="include the held-out programs")
     parser.add_argument("--oracle", action="store_true", help="rerun TF1 first (--seeds runs each)")
+    parser.add_argument("--missing", action="store_true", help="with --oracle: only programs it lacks")
     parser.add_argument("--no-daskflow", action="store_true", help="only the oracle")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
@@ -127,8 +128,9 @@ def main(argv=None):
     chosen = [p.removeprefix("tests/conformance/") for p in args.programs]
     chosen = chosen or programs(SETS if args.heldout else SETS[:1])
     if args.oracle:
-        runs = run_all(chosen, "tf", list(range(args.seeds)), args.tf_python, args.jobs)
         oracle = _load(ORACLE)
+        todo = [p for p in chosen if p not in oracle] if args.missing else chosen
+        runs = run_all(todo, "tf", list(range(args.seeds)), args.tf_python, args.jobs)
         oracle.update({program: oracle_entry(r) for program, r in runs.items()})
         _save(ORACLE, oracle)
     if not args.no_daskflow:
