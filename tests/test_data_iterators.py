@@ -420,3 +420,35 @@ def test_digits_with_a_feedable_iterator():
             sess.run(val_it.initializer, {features: data.test.images, labels: data.test.labels})
             got["accuracies"].append(float(sess.run(accuracy, {handle: h_val})))
     _check_digits(got, "feedable")
+
+
+# -- on a cluster: every compiled step reaches the same iterator -----------------------------------
+
+
+def test_every_iterator_kind_on_a_local_cluster():
+    x = tf.placeholder(tf.float32, [None])
+    it = tf.data.Dataset.from_tensor_slices(x).batch(2).make_initializable_iterator()
+    doubled = it.get_next() * 2
+    train, val = tf.data.Dataset.range(10), tf.data.Dataset.range(100, 103)
+    switch = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+    to_train, to_val, switched = (
+        switch.make_initializer(train),
+        switch.make_initializer(val),
+        switch.get_next(),
+    )
+    handle = tf.placeholder(tf.string, [])
+    fed = tf.data.Iterator.from_string_handle(handle, tf.int64, tf.TensorShape([])).get_next()
+    one_shot = train.make_one_shot_iterator()
+    with tf.local_cluster(ps=1, workers=2) as cluster, tf.Session(cluster) as sess:
+        sess.run(it.initializer, {x: [1.0, 2.0, 3.0]})
+        assert [step(sess, doubled) for _ in range(3)] == [[2.0, 4.0], [6.0], "OutOfRange"]
+        sess.run(it.initializer, {x: [5.0]})
+        assert step(sess, doubled) == [10.0]
+        sess.run(to_train)
+        got = [step(sess, switched)]
+        sess.run(to_val)
+        got.append(step(sess, switched))
+        assert got == [0, 100]
+        h_train, h_it = sess.run([one_shot.string_handle(), switch.string_handle()])
+        got = [step(sess, fed, {handle: h}) for h in (h_train, h_train, h_it, h_train, h_it, h_it)]
+        assert got == [0, 1, 101, 2, 102, "OutOfRange"]

@@ -7,8 +7,9 @@ meeting at one position in one dataset. Here the resource is an
 :class:`IteratorResource` in a process-wide table of this module, named by a
 *token* (a string), which is the value of the op that makes it:
 
-- ``IteratorV2``: each session's state makes one empty resource on its first
-  run; the op returns its token on every run. ``MakeIterator`` (attr
+- ``IteratorV2``: each session draws one token for the op (see
+  :class:`MakerState`), and its first run in a process (per replica) makes
+  the empty resource; the op returns the token on every run. ``MakeIterator`` (attr
   ``dataset``; inputs: the token and the graph tensors the dataset captured,
   such as placeholders fed at initialisation) puts a new pass over the
   dataset into it: an initializable iterator's ``initializer``, or one
@@ -20,8 +21,9 @@ meeting at one position in one dataset. Here the resource is an
   ops reading one token share its position, as TF's do. A resource with no
   pass yet fails the step with ``FailedPreconditionError``, as TF's does.
 
-The table holds resources weakly: the state of the op that made one (per
-session) holds it, so a closed session's iterators go away with it.
+The table holds resources weakly: the states of the op that made one (per
+session, one per compiled program on a cluster) hold it, so a closed
+session's iterators go away with it.
 
 An older form stays for the queue-based input producers
 (:mod:`daskflow.train.input`): a get-next op whose input is an int64
@@ -44,7 +46,8 @@ from ..framework.primitive import Primitive
 from ..framework.replica import current_replica
 from ..framework.tensor_shape import compatible, fmt
 
-# token -> IteratorResource, for every resource some op's state in this process holds.
+# (token, replica) -> IteratorResource, for every resource some op's state in this process
+# holds. Replicas of one step that share a process each have their own iterator (and shard).
 _RESOURCES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _TOKEN_PREFIX = b"daskflow-iterator:"
@@ -71,18 +74,28 @@ class IteratorPass:
 class IteratorResource:
     """An iterator of one session: the pass it is on (None until initialised), named by a token."""
 
-    def __init__(self):
-        self.token = _TOKEN_PREFIX + secrets.token_hex(16).encode()
+    def __init__(self, token):
+        self.token = token
         self.current = None
-        _RESOURCES[self.token] = self
 
 
 class MakerState:
-    """The resource an ``IteratorV2`` / ``OneShotIterator`` op made in one session."""
+    """The token of the resource an ``IteratorV2`` / ``OneShotIterator`` op makes in one session.
+
+    The token is drawn when the session makes the state, so every compiled
+    program of that session carries the same one: on a cluster each program
+    travels with its own copy of this state, and the copies meet at one
+    resource in the worker's table. The resource itself is made (or found)
+    by the first program that runs the op in a process.
+    """
 
     def __init__(self, op):
         self.op = op
-        self.resource = None  # made on the first run, in the process that runs the op
+        self.token = _TOKEN_PREFIX + secrets.token_hex(16).encode()
+        self.held = {}  # replica -> its resource, held here: the table holds them weakly
+
+    def __getstate__(self):
+        return {"op": self.op, "token": self.token, "held": {}}
 
 
 def _resource_infer(inputs, **_):
@@ -90,11 +103,15 @@ def _resource_infer(inputs, **_):
 
 
 def _resource_kernel(xp, state, *values, **attrs):
-    if state.resource is None:
-        state.resource = IteratorResource()
-        if "dataset" in attrs:  # one-shot: the pass comes with it (captured values read once)
-            state.resource.current = _new_pass(state.op, attrs["dataset"], attrs["keys"], values)
-    return np.array(state.resource.token, dtype=object)
+    replica = current_replica()
+    if replica not in state.held:
+        resource = _RESOURCES.get((state.token, replica))
+        if resource is None:
+            resource = _RESOURCES[state.token, replica] = IteratorResource(state.token)
+            if "dataset" in attrs:  # one-shot: the pass comes with it (captured values read once)
+                resource.current = _new_pass(state.op, attrs["dataset"], attrs["keys"], values)
+        state.held[replica] = resource
+    return np.array(state.token, dtype=object)
 
 
 IteratorV2 = Primitive(
@@ -139,7 +156,7 @@ def _new_pass(op, dataset, keys, values):
 
 
 def _resource(op, token):
-    found = _RESOURCES.get(token) if isinstance(token, bytes) else None
+    found = _RESOURCES.get((token, current_replica())) if isinstance(token, bytes) else None
     if found is None:
         raise InvalidArgumentError(
             op.node_def,
