@@ -1,17 +1,17 @@
 """TF1's queue-based input (``tf.train.slice_input_producer``, ``batch``, ``shuffle_batch``,
-``start_queue_runners``, ``Coordinator``) on tf.data, against TF1's own answers
+``start_queue_runners``, ``Coordinator``) on real queues and threads, against TF1's own answers
 (``tests/fixtures/make_input_queues.py`` ran ``scenarios_input_queues.py`` under TF1
 and stored ``input_queues.json``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import sys
 import threading
 import types
 
-import cloudpickle
 import numpy as np
 import pytest
 
@@ -152,40 +152,54 @@ def test_tutorial_pipeline_trains_on_exactly_two_epochs():
     assert np.mean(losses[-3:]) < 0.75 * losses[0]
 
 
+@contextlib.contextmanager
+def running(sess):
+    """The graph's queue runners running in ``sess`` under a coordinator, stopped and joined after."""
+    coord = tf.train.Coordinator()
+    threads = TF.train.start_queue_runners(sess, coord)
+    try:
+        yield coord
+    finally:
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+
+
 def test_the_smaller_final_batch_comes_before_out_of_range():
     (x,) = TF.train.slice_input_producer([np.arange(7)], num_epochs=1)
     xb = TF.train.shuffle_batch([x], 3, capacity=10, min_after_dequeue=2, allow_smaller_final_batch=True)
     sizes, values = [], []
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
-        with pytest.raises(tf.errors.OutOfRangeError):
-            for _ in range(10):
-                got = sess.run(xb)
-                sizes.append(len(got))
-                values.extend(got.tolist())
-        with pytest.raises(tf.errors.OutOfRangeError):  # and stays exhausted
-            sess.run(xb)
+        with running(sess):
+            with pytest.raises(tf.errors.OutOfRangeError):
+                for _ in range(10):
+                    got = sess.run(xb)
+                    sizes.append(len(got))
+                    values.extend(got.tolist())
+            with pytest.raises(tf.errors.OutOfRangeError):  # and stays exhausted
+                sess.run(xb)
     assert sizes == [3, 3, 1] and sorted(values) == list(range(7))
 
 
-def test_epochs_variable_must_be_initialised_and_restarts_the_input():
+def test_an_uninitialised_epochs_variable_stops_the_input_naming_it():
     (x,) = TF.train.slice_input_producer([np.arange(4)], num_epochs=1, shuffle=False)
     batch = TF.train.batch([x], 2)
     assert [v.name for v in tf.local_variables()] == ["input_producer/input_producer/limit_epochs/epochs:0"]
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.FailedPreconditionError, match="limit_epochs/epochs"):
+        coord = tf.train.Coordinator()
+        threads = TF.train.start_queue_runners(sess, coord)
+        # As TF1: the runner's error stops the coordinator, whose cancel ops close the queues.
+        with pytest.raises(tf.errors.OutOfRangeError):
             sess.run(batch)
-        sess.run(tf.local_variables_initializer())
-        assert sess.run(batch).tolist() == [0, 1]
-        sess.run(tf.local_variables_initializer())  # running it again starts the input over
-        assert [sess.run(batch).tolist() for _ in range(2)] == [[0, 1], [2, 3]]
+        with pytest.raises(tf.errors.FailedPreconditionError, match="limit_epochs/epochs"):
+            coord.join(threads, stop_grace_period_secs=10)
 
 
 def test_without_num_epochs_the_input_repeats_and_needs_no_initialiser():
     (x,) = TF.train.slice_input_producer([np.arange(3)], shuffle=False)
     batch = TF.train.batch([x], 2)
     assert tf.local_variables() == []
-    with tf.Session() as sess:
+    with tf.Session() as sess, running(sess):
         assert [sess.run(batch).tolist() for _ in range(3)] == [[0, 1], [2, 0], [1, 2]]
 
 
@@ -194,7 +208,7 @@ def test_a_seeded_shuffle_repeats_in_every_session():
     batch = TF.train.batch([x], 20)
     runs = []
     for _ in range(2):
-        with tf.Session() as sess:
+        with tf.Session() as sess, running(sess):
             runs.append(sess.run(batch).tolist())
     assert runs[0] == runs[1] != list(range(20)) and sorted(runs[0]) == list(range(20))
 
@@ -202,10 +216,14 @@ def test_a_seeded_shuffle_repeats_in_every_session():
 def test_batch_join_readers_of_one_producer_share_its_examples():
     (x,) = TF.train.slice_input_producer([np.arange(6.0)], num_epochs=1, shuffle=False)
     xb = TF.train.batch_join([[x], [x * 10.0]], batch_size=3, allow_smaller_final_batch=True)
+    got = []
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
-        assert sess.run(xb).tolist() == [0.0, 10.0, 2.0]
-        assert sess.run(xb).tolist() == [30.0, 4.0, 50.0]
+        with running(sess), pytest.raises(tf.errors.OutOfRangeError):
+            for _ in range(5):
+                got.extend(sess.run(xb).tolist())
+    # Two threads race for the producer's examples, as in TF1: each example once, by either reader.
+    assert len(got) == 6 and sorted(v if v < 10 or v % 10 else v / 10 for v in got) == list(range(6))
 
 
 def test_shuffle_batch_join_of_two_producers_keeps_all_their_examples():
@@ -217,7 +235,7 @@ def test_shuffle_batch_join_of_two_producers_keeps_all_their_examples():
     got = []
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
-        with pytest.raises(tf.errors.OutOfRangeError):
+        with running(sess), pytest.raises(tf.errors.OutOfRangeError):
             for _ in range(10):
                 got.extend(sess.run(xb).tolist())
     assert sorted(got) == [0, 1, 2, 3, 4, 100, 101, 102]
@@ -227,54 +245,39 @@ def test_shapes_argument_refines_static_shapes():
     (n,) = TF.train.slice_input_producer([np.array([2, 2, 2], np.int32)], shuffle=False)
     xb = TF.train.batch([tf.range(n)], 3, shapes=[[2]])
     assert xb.shape.as_list() == [3, 2]
-    with tf.Session() as sess:
+    with tf.Session() as sess, running(sess):
         assert sess.run(xb).tolist() == [[0, 1]] * 3
 
 
 def test_string_producer_feeds_per_example_string_ops():
     queue = TF.train.string_input_producer(["a", "b"], num_epochs=1, shuffle=False)
     name = queue.dequeue()
-    assert queue.dequeue() is name and name.dtype == tf.string and queue.name == "input_producer"
+    assert name.dtype == tf.string and queue.name == "input_producer"
     names = TF.train.batch([name], 2)
     numbers = TF.train.string_input_producer(["1.5", "-2"], num_epochs=1, shuffle=False).dequeue()
     parsed = TF.train.batch([tf.string_to_number(numbers)], 2)
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
-        assert sess.run(names).tolist() == [b"a", b"b"]
-        assert sess.run(parsed).tolist() == [1.5, -2.0]
+        with running(sess):
+            assert sess.run(names).tolist() == [b"a", b"b"]
+            assert sess.run(parsed).tolist() == [1.5, -2.0]
 
 
-def test_a_batch_dataset_pickles_with_its_per_example_ops():
-    (x,) = TF.train.slice_input_producer([np.arange(5.0)], num_epochs=1, shuffle=False)
-    xb = TF.train.batch([tf.square(x) + 1.0], 2)
-    dataset = cloudpickle.loads(cloudpickle.dumps(xb.op.attrs["dataset"]))
-    assert [e[0].tolist() for e in dataset.flat_elements()] == [[1.0, 2.0], [5.0, 10.0]]
+def test_batches_of_any_tensors_as_tf1_constants_variables_and_two_producers():
+    c = tf.constant([1.0, 2.0], name="not_produced")
+    w = tf.Variable(3.0, dtype=tf.float64, name="w")
+    (a,) = TF.train.slice_input_producer([np.arange(5.0)], name="left", shuffle=False)
+    (b,) = TF.train.slice_input_producer([np.arange(5.0)], name="right", shuffle=False)
+    constants = TF.train.batch([c * 2.0], 2)
+    mixed = TF.train.batch([(a + b) * w], 3)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        with running(sess):
+            assert sess.run(constants).tolist() == [[2.0, 4.0]] * 2
+            assert sess.run(mixed).tolist() == [0.0, 6.0, 12.0]
 
 
 # -- bad input -------------------------------------------------------------------------------------
-
-
-def test_batch_of_tensors_not_from_a_producer_names_them():
-    c = tf.constant([1.0, 2.0], name="not_produced")
-    with pytest.raises(ValueError, match="doubled:0, not_produced:0 do not come from an input producer"):
-        TF.train.batch([tf.multiply(c, 2.0, name="doubled"), c], 2)
-
-
-def test_per_example_ops_on_placeholders_or_variables_are_named():
-    (x,) = TF.train.slice_input_producer([np.arange(5.0)])
-    scale = tf.placeholder(tf.float64, [], name="scale")
-    with pytest.raises(ValueError, match="placeholder \\(scale\\)"):
-        TF.train.batch([x * scale], 2)
-    w = tf.Variable(2.0, dtype=tf.float64, name="w")
-    with pytest.raises(ValueError, match="variable \\(w\\)"):
-        TF.train.batch([x * w], 2)
-
-
-def test_batch_of_two_producers_is_refused_naming_both():
-    (a,) = TF.train.slice_input_producer([np.arange(5.0)], name="left")
-    (b,) = TF.train.slice_input_producer([np.arange(5.0)], name="right")
-    with pytest.raises(ValueError, match="several input producers \\(left, right\\)"):
-        TF.train.batch([a + b], 2)
 
 
 def test_mismatched_first_dimensions_are_named():
@@ -283,21 +286,24 @@ def test_mismatched_first_dimensions_are_named():
         TF.train.slice_input_producer([np.zeros((5, 2)), labels])
 
 
-def test_producer_values_must_be_known_when_building():
+def test_producers_take_tensors_and_refuse_bad_arguments():
     p = tf.placeholder(tf.float32, [4], name="fed")
-    with pytest.raises(TypeError, match="fed:0"):
-        TF.train.slice_input_producer([p])
+    (x,) = TF.train.slice_input_producer([p])  # as TF1: any tensor, fed when the runner runs
+    assert x.shape.as_list() == []
     with pytest.raises(ValueError, match="num_epochs must be > 0"):
         TF.train.slice_input_producer([np.arange(3)], num_epochs=0)
     with pytest.raises(TypeError, match="string_tensor must hold strings"):
         TF.train.string_input_producer([1, 2])
 
 
-def test_batch_size_must_be_a_constant():
+def test_batch_size_may_be_a_tensor():
     (x,) = TF.train.slice_input_producer([np.arange(4)], shuffle=False)
     assert TF.train.batch([x], tf.constant(2)).shape.as_list() == [2]
-    with pytest.raises(TypeError, match="batch_size .*size:0 is not a constant"):
-        TF.train.batch([x], tf.placeholder(tf.int32, [], name="size"))
+    size = tf.placeholder(tf.int32, [], name="size")
+    xb = TF.train.batch([x], size)
+    assert xb.shape.as_list() == [None]
+    with tf.Session() as sess, running(sess):
+        assert sess.run(xb, {size: 3}).tolist() == [0, 1, 2]
 
 
 def test_undefined_shapes_name_the_tensor():
@@ -317,10 +323,16 @@ def test_start_queue_runners_needs_a_session():
     with pytest.raises(ValueError, match="No default session"):
         TF.train.start_queue_runners()
     with tf.Session() as sess, sess.as_default():
-        threads = TF.train.start_queue_runners()
-        for t in threads:
-            t.join(1.0)
-        assert len(threads) == 1 and not threads[0].is_alive()
+        coord = tf.train.Coordinator()
+        threads = TF.train.start_queue_runners(coord=coord)
+        assert [t.name for t in threads] == [
+            "QueueRunnerThread-input_producer-input_producer/input_producer_EnqueueMany",
+            "QueueRunnerThread-input_producer-close_on_stop",
+        ]
+        assert all(t.is_alive() for t in threads)  # the producer repeats forever: it waits for room
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+        assert not any(t.is_alive() for t in threads)
 
 
 def test_a_users_queue_runner_runs_its_op_until_out_of_range_then_closes():
@@ -405,7 +417,8 @@ def test_monitored_training_session_ends_cleanly_when_the_input_does():
 
 def test_a_batch_runs_on_a_cluster_worker_until_the_input_ends():
     # The graph travels to the worker with its collections (queue runners included).
-    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster:
+    # A dequeue waits in a worker thread while a runner's enqueue runs in another: two threads.
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=4) as cluster:
         with tf.device("/job:worker/task:0"):
             x, i = TF.train.slice_input_producer([np.arange(6, dtype=np.float32), np.arange(6)], num_epochs=1)
             xb, ib = TF.train.batch([x * 2.0, i], 4, allow_smaller_final_batch=True)
@@ -414,7 +427,7 @@ def test_a_batch_runs_on_a_cluster_worker_until_the_input_ends():
         seen = []
         with tf.Session(cluster) as sess:
             sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-            with pytest.raises(tf.errors.OutOfRangeError):
+            with running(sess), pytest.raises(tf.errors.OutOfRangeError):
                 for _ in range(5):
                     seen.extend(sess.run([ib, add])[0].tolist())
             assert sess.run(total) == 30.0

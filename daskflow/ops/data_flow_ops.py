@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
+from ..errors import OutOfRangeError
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
@@ -48,9 +49,15 @@ from . import queue_runtime as rt
 from .infer import static_dim
 from .random_ops import get_seed
 
+
 # TF's DT_RESOURCE: the type of a queue's (and a reader's) handle. Its value is the
 # session's runtime object, which only the ops of its kind read.
-resource = _dtypes.DType("resource", object, 20)
+class _Resource(_dtypes.DType):
+    def __reduce__(self):
+        return "resource"  # travels to workers as this module's one instance
+
+
+resource = _Resource("resource", object, 20)
 
 
 # -- primitives --------------------------------------------------------------------------------
@@ -158,6 +165,36 @@ QueueIsClosedV2 = Primitive(
     stateful=True,
     host_only=True,
 )
+
+
+# -- counting epochs (TF1's count_up_to, as limit_epochs uses it) ------------------------------
+
+
+def _count_up_to_infer(inputs, *, limit):
+    ref = inputs[0]
+    if not ref.op.primitive.is_variable or not ref.dtype.is_integer or ref._dims not in (None, ()):
+        raise TypeError(f"count_up_to needs an integer scalar variable, got {ref.name}")
+    return (), ref.dtype
+
+
+def _count_up_to_kernel(xp, old, *, limit):
+    if int(old) >= limit:
+        raise OutOfRangeError(None, None, f"Reached limit of {limit}")
+    return xp.asarray(old + 1, dtype=old.dtype)
+
+
+# Its output is the variable's new value (TF1's is the old one): the runtime commits what an
+# update returns; limit_epochs uses the op only as a control dependency.
+CountUpTo = Primitive(
+    "CountUpTo", _count_up_to_infer, _count_up_to_kernel, stateful=True, updates_variable=True
+)
+
+
+def count_up_to(ref, limit, name=None):
+    """An op adding one to the integer variable ``ref``, failing with ``OutOfRangeError``
+    once it reached ``limit``."""
+    ref = getattr(ref, "_ref", ref)
+    return apply(CountUpTo, ref, limit=int(limit), name=name or "CountUpTo")
 
 
 # -- the Python classes --------------------------------------------------------------------------
@@ -294,7 +331,7 @@ class QueueBase:
 
     def _dequeue(self, prim, extra, name, many):
         graph = get_default_graph()
-        op_name = graph.unique_name(name, mark_as_used=False)
+        op_name = name[:-1] if name.endswith("/") else graph.unique_name(name, mark_as_used=False)
         attrs = self._attrs(op_name, many)
         op = graph.create_op(prim, [self._queue_ref, *extra], attrs, name=name)
         lead = [] if many is None else [None] if many == "up_to" else [static_dim(op.inputs[1])]
@@ -331,7 +368,9 @@ class QueueBase:
 def _count(n):
     t = convert_to_tensor(n, dtype=_dtypes.int32 if not isinstance(n, Tensor) else None)
     if not t.dtype.is_integer:
-        raise TypeError(f"the number of elements to dequeue ({t.name}) must be an integer, got {t.dtype.name}")
+        raise TypeError(
+            f"the number of elements to dequeue ({t.name}) must be an integer, got {t.dtype.name}"
+        )
     return t
 
 
@@ -349,7 +388,9 @@ def _as_type_list(dtypes):
 def _as_shape_list(shapes, unknown_dim_allowed=False):
     """TF1's reading of ``shapes``: None, one shape, or a list of them."""
     if unknown_dim_allowed and (
-        not isinstance(shapes, (list, tuple)) or not shapes or any(s is None or isinstance(s, int) for s in shapes)
+        not isinstance(shapes, (list, tuple))
+        or not shapes
+        or any(s is None or isinstance(s, int) for s in shapes)
     ):
         raise ValueError("When providing partial shapes, a list of shapes must be provided.")
     if shapes is None:

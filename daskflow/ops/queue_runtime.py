@@ -27,6 +27,8 @@ import collections
 import heapq
 import itertools
 import threading
+import uuid
+import weakref
 
 import numpy as np
 
@@ -38,9 +40,12 @@ class QueueState:
 
     kind = "FIFOQueue"
 
-    def __init__(self, op):
+    def __init__(self, op, key=None):
         attrs = op.attrs
         self.name = op.name
+        self._op = op
+        self._key = key or uuid.uuid4().hex
+        _LIVE[self._key] = self
         self.dtypes = attrs["component_types"]
         self.shapes = attrs["shapes"]  # a tuple of dims per component, or None (any shape)
         self.capacity = attrs["capacity"]  # -1: unbounded
@@ -51,6 +56,12 @@ class QueueState:
         self._tickets = {"enqueue": itertools.count(), "dequeue": itertools.count()}
         self._serving = {"enqueue": 0, "dequeue": 0}
         self._init_elements(attrs)
+
+    def __reduce__(self):
+        # A program that runs on a Dask worker carries the state of its ops. A queue is
+        # not copied: every program of the session that reaches one worker process finds
+        # the same queue there, made on its first arrival (in this process: this one).
+        return _shared, (type(self), self._key, self._op)
 
     # -- the kind's own storage (overridden) ---------------------------------------------------
     def _init_elements(self, attrs):
@@ -154,6 +165,19 @@ class QueueState:
     def _turn(self, side, op_name):
         """A context in which this call is the one ``side`` (enqueue or dequeue) serves."""
         return _Turn(self, side, op_name)
+
+
+# The queues of this process by key, so that the programs of one session share them.
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_LIVE_LOCK = threading.Lock()
+
+
+def _shared(kind, key, op):
+    with _LIVE_LOCK:
+        queue = _LIVE.get(key)
+        if queue is None:
+            queue = kind(op, key)
+        return queue
 
 
 class _Turn:
@@ -269,7 +293,9 @@ def split_many(arrays, op_name):
     if len(sizes) > 1:
         listed = ", ".join(str(a.shape[0]) for a in arrays)
         raise error(
-            InvalidArgumentError, f"enqueue_many: the components differ in their first dimension ({listed})", op_name
+            InvalidArgumentError,
+            f"enqueue_many: the components differ in their first dimension ({listed})",
+            op_name,
         )
     (n,) = sizes
     return [tuple(a[i, ...] for a in arrays) for i in range(n)]  # [i, ...]: arrays, even of strings

@@ -1,36 +1,27 @@
-"""TF1's queue-based input (``tf.train.slice_input_producer``, ``tf.train.batch``...) on ``tf.data``.
+"""TF1's queue-based input: ``tf.train.slice_input_producer``, ``string_input_producer``,
+``batch``, ``shuffle_batch``... built as TF1 builds them, on real queues and threads.
 
-TF1 built input from queues: a producer queue of examples (or file names,
-or indices) filled by a thread, per-example ops reading from it, and a batch
-queue filled by more threads. daskflow builds the same API on datasets and
-runs no threads of its own:
+A **producer** is a ``FIFOQueue`` filled by one :class:`~.queue_runner.QueueRunner`
+thread with whole epochs of its input (``enqueue_many`` of the input, shuffled
+again for each epoch with ``shuffle``); ``num_epochs`` passes the input
+through :func:`limit_epochs`, whose local variable ``.../limit_epochs/epochs``
+counts the epochs and raises ``OutOfRangeError`` after the last, which closes
+the queue. ``slice_input_producer`` is ``range_input_producer`` over the
+examples' indices and a ``gather`` of each tensor at the dequeued index.
 
-- a **producer** is an iterator over ``Slices(values).shuffle(n).repeat(num_epochs)``;
-  its ``get_next()`` outputs are the per-example tensors (``slice_input_producer``)
-  or what the returned queue's ``dequeue()`` gives (``string_input_producer``,
-  ``input_producer``, ``range_input_producer``). The graph records which dataset
-  stands behind those outputs.
-- a **batch** finds the producer behind its tensors. The ops between (per-example
-  preprocessing) become a ``Dataset.map`` function (:mod:`._per_example`); the
-  batch is then one iterator over ``producer_dataset.map(...).batch(n)``
-  (``shuffle(capacity)`` first for ``shuffle_batch``). Its tensors are that
-  iterator's ``get_next()``.
+A **batch** is a queue (``FIFOQueue``, ``PaddingFIFOQueue`` with
+``dynamic_pad``, ``RandomShuffleQueue`` for ``shuffle_batch``) that
+``num_threads`` threads fill by running the enqueue op of the example tensors,
+and whose ``dequeue_many(batch_size)`` (``dequeue_up_to`` with
+``allow_smaller_final_batch``) is the batch. Each batch also makes TF1's
+``fraction_of_<capacity>_full`` scalar summary.
 
-What TF1 users see stays: static batch shapes (``[batch_size, ...]``, or
-``None`` first with ``allow_smaller_final_batch``); ``num_epochs`` ends the input
-with ``tf.errors.OutOfRangeError`` from ``sess.run`` (a last, smaller batch first
-when allowed); ``num_epochs`` makes the local variable ``.../limit_epochs/epochs``
-that ``tf.local_variables_initializer()`` initialises (forgetting it fails the
-step with ``FailedPreconditionError`` naming it, as in TF1; running it again starts
-the input over); each producer and batch adds a :class:`~.queue_runner.QueueRunner`
-to ``QUEUE_RUNNERS``, whose threads have nothing to do.
-
-Differences: a batch reads its own pass over the producer's dataset, so two
-batches of one producer do not share its examples (in TF1 they race for them),
-and ``dequeue()`` returns the same tensor each time; ``num_threads`` is ignored
-(examples come in order, as TF1 with one thread); ``shuffle_batch`` mixes through
-a buffer of ``capacity`` examples, with its own random order (TF1's cannot be
-reproduced); no ``fraction_of_N_full`` summaries are made.
+Nothing runs until ``tf.train.start_queue_runners(sess, coord)`` starts the
+threads (a ``MonitoredSession`` and a ``Supervisor`` start them themselves):
+as in TF1, a batch run without them waits forever. When the input is
+exhausted, the queues close one after the other, and the batch raises
+``OutOfRangeError`` in ``sess.run`` (after a last, smaller batch with
+``allow_smaller_final_batch``).
 
 Examples
 --------
@@ -42,124 +33,62 @@ Examples
 >>> image_batch, label_batch = tf.train.batch([image, label], batch_size=4, allow_smaller_final_batch=True)
 >>> with tf.Session() as sess:
 ...     sess.run(tf.local_variables_initializer())
-...     sess.run(label_batch).tolist(), sess.run(label_batch).tolist()
+...     coord = tf.train.Coordinator()
+...     threads = tf.train.start_queue_runners(sess, coord)
+...     first, second = sess.run(label_batch).tolist(), sess.run(label_batch).tolist()
+...     coord.request_stop()
+...     coord.join(threads)
+>>> first, second
 ([0, 1, 2, 3], [4, 5])
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
 from .. import dtypes
-from ..data.iterator import Iterator
-from ..data.spec import Spec
-from ..framework.apply import apply
-from ..framework.graph import Tensor, get_default_graph
+from ..framework.constant import constant, convert_to_tensor
+from ..framework.graph import Tensor, control_dependencies, get_default_graph
 from ..framework.tensor_shape import TensorShape
-from ..ops.dataset_ops import IteratorGeneration
+from ..ops import array_ops, math_ops
+from ..ops.core_array_ops import identity
+from ..ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, count_up_to
+from ..ops.random_ops import random_shuffle
 from ..variables import GraphKeys, Variable
-from . import _input_datasets as nodes
-from ._per_example import Recipe, trace_back
 from .queue_runner import QueueRunner, add_queue_runner
-
-# The graph collection of producer records: how a batch finds the dataset behind its tensors.
-_PRODUCERS = "daskflow_input_producers"
-
-
-@dataclass(eq=False)
-class _Producer:
-    """A producer: its dataset, the epochs variable (or None) and its per-example tensors."""
-
-    name: str
-    dataset: object
-    generation: Variable | None
-    outputs: tuple
-
-
-class ProducerQueue:
-    """The queue an input producer fills, as TF1's ``FIFOQueue`` shows it to readers.
-
-    Made by :func:`string_input_producer`, :func:`input_producer` and
-    :func:`range_input_producer`; :meth:`dequeue` reads one element per step.
-    """
-
-    def __init__(self, producer):
-        self._producer = producer
-
-    @property
-    def name(self):
-        return self._producer.name
-
-    @property
-    def dtypes(self):
-        return [t.dtype for t in self._producer.outputs]
-
-    @property
-    def shapes(self):
-        return [t.shape for t in self._producer.outputs]
-
-    @property
-    def names(self):
-        return None
-
-    def dequeue(self, name=None):
-        """The next element: one tensor, the same on every call (one reading position per session)."""
-        return self._producer.outputs[0]
-
-    def __repr__(self):
-        return f"<ProducerQueue '{self.name}' dtype={self.dtypes[0].name}>"
-
 
 # -- producers ------------------------------------------------------------------------------------
 
 
-def slice_input_producer(
-    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
-):
-    """Slices of each tensor in ``tensor_list`` along the first axis, one example per step.
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, which may be evaluated only ``num_epochs`` times; then ``OutOfRangeError``.
 
-    Parameters
-    ----------
-    tensor_list : list of array-like or constant tensors
-        All with the same size in dimension 0; values known when the graph is
-        built (numpy arrays, lists, ``tf.constant``).
-    num_epochs : int, optional
-        Produce each example this many times, then ``OutOfRangeError``
-        (needs ``tf.local_variables_initializer()``). None: forever.
-    shuffle : bool
-        A new random order in every epoch.
-    seed : int, optional
-    capacity, shared_name
-        Accepted for TF1 compatibility.
-
-    Returns
-    -------
-    list of Tensor
-        One example's slice of each tensor.
+    Makes the local variable ``<scope>/epochs`` (``tf.local_variables_initializer()``
+    initialises it; a run before fails with ``FailedPreconditionError`` naming it).
 
     Raises
     ------
     ValueError
-        If ``tensor_list`` is empty or its tensors differ in dimension 0 (naming them).
+        If ``num_epochs`` is not positive.
 
     Examples
     --------
-    >>> import numpy as np
     >>> import daskflow as tf
-    >>> x, y = tf.train.slice_input_producer([np.zeros((5, 3)), np.arange(5)])
-    >>> x.shape.as_list(), y.dtype
-    ([3], tf.int64)
+    >>> x = tf.train.limit_epochs(tf.constant([1, 2]), num_epochs=1)
+    >>> with tf.Session() as sess:
+    ...     sess.run(tf.local_variables_initializer())
+    ...     sess.run(x).tolist()
+    [1, 2]
     """
-    who = "slice_input_producer"
-    with get_default_graph().name_scope(name or "input_producer") as scope:
-        arrays, types = _known_values(tensor_list, who)
-        if not arrays:
-            raise ValueError("Expected at least one tensor in slice_input_producer().")
-        _check_first_dims(arrays, tensor_list, who)
-        producer = _producer(arrays, types, num_epochs, shuffle, seed, scope, inner="input_producer")
-    return list(producer.outputs)
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    graph = get_default_graph()
+    with graph.name_scope(name or "limit_epochs") as scope:
+        zero64 = constant(0, dtype=dtypes.int64)
+        epochs = Variable(zero64, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
+        counter = count_up_to(epochs, num_epochs)
+        with control_dependencies([counter]):
+            return identity(tensor, name=scope)
 
 
 def input_producer(
@@ -174,12 +103,17 @@ def input_producer(
     name=None,
     cancel_op=None,
 ):
-    """A queue of the rows of ``input_tensor`` (its slices along dimension 0).
+    """A queue of the rows of ``input_tensor`` (its slices along dimension 0), refilled
+    with the whole tensor (shuffled anew with ``shuffle``) by a queue runner.
 
     Returns
     -------
-    ProducerQueue
-        Read it with ``dequeue()``.
+    FIFOQueue
+
+    Raises
+    ------
+    ValueError
+        If the rows' shape is not fully defined (give ``element_shape``).
 
     Examples
     --------
@@ -189,15 +123,28 @@ def input_producer(
     >>> row.shape.as_list()
     [3]
     """
-    who = "input_producer"
-    with get_default_graph().name_scope(name or "input_producer") as scope:
-        arrays, types = _known_values([input_tensor], who)
-        if arrays[0].ndim == 0:
-            raise ValueError(f"{who}: input_tensor must have a first dimension to slice, got a scalar")
-        producer = _producer(arrays, types, num_epochs, shuffle, seed, scope)
-        if element_shape is not None:
-            producer.outputs[0].set_shape(element_shape)
-    return ProducerQueue(producer)
+    graph = get_default_graph()
+    with graph.name_scope(name or "input_producer") as scope:
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        if input_tensor.shape.ndims == 0:
+            raise ValueError(f"input_producer: {input_tensor.name} must have a first dimension to slice")
+        rows = TensorShape(None if input_tensor.shape.dims is None else input_tensor.shape.dims[1:])
+        element_shape = rows.merge_with(TensorShape(element_shape))
+        if not element_shape.is_fully_defined():
+            raise ValueError(
+                "Either `input_tensor` must have a fully defined shape or `element_shape` must be specified"
+            )
+        if shuffle:
+            input_tensor = random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        q = FIFOQueue(
+            capacity, [input_tensor.dtype], shapes=[element_shape], shared_name=shared_name, name=scope
+        )
+        enq = q.enqueue_many([input_tensor])
+        add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_summary(summary_name, q.size(), 0, capacity)
+    return q
 
 
 def string_input_producer(
@@ -210,7 +157,7 @@ def string_input_producer(
     name=None,
     cancel_op=None,
 ):
-    """A queue of the strings of ``string_tensor`` (file names, typically), one per dequeue.
+    """A queue of the strings of ``string_tensor`` (file names, typically), for readers.
 
     Raises
     ------
@@ -223,21 +170,37 @@ def string_input_producer(
     --------
     >>> import daskflow as tf
     >>> queue = tf.train.string_input_producer(["a.csv", "b.csv"], num_epochs=1, shuffle=False)
-    >>> name = queue.dequeue()
-    >>> with tf.Session() as sess:
-    ...     sess.run(tf.local_variables_initializer())
-    ...     sess.run(name), sess.run(name)
-    (b'a.csv', b'b.csv')
+    >>> queue.name, queue.dequeue().dtype
+    ('input_producer', tf.string)
     """
-    who = "string_input_producer"
+    if not isinstance(string_tensor, Tensor) and not _non_empty(string_tensor):
+        raise ValueError("string_input_producer requires a non-null input tensor")
     with get_default_graph().name_scope(name or "input_producer") as scope:
-        arrays, types = _known_values([string_tensor], who)
-        if arrays[0].ndim != 1 or len(arrays[0]) == 0:
-            raise ValueError("string_input_producer requires a non-null input tensor")
-        if types[0] is not dtypes.string:
-            raise TypeError(f"{who}: string_tensor must hold strings, got {types[0].name}")
-        producer = _producer(arrays, types, num_epochs, shuffle, seed, scope)
-    return ProducerQueue(producer)
+        try:
+            string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
+        except TypeError:
+            raise TypeError(
+                f"string_input_producer: string_tensor must hold strings, got {string_tensor!r}"
+            ) from None
+        return input_producer(
+            string_tensor,
+            [],
+            num_epochs,
+            shuffle,
+            seed,
+            capacity,
+            shared_name,
+            summary_name=f"fraction_of_{capacity}_full",
+            name=scope,
+            cancel_op=cancel_op,
+        )
+
+
+def _non_empty(value):
+    try:
+        return len(value) > 0
+    except TypeError:
+        return True
 
 
 def range_input_producer(
@@ -252,103 +215,101 @@ def range_input_producer(
     >>> i.dtype
     tf.int32
     """
-    (values,), _ = _known_values([limit], "range_input_producer")
     with get_default_graph().name_scope(name or "input_producer") as scope:
-        indices = np.arange(int(values), dtype=np.int32)
-        indices.flags.writeable = False
-        producer = _producer([indices], [dtypes.int32], num_epochs, shuffle, seed, scope)
-    return ProducerQueue(producer)
-
-
-def _producer(arrays, types, num_epochs, shuffle, seed, scope, inner=None):
-    """The producer's dataset, epochs variable, iterator and queue runner, recorded on the graph."""
-    graph = get_default_graph()
-    dataset = nodes.Slices(arrays, types)
-    if shuffle:
-        dataset = dataset.shuffle(max(len(arrays[0]), 1), seed=seed)  # a whole permutation per epoch, as TF1
-    dataset = dataset.repeat(num_epochs)
-    if inner is not None:  # TF1 names slice_input_producer's epochs input_producer/input_producer/...
-        with graph.name_scope(inner):
-            generation = _epochs_variable(num_epochs)
-    else:
-        generation = _epochs_variable(num_epochs)
-    outputs = Iterator(dataset, generation).get_next(name="Dequeue")
-    producer = _Producer(scope.rstrip("/"), dataset, generation, tuple(outputs))
-    graph.add_to_collection(_PRODUCERS, producer)
-    add_queue_runner(QueueRunner.for_dataset(ProducerQueue(producer)))
-    return producer
-
-
-def _epochs_variable(num_epochs):
-    """TF1's ``limit_epochs/epochs`` local variable; here the iterator's generation token.
-
-    Initialising it (``local_variables_initializer``) starts the producer's
-    pass over its epochs; an iterator reading it restarts whenever it is
-    initialised again (see ``ops/dataset_ops.py``).
-    """
-    if num_epochs is None:
-        return None
-    if int(num_epochs) <= 0:
-        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
-    with get_default_graph().name_scope("limit_epochs"):
-        return Variable(
-            lambda: apply(IteratorGeneration),
-            trainable=False,
-            collections=[GraphKeys.LOCAL_VARIABLES],
-            name="epochs",
+        range_tensor = array_ops.range_(limit)
+        return input_producer(
+            range_tensor,
+            [],
+            num_epochs,
+            shuffle,
+            seed,
+            capacity,
+            shared_name,
+            f"fraction_of_{capacity}_full",
+            scope,
         )
 
 
-def _known_values(values, who):
-    """Each value as a read-only numpy array with TF1's dtype, and the dtypes."""
-    pairs = [_known_value(v, i, who) for i, v in enumerate(values)]
-    return [a for a, _ in pairs], [t for _, t in pairs]
+def slice_input_producer(
+    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
+):
+    """One example's slice of each tensor in ``tensor_list`` (along dimension 0) per dequeue.
+
+    Parameters
+    ----------
+    tensor_list : list of array-like or Tensor
+        All with the same size in dimension 0.
+    num_epochs : int, optional
+        Produce each example this many times, then ``OutOfRangeError``
+        (needs ``tf.local_variables_initializer()``). None: forever.
+    shuffle : bool
+        A new random order in every epoch.
+    seed : int, optional
+    capacity : int
+        The index queue's capacity.
+    shared_name
+        Accepted for TF1 compatibility.
+
+    Returns
+    -------
+    list of Tensor
+
+    Raises
+    ------
+    ValueError
+        If ``tensor_list`` is empty, holds scalars, or its tensors differ in
+        dimension 0 (naming them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import daskflow as tf
+    >>> x, y = tf.train.slice_input_producer([np.zeros((5, 3)), np.arange(5)])
+    >>> x.shape.as_list(), y.dtype
+    ([3], tf.int64)
+    """
+    graph = get_default_graph()
+    with graph.name_scope(name or "input_producer"):
+        tensors = [convert_to_tensor(t) for t in tensor_list]
+        if not tensors:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        _check_first_dims(tensors, tensor_list)
+        range_size = array_ops.shape(tensors[0])[0]
+        queue = range_input_producer(
+            range_size,
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+        )
+        index = queue.dequeue()
+        return [array_ops.gather(t, index) for t in tensors]
 
 
-def _known_value(value, index, who):
-    convert = getattr(value, "_as_tensor", None)
-    if convert is not None:
-        value = convert()
-    if isinstance(value, Tensor):
-        if value.op.type != "Const":
-            raise TypeError(
-                f"{who}: tensor {index} ({value.name}, made by a {value.op.type} op) is not known when the "
-                "graph is built; give numpy arrays, lists or tf.constant values"
-            )
-        array, dtype = np.array(value.op.attrs["value"]), value.dtype
-    else:
-        dtype = _default_dtype(value)
-        array = dtypes.as_string_array(value) if dtype is dtypes.string else np.array(value, dtype=dtype.np)
-    array.flags.writeable = False
-    return array, dtype
-
-
-def _default_dtype(value):
-    """TF1's: numpy keeps its dtype, Python floats are float32, ints int32, text is string."""
-    raw = value if isinstance(value, (np.ndarray, np.generic)) else np.asarray(value)
-    if raw.dtype.kind in "SUO":
-        return dtypes.string
-    if isinstance(value, (np.ndarray, np.generic)):
-        return dtypes.as_dtype(raw.dtype)
-    return {"f": dtypes.float32, "i": dtypes.int32, "u": dtypes.int32}.get(raw.dtype.kind) or dtypes.as_dtype(
-        raw.dtype
-    )
-
-
-def _check_first_dims(arrays, tensor_list, who):
-    labels = [_label(t, i) for i, t in enumerate(tensor_list)]
-    scalars = [label for label, a in zip(labels, arrays) if a.ndim == 0]
+def _check_first_dims(tensors, given):
+    labels = [_label(t, i) for i, t in enumerate(given)]
+    scalars = [label for label, t in zip(labels, tensors) if t.shape.ndims == 0]
     if scalars:
-        raise ValueError(f"{who}: cannot slice scalars: {', '.join(scalars)}")
-    sizes = {label: a.shape[0] for label, a in zip(labels, arrays)}
-    if len(set(sizes.values())) > 1:
+        raise ValueError(f"slice_input_producer: cannot slice scalars: {', '.join(scalars)}")
+    sizes = {label: t.shape.dims[0] for label, t in zip(labels, tensors) if t.shape.dims}
+    if len({n for n in sizes.values() if n is not None}) > 1:
         listed = ", ".join(f"{label} has {n}" for label, n in sizes.items())
-        raise ValueError(f"{who}: the tensors differ in dimension 0: {listed}")
+        raise ValueError(f"slice_input_producer: the tensors differ in dimension 0: {listed}")
 
 
 def _label(value, index):
     name = getattr(value, "name", None)
     return f"tensor_list[{index}] ({name})" if isinstance(name, str) else f"tensor_list[{index}]"
+
+
+def _fraction_summary(name, size, minimum, capacity):
+    """TF1's summary of how full a queue is (beyond ``minimum``, of ``capacity``)."""
+    from ..summary.summary_ops import scalar  # summaries import the runtime's protos: only when built
+
+    if minimum:
+        size = math_ops.maximum(0, size - minimum)
+    scalar(name, math_ops.cast(size, dtypes.float32) * (1.0 / (capacity - minimum)))
 
 
 # -- batches --------------------------------------------------------------------------------------
@@ -366,39 +327,37 @@ def batch(
     shared_name=None,
     name=None,
 ):
-    """``batch_size`` consecutive examples of ``tensors``, stacked.
-
-    ``tensors`` must come from an input producer (``slice_input_producer``'s
-    outputs, a producer queue's ``dequeue()``), directly or through per-example
-    ops.
+    """``batch_size`` examples of ``tensors``, stacked, in the order ``num_threads``
+    threads computed them.
 
     Parameters
     ----------
     tensors : list, tuple or dict of Tensor
-    batch_size : int
-    num_threads, capacity, shared_name
-        Accepted for TF1 compatibility.
-    enqueue_many : bool
-        Each of ``tensors`` is already a batch of examples (first dimension).
+        One example (or, with ``enqueue_many``, a batch of them along dimension 0).
+    batch_size : int or int32 scalar Tensor
+    num_threads : int
+        Threads running the enqueue op.
+    capacity : int
+        The queue's capacity.
     shapes : list of shapes, optional
-        Refine the examples' static shapes.
+        The examples' shapes, when their static shapes are not fully defined.
     dynamic_pad : bool
-        Pad each batch to its longest example (dimensions unknown statically).
+        Pad each batch to its longest example (dimensions may be None in ``shapes``).
     allow_smaller_final_batch : bool
         Give a last, smaller batch before ``OutOfRangeError`` (the batch
-        dimension is then None); otherwise it is dropped.
+        dimension is then None).
+    shared_name : str, optional
 
     Returns
     -------
     list or dict of Tensor, or one Tensor
-        In the structure of ``tensors`` (a list for a tuple, one tensor for one
-        component), each with a batch dimension.
+        In the structure of ``tensors`` (one tensor for a one-element list).
 
     Raises
     ------
     ValueError
-        If ``tensors`` do not come from a producer, or their shapes are not
-        fully defined (without ``dynamic_pad`` or ``shapes``), naming them.
+        If ``tensors`` is empty, or shapes are not fully defined (without
+        ``dynamic_pad`` or ``shapes``), naming the tensor.
 
     Examples
     --------
@@ -409,15 +368,18 @@ def batch(
     >>> xb.shape.as_list(), yb.shape.as_list()
     ([4, 3], [4])
     """
-    return _batch_join(
+    return _batch(
         [tensors],
         batch_size,
         "batch",
         name=name,
+        threads=num_threads,
+        capacity=capacity,
         enqueue_many=enqueue_many,
         shapes=shapes,
         dynamic_pad=dynamic_pad,
         allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
     )
 
 
@@ -432,11 +394,7 @@ def batch_join(
     shared_name=None,
     name=None,
 ):
-    """Batches of examples from several readers (``tensors_list``), taken in turn.
-
-    Readers of one producer (TF1's ``[read(queue) for _ in range(n)]``) share
-    its examples: example ``k`` is computed by reader ``k % n``. Readers of
-    different producers are interleaved until all are exhausted.
+    """Batches of examples from several readers (``tensors_list``), one thread each.
 
     Examples
     --------
@@ -444,20 +402,20 @@ def batch_join(
     >>> import daskflow as tf
     >>> (x,) = tf.train.slice_input_producer([np.arange(6.0)], num_epochs=1, shuffle=False)
     >>> xb = tf.train.batch_join([[x], [x * 10.0]], batch_size=3)
-    >>> with tf.Session() as sess:
-    ...     sess.run(tf.local_variables_initializer())
-    ...     sess.run(xb).tolist()
-    [0.0, 10.0, 2.0]
+    >>> xb.shape.as_list()
+    [3]
     """
-    return _batch_join(
+    return _batch(
         tensors_list,
         batch_size,
         "batch_join",
         name=name,
+        capacity=capacity,
         enqueue_many=enqueue_many,
         shapes=shapes,
         dynamic_pad=dynamic_pad,
         allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
     )
 
 
@@ -474,10 +432,8 @@ def shuffle_batch(
     shared_name=None,
     name=None,
 ):
-    """Batches of examples in random order, mixed through a buffer of ``capacity`` examples.
-
-    As :func:`batch`, plus ``capacity`` (the mixing buffer, which must exceed
-    ``min_after_dequeue``) and ``seed``.
+    """Batches of examples in random order, drawn from a ``RandomShuffleQueue`` that
+    keeps at least ``min_after_dequeue`` examples to mix with.
 
     Raises
     ------
@@ -494,15 +450,18 @@ def shuffle_batch(
     [8]
     """
     _check_capacity(capacity, min_after_dequeue)
-    return _batch_join(
+    return _batch(
         [tensors],
         batch_size,
         "shuffle_batch",
         name=name,
-        shuffle=(capacity, seed),
+        threads=num_threads,
+        capacity=capacity,
+        shuffle=(min_after_dequeue, seed),
         enqueue_many=enqueue_many,
         shapes=shapes,
         allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
     )
 
 
@@ -530,15 +489,17 @@ def shuffle_batch_join(
     [8]
     """
     _check_capacity(capacity, min_after_dequeue)
-    return _batch_join(
+    return _batch(
         tensors_list,
         batch_size,
         "shuffle_batch_join",
         name=name,
-        shuffle=(capacity, seed),
+        capacity=capacity,
+        shuffle=(min_after_dequeue, seed),
         enqueue_many=enqueue_many,
         shapes=shapes,
         allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
     )
 
 
@@ -547,65 +508,54 @@ def _check_capacity(capacity, min_after_dequeue):
         raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}.")
 
 
-def _batch_join(
+def _batch(
     tensors_list,
     batch_size,
     who,
     *,
     name,
+    capacity,
+    threads=None,
     shuffle=None,
     enqueue_many=False,
     shapes=None,
     dynamic_pad=False,
     allow_smaller_final_batch=False,
+    shared_name=None,
 ):
-    """The batch tensors over the producers behind ``tensors_list`` (a list of readers' tensors).
+    """The batch of the readers' tensors in ``tensors_list``: one enqueue op per reader
+    (``threads`` copies of it for a single reader), a queue, and its dequeue.
 
-    ``shuffle``: None, or ``(capacity, seed)`` for a shuffle buffer before batching.
+    ``shuffle``: None, or ``(min_after_dequeue, seed)`` for a ``RandomShuffleQueue``.
     """
     if not tensors_list:
         raise ValueError(f"Expected at least one input in {who}().")
-    batch_size = _known_int(batch_size, "batch_size", who)
-    flat_list = [_flat(tensors, who) for tensors in tensors_list]
-    graph = get_default_graph()
-    producers = {p.outputs[0].op: p for p in graph.get_collection(_PRODUCERS)}
-    with graph.name_scope(name or who) as scope:
-        specs = _element_specs(flat_list, who, enqueue_many, shapes, dynamic_pad)
-        traced = [trace_back(flat, producers, who) for flat in flat_list]
-        dataset = _examples(flat_list, traced)
-        if enqueue_many:
-            dataset = nodes.Unbatch(dataset, who)
-        dataset = nodes.WithSpecs(dataset, specs)
+    with get_default_graph().name_scope(name or who) as scope:
+        flat_list = [_flat(tensors, who) for tensors in tensors_list]
+        types = _dtypes(flat_list, who)
+        shapes = _shapes(flat_list, shapes, enqueue_many, dynamic_pad, who)
         if shuffle is not None:
-            capacity, seed = shuffle
-            dataset = dataset.shuffle(capacity, seed=seed)
-        drop = not allow_smaller_final_batch
-        if dynamic_pad:
-            dataset = nodes.PaddedBatch(dataset, batch_size, drop)
+            min_after, seed = shuffle
+            queue = RandomShuffleQueue(
+                capacity, min_after, types, shapes=shapes, seed=seed, shared_name=shared_name
+            )
+            summary = (f"fraction_over_{min_after}_of_{capacity - min_after}_full", min_after)
         else:
-            dataset = dataset.batch(batch_size, drop_remainder=drop)
-        generation = next((p.generation for p, _ in traced if p.generation is not None), None)
-        outputs = Iterator(dataset, generation).get_next(name=scope)
-        add_queue_runner(QueueRunner.for_dataset(_BatchQueue(scope.rstrip("/"))))
-    return _as_original_type(tensors_list[0], list(outputs))
-
-
-def _known_int(value, what, who):
-    """``value`` as an int: a Python / numpy int, or a constant tensor."""
-    convert = getattr(value, "_as_tensor", None)
-    value = convert() if convert is not None else value
-    if isinstance(value, Tensor):
-        if value.op.type != "Const":
-            raise TypeError(f"{who}: {what} must be a constant; {value.name} is not a constant")
-        value = value.op.attrs["value"]
-    return int(value)
-
-
-@dataclass
-class _BatchQueue:
-    """What a batch's queue runner names: the batch's scope."""
-
-    name: str
+            kind = PaddingFIFOQueue if dynamic_pad else FIFOQueue
+            queue = kind(capacity, types, shapes=shapes, shared_name=shared_name)
+            summary = (f"fraction_of_{capacity}_full", 0)
+        enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
+        if threads is not None:
+            ops = [enqueue(flat_list[0])] * threads
+        else:
+            ops = [enqueue(flat) for flat in flat_list]
+        add_queue_runner(QueueRunner(queue, ops))
+        _fraction_summary(summary[0], queue.size(), summary[1], capacity)
+        if allow_smaller_final_batch:
+            dequeued = queue.dequeue_up_to(batch_size, name=scope)
+        else:
+            dequeued = queue.dequeue_many(batch_size, name=scope)
+    return _as_original_type(tensors_list[0], dequeued)
 
 
 def _flat(tensors, who):
@@ -615,37 +565,45 @@ def _flat(tensors, who):
     elif isinstance(tensors, (list, tuple)):
         items = list(tensors)
     else:
-        raise TypeError(
-            f"{who}: tensors must be a list, tuple or dict of tensors, got {type(tensors).__name__}"
-        )
+        items = [tensors]
     if not items:
         raise ValueError(f"Expected at least one tensor in {who}().")
-    out = []
-    for t in items:
-        t = t._as_tensor() if hasattr(t, "_as_tensor") else t
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{who}: expected tensors, got {t!r}")
-        out.append(t)
-    return out
+    return [convert_to_tensor(t) for t in items]
 
 
-def _as_original_type(original, outputs):
+def _as_original_type(original, dequeued):
     if isinstance(original, dict):
+        outputs = [dequeued] if len(original) == 1 else dequeued
         return dict(zip(sorted(original, key=str), outputs))
-    return outputs[0] if len(outputs) == 1 else outputs
+    return dequeued
 
 
-def _element_specs(flat_list, who, enqueue_many, given_shapes, dynamic_pad):
-    """One example's specs: dtypes agreeing across readers, shapes merged, refined by ``shapes``."""
-    first = flat_list[0]
+def _dtypes(flat_list, who):
+    first = [t.dtype for t in flat_list[0]]
     for other in flat_list[1:]:
-        if len(other) != len(first) or any(a.dtype is not b.dtype for a, b in zip(first, other)):
+        if [t.dtype for t in other] != first:
             names = lambda ts: ", ".join(t.dtype.name for t in ts)  # noqa: E731
-            raise TypeError(f"{who}: Expected types to be consistent: {names(first)} vs. {names(other)}.")
-    shapes = [_merged_shape([flat[i] for flat in flat_list], who, enqueue_many) for i in range(len(first))]
-    if given_shapes is not None:
-        shapes = _refined(shapes, given_shapes, first, who)
-    for t, shape in zip(first, shapes):
+            raise TypeError(
+                f"{who}: Expected types to be consistent: {names(flat_list[0])} vs. {names(other)}."
+            )
+    return first
+
+
+def _shapes(flat_list, given, enqueue_many, dynamic_pad, who):
+    """One example's shape per component: merged across readers, or ``given``."""
+    if given is not None:
+        shapes = [TensorShape(s) for s in given]
+        if len(shapes) != len(flat_list[0]):
+            raise ValueError(f"{who}: shapes has {len(shapes)} entries for {len(flat_list[0])} tensors")
+        for flat in flat_list:
+            for t, shape in zip(flat, shapes):
+                _fits(t, shape, enqueue_many, who)
+    else:
+        shapes = [
+            _merged_shape([flat[i] for flat in flat_list], who, enqueue_many)
+            for i in range(len(flat_list[0]))
+        ]
+    for t, shape in zip(flat_list[0], shapes):
         if shape.dims is None:
             raise ValueError(f"{who}: Cannot infer Tensor's rank: {t.name}")
         if not dynamic_pad and not shape.is_fully_defined():
@@ -653,7 +611,15 @@ def _element_specs(flat_list, who, enqueue_many, given_shapes, dynamic_pad):
                 f"{who}: All shapes must be fully defined (or pass shapes= or dynamic_pad=True): "
                 f"{t.name} has shape {shape}"
             )
-    return tuple(Spec(s.dims, t.dtype) for s, t in zip(shapes, first))
+    return shapes
+
+
+def _fits(t, shape, enqueue_many, who):
+    own = t.shape
+    if enqueue_many and own.dims is not None:
+        own = TensorShape(own.dims[1:])
+    if not own.is_compatible_with(shape):
+        raise ValueError(f"{who}: shapes entry {shape} does not fit {t.name}'s shape {own}")
 
 
 def _merged_shape(tensors, who, enqueue_many):
@@ -663,7 +629,7 @@ def _merged_shape(tensors, who, enqueue_many):
         if enqueue_many:
             if shape.dims is not None and not shape.dims:
                 raise ValueError(f"{who}: with enqueue_many=True, {t.name} must have a batch dimension")
-            shape = shape[1:]
+            shape = TensorShape(None if shape.dims is None else shape.dims[1:])
         try:
             merged = merged.merge_with(shape)
         except ValueError:
@@ -671,32 +637,3 @@ def _merged_shape(tensors, who, enqueue_many):
                 f"{who}: shapes differ between readers: {t.name} has {shape}, others {merged}"
             ) from None
     return merged
-
-
-def _refined(shapes, given, tensors, who):
-    if len(given) != len(shapes):
-        raise ValueError(f"{who}: shapes has {len(given)} entries for {len(shapes)} tensors")
-    out = []
-    for shape, new, t in zip(shapes, given, tensors):
-        try:
-            out.append(shape.merge_with(new))
-        except ValueError:
-            raise ValueError(
-                f"{who}: shapes entry {TensorShape(new)} does not fit {t.name}'s shape {shape}"
-            ) from None
-    return out
-
-
-def _examples(flat_list, traced):
-    """The dataset of examples (before batching) for the readers in ``flat_list``."""
-    recipes = [Recipe.between(p.outputs, ops, flat) for flat, (p, ops) in zip(flat_list, traced)]
-    producers = [p for p, _ in traced]
-    if len(flat_list) == 1:
-        (producer,), (flat,) = producers, flat_list
-        if list(flat) == list(producer.outputs):
-            return producer.dataset
-        return producer.dataset.map(recipes[0])
-    if all(p is producers[0] for p in producers):
-        return nodes.AlternatingMap(producers[0].dataset, recipes)
-    mapped = [p.dataset.map(r) for p, r in zip(producers, recipes)]
-    return nodes.Interleave(mapped)

@@ -1,17 +1,15 @@
-"""TF1's ``QueueRunner`` and ``start_queue_runners``, for input that needs no threads.
+"""TF1's ``QueueRunner``, ``add_queue_runner`` and ``start_queue_runners``: threads that fill queues.
 
-In TF1 each input producer and batch owns a queue and a ``QueueRunner``
-whose threads keep it full. daskflow's producers and batches read a
-``tf.data`` dataset inside ``Session.run`` instead (see :mod:`.input`), so
-their runners have nothing to run: ``create_threads`` gives one thread per
-runner that ends at once, kept so that TF1's
-``threads = tf.train.start_queue_runners(sess, coord)`` / ``coord.join(threads)``
-works unchanged and returns promptly.
-
-A ``QueueRunner`` a user builds with ``enqueue_ops`` runs them as TF1 does:
-one thread per op, each running its op until ``OutOfRangeError`` (the queue
-closed), the last one then running ``close_op``; any other error stops the
-coordinator.
+Each input producer and batch (:mod:`.input`) owns a queue and a
+``QueueRunner`` whose threads keep it full, as in TF1: one thread per
+enqueue op, each running its op in the session again and again (``Session.run``
+may be called from several threads at once) until ``OutOfRangeError`` (its
+input queue closed and empty), the last one then running ``close_op`` (the
+queue's ``close()``); any other error stops the coordinator. With a
+coordinator, one more thread waits for the stop and runs ``cancel_op`` (the
+queue's ``close(cancel_pending_enqueues=True)``), which ends the enqueues still
+waiting for room, so that ``coord.request_stop(); coord.join(threads)`` leaves
+no thread behind.
 """
 
 from __future__ import annotations
@@ -32,10 +30,11 @@ class QueueRunner:
 
     Parameters
     ----------
-    queue : object
-        The queue (anything with a ``name``; its ``close()`` gives the default ``close_op``).
+    queue : QueueBase
+        The queue the ops fill (its ``close()`` and ``close(cancel_pending_enqueues=True)``
+        are the default ``close_op`` and ``cancel_op``).
     enqueue_ops : list of Operation or Tensor
-        One thread each.
+        One thread each (the same op twice: two threads running it).
     close_op, cancel_op : Operation, optional
         Run when the last enqueue thread ends, and when the coordinator stops.
     queue_closed_exception_types : tuple of ``tf.errors`` types, optional
@@ -45,15 +44,13 @@ class QueueRunner:
     Examples
     --------
     >>> import daskflow as tf
-    >>> n = tf.data.Dataset.range(3).make_one_shot_iterator().get_next()
-    >>> total = tf.Variable(0, dtype=tf.int64)
-    >>> qr = tf.train.QueueRunner(queue=total, enqueue_ops=[tf.assign_add(total, n)])
+    >>> queue = tf.FIFOQueue(10, tf.int64, shapes=[[]])
+    >>> n = tf.data.Dataset.range(5).make_one_shot_iterator().get_next()
+    >>> qr = tf.train.QueueRunner(queue, [queue.enqueue(n)])
     >>> with tf.Session() as sess:
-    ...     sess.run(total.initializer)
-    ...     for thread in qr.create_threads(sess, start=True):
-    ...         thread.join()
-    ...     int(sess.run(total))
-    3
+    ...     threads = qr.create_threads(sess, start=True)  # until the dataset ends: then it closes the queue
+    ...     sess.run(queue.dequeue_up_to(10)).tolist()
+    [0, 1, 2, 3, 4]
     """
 
     def __init__(
@@ -77,25 +74,15 @@ class QueueRunner:
             )
         self._queue = queue
         self._enqueue_ops = list(enqueue_ops)
-        close = getattr(queue, "close", None)
+        close = getattr(queue, "close", None)  # a queue; TF1 takes only those, daskflow anything named
         self._close_op = close_op if close_op is not None or close is None else close()
+        if cancel_op is None and close is not None:
+            cancel_op = close(cancel_pending_enqueues=True)
         self._cancel_op = cancel_op
         self._queue_closed_exception_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
         self._lock = threading.Lock()
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
-
-    @classmethod
-    def for_dataset(cls, queue):
-        """The runner of a producer or batch that reads a dataset: no enqueue ops, no threads to run."""
-        runner = cls.__new__(cls)
-        runner._queue, runner._enqueue_ops = queue, []
-        runner._close_op = runner._cancel_op = None
-        runner._queue_closed_exception_types = (errors.OutOfRangeError,)
-        runner._lock = threading.Lock()
-        runner._runs_per_session = weakref.WeakKeyDictionary()
-        runner._exceptions_raised = []
-        return runner
 
     def __getstate__(self):
         # A graph travels to workers with its collections; locks and per-session counts stay here.
@@ -123,17 +110,9 @@ class QueueRunner:
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         """Threads running the enqueue ops in ``sess`` (none again while earlier ones still run).
 
-        A runner over a dataset gives one thread with nothing to do. With
-        ``coord``, the threads are registered with it (and a user's runner
-        gets TF1's extra thread that runs ``cancel_op`` on stop).
+        With ``coord``, the threads are registered with it, and one more runs
+        ``cancel_op`` when it stops.
         """
-        if not self._enqueue_ops:
-            return _prepared(
-                [threading.Thread(target=_nothing, name=f"QueueRunnerThread-{self.name}")],
-                coord,
-                daemon,
-                start,
-            )
         with self._lock:
             if self._runs_per_session.get(sess, 0) > 0:
                 return []
@@ -183,10 +162,6 @@ class QueueRunner:
             _run_quietly(sess, self._cancel_op)
 
 
-def _nothing():
-    """A dataset-backed runner's thread: the session reads the dataset, nothing is left to do."""
-
-
 def _prepared(threads, coord, daemon, start):
     for thread in threads:
         if coord is not None:
@@ -228,8 +203,7 @@ def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=GraphKeys.QUEUE_RUNNERS):
     """Start the threads of every queue runner in ``collection``; return them.
 
-    Producers and batches read datasets inside ``sess.run``, so their threads
-    have nothing to do and end at once; the list is there for ``coord.join``.
+    A monitored session started its own: given one, this returns ``[]``.
 
     Raises
     ------
@@ -244,11 +218,11 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
     >>> with tf.Session() as sess:
     ...     coord = tf.train.Coordinator()
     ...     threads = tf.train.start_queue_runners(sess, coord)
-    ...     values = [float(sess.run(x)) for _ in range(3)]
+    ...     values = [float(sess.run(x)) for _ in range(6)]
     ...     coord.request_stop()
     ...     coord.join(threads)
     >>> values
-    [0.0, 1.0, 2.0]
+    [0.0, 1.0, 2.0, 3.0, 0.0, 1.0]
     """
     if sess is None:
         sess = get_default_session()
