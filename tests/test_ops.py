@@ -797,7 +797,6 @@ CASES = [
 # Primitives with a kernel but no case in the table, and why.
 EXEMPT = {
     "IteratorGetNext": "stateful dataset iterator: tests/test_data.py",
-    "IteratorGeneration": "initializable-iterator token: tests/test_data.py",
     "IteratorV2": "iterator resource: tests/test_data_iterators.py",
     "OneShotIterator": "one-shot iterator resource: tests/test_data_iterators.py",
     "MakeIterator": "iterator initializer: tests/test_data_iterators.py",

@@ -52,15 +52,13 @@ class Iterator:
     [0, 1, 2]
     """
 
-    def __init__(self, dataset, generation=None, *, structure=None, resource=None, initializer=None):
-        # ``Iterator(dataset, generation)``: the input producers' form (train/input.py), whose
-        # resource is an int64 generation variable, or none at all (a pass per session).
-        self._dataset = dataset
+    def __init__(self, dataset, resource, structure=None, initializer=None):
+        self._dataset = dataset  # None for a reinitializable or feedable iterator
         self._structure = dataset._structure if structure is None else structure
-        self._resource = generation if resource is None else resource
-        # The op making this iterator, which its readers are colocated with (None when fed or older).
-        maker = getattr(resource, "op", None)
-        self._maker = maker if maker is not None and maker.type in ("IteratorV2", "OneShotIterator") else None
+        self._resource = resource
+        # The op making this iterator, which its readers are colocated with (None when fed).
+        maker = resource.op
+        self._maker = maker if maker.type in ("IteratorV2", "OneShotIterator") else None
         self._initializer = initializer
         self._graph = get_default_graph()
         self._next = None
@@ -76,12 +74,12 @@ class Iterator:
             dataset=dataset,
             keys=tuple(c.key for c in captures),
         )
-        return cls(dataset, resource=resource)
+        return cls(dataset, resource)
 
     @classmethod
     def initializable(cls, dataset, shared_name=None):
         resource = apply(IteratorV2, name="Iterator")
-        return cls(dataset, resource=resource, initializer=_make_iterator(resource, dataset, "MakeIterator"))
+        return cls(dataset, resource, initializer=_make_iterator(resource, dataset, "MakeIterator"))
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
@@ -108,7 +106,7 @@ class Iterator:
         100
         """
         structure = specs_from(output_types, output_shapes)
-        return Iterator(None, structure=structure, resource=apply(IteratorV2, name="Iterator"))
+        return Iterator(None, apply(IteratorV2, name="Iterator"), structure)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
@@ -137,7 +135,7 @@ class Iterator:
                 "Tensor conversion requested dtype string for Tensor with dtype "
                 f"{handle.dtype.name}: {handle}"
             )
-        return Iterator(None, structure=structure, resource=handle)
+        return Iterator(None, handle, structure)
 
     # -- TF1's methods ----------------------------------------------------------------------
     @property
@@ -170,7 +168,7 @@ class Iterator:
     def string_handle(self, name=None):
         """A string scalar naming this iterator, to feed to a :meth:`from_string_handle` iterator."""
         with self._graph.as_default(), self._colocated():
-            return _identity(self._resource_tensor(), name or "IteratorToStringHandle")
+            return _identity(self._resource, name or "IteratorToStringHandle")
 
     @property
     def output_types(self):
@@ -197,21 +195,15 @@ class Iterator:
             self._next = self._build_get_next(name)
         return self._next
 
-    def _resource_tensor(self):
-        if self._resource is None or self._resource.dtype.name != "string":  # an input producer's
-            raise ValueError("this iterator (an input producer's) has no string handle")
-        return self._resource
-
     def _colocated(self):
         return self._graph.colocate_with(self._maker) if self._maker is not None else contextlib.nullcontext()
 
     def _build_get_next(self, name):
         specs = nest.flatten(self._structure)
         with self._graph.as_default(), self._colocated():
-            inputs = () if self._resource is None else (self._resource,)
             flat = apply(
                 IteratorGetNext,
-                *inputs,
+                self._resource,
                 dataset=self._dataset,
                 output_types=tuple(s.dtype for s in specs),
                 output_shapes=tuple(s.dims for s in specs),

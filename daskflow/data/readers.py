@@ -170,8 +170,9 @@ class FixedLengthRecordDataset(_FileDataset):
 class TFRecordDataset(_FileDataset):
     """The records of one or more TFRecord files, as tf.string scalars (serialized protos, usually).
 
-    The file format (length, CRCs, data) is read by daskflow's TFRecord
-    reader; a corrupt record fails the step with ``DataLossError``.
+    The file format (length, CRCs, data) is read by
+    :mod:`daskflow.lib.io.tf_record`; a corrupt record fails the step with
+    ``DataLossError``.
 
     Examples
     --------
@@ -188,9 +189,10 @@ class TFRecordDataset(_FileDataset):
         super().__init__(filenames, compression_type, num_parallel_reads)
 
     def _records_of(self, name):
-        from .tfrecord import records  # the shared TFRecord reader, loaded when a file is read
+        # The TFRecord format is read in one place, daskflow.lib.io (tf.python_io's reader too).
+        from ..lib.io.tf_record import records
 
-        return records(self._read(name), name)
+        return (data for _, data in records(name, self._compression))
 
 
 class _ListFiles(Dataset):

@@ -25,11 +25,6 @@ The table holds resources weakly: the states of the op that made one (per
 session, one per compiled program on a cluster) hold it, so a closed
 session's iterators go away with it.
 
-An older form stays for the queue-based input producers
-(:mod:`daskflow.train.input`): a get-next op whose input is an int64
-``IteratorGeneration`` value (or that has no input) starts, in its own
-state, a pass of its own ``dataset`` attr whenever that value changes.
-
 This module knows datasets only through ``dataset.flat_elements()``.
 """
 
@@ -168,22 +163,17 @@ def _resource(op, token):
 
 
 class ReaderState:
-    """What one ``IteratorGetNext`` op keeps per session: a pass of its own, in the older form."""
+    """What one ``IteratorGetNext`` op keeps per session: the passes it checked."""
 
     def __init__(self, op):
         self.op = op
-        self.own = None  # (generation, IteratorPass) in the older form
         self.checked = None  # a WeakSet of the passes this op's types and shapes were checked against
 
     def __getstate__(self):  # sent to a worker before its first run: nothing but the op
-        return {"op": self.op, "own": None, "checked": None}
+        return {"op": self.op, "checked": None}
 
     def find(self, token):
-        """The pass ``token`` names (see the module docstring)."""
-        if token is None or isinstance(token, int):  # the older form
-            if self.own is None or self.own[0] != token:
-                self.own = (token, IteratorPass(self.op.attrs["dataset"]))
-            return self.own[1]
+        """The pass of the resource ``token`` names."""
         resource = _resource(self.op, token)
         if resource.current is None:
             raise FailedPreconditionError(
@@ -227,15 +217,13 @@ def _check_structure(op, dataset):
 
 
 def _get_next_infer(inputs, *, dataset, output_types, output_shapes):
-    for t in inputs:  # the resource: a string token, or an int64 generation (the older form)
-        if t.dtype not in (dtypes.string, dtypes.int64) or t._dims not in ((), None):
-            raise TypeError(f"an iterator's resource must be a string (or int64) scalar, got {t}")
+    if len(inputs) != 1 or inputs[0].dtype is not dtypes.string or inputs[0]._dims not in ((), None):
+        raise TypeError(f"IteratorGetNext reads one iterator resource, a string scalar; got {inputs}")
     return list(zip(output_shapes, output_types))
 
 
-def _get_next_kernel(xp, state, *resource, dataset, output_types, output_shapes):
-    token = _token(resource[0]) if resource else None
-    element = state.find(token).next(state.op)
+def _get_next_kernel(xp, state, resource, *, dataset, output_types, output_shapes):
+    element = state.find(_token(resource)).next(state.op)
     arrays = tuple(_component(xp, c, t) for c, t in zip(element, output_types))
     # The compiled step binds a one-output op's result whole, so one component is no tuple.
     return arrays[0] if len(arrays) == 1 else arrays
@@ -243,7 +231,7 @@ def _get_next_kernel(xp, state, *resource, dataset, output_types, output_shapes)
 
 def _token(value):
     value = value.item() if isinstance(value, np.ndarray) else value
-    return value if isinstance(value, bytes) else int(value)
+    return value.encode() if isinstance(value, str) else value
 
 
 def _component(xp, value, dtype):
@@ -260,14 +248,4 @@ IteratorGetNext = Primitive(
     stateful=True,
     make_state=ReaderState,
     host_only=True,
-)
-
-
-def _new_generation(xp):
-    # Random, not a counter: tokens minted in different processes must not collide.
-    return xp.asarray(secrets.randbits(62), dtype=np.int64)
-
-
-IteratorGeneration = Primitive(
-    "IteratorGeneration", lambda inputs: ((), dtypes.int64), _new_generation, stateful=True, host_only=True
 )
