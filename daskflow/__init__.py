@@ -20,6 +20,8 @@ from . import (
     metrics,
     nn,
     platform,
+    python_io,
+    queue,
     random,
     strings,
     summary,
@@ -134,6 +136,7 @@ from .ops.check_ops import (
 from .ops.check_ops import print_ as print  # noqa: A004 - TF's tf.print
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
 from .ops.init_ops import (
@@ -168,6 +171,14 @@ from .ops.init_ops import (
 )
 from .ops.init_ops import (
     Zeros as zeros_initializer,
+)
+from .ops.io_ops import (
+    FixedLengthRecordReader,
+    IdentityReader,
+    ReaderBase,
+    TextLineReader,
+    TFRecordReader,
+    WholeFileReader,
 )
 from .ops.linalg_ops import (
     diag,
@@ -251,6 +262,7 @@ from .ops.math_ops import (
 )
 from .ops.nn_impl import log_sigmoid
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
+from .ops.parsing_ops import decode_csv, decode_raw
 from .ops.random_ops import (
     multinomial,
     random_normal,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
@@ -347,3 +348,232 @@ def rgb_to_grayscale(images, name=None):
 def grayscale_to_rgb(images, name=None):
     x = convert_to_tensor(images)
     return array_ops.tile(x, [1] * (x.shape.ndims - 1) + [3], name=name)
+
+
+# -- decoding and encoding image files ---------------------------------------------------------
+# PNG with daskflow.lib.io.png (zlib and numpy); JPEG, GIF and BMP with Pillow, which
+# bokeh (a dependency) already requires: imported when such an image is first decoded.
+
+
+def _contents(contents, who):
+    x = convert_to_tensor(contents, dtype=dtypes.string)
+    if x.shape.ndims not in (None, 0):
+        raise ValueError(f"{who}: contents {x.name} must be a scalar string, got shape {x.shape}")
+    return x
+
+
+def _image_infer(inputs, *, channels, dtype, kind):
+    if kind == "any":
+        return None, dtype  # a GIF decodes to frames: rank unknown, as TF1's
+    return (None, None, channels or None), dtype
+
+
+def _decode_kernel(xp, contents, *, channels, dtype, kind):
+    data = contents.item() if hasattr(contents, "item") else contents
+    pixels = _decoded(data, kind)
+    return _as_requested(pixels, channels, dtype)
+
+
+def _decoded(data, kind):
+    from ..lib.io import png
+
+    try:
+        if data.startswith(png.SIGNATURE):  # decode_jpeg reads PNGs too, as TF1's
+            return png.decode(data)
+        if kind == "png":
+            raise ValueError(f"Invalid PNG data, size {len(data)}")
+        if data[:3] == b"\xff\xd8\xff" or data[:4] == b"GIF8" or data[:2] == b"BM":
+            return _pillow_decoded(data)
+        if kind == "jpeg":
+            raise ValueError(f"Invalid JPEG data or crop window, data size {len(data)}")
+        raise ValueError("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+    except (ValueError, OSError) as e:  # Pillow's errors on a damaged file are OSErrors
+        raise InvalidArgumentError(None, None, str(e)) from None
+
+
+def _pillow_decoded(data):
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data))
+    frames = []
+    for index in range(getattr(image, "n_frames", 1)):
+        image.seek(index)
+        mode = "RGB" if data[:4] == b"GIF8" else _pillow_mode(image)  # a GIF's frames are RGB, as TF1's
+        frames.append(np.asarray(image.convert(mode)))
+    if data[:4] == b"GIF8":
+        return np.stack(frames)  # [frames, height, width, 3]
+    pixels = frames[0]
+    return pixels[..., None] if pixels.ndim == 2 else pixels
+
+
+def _pillow_mode(image):
+    if image.mode in ("1", "L", "LA", "RGBA"):
+        return "L" if image.mode == "1" else image.mode
+    return "RGBA" if image.mode == "P" and "transparency" in image.info else "RGB"
+
+
+def _as_requested(pixels, channels, dtype):
+    """TF1's conversions: grey <-> RGB, alpha added (opaque) or dropped, 8 <-> 16 bits."""
+    have = pixels.shape[-1]
+    if channels and channels != have:
+        colour, alpha = (
+            pixels[..., : 3 if have >= 3 else 1],
+            pixels[..., have - 1 :] if have in (2, 4) else None,
+        )
+        if channels in (1, 2) and colour.shape[-1] == 3:
+            weights = np.array([0.299, 0.587, 0.114])
+            colour = np.round(colour @ weights)[..., None].astype(pixels.dtype)
+        elif channels in (3, 4) and colour.shape[-1] == 1:
+            colour = np.repeat(colour, 3, axis=-1)
+        if channels in (2, 4):
+            opaque = np.full((*pixels.shape[:-1], 1), np.iinfo(pixels.dtype).max, pixels.dtype)
+            colour = np.concatenate([colour, alpha if alpha is not None else opaque], axis=-1)
+        pixels = colour
+    if dtype.np == pixels.dtype:
+        return pixels
+    if dtype is dtypes.uint16:
+        return pixels.astype(np.uint16) * 257
+    if dtype is dtypes.uint8:
+        return (pixels >> 8).astype(np.uint8)
+    return pixels.astype(dtype.np) / np.iinfo(pixels.dtype).max  # decode_image's float32
+
+
+DecodePng = Primitive("DecodePng", _image_infer, _decode_kernel, host_only=True)
+DecodeJpeg = Primitive("DecodeJpeg", _image_infer, _decode_kernel, host_only=True)
+DecodeImage = Primitive("DecodeImage", _image_infer, _decode_kernel, host_only=True)
+
+
+def _decode(prim, contents, channels, dtype, kind, who, name):
+    channels = int(channels or 0)
+    if channels not in (0, 1, 2, 3, 4) or (kind == "jpeg" and channels in (2, 4)):
+        raise ValueError(
+            f"{who}: channels must be 0, 1{', 2' if kind != 'jpeg' else ''} or 3, got {channels}"
+        )
+    x = _contents(contents, who)
+    return apply(prim, x, channels=channels, dtype=dtypes.as_dtype(dtype), kind=kind, name=name or prim.name)
+
+
+def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
+    """A PNG file's pixels, ``[height, width, channels]`` (``channels=0``: as the file).
+
+    ``channels`` 1 (grey), 2 (grey + alpha), 3 (RGB), 4 (RGBA) converts as TF1
+    does; ``dtype`` is ``tf.uint8`` or ``tf.uint16``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> png = tf.image.encode_png(tf.zeros([2, 3, 1], tf.uint8))
+    >>> tf.image.decode_png(png, channels=3).shape.as_list()
+    [None, None, 3]
+    >>> tf.Session().run(tf.image.decode_png(png)).shape
+    (2, 3, 1)
+    """
+    return _decode(DecodePng, contents, channels, dtype, "png", "decode_png", name)
+
+
+def decode_jpeg(
+    contents,
+    channels=0,
+    ratio=1,
+    fancy_upscaling=True,
+    try_recover_truncated=False,
+    acceptable_fraction=1,
+    dct_method="",
+    name=None,
+):
+    """A JPEG file's pixels, ``[height, width, channels]`` uint8 (decoded by Pillow;
+    ``ratio``, ``fancy_upscaling``, ``dct_method``... are accepted and not used)."""
+    return _decode(DecodeJpeg, contents, channels, dtypes.uint8, "jpeg", "decode_jpeg", name)
+
+
+def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
+    """A PNG, JPEG, BMP or GIF file's pixels (a GIF's: ``[frames, height, width, 3]``),
+    told apart by their first bytes; the static shape is unknown, as TF1's."""
+    with name_scope(name or "decode_image"):
+        return _decode(DecodeImage, contents, channels, dtype, "any", "decode_image", None)
+
+
+def _encode_infer(inputs, **_):
+    x = inputs[0]
+    if x.shape.ndims not in (None, 3):
+        raise ValueError(f"image {x.name} must be 3-D [height, width, channels], got shape {x.shape}")
+    return (), dtypes.string
+
+
+def _encode_png_kernel(xp, image, *, compression):
+    from ..lib.io import png
+
+    image = np.asarray(image)
+    if image.shape[-1] not in (1, 2, 3, 4):
+        raise InvalidArgumentError(
+            None, None, f"image must have 1, 2, 3, or 4 channels, got {image.shape[-1]}"
+        )
+    return np.array(png.encode(image, compression), dtype=object)
+
+
+EncodePng = Primitive("EncodePng", _encode_infer, _encode_png_kernel, host_only=True)
+
+
+def encode_png(image, compression=-1, name=None):
+    """A PNG file (string scalar) of ``image``: uint8 or uint16, ``[height, width, channels]``."""
+    x = convert_to_tensor(image)
+    if x.dtype not in (dtypes.uint8, dtypes.uint16):
+        raise TypeError(f"encode_png: image {x.name} must be uint8 or uint16, got {x.dtype.name}")
+    return apply(EncodePng, x, compression=int(compression), name=name or "EncodePng")
+
+
+def _encode_jpeg_kernel(xp, image, *, quality, progressive, optimize_size, chroma_downsampling, density):
+    import io
+
+    from PIL import Image
+
+    image = np.asarray(image)
+    if image.shape[-1] not in (1, 3):
+        raise InvalidArgumentError(None, None, f"image must have 1 or 3 channels, got {image.shape[-1]}")
+    picture = Image.fromarray(image[..., 0] if image.shape[-1] == 1 else image)
+    out = io.BytesIO()
+    picture.save(
+        out,
+        "JPEG",
+        quality=quality,
+        progressive=progressive,
+        optimize=optimize_size,
+        subsampling=2 if chroma_downsampling else 0,
+        dpi=density,
+    )
+    return np.array(out.getvalue(), dtype=object)
+
+
+EncodeJpeg = Primitive("EncodeJpeg", _encode_infer, _encode_jpeg_kernel, host_only=True)
+
+
+def encode_jpeg(
+    image,
+    format="",  # noqa: A002 - TF1's name
+    quality=95,
+    progressive=False,
+    optimize_size=False,
+    chroma_downsampling=True,
+    density_unit="in",
+    x_density=300,
+    y_density=300,
+    xmp_metadata="",
+    name=None,
+):
+    """A JPEG file (string scalar) of a uint8 ``image`` with 1 or 3 channels (encoded by Pillow)."""
+    x = convert_to_tensor(image)
+    if x.dtype is not dtypes.uint8:
+        raise TypeError(f"encode_jpeg: image {x.name} must be uint8, got {x.dtype.name}")
+    density = (int(x_density), int(y_density))
+    return apply(
+        EncodeJpeg,
+        x,
+        quality=int(quality),
+        progressive=bool(progressive),
+        optimize_size=bool(optimize_size),
+        chroma_downsampling=bool(chroma_downsampling),
+        density=density,
+        name=name or "EncodeJpeg",
+    )

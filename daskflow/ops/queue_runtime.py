@@ -34,8 +34,40 @@ import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
 
+# The shared states of this process by key, so that the programs of one session share them.
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_LIVE_LOCK = threading.RLock()
 
-class QueueState:
+
+def _shared(kind, key, op):
+    with _LIVE_LOCK:  # two programs arriving at once make one
+        state = _LIVE.get(key)
+        if state is None:
+            state = kind(op, key)  # registers itself
+        return state
+
+
+class SessionShared:
+    """An op's state that a session's programs share, in each process they run in.
+
+    A program that runs on a Dask worker carries the state of its ops, and each
+    compiled program is shipped with its own copy. A queue or a reader must not
+    be copied: every program of the session that reaches one worker process
+    finds the same one there, made on its first arrival (in the session's own
+    process, the session's own).
+    """
+
+    def _share(self, op, key):
+        self._op = op
+        self._key = key or uuid.uuid4().hex
+        with _LIVE_LOCK:
+            _LIVE[self._key] = self
+
+    def __reduce__(self):
+        return _shared, (type(self), self._key, self._op)
+
+
+class QueueState(SessionShared):
     """A FIFO queue of elements (tuples of numpy arrays), one per session."""
 
     kind = "FIFOQueue"
@@ -43,9 +75,7 @@ class QueueState:
     def __init__(self, op, key=None):
         attrs = op.attrs
         self.name = op.name
-        self._op = op
-        self._key = key or uuid.uuid4().hex
-        _LIVE[self._key] = self
+        self._share(op, key)
         self.dtypes = attrs["component_types"]
         self.shapes = attrs["shapes"]  # a tuple of dims per component, or None (any shape)
         self.capacity = attrs["capacity"]  # -1: unbounded
@@ -56,12 +86,6 @@ class QueueState:
         self._tickets = {"enqueue": itertools.count(), "dequeue": itertools.count()}
         self._serving = {"enqueue": 0, "dequeue": 0}
         self._init_elements(attrs)
-
-    def __reduce__(self):
-        # A program that runs on a Dask worker carries the state of its ops. A queue is
-        # not copied: every program of the session that reaches one worker process finds
-        # the same queue there, made on its first arrival (in this process: this one).
-        return _shared, (type(self), self._key, self._op)
 
     # -- the kind's own storage (overridden) ---------------------------------------------------
     def _init_elements(self, attrs):
@@ -165,19 +189,6 @@ class QueueState:
     def _turn(self, side, op_name):
         """A context in which this call is the one ``side`` (enqueue or dequeue) serves."""
         return _Turn(self, side, op_name)
-
-
-# The queues of this process by key, so that the programs of one session share them.
-_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_LIVE_LOCK = threading.Lock()
-
-
-def _shared(kind, key, op):
-    with _LIVE_LOCK:
-        queue = _LIVE.get(key)
-        if queue is None:
-            queue = kind(op, key)
-        return queue
 
 
 class _Turn:

@@ -3,6 +3,7 @@
 from .._missing import module_getattr
 from . import queue_runner
 from .cluster_spec import ClusterSpec
+from .coordinator import LooperThread
 from .device_setter import (
     GreedyLoadBalancingStrategy,
     RoundRobinStrategy,
@@ -31,6 +32,7 @@ from .input import (
     batch,
     batch_join,
     input_producer,
+    limit_epochs,
     range_input_producer,
     shuffle_batch,
     shuffle_batch_join,
