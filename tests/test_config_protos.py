@@ -270,3 +270,11 @@ def test_run_options_and_metadata_still_trace_a_step():
         with tf.Session() as sess:
             assert sess.run(y, {x: 3.0}, options=options, run_metadata=meta) == 9.0
         assert [n.node_name for n in meta.step_stats.dev_stats[0].node_stats] == ["y"]
+
+
+@pytest.mark.parametrize("name", sorted(ORACLE["samples"]))
+def test_a_config_serializes_to_tfs_bytes(name):
+    sample = ORACLE["samples"][name]
+    scope = {"tf": tf}
+    exec(sample["code"], scope)
+    assert scope["c"].SerializeToString(deterministic=True).hex() == sample["bytes"]

@@ -1,4 +1,4 @@
-"""TF1's session configuration messages as data (generated: do not edit).
+"""TF1's configuration messages as data (generated: do not edit).
 
 Written by ``tests/fixtures/make_config_protos.py`` from TensorFlow 2.21.0's
 descriptors. ``MESSAGES``: name -> (package, map entry?, fields in number order, nested
@@ -8,7 +8,7 @@ repeated, default, presence). ``ENUMS``: name -> {value name: number}.
 
 # fmt: off
 # ruff: noqa: E501 (one line per field, as the descriptors list them)
-ROOTS = {'ConfigProto': 'ConfigProto', 'GPUOptions': 'GPUOptions', 'GraphOptions': 'GraphOptions', 'OptimizerOptions': 'OptimizerOptions', 'RewriterConfig': 'RewriterConfig', 'RunOptions': 'RunOptions'}
+ROOTS = {'ConfigProto': 'ConfigProto', 'GPUOptions': 'GPUOptions', 'GraphOptions': 'GraphOptions', 'OptimizerOptions': 'OptimizerOptions', 'RewriterConfig': 'RewriterConfig', 'RunOptions': 'RunOptions', 'SaverDef': 'SaverDef', 'CheckpointState': 'CheckpointState'}
 MESSAGES = {
     'AttrValue': ('tensorflow', False, [
         ('list', 1, 'message', 'AttrValue.ListValue', False, None, True),
@@ -35,6 +35,12 @@ MESSAGES = {
     'AutoParallelOptions': ('tensorflow', False, [
         ('enable', 1, 'bool', None, False, False, False),
         ('num_replicas', 2, 'int32', None, False, 0, False),
+    ], [], []),
+    'CheckpointState': ('tensorflow', False, [
+        ('model_checkpoint_path', 1, 'string', None, False, '', False),
+        ('all_model_checkpoint_paths', 2, 'string', None, True, None, False),
+        ('all_model_checkpoint_timestamps', 3, 'double', None, True, None, False),
+        ('last_preserved_timestamp', 4, 'double', None, False, 0.0, False),
     ], [], []),
     'ClusterDef': ('tensorflow', False, [
         ('job', 1, 'message', 'JobDef', True, None, False),
@@ -289,6 +295,15 @@ MESSAGES = {
     'RunOptions.Experimental.RunHandlerPoolOptions': ('tensorflow', False, [
         ('priority', 1, 'int64', None, False, 0, False),
     ], [], []),
+    'SaverDef': ('tensorflow', False, [
+        ('filename_tensor_name', 1, 'string', None, False, '', False),
+        ('save_tensor_name', 2, 'string', None, False, '', False),
+        ('restore_op_name', 3, 'string', None, False, '', False),
+        ('max_to_keep', 4, 'int32', None, False, 0, False),
+        ('sharded', 5, 'bool', None, False, False, False),
+        ('keep_checkpoint_every_n_hours', 6, 'float', None, False, 0.0, False),
+        ('version', 7, 'enum', 'SaverDef.CheckpointFormatVersion', False, 0, False),
+    ], ['SaverDef.CheckpointFormatVersion'], []),
     'ScopedAllocatorOptions': ('tensorflow', False, [
         ('enable_op', 1, 'string', None, True, None, False),
     ], [], []),
@@ -348,5 +363,6 @@ ENUMS = {
     'RewriterConfig.NumIterationsType': {'DEFAULT_NUM_ITERS': 0, 'ONE': 1, 'TWO': 2},
     'RewriterConfig.Toggle': {'DEFAULT': 0, 'ON': 1, 'OFF': 2, 'AGGRESSIVE': 3, 'EXPERIMENTAL_MLIR': 4, 'EXPERIMENTAL_BOTH': 5},
     'RunOptions.TraceLevel': {'NO_TRACE': 0, 'SOFTWARE_TRACE': 1, 'HARDWARE_TRACE': 2, 'FULL_TRACE': 3},
+    'SaverDef.CheckpointFormatVersion': {'LEGACY': 0, 'V1': 1, 'V2': 2},
     'VerifierConfig.Toggle': {'DEFAULT': 0, 'ON': 1, 'OFF': 2},
 }

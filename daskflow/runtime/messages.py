@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import copy
 import numbers
+import re
+import struct
 from typing import NamedTuple
 
 import numpy as np
 
 from .config_schema import ENUMS, MESSAGES
 
-__all__ = ["EnumType", "Message", "message_class"]
+__all__ = ["EnumType", "Message", "TextParseError", "message_class", "parse_text"]
 
 _RANGES = {
     "int32": (-(2**31), 2**31 - 1),
@@ -392,6 +394,14 @@ class Message:
                 setattr(self, field.name, value)
         self._extras.update(other._extras)
 
+    def SerializeToString(self, deterministic=None):  # noqa: N802 - protobuf's name
+        """The message in protobuf's binary encoding (TF's bytes for the same fields; map
+        entries in key order when ``deterministic``, else as inserted)."""
+        return b"".join(_encode_field(f, v, bool(deterministic)) for f, v in self.ListFields())
+
+    def ByteSize(self):  # noqa: N802 - protobuf's name
+        return len(self.SerializeToString())
+
     def IsInitialized(self):  # noqa: N802 - protobuf's name
         return True  # proto3: no required fields
 
@@ -412,6 +422,66 @@ class Message:
 
     def __reduce__(self):
         return _rebuild, (type(self), self._values, self._present, self._extras)
+
+
+_VARINT = {"int32", "int64", "uint32", "uint64", "bool", "enum"}
+_FIXED = {"double": "<d", "fixed64": "<Q", "sfixed64": "<q", "float": "<f", "fixed32": "<I", "sfixed32": "<i"}
+
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1  # negative numbers take ten bytes, as protobuf writes them
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _zigzag(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def _scalar_bytes(kind, value) -> bytes:
+    if kind in _VARINT:
+        return _varint(int(value))
+    if kind in ("sint32", "sint64"):
+        return _varint(_zigzag(int(value)))
+    if kind in _FIXED:
+        return struct.pack(_FIXED[kind], value)
+    raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    return _varint(len(raw)) + raw
+
+
+def _wire_type(kind):
+    if kind in _VARINT or kind in ("sint32", "sint64"):
+        return 0
+    if kind in _FIXED:
+        return 1 if _FIXED[kind][1] in "dQq" else 5
+    return 2
+
+
+def _encode_field(field: Field, value, deterministic=False) -> bytes:
+    if field.is_map:  # each entry a message whose key and value are always written
+        key, val = (Field(*f) for f in MESSAGES[field.target][2])
+        out = []
+        for k, v in sorted(value.items()) if deterministic else value.items():
+            body = _encode_field(key, k) + _encode_field(val, v, deterministic)
+            out.append(_varint(field.number << 3 | 2) + _varint(len(body)) + body)
+        return b"".join(out)
+    if field.type == "message":
+        items = value if field.repeated else [value]
+        out = []
+        for item in items:
+            body = item.SerializeToString(deterministic)
+            out.append(_varint(field.number << 3 | 2) + _varint(len(body)) + body)
+        return b"".join(out)
+    wire = _wire_type(field.type)
+    if field.repeated and wire != 2:  # proto3 packs repeated numbers
+        body = b"".join(_scalar_bytes(field.type, v) for v in value)
+        return _varint(field.number << 3 | 2) + _varint(len(body)) + body
+    items = value if field.repeated else [value]
+    return b"".join(_varint(field.number << 3 | wire) + _scalar_bytes(field.type, v) for v in items)
 
 
 def _rebuild(cls, values, present, extras):
@@ -459,6 +529,92 @@ def _text_scalar(_message, field, value):
         text = str(np.float32(value)) if field is not None and field.type == "float" else repr(value)
         return text[:-2] if text.endswith(".0") else text
     return str(value)
+
+
+class TextParseError(ValueError):
+    """Text that is not a message in protobuf's text format (``text_format.ParseError``)."""
+
+
+_TOKEN = re.compile(
+    r"\s*(?:#[^\n]*\n\s*)*"  # blanks and comments, then one token:
+    r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|[{}<>:]|[^\s{}<>:"\']+)'
+)
+
+
+def parse_text(text: str, message):
+    """Merge protobuf's text format (as ``str(message)`` writes it) into ``message``.
+
+    Nested messages, repeated and map fields, quoted strings with C escapes,
+    numbers and enum labels; a name the message lacks or text that does not
+    parse is a :class:`TextParseError` saying where.
+    """
+    tokens, pos = [], 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            if text[pos:].strip() == "":
+                break
+            raise TextParseError(f"cannot read {text[pos : pos + 20]!r} (at character {pos})")
+        tokens.append(match.group(1))
+        pos = match.end()
+    rest = _parse_fields(tokens, 0, message, closer=None)
+    if rest != len(tokens):
+        raise TextParseError(f"unexpected {tokens[rest]!r}")
+    return message
+
+
+def _parse_fields(tokens, i, message, closer):
+    while i < len(tokens) and tokens[i] != closer:
+        name = tokens[i]
+        field = message._FIELDS.get(name)
+        if field is None:
+            raise TextParseError(f'Message type "{message._NAME}" has no field named "{name}".')
+        i += 1
+        if i < len(tokens) and tokens[i] == ":":
+            i += 1
+        if i >= len(tokens):
+            raise TextParseError(f"{message._NAME}.{name}: the text ends before its value")
+        if field.type == "message":
+            if tokens[i] not in ("{", "<"):
+                raise TextParseError(f"{message._NAME}.{name}: expected {{, got {tokens[i]!r}")
+            end = "}" if tokens[i] == "{" else ">"
+            if field.is_map:
+                entry = message_class(field.target)()
+                i = _parse_fields(tokens, i + 1, entry, end)
+                getattr(message, name)[entry.key] = entry.value
+            else:
+                child = getattr(message, name).add() if field.repeated else getattr(message, name)
+                i = _parse_fields(tokens, i + 1, child, end)
+                if not field.repeated:
+                    message._present.add(name)
+            if i >= len(tokens):
+                raise TextParseError(f"{message._NAME}.{name}: no closing {end}")
+            i += 1
+            continue
+        value = _text_value(message, field, tokens[i])
+        if field.repeated:
+            getattr(message, name).append(value)
+        else:
+            setattr(message, name, value)
+        i += 1
+    return i
+
+
+def _text_value(message, field, token):
+    try:
+        if token[0] in "\"'":
+            raw = token[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+            value = raw.encode("latin-1")
+            return value if field.type == "bytes" else value.decode("utf-8")
+        if field.type == "bool":
+            return {"true": True, "false": False, "True": True, "False": False, "1": True, "0": False}[token]
+        if field.type == "enum":
+            return int(token) if token.lstrip("-").isdigit() else token
+        if field.type in ("float", "double"):
+            return float(token.rstrip("fF"))
+        return int(token, 0)
+    except (KeyError, ValueError, UnicodeError):
+        raise TextParseError(f"{message._NAME}.{field.name}: cannot read {token!r}") from None
 
 
 _CLASSES: dict = {}
