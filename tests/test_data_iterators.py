@@ -296,6 +296,8 @@ def test_transformations_refuse_as_tf_does():
         r.apply(lambda d: 3)
     with pytest.raises(TypeError, match="must return a `Dataset` object"):
         r.flat_map(lambda x: x)
+    with pytest.raises(TypeError, match="windows"):
+        r.window(2).make_one_shot_iterator()
     with pytest.raises(TypeError, match="Invalid `dataset_or_iterator`"):
         tf.data.get_output_types(3)
 

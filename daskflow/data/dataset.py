@@ -407,6 +407,22 @@ class Dataset:
         """
         return _transforms.Shard(self, num_shards, index)
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (``stride`` apart), one starting every ``shift`` (default ``size``).
+
+        Each window is a dataset (of the element's structure); ``flat_map``
+        turns windows into tensors, as in TF. The last windows may be shorter
+        unless ``drop_remainder``. An iterator cannot return windows themselves.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(7).window(3, shift=2).flat_map(lambda w: w.batch(3))
+        >>> ds.output_shapes  # [0 1 2] [2 3 4] [4 5 6] [6]
+        TensorShape([None])
+        """
+        return _transforms.Window(self, size, shift, stride, drop_remainder)
+
     def enumerate(self, start=0, name=None):
         """``(i, element)`` pairs, ``i`` an int64 counting from ``start``.
 

@@ -31,7 +31,7 @@ from ..framework.graph import Tensor, get_default_graph
 from ..framework.tensor_shape import TensorShape, compatible
 from ..ops.dataset_ops import IteratorGetNext, IteratorV2, MakeIterator, OneShotIterator
 from . import nest
-from .spec import specs_from
+from .spec import DatasetSpec, specs_from
 
 
 class Iterator:
@@ -66,6 +66,7 @@ class Iterator:
     # -- the four kinds -------------------------------------------------------------------
     @classmethod
     def one_shot(cls, dataset):
+        _refuse_windows(dataset)
         _refuse_placeholders(dataset)
         captures = dataset.captures()  # tensors computed once per session, by value
         resource = apply(
@@ -78,6 +79,7 @@ class Iterator:
 
     @classmethod
     def initializable(cls, dataset, shared_name=None):
+        _refuse_windows(dataset)
         resource = apply(IteratorV2, name="Iterator")
         return cls(dataset, resource, initializer=_make_iterator(resource, dataset, "MakeIterator"))
 
@@ -161,6 +163,7 @@ class Iterator:
         """
         if self._maker is None or self._maker.type != "IteratorV2":
             raise ValueError("make_initializer needs an iterator made by Iterator.from_structure")
+        _refuse_windows(dataset)
         _check_compatible(self._structure, dataset._structure)
         with self._graph.as_default():
             return _make_iterator(self._resource, dataset, name or "make_initializer")
@@ -227,6 +230,14 @@ def _identity(tensor, name):
     from ..ops.core_array_ops import identity
 
     return identity(tensor, name=name)
+
+
+def _refuse_windows(dataset):
+    if any(isinstance(s, DatasetSpec) for s in dataset.flat_specs()):
+        raise TypeError(
+            "the elements of this dataset are windows (datasets), which an iterator cannot return; "
+            "turn each into tensors first: ds.window(n).flat_map(lambda w: w.batch(n))"
+        )
 
 
 def _refuse_placeholders(dataset):

@@ -26,6 +26,14 @@ class Spec:
         return Spec(None if self.dims is None else (size, *self.dims), self.dtype)
 
 
+@dataclass(frozen=True)
+class DatasetSpec(Spec):
+    """A component that is itself a dataset (``window``'s): elements of these dims and dtype.
+
+    Its flat value is the stack of those elements (one more, leading dimension).
+    """
+
+
 class Captured:
     """A graph tensor a dataset reads when an iterator is initialised (TF1's captured inputs).
 

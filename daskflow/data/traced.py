@@ -28,7 +28,7 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Graph
 from ..ops.array_ops import placeholder
 from . import nest
-from .spec import Spec
+from .spec import DatasetSpec, Spec
 
 
 @dataclass(eq=False)
@@ -102,8 +102,8 @@ def trace_dataset(fn, structure, seed, who) -> TracedDataset:
     graph.seed = seed
     with graph.as_default(), graph.name_scope(who):
         specs = nest.flatten(structure)
-        inputs = [placeholder(s.dtype, s.dims, name=f"arg{i}") for i, s in enumerate(specs)]
-        dataset = _call(fn, nest.pack(structure, inputs))
+        inputs = [placeholder(s.dtype, _stacked(s), name=f"arg{i}") for i, s in enumerate(specs)]
+        dataset = _call(fn, nest.pack(structure, [_argument(s, t) for s, t in zip(specs, inputs)]))
         if not isinstance(dataset, Dataset):
             raise TypeError(f"`map_func` of {who} must return a `Dataset` object. Got {type(dataset)}.")
         captures = dataset.captures()
@@ -115,3 +115,19 @@ def trace_dataset(fn, structure, seed, who) -> TracedDataset:
             "build it from the function's arguments and constants"
         )
     return TracedDataset(graph, inputs, dataset, [c.key for c in captures], [c.tensor for c in captures])
+
+
+def _stacked(spec):
+    """A window's placeholder holds its elements stacked; others hold the element."""
+    if isinstance(spec, DatasetSpec):
+        return None if spec.dims is None else (None, *spec.dims)
+    return spec.dims
+
+
+def _argument(spec, tensor):
+    """What the function receives: a window as the dataset of its rows, else the tensor."""
+    if isinstance(spec, DatasetSpec):
+        from .dataset import Dataset
+
+        return Dataset.from_tensor_slices(tensor)
+    return tensor

@@ -22,7 +22,7 @@ from ..ops.random_ops import get_seed
 from . import nest
 from .dataset import Dataset
 from .sources import component, spec_of
-from .spec import Captured, Spec
+from .spec import Captured, DatasetSpec, Spec
 from .traced import trace, trace_dataset
 
 
@@ -357,6 +357,36 @@ def _most_specific(a, b):
     if a is None or b is None or len(a) != len(b):
         return None
     return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+class Window(Dataset):
+    """Windows of ``size`` elements ``stride`` apart, one every ``shift`` elements, each a dataset."""
+
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        self._size, self._stride = int(size), int(stride)
+        self._shift = self._size if shift is None else int(shift)
+        if min(self._size, self._shift, self._stride) < 1:
+            raise InvalidArgumentError(None, None, "window: size, shift and stride must be positive")
+        self._input, self._drop = input_dataset, bool(drop_remainder)
+        if any(isinstance(s, DatasetSpec) for s in nest.flatten(input_dataset._structure)):
+            raise TypeError("window: the elements are windows already; flat_map them into tensors first")
+        self._structure = nest.map_structure(lambda s: DatasetSpec(s.dims, s.dtype), input_dataset._structure)
+
+    def _iterate(self, state):
+        elements, buffer, first = self._input._iterate(state), [], 0  # buffer[0] is element `first`
+        for start in itertools.count(0, self._shift):
+            wanted = range(start, start + (self._size - 1) * self._stride + 1, self._stride)
+            while first + len(buffer) <= wanted[-1]:
+                element = next(elements, None)
+                if element is None:
+                    break
+                buffer.append(element)
+            rows = [buffer[i - first] for i in wanted if i - first < len(buffer)]
+            if not rows or (self._drop and len(rows) < self._size):
+                return
+            yield tuple(np.stack(parts) for parts in zip(*rows))
+            drop = min(self._shift, len(buffer))
+            buffer, first = buffer[drop:], first + drop
 
 
 class Take(Dataset):
