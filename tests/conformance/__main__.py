@@ -20,12 +20,14 @@ import concurrent.futures
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
-from . import compare, report
+from . import compare, report, shapes
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -45,12 +47,12 @@ def programs(sets):
     return found
 
 
-def run_batch(chosen, engine, seeds, python, done):
+def run_batch(chosen, engine, seeds, python, done, shapes_dir):
     """Run `chosen` programs under `engine` in one runner process (the engine imported once);
     each report is passed to ``done(program, seed, report)`` as it comes."""
     cmd = [python, str(HERE / "run_program.py"), *(str(HERE / program) for program in chosen)]
     cmd += ["--engine", engine, "--seeds", *map(str, seeds)]
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONHASHSEED="0", CONFORMANCE_SHAPES=shapes_dir)
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO, env=env, errors="replace"
     )
@@ -70,7 +72,9 @@ def run_batch(chosen, engine, seeds, python, done):
 
 
 def run_all(chosen, engine, seeds, python, jobs):
-    """{program: [report per seed]} over `jobs` runner processes."""
+    """{program: [report per seed]} over `jobs` runner processes; each report has the
+    ``shapes`` of the tensors the program fetched (see :mod:`shapes`)."""
+    shapes_dir = tempfile.mkdtemp(prefix="conformance-shapes-")
     reports, lock, start = {}, threading.Lock(), time.perf_counter()
 
     def done(program, seed, report):
@@ -86,7 +90,11 @@ def run_all(chosen, engine, seeds, python, jobs):
 
     batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done), batches))
+        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done, shapes_dir), batches))
+    for program, by_seed in reports.items():
+        found = pathlib.Path(shapes_dir, f"{engine}__{program.replace('/', '__').removesuffix('.py')}.json")
+        by_seed[seeds[0]]["shapes"] = json.loads(found.read_text()) if found.exists() else None
+    shutil.rmtree(shapes_dir, ignore_errors=True)
     return {program: [by_seed[s] for s in seeds] for program, by_seed in reports.items()}
 
 
@@ -99,11 +107,18 @@ def oracle_entry(runs):
         "seconds": first.get("seconds"),
         "results": [r["result"] if r["status"] == "ok" else None for r in runs],
         "statuses": [r["status"] for r in runs],
+        "shapes": runs[0].get("shapes"),
     }
 
 
-def daskflow_entry(runs):
-    return {k: runs[0].get(k) for k in ("status", "error", "where", "seconds", "result")}
+def daskflow_entry(runs, oracle):
+    """daskflow's report of a program, with the fetched shapes that differ from TF's."""
+    entry = {k: runs[0].get(k) for k in ("status", "error", "where", "seconds", "result")}
+    theirs, ours = (oracle or {}).get("shapes"), runs[0].get("shapes")
+    if theirs and ours:
+        entry["shapes_compared"] = shapes.compared(theirs, ours)
+        entry["shape_mismatches"] = shapes.mismatches(theirs, ours)
+    return entry
 
 
 def _load(path):
@@ -135,8 +150,8 @@ def main(argv=None):
         _save(ORACLE, oracle)
     if not args.no_daskflow:
         runs = run_all(chosen, "daskflow", [0], sys.executable, args.jobs)
-        results = _load(RESULTS)
-        results.update({program: daskflow_entry(r) for program, r in runs.items()})
+        results, oracle = _load(RESULTS), _load(ORACLE)
+        results.update({program: daskflow_entry(r, oracle.get(program)) for program, r in runs.items()})
         _save(RESULTS, results)
     oracle, results = _load(ORACLE), _load(RESULTS)
     report.write(oracle, results)

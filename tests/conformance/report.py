@@ -63,6 +63,25 @@ def _summary_row(label, verdicts):
     return f"| {label} | {len(verdicts)} | {len(counted)} | {runs} | {matches} | {share} |"
 
 
+def _shape_section(rows):
+    """Fetched tensors whose daskflow static shape differs from TF's (see tests/conformance/shapes.py)."""
+    compared = [(p, df) for p, _, df, _ in rows if df and "shapes_compared" in df]
+    total = sum(df["shapes_compared"] for _, df in compared)
+    differing = [(p, df["shape_mismatches"]) for p, df in compared if df["shape_mismatches"]]
+    lines = [
+        "## Static shapes",
+        "",
+        f"Over {len(compared)} programs that ran under both, {total} fetched tensors whose shape TF knows",
+        "(at least its rank) were compared with daskflow's static shape (the n-th distinct `Session.run`",
+        f"call's tensors under each engine); {len(differing)} programs have a tensor whose shape differs.",
+        "",
+    ]
+    for program, found in differing:
+        shown = "; ".join(f"call {c} fetch {f}: TF {t}, daskflow {o}" for c, f, t, o in found[:3])
+        lines.append(f"- `{program.removeprefix('corpus/')}`: {shown}")
+    return lines + [""] if differing else lines
+
+
 def _commit():
     try:
         return subprocess.run(
@@ -100,6 +119,7 @@ def write(oracle, results):
             *_summary(heldout),
             "",
         ]
+    lines += _shape_section(corpus)
     lines += [
         "## Programs",
         "",

@@ -54,7 +54,8 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "programs"))
 
-import stand_ins  # noqa: E402 - after the path above
+import shapes  # noqa: E402 - after the path above
+import stand_ins  # noqa: E402
 
 NUMBER = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b"
 DEFAULT_TIMEOUT_S = 120
@@ -230,6 +231,7 @@ def run(path, engine, seed, tf):
     stand_ins.populate(workdir, pathlib.Path(path).parent)
     os.chdir(workdir)
     tf.set_random_seed(seed)
+    calls = shapes.watch(tf)
     import harness
     import numpy
 
@@ -265,9 +267,18 @@ def run(path, engine, seed, tf):
     finally:
         signal.alarm(0)
         sys.stdout = tee.stream
+    _save_shapes(calls, engine, path)
     report["seconds"] = round(time.perf_counter() - start, 2)
     report["result"] = result_numbers(tee.copy.getvalue(), fields.get("result"))
     return report
+
+
+def _save_shapes(calls, engine, path):
+    """With ``CONFORMANCE_SHAPES`` set to a folder, write the fetched tensors' shapes there."""
+    folder = os.environ.get("CONFORMANCE_SHAPES")
+    if folder:
+        key = os.path.relpath(path, HERE).replace("/", "__").removesuffix(".py")
+        pathlib.Path(folder, f"{engine}__{key}.json").write_text(json.dumps(calls))
 
 
 def run_forked(path, engine, seed, tf):
