@@ -41,17 +41,6 @@ OWNED = {
     "open": "not fixed yet (signature work of issue #38): see the test's message for what differs",
 }
 XFAIL = {
-    **dict.fromkeys(
-        [
-            "tf.data.Dataset.range",
-            "tf.data.FixedLengthRecordDataset.range",
-            "tf.data.TFRecordDataset.range",
-            "tf.data.TextLineDataset.range",
-            "tf.data.Iterator",
-            "tf.data.Options.merge",
-        ],
-        "data",
-    ),
     **dict.fromkeys(["tf.image.resize_images", "tf.image.transpose", "tf.image.transpose_image"], "image"),
     **dict.fromkeys(["tf.train.Saver", "tf.train.Saver.save"], "saver"),
     "tf.Session": "session",

@@ -117,8 +117,8 @@ class Dataset:
         return _sources._Tensors(tensors)
 
     @staticmethod
-    def range(*args, output_type=dtypes.int64, name=None):
-        """Scalars (int64) with Python's ``range`` arguments (start, stop, step).
+    def range(*args, **kwargs):
+        """Scalars (int64, or ``output_type=``) with Python's ``range`` arguments (start, stop, step).
 
         Examples
         --------
@@ -126,7 +126,10 @@ class Dataset:
         >>> tf.data.Dataset.range(5).output_types
         tf.int64
         """
-        return _sources._Range(*args, output_type=output_type)
+        unknown = set(kwargs) - {"output_type", "name"}
+        if unknown:
+            raise TypeError(f"Dataset.range() got unexpected keyword arguments {sorted(unknown)}")
+        return _sources._Range(*args, output_type=kwargs.get("output_type", dtypes.int64))
 
     @staticmethod
     def counter(start=0, step=1, dtype=dtypes.int64, name=None):
@@ -493,7 +496,10 @@ class Dataset:
         from .options import Options
 
         found = [n._options for n in self._nodes() if getattr(n, "_options", None) is not None]
-        return Options().merge(*reversed(found)) if found else Options()
+        merged = Options()
+        for options in reversed(found):  # the inner ones first: an outer with_options wins
+            merged = merged.merge(options)
+        return merged
 
     # -- static structure ---------------------------------------------------------------------
     @property

@@ -52,16 +52,26 @@ class Iterator:
     [0, 1, 2]
     """
 
-    def __init__(self, dataset, resource, structure=None, initializer=None):
-        self._dataset = dataset  # None for a reinitializable or feedable iterator
-        self._structure = dataset._structure if structure is None else structure
-        self._resource = resource
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes, output_classes):
+        # TF1's constructor (programs call the factories below): a resource tensor, its
+        # initializer op or None, and the element's structure.
+        self._resource, self._initializer = iterator_resource, initializer
+        self._structure = specs_from(output_types, output_shapes)
+        self._dataset = None  # the dataset of a one-shot or initializable iterator
         # The op making this iterator, which its readers are colocated with (None when fed).
-        maker = resource.op
+        maker = iterator_resource.op
         self._maker = maker if maker.type in ("IteratorV2", "OneShotIterator") else None
-        self._initializer = initializer
         self._graph = get_default_graph()
         self._next = None
+
+    @classmethod
+    def _of(cls, dataset, resource, structure=None, initializer=None):
+        structure = dataset._structure if structure is None else structure
+        types = nest.map_structure(lambda s: s.dtype, structure)
+        shapes = nest.map_structure(lambda s: s.dims, structure)
+        iterator = cls(resource, initializer, types, shapes, None)
+        iterator._dataset, iterator._structure = dataset, structure  # DatasetSpecs and all
+        return iterator
 
     # -- the four kinds -------------------------------------------------------------------
     @classmethod
@@ -75,13 +85,13 @@ class Iterator:
             dataset=dataset,
             keys=tuple(c.key for c in captures),
         )
-        return cls(dataset, resource)
+        return cls._of(dataset, resource)
 
     @classmethod
     def initializable(cls, dataset, shared_name=None):
         _refuse_windows(dataset)
         resource = apply(IteratorV2, name="Iterator")
-        return cls(dataset, resource, initializer=_make_iterator(resource, dataset, "MakeIterator"))
+        return cls._of(dataset, resource, initializer=_make_iterator(resource, dataset, "MakeIterator"))
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
@@ -108,7 +118,7 @@ class Iterator:
         100
         """
         structure = specs_from(output_types, output_shapes)
-        return Iterator(None, apply(IteratorV2, name="Iterator"), structure)
+        return Iterator._of(None, apply(IteratorV2, name="Iterator"), structure)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
@@ -137,7 +147,7 @@ class Iterator:
                 "Tensor conversion requested dtype string for Tensor with dtype "
                 f"{handle.dtype.name}: {handle}"
             )
-        return Iterator(None, handle, structure)
+        return Iterator._of(None, handle, structure)
 
     # -- TF1's methods ----------------------------------------------------------------------
     @property

@@ -40,10 +40,10 @@ class _OptionsBase:
         set_ = {k: v for k, v in vars(self).items() if v is not None}
         return f"{type(self).__name__}({set_})"
 
-    def merge(self, *others):
-        """A new record: this one's values, overridden by each of ``others``' set values in turn."""
+    def merge(self, options):
+        """A new record: this one's values, overridden by those ``options`` sets."""
         merged = type(self)()
-        for source in (self, *others):
+        for source in (self, options):
             for name, value in vars(source).items():
                 if isinstance(value, _OptionsBase):
                     object.__setattr__(merged, name, getattr(merged, name).merge(value))
