@@ -2,6 +2,25 @@
 
 from .._missing import module_getattr
 from . import queue_runner
+from .checkpoint_management import (
+    checkpoint_exists,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    meta_graph_filename,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
+from .checkpoint_utils import (
+    NewCheckpointReader,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+    wait_for_new_checkpoint,
+)
 from .cluster_spec import ClusterSpec
 from .coordinator import LooperThread
 from .device_setter import (
@@ -50,6 +69,7 @@ from .learning_rate_decay import (
     piecewise_constant_decay,
     polynomial_decay,
 )
+from .meta_graph import export_meta_graph
 from .monitored_session import (
     ChiefSessionCreator,
     Coordinator,
@@ -76,7 +96,7 @@ from .optimizer import (
     get_or_create_global_step,
 )
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-from .saver import Saver, latest_checkpoint
+from .saver import Saver
 from .server import Server, ServerDef
 from .supervisor import Supervisor
 from .sync_replicas_optimizer import SyncReplicasOptimizer

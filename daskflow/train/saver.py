@@ -1,11 +1,13 @@
 """``tf.train.Saver``: sharded, safe, atomic checkpoints to any fsspec URL.
 
 A checkpoint ``<save_path>-<step>`` is a folder of ``.npy`` files, one per
-variable (``<prefix>.data-<token>/00000.npy``..., a new folder per save), written where each variable lives
-(see :mod:`daskflow.runtime.checkpoint`), then a manifest
+variable (``<prefix>.data-<token>/00000.npy``..., a new folder per save),
+written where each variable lives (see :mod:`daskflow.runtime.checkpoint`), then a manifest
 ``<prefix>.index.json`` naming each file with its shape, dtype, size and
 SHA-256, then the folder's ``checkpoint`` state file (the latest and the
-kept ones). The manifest is written last and whole, so a save that dies
+kept ones, in TF1's text format: see :mod:`daskflow.train.checkpoint_management`)
+and, unless ``write_meta_graph=False``, the graph as TF's ``MetaGraphDef`` in
+``<prefix>.meta``. The manifest is written last and whole, so a save that dies
 half-way leaves the previous checkpoint the latest and intact. File names
 are generated; no variable name becomes a path. Restoring checks the names,
 shapes and dtypes against the graph and every file against the manifest
@@ -15,30 +17,57 @@ before any variable changes.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
+import time
 import uuid
 
 import fsspec
 
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..variables import Variable, global_variables
+from .checkpoint_management import (
+    STATE,
+    _update_state,
+    get_checkpoint_mtimes,
+    latest_checkpoint,
+    meta_graph_filename,
+    write_whole,
+)
+
+__all__ = ["Saver", "latest_checkpoint", "read_manifest"]
 
 FORMAT = "daskflow-checkpoint-1"
-STATE = "checkpoint"
 
 
 class Saver:
-    """Save and restore variables.
+    """Save and restore variables (TF1's ``tf.train.Saver``, with TF1's arguments).
 
     Parameters
     ----------
     var_list : list or dict of Variable, optional
         What to save: a list (keyed by op name) or ``{name: variable}``;
-        default every global variable at construction, as in TF1.
-    max_to_keep : int, optional
-        Checkpoints kept; older ones are deleted after each save (None or 0:
-        keep all).
+        default every global variable at construction (at ``build()`` with
+        ``defer_build=True``), as in TF1.
+    max_to_keep : int, default 5
+        Checkpoints kept; after each save the oldest beyond this many is
+        deleted. None or 0 keeps all (and records none, as TF1).
+    keep_checkpoint_every_n_hours : float, default 10000.0
+        Also keep one checkpoint of every this many hours of training.
+    allow_empty : bool, default False
+        With no variables to save, ``save`` returns None instead of the
+        constructor raising ``ValueError``.
+    pad_step_number : bool, default False
+        ``model-00000300`` instead of ``model-300``.
+    save_relative_paths : bool, default False
+        The ``checkpoint`` file names checkpoints relative to its folder.
+    reshape, sharded, name, restore_sequentially, saver_def, builder, defer_build, write_version, filename
+        TF1's, accepted. Each checkpoint is always written where each
+        variable lives (sharded by construction) in daskflow's format (see
+        the module's docstring), so ``sharded``, ``builder``,
+        ``write_version`` and ``restore_sequentially`` change nothing;
+        ``reshape`` restores are refused as mismatched shapes.
 
     Examples
     --------
@@ -53,21 +82,176 @@ class Saver:
     'memory://doctest/model-7'
     """
 
-    def __init__(self, var_list=None, max_to_keep=5, **_tf1_options):
-        self._vars = _named(var_list if var_list is not None else global_variables())
+    def __init__(
+        self,
+        var_list=None,
+        reshape=False,
+        sharded=False,
+        max_to_keep=5,
+        keep_checkpoint_every_n_hours=10000.0,
+        name=None,
+        restore_sequentially=False,
+        saver_def=None,
+        builder=None,
+        defer_build=False,
+        allow_empty=False,
+        write_version=2,
+        pad_step_number=False,
+        save_relative_paths=False,
+        filename=None,
+    ):
+        if saver_def is not None:  # Saver.from_proto: the numbers are the SaverDef's
+            max_to_keep = saver_def.max_to_keep
+            keep_checkpoint_every_n_hours = saver_def.keep_checkpoint_every_n_hours
+        self._var_list = var_list
+        self._allow_empty = allow_empty
         self._max_to_keep = max_to_keep
-        self.last_checkpoints: list[str] = []
+        self._keep_hours = keep_checkpoint_every_n_hours
+        self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
+        self._pad_step_number = pad_step_number
+        self._save_relative_paths = save_relative_paths
+        self._sharded = sharded
+        self._filename = filename
+        self._last_checkpoints: list = []  # (prefix, time saved), oldest first
+        self._to_delete: list = []
+        self._vars = None
+        self.saver_def = None
+        if not defer_build:
+            self.build()
 
-    def save(self, sess, save_path, global_step=None, write_state=True):
+    def build(self):
+        """Take the variables to save (TF1: build the save and restore ops)."""
+        listed = self._var_list if self._var_list is not None else global_variables()
+        self._vars = {} if self._allow_empty and not listed else _named(listed)
+        from ..runtime.messages import message_class  # (the schema loads on first use)
+
+        self.saver_def = message_class("SaverDef")(
+            max_to_keep=self._max_to_keep or 0,
+            sharded=bool(self._sharded),
+            keep_checkpoint_every_n_hours=self._keep_hours,
+            version=2,
+        )
+
+    def _built(self):
+        if self._vars is None:
+            raise RuntimeError("Use save/restore instead of build in eager mode.")  # TF1's words
+        return self._vars
+
+    # -- the checkpoints this saver keeps ---------------------------------------------
+    @property
+    def last_checkpoints(self):
+        """The checkpoints this saver has not deleted, oldest first."""
+        return [path for path, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        """Take these checkpoints as this saver's, never to be deleted (TF1's)."""
+        assert isinstance(last_checkpoints, list)
+        self._last_checkpoints = [(p, float("inf")) for p in last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
+        """Take these ``(path, time saved)`` as this saver's checkpoints (TF1's)."""
+        assert isinstance(last_checkpoints_with_time, list)
+        self._last_checkpoints = list(last_checkpoints_with_time)
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Take those of ``checkpoint_paths`` that exist as this saver's, with their file times."""
+        with_times = []
+        for path in checkpoint_paths:
+            mtimes = get_checkpoint_mtimes([path])
+            if mtimes:
+                with_times.append((path, mtimes[0]))
+        self.set_last_checkpoints_with_time(with_times)
+
+    def as_saver_def(self):
+        """TF1's ``SaverDef`` of this saver: its numbers (daskflow has no save/restore ops to name)."""
+        return self.saver_def
+
+    def to_proto(self, export_scope=None):
+        return self.saver_def
+
+    @staticmethod
+    def from_proto(saver_def, import_scope=None):
+        return Saver(saver_def=saver_def)
+
+    def _record(self, prefix):
+        """TF1's ``_RecordLastCheckpoint``: remember ``prefix``; queue the oldest past max_to_keep."""
+        if not self._max_to_keep:
+            return
+        self._last_checkpoints = [c for c in self._last_checkpoints if c[0] != prefix]
+        self._last_checkpoints.append((prefix, time.time()))
+        if len(self._last_checkpoints) > self._max_to_keep:
+            self._to_delete.append(self._last_checkpoints.pop(0))
+
+    def _delete_old(self, fs, meta_graph_suffix):
+        """Delete the oldest checkpoint queued, unless it is one kept for its hour."""
+        if not self._to_delete:
+            return
+        path, saved = self._to_delete.pop(0)
+        if saved > self._next_checkpoint_time:
+            self._next_checkpoint_time += self._keep_hours * 3600
+            return
+        delete_checkpoint(fs, path)
+        meta = _fs_path(fs, meta_graph_filename(path, meta_graph_suffix))
+        if fs.exists(meta):
+            fs.rm(meta)
+
+    # -- saving and restoring ---------------------------------------------------------
+    def save(
+        self,
+        sess,
+        save_path,
+        global_step=None,
+        latest_filename=None,
+        meta_graph_suffix="meta",
+        write_meta_graph=True,
+        write_state=True,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
         """Write a checkpoint; return its path prefix (``save_path-<step>`` with a step).
 
-        Each save writes a new data folder; only its manifest, moved into place
-        last, makes it the checkpoint — so saving again under the same prefix
-        never touches the files the current manifest names.
+        As TF1's: ``write_state`` records it in the folder's ``checkpoint``
+        file (``latest_filename`` names another) and deletes the oldest
+        beyond ``max_to_keep``; ``write_meta_graph`` writes the graph to
+        ``<prefix>.<meta_graph_suffix>`` (see :meth:`export_meta_graph`).
+        Each save writes a new data folder; only its manifest, moved into
+        place last, makes it the checkpoint, so saving again under the same
+        prefix never touches the files the current manifest names.
         """
+        latest_filename = latest_filename or STATE
+        if posixpath.dirname(latest_filename):
+            raise ValueError("'latest_filename' must not contain path components")
+        save_path = os.fspath(save_path)
         step = _step_value(sess, global_step)
-        prefix = save_path if step is None else f"{save_path}-{step}"
+        if step is None:
+            prefix = save_path
+            if posixpath.basename(save_path) == latest_filename and not self._sharded:
+                raise ValueError(
+                    f"'latest_filename' collides with 'save_path': '{latest_filename}' and '{save_path}'"
+                )
+        else:
+            prefix = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
+        if not hasattr(sess, "_write_checkpoint"):
+            raise TypeError(f"'sess' must be a Session; {sess}")
         fs, _ = fsspec.core.url_to_fs(prefix)
+        if self._built():
+            self._write(sess, fs, prefix, step)
+            if write_state:
+                self._record(prefix)
+                _update_state(
+                    posixpath.dirname(save_path),
+                    prefix,
+                    self.last_checkpoints,
+                    latest_filename,
+                    self._save_relative_paths,
+                )
+                self._delete_old(fs, meta_graph_suffix)
+        if write_meta_graph:
+            with sess.graph.as_default():
+                self.export_meta_graph(meta_graph_filename(prefix, meta_graph_suffix))
+        return prefix if self._vars else None
+
+    def _write(self, sess, fs, prefix, step):
         names = sorted(self._vars)
         files = {name: f"{i:05d}.npy" for i, name in enumerate(names)}
         data = f"{posixpath.basename(prefix)}.data-{uuid.uuid4().hex[:8]}"
@@ -80,23 +264,35 @@ class Saver:
             "data": data,
             "variables": {name: {"file": files[name], **records[name]} for name in names},
         }
-        _write_whole(fs, prefix + ".index.json", json.dumps(manifest, indent=1))
+        write_whole(fs, prefix + ".index.json", json.dumps(manifest, indent=1))
         _remove_data(fs, prefix, keep=data)  # an earlier save under this prefix
-        if prefix in self.last_checkpoints:
-            self.last_checkpoints.remove(prefix)
-        self.last_checkpoints.append(prefix)
-        keep = self._max_to_keep
-        dropped = self.last_checkpoints[:-keep] if keep else []
-        self.last_checkpoints = self.last_checkpoints[len(dropped) :]
-        if write_state:  # before deleting: the state never names a checkpoint being deleted
-            state = {
-                "latest": posixpath.basename(prefix),
-                "all": [posixpath.basename(p) for p in self.last_checkpoints],
-            }
-            _write_whole(fs, posixpath.join(posixpath.dirname(prefix), STATE), json.dumps(state))
-        for old in dropped:
-            _delete(fs, old)
-        return prefix
+
+    def export_meta_graph(
+        self,
+        filename=None,
+        collection_list=None,
+        as_text=False,
+        export_scope=None,
+        clear_devices=False,
+        clear_extraneous_savers=False,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
+        """Write the default graph as TF's ``MetaGraphDef`` to ``filename``; return it
+        (see :func:`daskflow.train.meta_graph.export_meta_graph`)."""
+        from .meta_graph import export_meta_graph
+
+        return export_meta_graph(
+            filename=filename,
+            saver_def=self.saver_def,
+            collection_list=collection_list,
+            as_text=as_text,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs,
+            save_debug_info=save_debug_info,
+        )
 
     def restore(self, sess, save_path):
         """Set this saver's variables from a checkpoint, or raise and change nothing.
@@ -109,6 +305,9 @@ class Saver:
         """
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
+        save_path = os.fspath(save_path)
+        if not self._built():
+            return
         try:
             manifest = read_manifest(save_path)
         except DataLossError:
@@ -139,19 +338,6 @@ class Saver:
             for name, v in self._vars.items()
         }
         sess._read_checkpoint(files)
-
-
-def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The path prefix of the newest complete checkpoint in ``checkpoint_dir``, or None."""
-    fs, _ = fsspec.core.url_to_fs(checkpoint_dir)
-    state_path = posixpath.join(checkpoint_dir.rstrip("/"), latest_filename or STATE)
-    try:
-        with fsspec.open(state_path, "r") as f:
-            state = json.load(f)
-        prefix = posixpath.join(checkpoint_dir.rstrip("/"), str(state["latest"]))
-    except (FileNotFoundError, ValueError, KeyError, TypeError):
-        return None
-    return prefix if fs.exists(_fs_path(fs, prefix + ".index.json")) else None
 
 
 def read_manifest(save_path) -> dict:
@@ -195,8 +381,9 @@ def _remove_data(fs, prefix, keep=None):
             fs.rm(path, recursive=True)
 
 
-def _delete(fs, prefix):
-    # The manifest first: a half-deleted checkpoint is then no checkpoint at all.
+def delete_checkpoint(fs, prefix):
+    """Delete checkpoint ``prefix``: the manifest first, so that a half-deleted
+    checkpoint is no checkpoint at all, then its data folders."""
     manifest = _fs_path(fs, prefix + ".index.json")
     if fs.exists(manifest):
         fs.rm(manifest)
@@ -237,11 +424,3 @@ def _step_value(sess, global_step):
 
 def _fs_path(fs, url):
     return fs._strip_protocol(url)
-
-
-def _write_whole(fs, url, text):
-    """Write ``text`` to a temporary name, then move it into place."""
-    tmp = url + ".tmp"
-    with fs.open(_fs_path(fs, tmp), "w") as f:
-        f.write(text)
-    fs.mv(_fs_path(fs, tmp), _fs_path(fs, url))
