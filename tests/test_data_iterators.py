@@ -302,6 +302,37 @@ def test_transformations_refuse_as_tf_does():
         tf.data.get_output_types(3)
 
 
+def test_sample_from_datasets_keeps_each_datasets_order_and_is_seeded():
+    def sampled():
+        a, b = tf.data.Dataset.range(5), tf.data.Dataset.range(100, 103)
+        ds = tf.data.Dataset.sample_from_datasets([a, b], weights=[0.3, 0.7], seed=4)
+        with tf.Session() as sess:
+            return drain(sess, ds.make_one_shot_iterator().get_next())
+
+    got = sampled()
+    assert sorted(got) == [0, 1, 2, 3, 4, 100, 101, 102]  # an exhausted input's weight goes to the other
+    assert [v for v in got if v < 100] == [0, 1, 2, 3, 4] and [v for v in got if v >= 100] == [100, 101, 102]
+    assert sampled() == got
+    with pytest.raises(TypeError, match="must be scalar `tf.int64` tensors"):
+        tf.data.Dataset.choose_from_datasets([tf.data.Dataset.range(2)], tf.data.Dataset.range(2).batch(2))
+
+
+def test_csv_fields_are_checked_when_read(data_dir):
+    required = tf.data.experimental.CsvDataset(
+        str(data_dir / "c.csv"), [tf.int32, tf.float32, tf.string], header=True
+    )
+    bad_number = tf.data.experimental.CsvDataset(str(data_dir / "c.csv"), [tf.int32, tf.int32, tf.string])
+    with tf.Session() as sess:
+        nxt = required.make_one_shot_iterator().get_next()
+        assert step(sess, nxt) == [1, 2.5, "x"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Field 1 is required but missing"):
+            sess.run(nxt)
+        with pytest.raises(
+            tf.errors.InvalidArgumentError, match="Field 0 in record 0 is not a valid int32: a"
+        ):
+            sess.run(bad_number.make_one_shot_iterator().get_next())
+
+
 def test_generator_elements_are_checked_when_read():
     bad_shape = tf.data.Dataset.from_generator(
         lambda: iter([[1, 2], [1, 2, 3]]), tf.int64, tf.TensorShape([2])

@@ -321,6 +321,60 @@ class Dataset:
         """
         return _transforms.Filter(self, predicate)
 
+    def take_while(self, predicate, name=None):
+        """The elements up to the first for which ``predicate`` (a ``tf.bool`` scalar) is false.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.range(10).take_while(lambda x: x < 4)  # 0 1 2 3
+        """
+        return _transforms.TakeWhile(self, predicate)
+
+    def unique(self, name=None):
+        """Each distinct element once, in order of first appearance (int32, int64 or string scalars).
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> ds = tf.data.Dataset.from_tensor_slices([1, 3, 1, 2]).unique()  # 1 3 2
+        """
+        return _transforms.Unique(self)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Elements of ``datasets[i]`` for each ``i`` (a ``tf.int64`` scalar) of ``choice_dataset``.
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)
+        >>> choice = tf.data.Dataset.range(2).repeat(3)  # 0 1 0 1 0 1
+        >>> ds = tf.data.Dataset.choose_from_datasets([a, b], choice)  # 0 10 1 11 2 12
+        """
+        return _transforms.Choose(datasets, choice_dataset, None, None, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize_each_iteration=None
+    ):
+        """Elements of ``datasets`` drawn at random, dataset ``i`` with probability ``weights[i]``.
+
+        An exhausted dataset's weight goes to the others, unless
+        ``stop_on_empty_dataset``. (``weights`` as a dataset is not supported.)
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)
+        >>> ds = tf.data.Dataset.sample_from_datasets([a, b], weights=[0.5, 0.5], seed=1)
+        """
+        if isinstance(weights, Dataset):
+            raise TypeError(
+                "sample_from_datasets: `weights` as a dataset is not supported; give a list of floats"
+            )
+        return _transforms.Choose(datasets, None, weights, seed, stop_on_empty_dataset)
+
     def filter_with_legacy_function(self, predicate):
         """:meth:`filter` (TF1's name for predicates traced as legacy functions)."""
         return self.filter(predicate)

@@ -15,17 +15,32 @@ TensorShape([4])
 
 from __future__ import annotations
 
+import enum
+
+from .. import dtypes
 from .options import (
     AutoShardPolicy,
     AutotuneOptions,
     DistributeOptions,
     OptimizationOptions,
+    ServiceOptions,
     ThreadingOptions,
 )
+from .readers import CsvDataset
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
+SHARD_HINT = -1
+
+
+class ExternalStatePolicy(enum.IntEnum):
+    """What TF does with a pipeline's external state when it is saved (kept, no effect here)."""
+
+    WARN = 0
+    IGNORE = 1
+    FAIL = 2
+
 
 __all__ = [
     "AUTOTUNE",
@@ -33,6 +48,15 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "AutoShardPolicy",
     "AutotuneOptions",
+    "Counter",
+    "CsvDataset",
+    "ExternalStatePolicy",
+    "SHARD_HINT",
+    "ServiceOptions",
+    "choose_from_datasets",
+    "sample_from_datasets",
+    "take_while",
+    "unique",
     "DistributeOptions",
     "OptimizationOptions",
     "ThreadingOptions",
@@ -131,3 +155,34 @@ def prefetch_to_device(device, buffer_size=None):
 def copy_to_device(target_device, source_device="/cpu:0"):
     """The same dataset: see :func:`prefetch_to_device`."""
     return lambda dataset: dataset
+
+
+def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 - TF1's name
+    """``Dataset.counter``: ``start``, ``start + step``, ... without end."""
+    from .dataset import Dataset
+
+    return Dataset.counter(start, step, dtype)
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+    """``Dataset.choose_from_datasets`` (TF1's default: an exhausted dataset is skipped)."""
+    from .dataset import Dataset
+
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    """``Dataset.sample_from_datasets``."""
+    from .dataset import Dataset
+
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def take_while(predicate):
+    """``Dataset.take_while``, for ``apply``."""
+    return lambda dataset: dataset.take_while(predicate)
+
+
+def unique():
+    """``Dataset.unique``, for ``apply``."""
+    return lambda dataset: dataset.unique()

@@ -11,8 +11,10 @@ from each in turn, as TF does.
 
 from __future__ import annotations
 
+import csv
 import glob
 import gzip
+import io
 import itertools
 import zlib
 
@@ -23,7 +25,7 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..ops.random_ops import get_seed
 from .dataset import Dataset
 from .sources import component, spec_of
-from .spec import Spec
+from .spec import Captured, Spec
 from .transforms import _interleave
 
 
@@ -193,6 +195,123 @@ class TFRecordDataset(_FileDataset):
         from ..lib.io.tf_record import records
 
         return (data for _, data in records(name, self._compression))
+
+
+class CsvDataset(_FileDataset):
+    """The records of CSV files, a tuple of scalars per record, typed by ``record_defaults``.
+
+    Each item of ``record_defaults`` is a dtype (float32, float64, int32,
+    int64 or string: the column is required) or a list of one default value
+    (used where a field is empty or ``na_value``). ``select_cols`` /
+    ``exclude_cols`` pick the columns. A missing required field or a field
+    that is no number fails the step with ``InvalidArgumentError``, as in TF.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> ds = tf.data.experimental.CsvDataset("train.csv", [tf.float32, [0], [""]], header=True)
+    >>> ds.output_types
+    (tf.float32, tf.int32, tf.string)
+    """
+
+    _who = "CsvDataset"
+
+    def __init__(
+        self,
+        filenames,
+        record_defaults,
+        compression_type=None,
+        buffer_size=None,
+        header=False,
+        field_delim=",",
+        use_quote_delim=True,
+        na_value="",
+        select_cols=None,
+        exclude_cols=None,
+    ):
+        super().__init__(filenames, compression_type, None)
+        if select_cols is not None and exclude_cols is not None:
+            raise ValueError("Either select_cols or exclude_cols should be empty")
+        self._defaults = [_csv_default(d, i) for i, d in enumerate(record_defaults)]
+        self._header, self._delim, self._quote = bool(header), field_delim, bool(use_quote_delim)
+        self._na, self._select, self._exclude = na_value, select_cols, exclude_cols
+        self._structure = tuple(Spec((), dtype) for dtype, _ in self._defaults)
+
+    def _records_of(self, name):
+        text = self._read(name).decode("utf-8")
+        quoting = {"quotechar": '"'} if self._quote else {"quoting": csv.QUOTE_NONE}
+        rows = csv.reader(io.StringIO(text), delimiter=self._delim, **quoting)
+        for number, row in enumerate(itertools.islice(rows, 1 if self._header else 0, None)):
+            yield self._parse(self._columns(row, number), number)
+
+    def _columns(self, row, number):
+        if self._select is not None:
+            missing = [c for c in self._select if c >= len(row)]
+            if missing:
+                raise InvalidArgumentError(
+                    None, None, f"Expect {max(missing) + 1} fields but have {len(row)} in record {number}"
+                )
+            row = [row[c] for c in self._select]
+        elif self._exclude is not None:
+            row = [f for c, f in enumerate(row) if c not in set(self._exclude)]
+        if len(row) != len(self._defaults):
+            raise InvalidArgumentError(
+                None, None, f"Expect {len(self._defaults)} fields but have {len(row)} in record {number}"
+            )
+        return row
+
+    def _parse(self, fields, number):
+        out = []
+        for i, (field, (dtype, default)) in enumerate(zip(fields, self._defaults)):
+            if field == "" or field == self._na:
+                if default is None:
+                    raise InvalidArgumentError(
+                        None, None, f"Field {i} is required but missing in record {number}!"
+                    )
+                out.append(default)
+                continue
+            try:
+                out.append(field.encode() if dtype is dtypes.string else dtype.np.type(_number(field, dtype)))
+            except ValueError:
+                raise InvalidArgumentError(
+                    None, None, f"Field {i} in record {number} is not a valid {dtype.name}: {field}"
+                ) from None
+        return tuple(out)
+
+    def _iterate(self, state):
+        files = (self._records_of(n) for n in _names(state.value(self._components[0])))
+        index, count = state.shard
+        records = itertools.islice(_chain(files), index, None, count)
+        return (
+            tuple(np.array(v, dtype=object) if isinstance(v, bytes) else np.asarray(v) for v in r)
+            for r in records
+        )
+
+
+_CSV_TYPES = ("float32", "float64", "int32", "int64", "string")
+
+
+def _csv_default(item, index):
+    """``(dtype, default or None)`` of one ``record_defaults`` item."""
+    if isinstance(item, dtypes.DType):
+        dtype, default = item, None
+    else:
+        c = component(item)
+        if spec_of(c).dims not in ((), (0,), (1,)) or isinstance(c, Captured):
+            raise ValueError(f"record_defaults[{index}] must be a dtype or a list of at most one known value")
+        dtype = spec_of(c).dtype
+        default = None if c.size == 0 else c.reshape(-1)[0]
+    if dtype.name not in _CSV_TYPES:
+        raise TypeError(
+            f"record_defaults[{index}] has type {dtype.name}; CSV columns are {', '.join(_CSV_TYPES)}"
+        )
+    if default is not None:
+        default = default if dtype is dtypes.string else dtype.np.type(default)
+    return dtype, default
+
+
+def _number(field, dtype):
+    return int(field) if dtype.is_integer else float(field)
 
 
 class _ListFiles(Dataset):

@@ -254,6 +254,103 @@ class Filter(Map):
         return (element for element in self._input._iterate(state) if bool(run(element)[0]))
 
 
+class TakeWhile(Filter):
+    def _iterate(self, state):
+        if self._traced is None:
+            self._traced = trace(self._fn, self._input._structure, self._seed)
+        run = state.runner(self, self._traced)
+        return itertools.takewhile(lambda element: bool(run(element)[0]), self._input._iterate(state))
+
+
+class Unique(Dataset):
+    def __init__(self, input_dataset):
+        spec = input_dataset._structure
+        if not isinstance(spec, Spec) or spec.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+            raise TypeError(
+                "`tf.data.Dataset.unique` does not support type "
+                f"{_describe(spec)}: one component of tf.int32, tf.int64 or tf.string only"
+            )
+        self._input, self._structure = input_dataset, spec
+
+    def _iterate(self, state):
+        seen = set()
+        for element in self._input._iterate(state):
+            key = element[0].item() if element[0].ndim == 0 else element[0].tobytes()
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+class Choose(Dataset):
+    """``choose_from_datasets`` (``choices`` a dataset of indices) and ``sample_from_datasets``
+    (``choices`` None: drawn with ``weights``)."""
+
+    def __init__(self, datasets, choices, weights, seed, stop_on_empty):
+        datasets = list(datasets)
+        if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("Invalid `datasets`. `datasets` should be a non-empty list of `tf.data.Dataset`.")
+        first = datasets[0]._structure
+        for d in datasets[1:]:
+            _check_same_elements(first, d._structure)
+        if choices is not None:
+            spec = choices._structure
+            if not isinstance(spec, Spec) or spec.dtype is not dtypes.int64 or spec.dims not in ((), None):
+                raise TypeError(
+                    "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+                    f"tensors but are {_describe(spec)}."
+                )
+        self._datasets = [*datasets, *([choices] if choices is not None else [])]
+        self._count, self._stop, self._choices = len(datasets), bool(stop_on_empty), choices is not None
+        self._weights = None if weights is None else np.asarray(weights, np.float64).reshape(-1)
+        if self._weights is not None and len(self._weights) != len(datasets):
+            raise ValueError(f"`weights` has {len(self._weights)} entries for {len(datasets)} datasets")
+        self._seed = None if self._choices else get_seed(seed)
+        structure = first
+        for d in datasets[1:]:
+            structure = _merged(structure, d._structure)
+        self._structure = structure
+
+    def _iterate(self, state):
+        inputs = [d._iterate(state) for d in self._datasets[: self._count]]
+        live = [True] * self._count
+        for i in self._indices(state, live):
+            if not 0 <= i < self._count:
+                raise InvalidArgumentError(
+                    None, None, f"choice {i} is not the index of one of the {self._count} datasets"
+                )
+            element = next(inputs[i], None) if live[i] else None
+            if element is not None:
+                yield element
+                continue
+            live[i] = False
+            if self._stop or not any(live):
+                return
+
+    def _indices(self, state, live):
+        if self._choices:
+            return (int(c[0]) for c in self._datasets[-1]._iterate(state))
+        seed = self._seed if self._seed is not None else (state.entropy(self),)
+        rng = np.random.default_rng([*seed, state.epoch(self)])
+        weights = np.ones(self._count) if self._weights is None else self._weights
+
+        def draw():
+            while any(live):  # an exhausted input's weight goes to the others (TF's renormalisation)
+                w = np.where(live, weights, 0.0)
+                yield int(rng.choice(self._count, p=w / w.sum()))
+
+        return draw()
+
+
+def _check_same_elements(a, b):
+    if not _same_structure(a, b) or [s.dtype for s in nest.flatten(a)] != [s.dtype for s in nest.flatten(b)]:
+        raise TypeError(f"Incompatible dataset elements:\n  {_describe(a)} vs.   {_describe(b)}")
+
+
+def _merged(a, b):
+    merged = [Spec(_most_specific(x.dims, y.dims), x.dtype) for x, y in zip(nest.flatten(a), nest.flatten(b))]
+    return nest.pack(a, merged)
+
+
 def _describe(structure):
     return nest.map_structure(
         lambda s: f"TensorSpec(shape={TensorShape(s.dims)}, dtype={s.dtype!r})", structure
