@@ -8,7 +8,6 @@ from .checkpoint_management import (
     get_checkpoint_mtimes,
     get_checkpoint_state,
     latest_checkpoint,
-    meta_graph_filename,
     remove_checkpoint,
     update_checkpoint_state,
 )
@@ -19,7 +18,6 @@ from .checkpoint_utils import (
     list_variables,
     load_checkpoint,
     load_variable,
-    wait_for_new_checkpoint,
 )
 from .cluster_spec import ClusterSpec
 from .coordinator import LooperThread
