@@ -121,11 +121,13 @@ _SCHEMA = {
         ("pre_optimization_graph", 2, "GraphDef", False),
         ("post_optimization_graph", 3, "GraphDef", False),
     ],
+    "SessionMetadata": [("name", 1, _STRING, False), ("version", 2, _INT64, False)],
     "RunMetadata": [
         ("step_stats", 1, "StepStats", False),
         ("cost_graph", 2, "CostGraphDef", False),
         ("partition_graphs", 3, "GraphDef", True),
         ("function_graphs", 4, "RunMetadata.FunctionGraphs", True),
+        ("session_metadata", 5, "SessionMetadata", False),
     ],
 }
 _MAP_ENTRIES = {"DeviceStepStats.ThreadNamesEntry"}
