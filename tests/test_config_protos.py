@@ -278,3 +278,8 @@ def test_a_config_serializes_to_tfs_bytes(name):
     scope = {"tf": tf}
     exec(sample["code"], scope)
     assert scope["c"].SerializeToString(deterministic=True).hex() == sample["bytes"]
+
+
+def test_run_metadata_has_tf1s_fields():
+    fields = [[f.name, f.number] for f in tf.RunMetadata.DESCRIPTOR.fields]
+    assert fields == ORACLE["run_metadata"]
