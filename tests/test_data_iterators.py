@@ -108,6 +108,17 @@ def test_initializer_needs_its_feeds_and_checks_the_lengths():
         assert step(sess, nxt) == "OutOfRange"
 
 
+def test_a_fed_array_edited_after_initialisation_does_not_change_the_data():
+    x = tf.placeholder(tf.float64, [None])
+    it = tf.data.Dataset.from_tensor_slices(x).make_initializable_iterator()
+    nxt = it.get_next()
+    data = np.array([1.0, 2.0])
+    with tf.Session() as sess:
+        sess.run(it.initializer, {x: data})
+        data[:] = -1.0
+        assert drain(sess, nxt) == [1.0, 2.0]
+
+
 def test_two_sessions_keep_their_own_passes():
     x = tf.placeholder(tf.int64, [None])
     it = tf.data.Dataset.from_tensor_slices(x).make_initializable_iterator()

@@ -142,7 +142,9 @@ MakeIterator = Primitive(
 
 
 def _new_pass(op, dataset, keys, values):
-    captured = dict(zip(keys, values))
+    # Copies, as TF's initializer makes tensors of what it is fed: a caller's later edits of a
+    # fed array do not reach the dataset.
+    captured = {k: np.array(v, copy=True) for k, v in zip(keys, values)}
     try:
         dataset.check_captured(captured)
     except ValueError as e:  # a value fed at initialisation that the dataset cannot take
