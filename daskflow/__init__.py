@@ -6,6 +6,7 @@ dask; the Session (and with it dask) is loaded on first use.
 """
 
 from . import (
+    compat,
     contrib,
     data,
     datasets,
