@@ -76,7 +76,7 @@ from .framework.graph import (
     reset_default_graph,
 )
 from .framework.tensor_shape import TensorShape
-from .gradients import gradients
+from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops import operators as _operators
 from .ops.array_ops import (
     boolean_mask,

@@ -28,12 +28,40 @@ class DType:
     <class 'numpy.float32'>
     >>> tf.as_dtype("float") is tf.float32
     True
+    >>> tf.DType(1) is tf.float32  # TF1's constructor takes the DataType number
+    True
     """
 
-    def __init__(self, name: str, np_dtype, enum: int):
-        self.name = name
-        self.np = np.dtype(np_dtype)
-        self.as_datatype_enum = enum  # TF's DataType proto number, for GraphDefs and summaries
+    def __new__(cls, type_enum, handle_data=None):
+        """The dtype of TF's ``DataType`` number ``type_enum`` (a ``_ref`` number: its base)."""
+        if handle_data is not None:
+            raise NotImplementedError(
+                "tf.DType(handle_data=...): handle data describes resource and variant "
+                "dtypes, which daskflow has not; leave it None"
+            )
+        number = int(type_enum)  # TF1's conversion: DType("float32") is a ValueError
+        base = number - 100 if number > 100 else number  # TF's ref types number from 101
+        found = _BY_ENUM.get(base)
+        if found is None and 0 < base <= 23:
+            raise TypeError(f"DataType {type_enum} is not supported by daskflow")
+        if found is None:
+            raise TypeError(f"{type_enum} does not correspond to a valid tensorflow::DataType")
+        return found
+
+    def __init_subclass__(cls, **kwargs):
+        # daskflow's own dtypes beyond TF1's numbers (the queues' resource handle)
+        # are built from their fields, as ``_make`` builds the singletons here.
+        super().__init_subclass__(**kwargs)
+        cls.__new__ = lambda cls, name, np_dtype, enum: DType._make.__func__(cls, name, np_dtype, enum)
+
+    @classmethod
+    def _make(cls, name: str, np_dtype, enum: int) -> DType:
+        # The one instance per type; DType(enum) returns it.
+        dtype = object.__new__(cls)
+        dtype.name = name
+        dtype.np = np.dtype(np_dtype)
+        dtype.as_datatype_enum = enum  # TF's DataType proto number, for GraphDefs and summaries
+        return dtype
 
     @property
     def as_numpy_dtype(self):
@@ -116,21 +144,21 @@ class DType:
         return as_dtype, (self.name,)
 
 
-float16 = DType("float16", np.float16, 19)
-float32 = DType("float32", np.float32, 1)
-float64 = DType("float64", np.float64, 2)
-int8 = DType("int8", np.int8, 6)
-int16 = DType("int16", np.int16, 5)
-int32 = DType("int32", np.int32, 3)
-int64 = DType("int64", np.int64, 9)
-uint8 = DType("uint8", np.uint8, 4)
-uint16 = DType("uint16", np.uint16, 17)
-uint32 = DType("uint32", np.uint32, 22)
-uint64 = DType("uint64", np.uint64, 23)
-complex64 = DType("complex64", np.complex64, 8)
-complex128 = DType("complex128", np.complex128, 18)
-bool = DType("bool", np.bool_, 10)  # noqa: A001 - TF1's public name
-string = DType("string", object, 7)
+float16 = DType._make("float16", np.float16, 19)
+float32 = DType._make("float32", np.float32, 1)
+float64 = DType._make("float64", np.float64, 2)
+int8 = DType._make("int8", np.int8, 6)
+int16 = DType._make("int16", np.int16, 5)
+int32 = DType._make("int32", np.int32, 3)
+int64 = DType._make("int64", np.int64, 9)
+uint8 = DType._make("uint8", np.uint8, 4)
+uint16 = DType._make("uint16", np.uint16, 17)
+uint32 = DType._make("uint32", np.uint32, 22)
+uint64 = DType._make("uint64", np.uint64, 23)
+complex64 = DType._make("complex64", np.complex64, 8)
+complex128 = DType._make("complex128", np.complex128, 18)
+bool = DType._make("bool", np.bool_, 10)  # noqa: A001 - TF1's public name
+string = DType._make("string", object, 7)
 half, double = float16, float64
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
@@ -139,6 +167,7 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update(half=float16, float=float32, double=float64)
 _BY_NAME.update({f"{n}_ref": d for n, d in list(_BY_NAME.items())})  # ref types: TF1's variables
 _BY_NUMPY = {d.np: d for d in ALL}
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL}
 # TF1 maps these Python types; `int`, `str` and `bytes` it refuses.
 _BY_PYTHON = {builtins.float: float32, builtins.bool: bool, builtins.object: string}
 _UNSUPPORTED = {"bfloat16", "qint8", "quint8", "qint16", "quint16", "qint32", "resource", "variant"}

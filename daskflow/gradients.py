@@ -10,12 +10,44 @@ flagged ``broadcasting``; no rule reduces its own broadcasts.
 
 from __future__ import annotations
 
+import contextlib
+import enum
+
 from .framework.constant import convert_to_tensor
-from .framework.graph import name_scope
+from .framework.graph import colocate_with, name_scope
 from .ops import array_ops, math_ops
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **_):
+class UnconnectedGradients(enum.Enum):
+    """What :func:`gradients` gives an ``x`` that ``ys`` do not depend on (TF1's enum)."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class AggregationMethod:
+    """How gradients reaching a tensor along several paths are summed (TF1's names).
+
+    Every method gives the same sum; daskflow always adds them with one ``add_n``.
+    """
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def gradients(
+    ys,
+    xs,
+    grad_ys=None,
+    name="gradients",
+    colocate_gradients_with_ops=False,
+    gate_gradients=False,
+    aggregation_method=None,
+    stop_gradients=None,
+    unconnected_gradients=UnconnectedGradients.NONE,
+):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Parameters
@@ -23,13 +55,26 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **_):
     ys, xs : Tensor, Variable or list of them
     grad_ys : list, optional
         Initial gradients for each of ``ys`` (default: ones).
+    name : str
+        The name scope of the gradient ops.
+    colocate_gradients_with_ops : bool
+        Place each op's gradient ops with that op (its device), as TF1.
+    gate_gradients : bool
+        TF1 groups each op's input gradients so none is used before all are
+        computed; a daskflow step reads every variable before it updates any,
+        so the numbers are the same without it.
+    aggregation_method : AggregationMethod, optional
+        Any of TF1's methods; all give the same sum (daskflow uses ``add_n``).
     stop_gradients : list, optional
         Tensors treated as constants.
+    unconnected_gradients : UnconnectedGradients or str
+        ``"none"`` (default): None for an ``x`` the ``ys`` do not depend on;
+        ``"zero"``: zeros of that ``x``'s shape and dtype.
 
     Returns
     -------
     list
-        One gradient per ``x``; None where ``x`` does not affect ``ys``.
+        One gradient per ``x``.
 
     Examples
     --------
@@ -37,14 +82,25 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **_):
     >>> x = tf.constant(3.0)
     >>> (dx,) = tf.gradients(x * x, [x])
     """
+    unconnected = _unconnected(unconnected_gradients)
     ys, xs = _as_list(ys), _as_list(xs)
     ys = [convert_to_tensor(y) for y in ys]
     xs = [convert_to_tensor(x) for x in xs]
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     stops = {id(convert_to_tensor(t)) for t in _as_list(stop_gradients or [])}
     with name_scope(name):
-        grads = _backprop(ys, xs, grad_ys, stops)
-    return [_total(grads.get(x)) for x in xs]
+        grads = _backprop(ys, xs, grad_ys, stops, colocate_gradients_with_ops)
+        out = [_total(grads.get(x)) for x in xs]
+    if unconnected is UnconnectedGradients.ZERO:  # TF1 makes them outside its name scope
+        out = [array_ops.zeros_like(x) if g is None else g for g, x in zip(out, xs)]
+    return out
+
+
+def _unconnected(value):
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
 
 
 def _as_list(v):
@@ -72,7 +128,7 @@ def _between(ys, xs, stops):
     return from_x
 
 
-def _backprop(ys, xs, grad_ys, stops):
+def _backprop(ys, xs, grad_ys, stops, colocate=False):
     ops = _between(ys, xs, stops)
     grads: dict = {}
     for y, gy in zip(ys, grad_ys):
@@ -82,7 +138,9 @@ def _backprop(ys, xs, grad_ys, stops):
         out_grads = [_total(grads.get(t)) for t in op.outputs]
         if all(g is None for g in out_grads) or op.primitive.grad is None:
             continue
-        for x, g in zip(op.inputs, _input_grads(op, out_grads)):
+        with colocate_with(op) if colocate else contextlib.nullcontext():
+            in_grads = _input_grads(op, out_grads)
+        for x, g in zip(op.inputs, in_grads):
             if g is not None and id(x) not in stops and x.dtype.is_floating:
                 grads.setdefault(x, []).append(g)
     return grads

@@ -6,7 +6,9 @@ runs the test made itself.
 """
 
 import io
+import json
 import logging
+import pathlib
 from types import SimpleNamespace
 
 import numpy as np
@@ -336,12 +338,113 @@ def test_checkpoint_dir_saves_and_a_new_session_resumes_from_it(tmp_path):
             sess.run(m.train, batch(m))
     assert tf.train.latest_checkpoint(str(tmp_path)) == f"{tmp_path}/model.ckpt-12"  # saved at the end
     assert sorted(p.name for p in tmp_path.glob("*.index.json")) == [
+        "model.ckpt-0.index.json",  # TF1 saves the state the session starts from
         "model.ckpt-10.index.json",
         "model.ckpt-12.index.json",
         "model.ckpt-5.index.json",
     ]
     with mts(checkpoint_dir=str(tmp_path)) as sess:  # restores: the global step goes on from 12
         assert sess.run(tf.train.get_global_step()) == 12
+
+
+TF1_LISTENER = json.loads(
+    (pathlib.Path(__file__).parent / "fixtures" / "tf1_checkpoint_listener.json").read_text()
+)
+
+
+class SaveRecorder(tf.train.CheckpointSaverListener):
+    """Records each call (method, global step); stops training after the save at ``stop_at``."""
+
+    def __init__(self, stop_at=None):
+        self.calls, self._stop_at = [], stop_at
+
+    def begin(self):
+        self.calls.append(["begin", None])
+
+    def before_save(self, session, global_step_value):
+        self.calls.append(["before_save", int(global_step_value)])
+
+    def after_save(self, session, global_step_value):
+        self.calls.append(["after_save", int(global_step_value)])
+        return global_step_value == self._stop_at
+
+    def end(self, session, global_step_value):
+        self.calls.append(["end", int(global_step_value)])
+
+
+def _saved(folder):
+    """What a checkpoint folder holds, in the terms TF1's and daskflow's files share."""
+    steps = sorted(int(p.name.split("-")[1].split(".")[0]) for p in folder.glob("model.ckpt-*.index*"))
+    metas = sorted(int(p.name.split("-")[1].split(".")[0]) for p in folder.glob("model.ckpt-*.meta"))
+    return {"steps": steps, "metas": metas, "graph.pbtxt": (folder / "graph.pbtxt").exists()}
+
+
+def _tf1_saved(files):
+    steps = sorted({int(f.split("-")[1].split(".")[0]) for f in files if ".index" in f})
+    metas = sorted(int(f.split("-")[1].split(".")[0]) for f in files if f.endswith(".meta"))
+    return {"steps": steps, "metas": metas, "graph.pbtxt": "graph.pbtxt" in files}
+
+
+@pytest.mark.parametrize(
+    ("case", "kwargs", "stop_at"),
+    [
+        ("save_steps_5", {}, None),
+        ("no_graph_def", {"save_graph_def": False}, None),
+        ("stop_after_save_at_5", {}, 5),
+    ],
+)
+def test_checkpoint_saver_hook_calls_listeners_as_tf1(tmp_path, case, kwargs, stop_at):
+    # The same loop as fixtures/make_checkpoint_listener.py: up to 12 steps, save_steps=5.
+    expected = TF1_LISTENER["cases"][case]
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=step)
+    listener = SaveRecorder(stop_at)
+    hook = tf.train.CheckpointSaverHook(str(tmp_path), save_steps=5, listeners=[listener], **kwargs)
+    steps = 0
+    with mts(chief_only_hooks=[hook]) as sess:
+        while not sess.should_stop() and steps < 12:
+            sess.run(train)
+            steps += 1
+    assert listener.calls == expected["calls"]
+    assert steps == expected["steps_run"]
+    assert _saved(tmp_path) == _tf1_saved(expected["files"])
+
+
+def test_checkpoint_saver_hook_writes_the_graph_it_trains(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0, name="weight")
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=step)
+    with mts(checkpoint_dir=str(tmp_path), save_checkpoint_steps=100) as sess:
+        sess.run(train)
+    text = (tmp_path / "graph.pbtxt").read_text()
+    assert 'name: "weight"' in text and 'op: "VariableV2"' in text
+
+
+def test_checkpoint_saver_hook_refuses_saver_and_scaffold_and_needs_one_period():
+    tf.train.get_or_create_global_step()
+    with pytest.raises(ValueError, match="both saver and scaffold"):
+        tf.train.CheckpointSaverHook("memory://x", save_steps=1, saver=object(), scaffold=tf.train.Scaffold())
+    with pytest.raises(ValueError, match="every_secs or every_steps"):
+        tf.train.CheckpointSaverHook("memory://x")
+
+
+def test_monitored_training_session_passes_save_graph_def(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    train = tf.assign_add(step, 1)
+    with mts(checkpoint_dir=str(tmp_path), save_checkpoint_steps=100, save_graph_def=False) as sess:
+        sess.run(train)
+    assert _saved(tmp_path) == {"steps": [0, 1], "metas": [], "graph.pbtxt": False}
+
+
+def test_scaffold_feeds_local_init_feed_dict_to_local_init_op():
+    seed = tf.placeholder(tf.float32, [], name="seed")
+    local = tf.Variable(0.0, collections=[tf.GraphKeys.LOCAL_VARIABLES], name="local")
+    scaffold = tf.train.Scaffold(
+        local_init_op=tf.assign(local, seed * 2).op, local_init_feed_dict={seed: 4.0}
+    )
+    with mts(scaffold=scaffold) as sess:
+        assert float(sess.run(local)) == 8.0
 
 
 def test_monitored_and_singular_monitored_sessions():

@@ -105,9 +105,13 @@ class _EvaluateOnSave(CheckpointSaverListener):
         self._spec = eval_spec
         self._last_time = None
         self._last_step = None
+        self._first_save = True
         self.eval_result = None
 
     def after_save(self, session, global_step_value):
+        if self._first_save:  # as TF1's: the save the session starts with has nothing new to evaluate
+            self._first_save = False
+            return
         due = self._last_time is None or time.monotonic() - self._last_time >= self._spec.throttle_secs
         if due and global_step_value != self._last_step:
             self._evaluate(global_step_value)

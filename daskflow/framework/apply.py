@@ -15,5 +15,5 @@ def apply(prim: Primitive, *inputs, name=None, **attrs):
     """
     graph = get_default_graph()
     tensors = [convert_to_tensor(x, graph=graph) for x in inputs]
-    op = graph.create_op(prim, tensors, attrs, name=name)
+    op = graph._create_op(prim, tensors, attrs, name=name)
     return op.outputs[0] if op._single_output else tuple(op.outputs)

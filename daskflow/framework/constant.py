@@ -65,7 +65,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         array = _fit(array, shape)
     array = np.array(array)  # own a contiguous copy, so later user edits cannot reach the graph
     array.flags.writeable = False
-    return get_default_graph().create_op(Const, [], {"value": array, "dtype": dtype}, name=name).outputs[0]
+    return get_default_graph()._create_op(Const, [], {"value": array, "dtype": dtype}, name=name).outputs[0]
 
 
 def _fit(array, shape):
@@ -81,15 +81,25 @@ def _fit(array, shape):
     raise ValueError(f"Too many elements provided. Takes at most {n}, but got {array.size}.")
 
 
-def convert_to_tensor(value, dtype=None, name=None, graph=None, preferred_dtype=None):
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None, *, graph=None):
     """Return ``value`` as a Tensor: tensors pass through, variables give their
     value, Python and numpy values become constants.
+
+    ``preferred_dtype`` (TF1's older name of ``dtype_hint``) is the dtype a
+    Python or numpy value becomes when it can, without ``dtype``; ``graph``
+    (daskflow's) is where a new constant goes (default: the default graph).
 
     Raises
     ------
     TypeError
         If a tensor's dtype differs from the requested ``dtype``.
+    ValueError
+        If both ``preferred_dtype`` and ``dtype_hint`` are given.
     """
+    if dtype_hint is not None:
+        if preferred_dtype is not None:
+            raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+        preferred_dtype = dtype_hint
     convert = getattr(value, "_as_tensor", None)
     if convert is not None:
         value = convert()

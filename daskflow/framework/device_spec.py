@@ -13,14 +13,18 @@ from dataclasses import dataclass, replace
 _FIELD = re.compile(r"^(job|replica|task|device|cpu|gpu):(.+)$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@dataclass
 class DeviceSpec:
-    """A parsed, possibly partial, device specification.
+    """A parsed, possibly partial, device specification (TF1's mutable ``DeviceSpec``).
 
     Examples
     --------
     >>> DeviceSpec.from_string("/job:ps/task:0/cpu:0").to_string()
     '/job:ps/task:0/device:CPU:0'
+    >>> spec = DeviceSpec(job="ps", task=0)
+    >>> spec.merge_from(DeviceSpec.from_string("/gpu:1"))  # in place, as TF1's
+    >>> spec.to_string()
+    '/job:ps/task:0/device:GPU:1'
     """
 
     job: str | None = None
@@ -42,10 +46,26 @@ class DeviceSpec:
             fields.update(_parse_part(part, spec))
         return cls(**fields)
 
-    def merge_from(self, other: DeviceSpec) -> DeviceSpec:
-        """Fields set on ``other`` override those of ``self``."""
-        changes = {k: v for k, v in vars(other).items() if v is not None}
+    def make_merged_spec(self, dev: DeviceSpec) -> DeviceSpec:
+        """A new spec: the fields set on ``dev`` override those of this one."""
+        changes = {k: v for k, v in vars(dev).items() if v is not None}
         return replace(self, **changes)
+
+    def merge_from(self, dev: DeviceSpec) -> None:
+        """Set this spec's fields from those set on ``dev`` (in place, as TF1's)."""
+        vars(self).update(vars(self.make_merged_spec(dev)))
+
+    def parse_from_string(self, spec: str) -> DeviceSpec:
+        """Set every field from the device string ``spec`` (in place); return this spec."""
+        vars(self).update(vars(DeviceSpec.from_string(spec)))
+        return self
+
+    def replace(self, **kwargs) -> DeviceSpec:
+        """A new spec with the given fields changed."""
+        return replace(self, **kwargs)
+
+    def __hash__(self):
+        return hash(self.to_string())
 
     def to_string(self) -> str:
         parts = []
@@ -93,5 +113,5 @@ def _index(text: str, whole: str):
 
 def merge_device(outer: str, inner) -> str:
     """Merge a device scope's spec into the enclosing device string."""
-    merged = DeviceSpec.from_string(outer).merge_from(DeviceSpec.from_string(inner))
+    merged = DeviceSpec.from_string(outer).make_merged_spec(DeviceSpec.from_string(inner))
     return merged.to_string()

@@ -50,7 +50,7 @@ class FuncGraph(Graph):
             from ..ops.array_ops import Placeholder
 
             with self.as_default(), self.name_scope(None), self.control_dependencies(None):
-                op = self.create_op(Placeholder, [], {"dims": t._dims, "dtype": t.dtype}, name="capture")
+                op = self._create_op(Placeholder, [], {"dims": t._dims, "dtype": t.dtype}, name="capture")
             inner = self.captures[t] = op.outputs[0]
             self._sources = getattr(self, "_sources", {})
             self._sources[inner] = source
@@ -60,12 +60,12 @@ class FuncGraph(Graph):
         """The tensor of the enclosing graph a capture placeholder stands for."""
         return self._sources[placeholder]
 
-    def create_op(self, prim, inputs, attrs, name=None):
+    def _create_op(self, prim, inputs, attrs, name=None, compute_device=True):
         inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
-        return super().create_op(prim, inputs, attrs, name=name)
+        return super()._create_op(prim, inputs, attrs, name=name, compute_device=compute_device)
 
-    def _apply_scopes(self, op):
-        super()._apply_scopes(op)
+    def _apply_scopes(self, op, compute_device=True):
+        super()._apply_scopes(op, compute_device)
         op.control_inputs = [c for c in op.control_inputs if c.graph is self]
 
 

@@ -34,11 +34,23 @@ class Tensor:
     # in TF1), using the C defaults: session keys hash tensors every step.
     __slots__ = ("op", "value_index", "dtype", "_dims", "__weakref__")
 
-    def __init__(self, op, value_index, dims, dtype):
-        self.op = op
-        self.value_index = value_index
-        self.dtype = dtype
-        self._dims = dims
+    def __init__(self):
+        # TF1's tf.Tensor() takes no arguments and makes nothing usable: tensors
+        # come from ops (made with _output below).
+        raise TypeError(
+            "tf.Tensor cannot be made directly: a tensor is an output of an operation "
+            "(tf.constant, tf.placeholder, tf.convert_to_tensor...)"
+        )
+
+    @classmethod
+    def _output(cls, op, value_index, dims, dtype):
+        """Output ``value_index`` of ``op``, of static shape ``dims``."""
+        tensor = object.__new__(cls)
+        tensor.op = op
+        tensor.value_index = value_index
+        tensor.dtype = dtype
+        tensor._dims = dims
+        return tensor
 
     @property
     def graph(self):
@@ -106,7 +118,7 @@ class Operation:
         self.attrs = attrs
         self._single_output = not isinstance(specs, list)
         specs = [specs] if self._single_output else specs
-        self.outputs = tuple(Tensor(self, i, d, dt) for i, (d, dt) in enumerate(specs))
+        self.outputs = tuple(Tensor._output(self, i, d, dt) for i, (d, dt) in enumerate(specs))
         self.control_inputs: list[Operation] = []
         self.device = ""
         self.colocation: Operation = self
@@ -149,12 +161,24 @@ class NodeDef:
     Device functions read ``op.node_def.op`` to place by op type.
     """
 
-    __slots__ = ("name", "op", "device", "attr", "input")
+    __slots__ = ("name", "op", "device", "attr", "input", "experimental_debug_info", "experimental_type")
 
-    def __init__(self, name="", op="", device="", attr=None, input=()):  # noqa: A002 - TF1's field
+    def __init__(
+        self,
+        name="",
+        op="",
+        device="",
+        attr=None,
+        input=(),  # noqa: A002 - TF1's field
+        experimental_debug_info=None,
+        experimental_type=None,
+    ):
         self.name, self.op, self.device = name, op, device
         self.attr = dict(attr or {})
         self.input = list(input)
+        # TF1's fields for where a node came from and its full type; daskflow fills neither.
+        self.experimental_debug_info = experimental_debug_info
+        self.experimental_type = experimental_type
 
     def __repr__(self):
         return f"NodeDef(name={self.name!r}, op={self.op!r}, device={self.device!r})"
@@ -188,7 +212,44 @@ class Graph:
         self._mutations = 0
 
     # -- building -----------------------------------------------------------
-    def create_op(self, prim, inputs, attrs, name=None):
+    def create_op(
+        self,
+        op_type,
+        inputs,
+        dtypes=None,
+        input_types=None,
+        name=None,
+        attrs=None,
+        op_def=None,
+        compute_shapes=True,
+        compute_device=True,
+    ):
+        """Add an op of ``op_type`` (a primitive, or its name) to this graph.
+
+        As TF1's: ``dtypes`` and ``input_types``, when given, must be the
+        outputs' and inputs' types (daskflow infers them and checks);
+        ``compute_shapes`` has no effect (shapes are always inferred);
+        ``compute_device=False`` leaves the op's device unset. ``attrs`` are the
+        primitive's own attributes (Python values, not ``AttrValue`` protos).
+        """
+        if isinstance(dtypes, dict) and attrs is None:
+            # daskflow's own ops call create_op(prim, inputs, attrs, name=...).
+            return self._create_op(op_type, inputs, dtypes, name=name)
+        if op_def is not None:
+            raise NotImplementedError(
+                "Graph.create_op(op_def=...): daskflow's ops are declared as primitives, not OpDefs; "
+                "leave op_def None"
+            )
+        prim = _primitive(op_type)
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Input #{i} is not a tensor: {t!r}")
+        _check_types("input", [t.dtype for t in inputs], input_types, prim.name)
+        op = self._create_op(prim, inputs, dict(attrs or {}), name=name, compute_device=compute_device)
+        _check_types("output", [t.dtype for t in op.outputs], dtypes, prim.name)
+        return op
+
+    def _create_op(self, prim, inputs, attrs, name=None, compute_device=True):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified")
         for t in inputs:
@@ -203,15 +264,17 @@ class Graph:
         except (ValueError, TypeError) as e:
             raise type(e)(f"{name} ({prim.name}): {e}") from None
         op = Operation(self, prim, name, inputs, attrs, specs)
-        self._apply_scopes(op)
+        self._apply_scopes(op, compute_device)
         self._ops.append(op)
         self._by_name[name] = op
         self.version += 1
         return op
 
-    def _apply_scopes(self, op):
+    def _apply_scopes(self, op, compute_device=True):
         for deps in self._control_deps:
             op.control_inputs.extend(d for d in deps if d not in op.control_inputs)
+        if not compute_device:
+            return
         target = self._colocate[-1] if self._colocate else None
         if target is not None:
             op.colocation = target.colocation
@@ -360,8 +423,12 @@ class Graph:
     def get_collection_ref(self, name):
         return self._collections.setdefault(name, [])
 
-    def as_graph_def(self, add_shapes=False):
-        """The graph as TF's ``GraphDef`` proto (what TensorBoard's Graphs tab draws)."""
+    def as_graph_def(self, from_version=None, add_shapes=False, use_pybind11_proto=False):
+        """The graph as TF's ``GraphDef`` proto (what TensorBoard's Graphs tab draws).
+
+        Every node, whatever ``from_version`` says, as TensorFlow 2's TF1 API
+        does; ``use_pybind11_proto`` (how TF gets the proto from C++) changes nothing.
+        """
         from ..summary.graph_def import graph_def
 
         return graph_def(self, add_shapes)
@@ -376,6 +443,31 @@ class Graph:
     @property
     def finalized(self):
         return self._finalized
+
+
+def _primitive(op_type):
+    from .primitive import PRIMITIVES
+
+    if not isinstance(op_type, str):
+        return op_type
+    found = PRIMITIVES.get(op_type)
+    if found is None:
+        raise ValueError(f"Graph.create_op: no op type named {op_type!r} in daskflow")
+    return found
+
+
+def _check_types(which, actual, expected, op_type):
+    if expected is None:
+        return
+    from ..dtypes import as_dtype
+
+    expected = [as_dtype(t) for t in expected]
+    if expected != list(actual):
+        names = lambda ts: [t.name for t in ts]  # noqa: E731
+        raise TypeError(
+            f"In op {op_type!r}, {which} types ({names(actual)}) are not compatible "
+            f"with expected types ({names(expected)})"
+        )
 
 
 def _as_op(x) -> Operation:

@@ -119,7 +119,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF1's pu
     """
     graph = get_default_graph()
     tensors = [convert_to_tensor(condition)] + [convert_to_tensor(d) for d in data]
-    return graph.create_op(
+    return graph._create_op(
         Assert_, tensors, {"summarize": 3 if summarize is None else int(summarize)}, name=name
     )
 
@@ -321,4 +321,4 @@ def print_(*inputs, **kwargs):
         else:
             template.append((False, str(v)))
     attrs = dict(template=tuple(template), stream=streams[key], summarize=int(summarize), sep=sep, end=end)
-    return get_default_graph().create_op(PrintV2, tensors, attrs, name=name)
+    return get_default_graph()._create_op(PrintV2, tensors, attrs, name=name)

@@ -11,7 +11,7 @@ NoOp = Primitive("NoOp", lambda inputs: [], lambda xp: ())
 
 def no_op(name=None):
     """An op that does nothing; useful as a target of control dependencies."""
-    return get_default_graph().create_op(NoOp, [], {}, name=name)
+    return get_default_graph()._create_op(NoOp, [], {}, name=name)
 
 
 def group(*inputs, **kwargs):

@@ -27,8 +27,10 @@ from .device_setter import (
     byte_size_load_fn,
     replica_device_setter,
 )
+from .graph_io import write_graph
 from .hooks import (
     CheckpointSaverHook,
+    CheckpointSaverListener,
     FeedFnHook,
     FinalOpsHook,
     GlobalStepWaiterHook,

@@ -105,7 +105,7 @@ def replica_device_setter(
             spec = ps_spec
             if spec.job and (current.job is None or current.job == spec.job):
                 spec = DeviceSpec(spec.job, spec.replica, strategy(op), spec.device_type, spec.device_index)
-            return (spec.merge_from(current) if merge_devices else spec).to_string()
-        return (worker_spec.merge_from(current) if merge_devices else worker_spec).to_string()
+            return (spec.make_merged_spec(current) if merge_devices else spec).to_string()
+        return (worker_spec.make_merged_spec(current) if merge_devices else worker_spec).to_string()
 
     return device_function

@@ -38,6 +38,7 @@ logger = logging.getLogger("daskflow")
 
 __all__ = [
     "CheckpointSaverHook",
+    "CheckpointSaverListener",
     "FeedFnHook",
     "FinalOpsHook",
     "GlobalStepWaiterHook",
@@ -383,8 +384,35 @@ def _tag(tensor):
 # -- CheckpointSaverHook ----------------------------------------------------------------------------
 
 
+class CheckpointSaverListener:
+    """Called around each checkpoint a :class:`CheckpointSaverHook` saves (TF1's listener).
+
+    ``after_save`` may return True to stop training.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> class Counting(tf.train.CheckpointSaverListener):
+    ...     def after_save(self, session, global_step_value):
+    ...         print("saved at", global_step_value)
+    """
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
 class CheckpointSaverHook(SessionRunHook):
-    """Save a checkpoint every ``save_secs`` seconds or ``save_steps`` steps, and at the end.
+    """Save a checkpoint when the session starts, every ``save_secs`` seconds or
+    ``save_steps`` steps, and at the end (unless that step was just saved), as TF1's.
 
     Parameters
     ----------
@@ -393,7 +421,17 @@ class CheckpointSaverHook(SessionRunHook):
     save_secs, save_steps : int, optional
         Exactly one of them.
     saver : Saver, optional
-        Default: the scaffold's, else a new ``Saver()``.
+        Default: the scaffold's, else the graph's ``savers`` collection's one,
+        else a new ``Saver()``.
+    scaffold : Scaffold, optional
+        Not with ``saver``.
+    listeners : list of CheckpointSaverListener, optional
+        Their ``begin`` runs in :meth:`begin`, ``before_save`` / ``after_save``
+        around every save (an ``after_save`` returning True stops training),
+        ``end`` in :meth:`end`.
+    save_graph_def : bool
+        Write ``graph.pbtxt`` to ``checkpoint_dir`` once the session is made,
+        and a ``<checkpoint>.meta`` with every checkpoint.
 
     Examples
     --------
@@ -410,43 +448,82 @@ class CheckpointSaverHook(SessionRunHook):
         saver=None,
         checkpoint_basename="model.ckpt",
         scaffold=None,
+        listeners=None,
+        save_graph_def=True,
     ):
-        if (save_secs is None) == (save_steps is None):
-            raise ValueError("CheckpointSaverHook: give exactly one of save_secs and save_steps")
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        self._checkpoint_dir = checkpoint_dir
         self._path = checkpoint_dir.rstrip("/") + "/" + checkpoint_basename
-        self._secs, self._steps = save_secs, save_steps
         self._saver, self._scaffold = saver, scaffold
+        self._listeners = list(listeners or [])
+        self._save_graph_def = save_graph_def
 
     def begin(self):
         self._global_step = _global_step_of("CheckpointSaverHook")
-        self._last_time, self._last_step = time.monotonic(), None
+        for listener in self._listeners:
+            listener.begin()
 
     def after_create_session(self, session, coord):
-        if self._saver is None:
-            from .saver import Saver  # saver needs no graph ops: made once the graph is final
+        step = int(session.run(self._global_step))
+        if self._save_graph_def:
+            from .graph_io import write_graph
 
-            self._saver = (self._scaffold and self._scaffold.saver) or Saver()
-        self._last_step = int(session.run(self._global_step))
+            graph_def = get_default_graph().as_graph_def(add_shapes=True)
+            write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+        self._save(session, step)  # the state at the step the session starts from
+        self._timer.update_last_triggered_step(step)
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step)
 
     def after_run(self, run_context, run_values):
-        step = int(run_values.results) + 1  # read before the step, as TF1's hooks do
-        due = (self._steps is not None and step - self._last_step >= self._steps) or (
-            self._secs is not None and time.monotonic() - self._last_time >= self._secs
-        )
-        if due:
-            self._save(run_context.session)
+        # The fetched step was read before this run's update: one more is where it may
+        # be now. Only then is the step read again, to save at the step it really is.
+        if not self._timer.should_trigger_for_step(int(run_values.results) + 1):
+            return
+        step = int(run_context.session.run(self._global_step))
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            if self._save(run_context.session, step):
+                run_context.request_stop()
 
     def end(self, session):
-        self._save(session)
-
-    def _save(self, session):
         step = int(session.run(self._global_step))
-        self._saver.save(session, self._path, global_step=step)
-        logger.info("saved checkpoint %s-%d", self._path, step)
-        self._last_time, self._last_step = time.monotonic(), step
+        if step != self._timer.last_triggered_step():
+            self._save(session, step)
+        for listener in self._listeners:
+            listener.end(session, step)
+
+    def _save(self, session, step):
+        """Save at ``step``; whether a listener asked to stop."""
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        self._get_saver().save(session, self._path, global_step=step, write_meta_graph=self._save_graph_def)
+        logger.info("Saving checkpoints for %d into %s.", step, self._path)
+        stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, step):
+                logger.info("A CheckpointSaverListener requested that training be stopped: %s", listener)
+                stop = True
+        return stop
+
+    def _get_saver(self):
+        if self._saver is None and self._scaffold is not None:
+            self._saver = self._scaffold.saver
+        if self._saver is None:
+            from ..variables import GraphKeys
+            from .saver import Saver  # saver needs no graph ops: made once the graph is final
+
+            savers = get_default_graph().get_collection(GraphKeys.SAVERS)
+            if len(savers) > 1:
+                raise RuntimeError(
+                    f"More than one item in collection {GraphKeys.SAVERS}. "
+                    "Please indicate which one to use by passing it to the constructor."
+                )
+            self._saver = savers[0] if savers else Saver()
+        return self._saver
 
 
 # -- StepCounterHook -------------------------------------------------------------------------------
@@ -705,6 +782,13 @@ class GlobalStepWaiterHook(SessionRunHook):
 
 class NanLossDuringTrainingError(RuntimeError):
     """The loss watched by a :class:`NanTensorHook` became NaN."""
+
+    def __init__(self, *args, **kwargs):  # RuntimeError's, spelled out as TF1's signature shows it
+        super().__init__(*args, **kwargs)
+
+    def __str__(self):
+        # TF1's text, then what daskflow knows of the culprit.
+        return "NaN loss during training." + (f" {self.args[0]}" if self.args else "")
 
 
 class NanTensorHook(SessionRunHook):

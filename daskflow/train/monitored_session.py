@@ -115,6 +115,8 @@ class Scaffold:
         the shared variables). Default: the global variables not initialized.
     copy_from_scaffold
         TF1's argument, not built yet; giving one raises NotImplementedError.
+    local_init_feed_dict : dict, optional
+        Feeds for ``local_init_op``.
 
     Examples
     --------
@@ -137,6 +139,7 @@ class Scaffold:
         summary_op=None,
         saver=None,
         copy_from_scaffold=None,
+        local_init_feed_dict=None,
     ):
         if copy_from_scaffold is not None:
             raise NotImplementedError("Scaffold: copy_from_scaffold not built yet in daskflow")
@@ -146,6 +149,7 @@ class Scaffold:
         self.init_feed_dict = init_feed_dict
         self.init_fn = init_fn
         self.local_init_op = local_init_op
+        self.local_init_feed_dict = local_init_feed_dict
         self.summary_op = summary_op
         self.saver = saver
 
@@ -270,7 +274,7 @@ def _chief_init(scaffold, sess, restore=None):
     if sess.shares_variables and not len(sess.run(scaffold.ready_op)):
         # A restarted chief of a between-graph job: the job's variables live on, and
         # the other workers train them; continue from them, as a restarted worker does.
-        _run_unless_none(sess, scaffold.local_init_op)
+        _run_local_init(sess, scaffold)
         return
     _run_unless_none(sess, scaffold.init_op, scaffold.init_feed_dict)
     if restore is not None:
@@ -279,7 +283,7 @@ def _chief_init(scaffold, sess, restore=None):
         scaffold.saver.restore(sess, restore)
     elif scaffold.init_fn is not None:
         scaffold.init_fn(scaffold, sess)
-    _run_unless_none(sess, scaffold.local_init_op)
+    _run_local_init(sess, scaffold)
 
 
 def _run_unless_none(sess, op, feed_dict=None):
@@ -287,13 +291,18 @@ def _run_unless_none(sess, op, feed_dict=None):
         sess.run(op, feed_dict=feed_dict)
 
 
+def _run_local_init(sess, scaffold):
+    # A Supervisor's stand-in scaffold may have no local_init_feed_dict.
+    _run_unless_none(sess, scaffold.local_init_op, getattr(scaffold, "local_init_feed_dict", None))
+
+
 def _worker_init(scaffold, sess, max_wait_secs=30 * 60):
     if sess.shares_variables:
         wait_until_ready(sess, scaffold.ready_for_local_init_op, max_wait_secs)
-        sess.run(scaffold.local_init_op)
+        _run_local_init(sess, scaffold)
         wait_until_ready(sess, scaffold.ready_op, max_wait_secs)
         return
-    sess.run(scaffold.local_init_op)
+    _run_local_init(sess, scaffold)
     missing = sess.uninitialized_variables()
     if missing:
         logger.warning(
@@ -557,6 +566,7 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     max_wait_secs=7200,
     save_checkpoint_steps=None,
     summary_dir=None,
+    save_graph_def=True,
     *,
     progress_bar=None,
 ):
@@ -590,6 +600,9 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
     summary_dir : str, optional
         A local folder for the event files; default ``checkpoint_dir`` when
         that is a local path (the event writer writes local files only).
+    save_graph_def : bool
+        The checkpoint saver writes ``graph.pbtxt`` and a ``.meta`` file with
+        each checkpoint (see :class:`CheckpointSaverHook`).
     progress_bar : bool, optional
         Add a :class:`ProgressBarHook` (ending at a :class:`StopAtStepHook`'s
         last step). Default: when run interactively (stderr is a terminal,
@@ -629,7 +642,11 @@ def MonitoredTrainingSession(  # noqa: N802 - TF1's public name
             if save_checkpoint_steps is None and save_checkpoint_secs is None:
                 save_checkpoint_secs = 600
             saving = CheckpointSaverHook(
-                checkpoint_dir, save_checkpoint_secs, save_checkpoint_steps, scaffold=scaffold
+                checkpoint_dir,
+                save_checkpoint_secs,
+                save_checkpoint_steps,
+                scaffold=scaffold,
+                save_graph_def=save_graph_def,
             )
             all_hooks.append(saving)
     else:

@@ -2,7 +2,8 @@
 
 Each optimizer states its update once, as graph ops on slot variables
 (``_apply``); :class:`Optimizer` does the rest: gradients, slot creation,
-grouping, and the ``global_step`` increment that runs after every update.
+a variable's ``constraint`` applied after its update, grouping, and the
+``global_step`` increment that runs after every update.
 """
 
 from __future__ import annotations
@@ -17,11 +18,37 @@ from ..variables import GraphKeys, Variable, assign, assign_add, assign_sub, tra
 
 
 class Optimizer:
-    """Base class: ``minimize = compute_gradients + apply_gradients``."""
+    """Base class: ``minimize = compute_gradients + apply_gradients``.
 
-    def __init__(self, use_locking=False, name="Optimizer"):
+    Parameters
+    ----------
+    use_locking : bool
+        TF1's lock around each update; daskflow's updates of one step never
+        race (each variable's new value is committed once the step is done).
+    name : str
+        Names the training op and the slot variables (``w/Adam``); not empty.
+    use_own_namescope_for_non_slot_vars : bool
+        Put the optimizer's non-slot variables (Adam's ``beta1_power``) in a
+        variable scope of their own, made here (``Adam/beta1_power``), as TF1.
+    """
+
+    # How compute_gradients orders the gradients' computation (TF1's values).
+    GATE_NONE = 0
+    GATE_OP = 1
+    GATE_GRAPH = 2
+
+    def __init__(self, use_locking, name, use_own_namescope_for_non_slot_vars=False):
+        if not name:
+            raise ValueError("Must specify the optimizer name")
+        self._use_locking = use_locking
         self._name = name
         self._slots: dict = {}
+        self._non_slot_scope = None
+        if use_own_namescope_for_non_slot_vars:
+            from ..variable_scope import variable_scope
+
+            with variable_scope(None, default_name=name) as scope:
+                self._non_slot_scope = scope
 
     def get_name(self):
         return self._name
@@ -45,7 +72,14 @@ class Optimizer:
         >>> w = tf.Variable(1.0)
         >>> step = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w))
         """
-        grads_and_vars = self.compute_gradients(loss, var_list, grad_loss=grad_loss)
+        grads_and_vars = self.compute_gradients(
+            loss,
+            var_list,
+            gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops,
+            grad_loss=grad_loss,
+        )
         if not any(g is not None for g, _ in grads_and_vars):
             names = [v.name for _, v in grads_and_vars]
             raise ValueError(f"No gradients provided for any variable, check your graph: {names}")
@@ -60,27 +94,58 @@ class Optimizer:
         colocate_gradients_with_ops=False,
         grad_loss=None,
     ):
-        """``[(gradient, variable)]`` of ``loss``; the gradient is None where unconnected."""
+        """``[(gradient, variable)]`` of ``loss``; the gradient is None where unconnected.
+
+        ``gate_gradients``, ``aggregation_method`` and
+        ``colocate_gradients_with_ops`` are passed on to :func:`gradients`
+        (``GATE_OP`` and ``GATE_GRAPH`` give the same numbers as ``GATE_NONE``:
+        a step reads every variable before it updates any).
+        """
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
+            raise ValueError(
+                "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
+                f"Optimizer.GATE_GRAPH.  Not {gate_gradients}"
+            )
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
         loss = convert_to_tensor(loss)
-        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
+        grads = gradients(
+            loss,
+            var_list,
+            grad_ys=None if grad_loss is None else [grad_loss],
+            gate_gradients=gate_gradients == Optimizer.GATE_OP,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops,
+        )
         return list(zip(grads, var_list, strict=True))
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """An op applying each (gradient, variable); then increments ``global_step``."""
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None, skip_gradients_aggregation=False):
+        """An op applying each (gradient, variable); then increments ``global_step``.
+
+        A variable with a ``constraint`` is set to ``constraint(variable)``
+        after its update, in the same op group, as TF1 does.
+        ``skip_gradients_aggregation`` matters to TF1 only under a
+        distribution strategy, which daskflow has not: it changes nothing.
+        """
+        grads_and_vars = tuple(grads_and_vars)  # iterated more than once
+        if not grads_and_vars:
+            raise ValueError("No variables provided.")
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in grads_and_vars]}")
-        with name_scope(name or self._name) as scope:
-            self._prepare([v for _, v in pairs])
-            for _, v in pairs:
+        var_list = [v for _, v in pairs]
+        # As TF1's init_scope: slots and non-slot variables are made outside any control
+        # dependencies, in the caller's name scope, before the optimizer's own.
+        with control_dependencies(None):
+            self._prepare(var_list)
+            for v in var_list:
                 self._create_slots(v)
+        with name_scope(name or self._name) as scope:
             updates = []
             for g, v in pairs:
                 with name_scope("update_" + v.op.name.replace("/", "_")), colocate_with(v.op):
-                    updates.append(self._apply(convert_to_tensor(g, dtype=v.dtype), v))
+                    updates.append(self._constrained(self._apply(convert_to_tensor(g, dtype=v.dtype), v), v))
             updates.extend(self._finish(updates))
             # TF1 names the training op after the optimizer ("Adam", "GradientDescent", ...).
             if global_step is None:
@@ -91,6 +156,15 @@ class Optimizer:
                 done = group(*updates, name="update")
                 with control_dependencies([done]):
                     return assign_add(global_step, 1, name=scope).op
+
+    @staticmethod
+    def _constrained(update, var):
+        """TF1's processor: ``var = constraint(var)`` once the update has run."""
+        constraint = getattr(var, "constraint", None)
+        if constraint is None:
+            return update
+        with control_dependencies([update]):
+            return assign(var, constraint(var))
 
     # -- hooks for subclasses ------------------------------------------------------------
     def _prepare(self, var_list):
@@ -137,7 +211,18 @@ class Optimizer:
         return convert_to_tensor(value, dtype=var.dtype)
 
     def variables(self):
-        return [v for v in self._slots.values()] + self._non_slot_variables()
+        """The optimizer's slot and non-slot variables, sorted by name as TF1's."""
+        return sorted([*self._slots.values(), *self._non_slot_variables()], key=lambda v: v.name)
+
+    def _non_slot_variable(self, initial_value, name, colocate):
+        """A non-trainable variable of the optimizer's own (Adam's ``beta1_power``)."""
+        with colocate_with(colocate.op):
+            if self._non_slot_scope is None:
+                return Variable(initial_value, name=name, trainable=False)
+            from ..variable_scope import get_variable, variable_scope
+
+            with name_scope(None), variable_scope(self._non_slot_scope):
+                return get_variable(name, initializer=initial_value, trainable=False)
 
     def _non_slot_variables(self):
         return []
@@ -240,20 +325,27 @@ class AdamOptimizer(Optimizer):
     ``var -= lr_t * m / (sqrt(v) + epsilon)``."""
 
     def __init__(
-        self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-8,
+        use_locking=False,
+        name="Adam",
+        use_own_namescope_for_non_slot_vars=False,
     ):
-        super().__init__(use_locking, name)
+        super().__init__(use_locking, name, use_own_namescope_for_non_slot_vars)
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
         self._powers = None
 
     def _prepare(self, var_list):
         if self._powers is None:
             initial = lambda beta: beta if _is_tensor(beta) else float(beta)  # noqa: E731
-            with control_dependencies(None), name_scope(None), colocate_with(var_list[0].op):
-                self._powers = (
-                    Variable(initial(self._beta1), name="beta1_power", trainable=False),
-                    Variable(initial(self._beta2), name="beta2_power", trainable=False),
-                )
+            first = min(var_list, key=lambda v: v.name)  # TF1 colocates them with this one
+            self._powers = (
+                self._non_slot_variable(initial(self._beta1), "beta1_power", first),
+                self._non_slot_variable(initial(self._beta2), "beta2_power", first),
+            )
 
     def _create_slots(self, var):
         self._slot(var, "m", 0.0)

@@ -89,6 +89,7 @@ class Server:
         protocol=None,
         config=None,
         start=True,
+        *,
         security=None,
     ):
         self.server_def = _server_def(server_or_cluster_def, job_name, task_index, protocol)

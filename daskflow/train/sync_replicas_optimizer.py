@@ -113,11 +113,13 @@ class SyncReplicasOptimizer(Optimizer):
         if not hasattr(self, "_tokens_op"):  # as TF1
             raise ValueError(f"{what}: should be called after apply_gradients().")
 
-    def get_slot(self, var, name):
-        return self._opt.get_slot(var, name)
+    def get_slot(self, *args, **kwargs):
+        """The wrapped optimizer's slot (TF1 forwards every argument)."""
+        return self._opt.get_slot(*args, **kwargs)
 
-    def get_slot_names(self):
-        return self._opt.get_slot_names()
+    def get_slot_names(self, *args, **kwargs):
+        """The wrapped optimizer's slot names."""
+        return self._opt.get_slot_names(*args, **kwargs)
 
     def make_session_run_hook(self, is_chief, num_tokens=-1):
         """The hook TF1 needs to start the token queues; here it checks the replica count."""

@@ -43,7 +43,7 @@ def replicated_partitions(partitions) -> set:
 
 def replica_device(device: str, index: int) -> str:
     """``device`` pinned to worker task ``index``."""
-    spec = DeviceSpec.from_string(device).merge_from(DeviceSpec(job="worker", task=index))
+    spec = DeviceSpec.from_string(device).make_merged_spec(DeviceSpec(job="worker", task=index))
     return spec.to_string()
 
 
