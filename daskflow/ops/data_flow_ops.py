@@ -139,8 +139,8 @@ QueueDequeueUpToV2 = Primitive(
 )
 
 
-def _close_kernel(xp, queue, *, cancel_pending_enqueues):
-    queue.close(cancel_pending_enqueues)
+def _close_kernel(xp, queue, *, cancel_pending_enqueues, op_name):
+    queue.close(cancel_pending_enqueues, op_name)
 
 
 QueueCloseV2 = Primitive("QueueCloseV2", _enqueue_infer, _close_kernel, stateful=True, host_only=True)
@@ -347,11 +347,15 @@ class QueueBase:
     def close(self, cancel_pending_enqueues=False, name=None):
         """An op closing the queue: later enqueues fail; dequeues take what is left.
 
-        With ``cancel_pending_enqueues``, enqueues waiting for room fail too.
+        As TF1's, it waits for the enqueues already waiting for room to go in,
+        and fails with ``CancelledError`` on a closed queue; with
+        ``cancel_pending_enqueues``, it fails those enqueues instead, at once.
         """
         name = name or f"{self._name}_Close"
-        attrs = dict(cancel_pending_enqueues=bool(cancel_pending_enqueues))
-        return get_default_graph().create_op(QueueCloseV2, [self._queue_ref], attrs, name=name)
+        graph = get_default_graph()
+        op_name = graph.unique_name(name, mark_as_used=False)
+        attrs = dict(cancel_pending_enqueues=bool(cancel_pending_enqueues), op_name=op_name)
+        return graph.create_op(QueueCloseV2, [self._queue_ref], attrs, name=name)
 
     def size(self, name=None):
         """An int32 scalar: how many elements the queue holds."""

@@ -370,22 +370,18 @@ def _image_infer(inputs, *, channels, dtype, kind):
 
 def _decode_kernel(xp, contents, *, channels, dtype, kind):
     data = contents.item() if hasattr(contents, "item") else contents
-    pixels = _decoded(data, kind)
+    pixels = _decoded(data)
     return _as_requested(pixels, channels, dtype)
 
 
-def _decoded(data, kind):
+def _decoded(data):
     from ..lib.io import png
 
     try:
-        if data.startswith(png.SIGNATURE):  # decode_jpeg reads PNGs too, as TF1's
+        if data.startswith(png.SIGNATURE):  # each decoder reads every format, as TF's
             return png.decode(data)
-        if kind == "png":
-            raise ValueError(f"Invalid PNG data, size {len(data)}")
         if data[:3] == b"\xff\xd8\xff" or data[:4] == b"GIF8" or data[:2] == b"BM":
             return _pillow_decoded(data)
-        if kind == "jpeg":
-            raise ValueError(f"Invalid JPEG data or crop window, data size {len(data)}")
         raise ValueError("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
     except (ValueError, OSError) as e:  # Pillow's errors on a damaged file are OSErrors
         raise InvalidArgumentError(None, None, str(e)) from None

@@ -144,11 +144,18 @@ class QueueState(SessionShared):
                 )
             return taken
 
-    def close(self, cancel_pending_enqueues):
+    def close(self, cancel_pending_enqueues, op_name):
+        """Close: at once, failing the enqueues still waiting, with ``cancel_pending_enqueues``;
+        else, as TF1, in the enqueues' line: once those before it are in (it waits for them)."""
         with self._cond:
-            self._closed = True
-            self._enqueues_cancelled = self._enqueues_cancelled or cancel_pending_enqueues
-            self._cond.notify_all()
+            if cancel_pending_enqueues:
+                self._closed = self._enqueues_cancelled = True
+                self._cond.notify_all()
+                return
+            with self._turn("enqueue", op_name):
+                if self._closed:
+                    raise error(CancelledError, f"Queue '{self.name}' is already closed.", op_name)
+                self._closed = True
 
     def cancel(self):
         """The session is closing: every op still waiting fails with ``CancelledError``."""
