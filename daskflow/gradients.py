@@ -90,7 +90,10 @@ def gradients(
     stops = {id(convert_to_tensor(t)) for t in _as_list(stop_gradients or [])}
     with name_scope(name):
         grads = _backprop(ys, xs, grad_ys, stops, colocate_gradients_with_ops)
-        out = [_total(grads.get(x)) for x in xs]
+        out = []
+        for x in xs:
+            with _colocated(x.op, colocate_gradients_with_ops):
+                out.append(_total(grads.get(x)))
     if unconnected is UnconnectedGradients.ZERO:  # TF1 makes them outside its name scope
         out = [array_ops.zeros_like(x) if g is None else g for g, x in zip(out, xs)]
     return out
@@ -135,15 +138,21 @@ def _backprop(ys, xs, grad_ys, stops, colocate=False):
         gy = array_ops.ones_like(y) if gy is None else convert_to_tensor(gy, dtype=y.dtype)
         grads.setdefault(y, []).append(gy)
     for op in sorted(ops, key=lambda o: o._id, reverse=True):
-        out_grads = [_total(grads.get(t)) for t in op.outputs]
-        if all(g is None for g in out_grads) or op.primitive.grad is None:
-            continue
-        with colocate_with(op) if colocate else contextlib.nullcontext():
+        with _colocated(op, colocate):
+            out_grads = [_total(grads.get(t)) for t in op.outputs]
+            if all(g is None for g in out_grads) or op.primitive.grad is None:
+                continue
             in_grads = _input_grads(op, out_grads)
         for x, g in zip(op.inputs, in_grads):
             if g is not None and id(x) not in stops and x.dtype.is_floating:
                 grads.setdefault(x, []).append(g)
     return grads
+
+
+def _colocated(op, colocate):
+    """TF1's colocate_gradients_with_ops: an op's gradient ops (and the sum of the
+    gradients reaching its outputs) go where the op goes."""
+    return colocate_with(op) if colocate else contextlib.nullcontext()
 
 
 def _input_grads(op, out_grads):

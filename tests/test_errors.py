@@ -179,3 +179,55 @@ def test_tf1_submodules_are_attributes_of_the_package(module):
 
     code = f"import daskflow as tf; tf.{module}"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+# -- TF1's error classes ----------------------------------------------------------------------------
+
+
+def test_error_classes_carry_tf_status_codes():
+    # The numbers of TF's error_codes.proto, as tf.errors names them.
+    expected = {
+        tf.errors.CancelledError: 1,
+        tf.errors.UnknownError: 2,
+        tf.errors.InvalidArgumentError: 3,
+        tf.errors.DeadlineExceededError: 4,
+        tf.errors.NotFoundError: 5,
+        tf.errors.AlreadyExistsError: 6,
+        tf.errors.PermissionDeniedError: 7,
+        tf.errors.ResourceExhaustedError: 8,
+        tf.errors.FailedPreconditionError: 9,
+        tf.errors.AbortedError: 10,
+        tf.errors.OutOfRangeError: 11,
+        tf.errors.UnimplementedError: 12,
+        tf.errors.InternalError: 13,
+        tf.errors.UnavailableError: 14,
+        tf.errors.DataLossError: 15,
+        tf.errors.UnauthenticatedError: 16,
+    }
+    for cls, code in expected.items():
+        assert cls(None, None, "m").error_code == code
+        assert tf.errors.exception_type_from_error_code(code) is cls
+        assert tf.errors.error_code_from_exception_type(cls) == code
+    assert tf.errors.INVALID_ARGUMENT == 3 and tf.errors.OpError(None, None, "m", 7).error_code == 7
+    with pytest.warns(UserWarning, match="Unknown class exception"):
+        assert isinstance(tf.errors.error_code_from_exception_type(ValueError), tf.errors.UnknownError)
+
+
+def test_errors_survive_pickling_without_their_op():
+    # They cross process boundaries on a cluster; the op stays with its graph.
+    import pickle
+
+    op = tf.no_op(name="culprit")
+    error = pickle.loads(pickle.dumps(tf.errors.NotFoundError(op.node_def, op, "no such thing")))
+    assert type(error) is tf.errors.NotFoundError
+    assert (error.message, error.error_code, error.op, error.node_def.name) == (
+        "no such thing",
+        5,
+        None,
+        "culprit",
+    )
+
+
+def test_nan_loss_error_says_what_tf1_says():
+    assert str(tf.train.NanLossDuringTrainingError()) == "NaN loss during training."
+    assert str(tf.train.NanLossDuringTrainingError("loss:0 is NaN")).startswith("NaN loss during training.")

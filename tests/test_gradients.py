@@ -640,3 +640,57 @@ def test_float32_gradients_keep_float32():
         assert gx.dtype is tf.float32 and gw.dtype is tf.float32
         vx, vw = _run([gx, gw], {x: R(4, 3)})
     assert vx.dtype == np.float32 and vx.shape == (4, 3) and vw.dtype == np.float32 and vw.shape == (3, 2)
+
+
+@pytest.fixture
+def fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+@pytest.mark.usefixtures("fresh_graph")
+def test_unconnected_gradients_zero_gives_zeros_of_each_xs_shape_and_dtype():
+    x = tf.placeholder(tf.float32, [None, 3])
+    i = tf.placeholder(tf.int32, [2])
+    y = tf.constant(2.0) * 2.0
+    assert tf.gradients(y, [x, i]) == [None, None]
+    gx, gi = tf.gradients(y, [x, i], unconnected_gradients="zero")
+    assert (gx.dtype, gi.dtype) == (tf.float32, tf.int32)
+    assert gx.op.name == "zeros_like"  # TF1 makes them outside the gradients name scope
+    with tf.Session() as sess:
+        vx, vi = sess.run([gx, gi], {x: np.ones((4, 3)), i: [1, 2]})
+    np.testing.assert_array_equal(vx, np.zeros((4, 3), np.float32))
+    np.testing.assert_array_equal(vi, [0, 0])
+    (connected,) = tf.gradients(3.0 * x, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(connected, {x: np.ones((1, 3))}), np.full((1, 3), 3.0))
+
+
+@pytest.mark.usefixtures("fresh_graph")
+def test_unconnected_gradients_refuses_an_unknown_value():
+    x = tf.constant(1.0)
+    with pytest.raises(ValueError, match="Unknown value for unconnected_gradients: 'zeros'"):
+        tf.gradients(x, x, unconnected_gradients="zeros")
+
+
+@pytest.mark.usefixtures("fresh_graph")
+def test_colocate_gradients_with_ops_places_each_gradient_with_its_op():
+    with tf.device("/job:worker/task:1"):
+        x = tf.constant([1.0, 2.0])
+        y = x * x
+    (placed,) = tf.gradients(y, x, colocate_gradients_with_ops=True)
+    (free,) = tf.gradients(y, x)
+    assert placed.device == "/job:worker/task:1"  # as TF1's: gradients/AddN on the op's device
+    assert free.device == ""
+    with tf.Session() as sess, pytest.warns(UserWarning, match="are ignored"):  # embedded: one process
+        np.testing.assert_array_equal(sess.run(placed), [2.0, 4.0])
+
+
+@pytest.mark.usefixtures("fresh_graph")
+def test_aggregation_method_and_gate_gradients_keep_the_sum():
+    x = tf.constant(3.0)
+    y = x * x + 2.0 * x  # two paths to x
+    for method in (None, tf.AggregationMethod.ADD_N, tf.AggregationMethod.EXPERIMENTAL_TREE):
+        (g,) = tf.gradients(y, x, aggregation_method=method, gate_gradients=True)
+        with tf.Session() as sess:
+            assert float(sess.run(g)) == 8.0

@@ -203,3 +203,86 @@ def test_shapes_built_from_tensors_keep_what_tf1_knows():
             assert t.shape.as_list() == expected, what
         with tf.Session() as sess:
             assert sess.run(cases["packed nested list"][0], {b: 7}).tolist() == [[7, 1], [2, 7]]
+
+
+# -- TF1's constructors and Graph methods ---------------------------------------------------------------
+
+
+def test_dtype_from_its_datatype_number_is_the_one_dtype():
+    assert tf.DType(1) is tf.float32 and tf.dtypes.DType(9) is tf.int64
+    assert tf.DType(101) is tf.float32  # TF1's float32_ref; daskflow has no ref dtypes
+    with pytest.raises(TypeError, match="100 does not correspond to a valid tensorflow::DataType"):
+        tf.DType(100)
+    with pytest.raises(TypeError, match="DataType 14 is not supported by daskflow"):
+        tf.DType(14)  # bfloat16
+    with pytest.raises(ValueError):
+        tf.DType("float32")  # TF1 converts with int()
+    with pytest.raises(NotImplementedError, match="handle_data="):
+        tf.DType(1, handle_data=object())
+
+
+def test_tensor_cannot_be_made_directly():
+    with pytest.raises(TypeError, match="output of an operation"):
+        tf.Tensor()
+
+
+def test_create_op_takes_tf1s_arguments():
+    g = tf.Graph()
+    with g.as_default():
+        a, b = tf.constant(3.0), tf.constant(2.0)
+        with tf.device("/cpu:0"):
+            op = g.create_op("Mul", [a, b], [tf.float32], input_types=[tf.float32, tf.float32])
+            unplaced = g.create_op("Mul", [a, b], name="unplaced", compute_device=False)
+        assert (op.name, op.type, op.device, unplaced.device) == ("Mul", "Mul", "/device:CPU:0", "")
+        with tf.Session() as sess:
+            assert float(sess.run(op.outputs[0])) == 6.0
+        with pytest.raises(TypeError, match=r"output types \(\['float32'\]\) are not compatible"):
+            g.create_op("Mul", [a, b], [tf.int32])
+        with pytest.raises(TypeError, match="Input #1 is not a tensor: 2.0"):
+            g.create_op("Mul", [a, 2.0])
+        with pytest.raises(ValueError, match="no op type named 'NoSuchOp'"):
+            g.create_op("NoSuchOp", [a])
+        with pytest.raises(NotImplementedError, match="op_def="):
+            g.create_op("Mul", [a, b], op_def=object())
+
+
+def test_as_graph_def_takes_tf1s_arguments():
+    g = tf.Graph()
+    with g.as_default():
+        tf.constant(1.0, name="a")
+        version = g.version
+        tf.constant(2.0, name="b")
+    # TF 2.21's TF1 API gives every node whatever from_version says; so does daskflow.
+    names = [n.name for n in g.as_graph_def(version, add_shapes=True, use_pybind11_proto=True).node]
+    assert names == ["a", "b"]
+
+
+def test_node_def_has_tf1s_fields():
+    node = tf.NodeDef(name="n", op="NoOp", experimental_debug_info=None, experimental_type=None)
+    assert (node.name, node.op, node.experimental_debug_info, node.experimental_type) == (
+        "n",
+        "NoOp",
+        None,
+        None,
+    )
+
+
+def test_convert_to_tensor_dtype_hint():
+    g = tf.Graph()
+    with g.as_default():
+        assert tf.convert_to_tensor(1, dtype_hint=tf.float32).dtype is tf.float32
+        assert tf.convert_to_tensor("x", dtype_hint=tf.float32).dtype is tf.string  # a hint, not a demand
+        with pytest.raises(ValueError, match="Cannot specify both 'preferred_dtype' and 'dtype_hint'"):
+            tf.convert_to_tensor(1, preferred_dtype=tf.float32, dtype_hint=tf.float32)
+
+
+def test_device_spec_merge_from_changes_it_in_place():
+    # TF1's DeviceSpec (V1) is mutable: merge_from returns None; make_merged_spec and replace copy.
+    spec = tf.DeviceSpec(job="ps", task=0)
+    assert spec.merge_from(tf.DeviceSpec.from_string("/gpu:1")) is None
+    assert spec.to_string() == "/job:ps/task:0/device:GPU:1"
+    assert spec.make_merged_spec(tf.DeviceSpec(task=3)).to_string() == "/job:ps/task:3/device:GPU:1"
+    assert spec.replace(job="w").to_string() == "/job:w/task:0/device:GPU:1"
+    assert spec.to_string() == "/job:ps/task:0/device:GPU:1"
+    assert spec.parse_from_string("/job:x/cpu:0") is spec and spec.to_string() == "/job:x/device:CPU:0"
+    assert hash(spec) == hash(tf.DeviceSpec.from_string("/job:x/cpu:0"))

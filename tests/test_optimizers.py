@@ -571,3 +571,93 @@ def test_simple_example_as_written_in_tf1(digits):
     sess.close()
     # Measured 0.983 (0.981-0.983 over several shuffling seeds).
     assert acc >= 0.95, acc
+
+
+# -- constraints, TF1's constructor and apply_gradients arguments ---------------------------------------
+
+
+def clip2(v):
+    return tf.clip_by_value(v, -2.0, 2.0)
+
+
+def test_constraint_is_applied_after_each_update():
+    # loss = sum(w**2), grad = 2w. Step 1: [2, -3] - 0.1 * [4, -6] = [1.6, -2.4], clipped to
+    # [1.6, -2]. Step 2: [1.6, -2] - 0.1 * [3.2, -4] = [1.28, -1.6], inside the bounds.
+    w = tf.Variable([2.0, -3.0], constraint=clip2)
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(w * w), global_step=step)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.6, -2.0], rtol=1e-6)
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.28, -1.6], rtol=1e-6)
+        assert sess.run(step) == 2
+
+
+def test_constraint_clips_the_variable_not_its_slots():
+    # Momentum 0.9: accum = [4, -6]; w = [2, -3] - 0.1 * accum = [1.6, -2.4] -> [1.6, -2].
+    # Then accum = 0.9 * [4, -6] + [3.2, -4] = [6.8, -9.4]; w = [1.6, -2] - 0.1 * accum = [0.92, -1.06].
+    w = tf.Variable([2.0, -3.0], constraint=clip2)
+    opt = tf.train.MomentumOptimizer(0.1, 0.9)
+    train = opt.minimize(tf.reduce_sum(w * w))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.6, -2.0], rtol=1e-6)
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [0.92, -1.06], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(opt.get_slot(w, "momentum")), [6.8, -9.4], rtol=1e-6)
+
+
+def test_base_optimizer_needs_use_locking_and_a_name():
+    with pytest.raises(TypeError, match="use_locking"):
+        tf.train.Optimizer()
+    with pytest.raises(ValueError, match="Must specify the optimizer name"):
+        tf.train.GradientDescentOptimizer(0.1, name="")
+
+
+def test_non_slot_variables_in_their_own_scope_take_tf1s_names():
+    # Names read off TF 2.21's tf.compat.v1 for the same program.
+    w = tf.Variable([1.0, 2.0], name="w")
+    names = []
+    for _ in range(2):
+        opt = tf.train.AdamOptimizer(0.1, use_own_namescope_for_non_slot_vars=True)
+        opt.minimize(tf.reduce_sum(w * w))
+        names.append(sorted(v.name for v in opt.variables() if "power" in v.name))
+    assert names == [
+        ["Adam/beta1_power:0", "Adam/beta2_power:0"],
+        ["Adam_1/beta1_power:0", "Adam_1/beta2_power:0"],
+    ]
+    with tf.name_scope("ns"):
+        opt = tf.train.AdamOptimizer(0.1)
+        opt.minimize(tf.reduce_sum(w * w))
+    assert [v.name for v in opt.variables()] == sorted(v.name for v in opt.variables())
+    assert [v.name for v in opt.variables()][:2] == ["ns/beta1_power:0", "ns/beta2_power:0"]
+
+
+def test_compute_gradients_checks_gate_gradients():
+    w = tf.Variable(1.0)
+    with pytest.raises(ValueError, match="gate_gradients must be one of"):
+        tf.train.GradientDescentOptimizer(0.1).compute_gradients(w * w, gate_gradients=5)
+
+
+@pytest.mark.parametrize("gate", [0, 1, 2])
+def test_gate_gradients_and_skip_gradients_aggregation_keep_the_numbers(gate):
+    w = tf.Variable([1.0, -2.0])
+    opt = tf.train.GradientDescentOptimizer(0.25)
+    pairs = opt.compute_gradients(tf.reduce_sum(w * w), gate_gradients=gate)
+    train = opt.apply_gradients(pairs, skip_gradients_aggregation=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [0.5, -1.0])  # w - 0.25 * 2w
+
+
+def test_sync_replicas_optimizer_forwards_get_slot():
+    w = tf.Variable(1.0, name="w")
+    inner = tf.train.MomentumOptimizer(0.1, 0.9)
+    opt = tf.train.SyncReplicasOptimizer(inner, replicas_to_aggregate=1)
+    opt.minimize(w * w)
+    assert opt.get_slot(w, name="momentum") is inner.get_slot(w, "momentum") is not None
+    assert opt.get_slot_names() == ["momentum"]
