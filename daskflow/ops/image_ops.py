@@ -418,9 +418,9 @@ def _as_requested(pixels, channels, dtype):
             pixels[..., : 3 if have >= 3 else 1],
             pixels[..., have - 1 :] if have in (2, 4) else None,
         )
-        if channels in (1, 2) and colour.shape[-1] == 3:
-            weights = np.array([0.299, 0.587, 0.114])
-            colour = np.round(colour @ weights)[..., None].astype(pixels.dtype)
+        if channels in (1, 2) and colour.shape[-1] == 3:  # libpng's fixed-point weights, truncated
+            grey = colour.astype(np.int64) @ np.array([9798, 19235, 3735]) >> 15
+            colour = grey[..., None].astype(pixels.dtype)
         elif channels in (3, 4) and colour.shape[-1] == 1:
             colour = np.repeat(colour, 3, axis=-1)
         if channels in (2, 4):

@@ -256,7 +256,7 @@ def _raw_kernel(xp, x, *, out_type, little_endian):
             None,
             None,
             "DecodeRaw requires input strings to all be the same size, but element "
-            f"{bad} has size {len(flat[bad])} != {first}",
+            f"{bad} has size {first} != {len(flat[bad])}",  # sic: TF1 names the first size first
         )
     size = sizes.pop() if sizes else 0
     if size % width:
