@@ -47,6 +47,20 @@ def _shared(kind, key, op):
         return state
 
 
+def _cancel_all():
+    """At interpreter exit, fail what still waits on a queue: a thread blocked in an
+    enqueue to a full queue no one will read (a session never closed) would otherwise
+    keep the interpreter from exiting, which waits for its threads."""
+    for state in list(_LIVE.values()):
+        cancel = getattr(state, "cancel", None)
+        if cancel is not None:
+            cancel()
+
+
+# Run before the interpreter joins its threads (atexit would run after: too late).
+getattr(threading, "_register_atexit", lambda fn: None)(_cancel_all)
+
+
 class SessionShared:
     """An op's state that a session's programs share, in each process they run in.
 
