@@ -22,9 +22,10 @@ quietly, as in TF1; any other error propagates and skips ``end``.
 
 With ``checkpoint_dir``, the chief restores the latest checkpoint there at
 start (after running the init ops, so variables outside the checkpoint are
-initialised too), saves every ``save_checkpoint_steps`` or
-``save_checkpoint_secs`` (600 s when neither is given, as TF1) and at the
-end (:class:`CheckpointSaverHook`). With ``summary_dir`` (default: a local
+initialised too), saves the state it starts from, then every
+``save_checkpoint_steps`` or ``save_checkpoint_secs`` (600 s when neither is
+given, as TF1) and at the end, with ``graph.pbtxt`` and ``.meta`` files unless
+``save_graph_def=False`` (:class:`CheckpointSaverHook`). With ``summary_dir`` (default: a local
 ``checkpoint_dir``) the chief writes the summaries (``Scaffold.summary_op``,
 by default ``tf.summary.merge_all()``) every ``save_summaries_steps``
 (100 by default) or ``save_summaries_secs``, and global steps/sec every
