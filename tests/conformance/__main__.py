@@ -7,10 +7,11 @@ Usage (from the repository root)::
     python -m tests.conformance --oracle             # first rerun TF1 (needs /work/tfenv)
     python -m tests.conformance corpus/<repo>/x.py   # some programs only (results merged)
 
-TF1's runs (``--oracle``; ``--seeds`` runs each, default 3) are kept in
-``tests/conformance/oracle.json``; daskflow's last run of each program in
-``tests/conformance/results.json``. Both are merged by program, so a partial
-run updates only its programs. ``docs/conformance.md`` is written from both.
+TF1's runs (``--oracle``: seed 0 of each program, then seeds 1.. ``--seeds``-1 of
+those that ran; ``--spread`` only the latter) are kept in ``tests/conformance/oracle.json``;
+daskflow's last run of each program in ``tests/conformance/results.json``. Both are
+merged by program and saved as each program ends, so a partial run updates only its
+programs. ``docs/conformance.md`` is written from both.
 """
 
 from __future__ import annotations
@@ -71,15 +72,17 @@ def run_batch(chosen, engine, seeds, python, done, shapes_dir):
                 done(program, seed, {"status": "error", "error": error, "where": "", "result": []})
 
 
-def run_all(chosen, engine, seeds, python, jobs):
-    """{program: [report per seed]} over `jobs` runner processes; each report has the
+def run_all(chosen, engine, seeds, python, jobs, finished):
+    """Run `chosen` programs with `seeds` over `jobs` runner processes; ``finished(program,
+    [report per seed])`` is called as each program's runs end, the first report carrying the
     ``shapes`` of the tensors the program fetched (see :mod:`shapes`)."""
     shapes_dir = tempfile.mkdtemp(prefix="conformance-shapes-")
     reports, lock, start = {}, threading.Lock(), time.perf_counter()
 
     def done(program, seed, report):
         with lock:
-            reports.setdefault(program, {})[seed] = report
+            by_seed = reports.setdefault(program, {})
+            by_seed[seed] = report
             count = sum(len(r) for r in reports.values())
             elapsed = time.perf_counter() - start
             print(
@@ -87,15 +90,21 @@ def run_all(chosen, engine, seeds, python, jobs):
                 f"{report['status']}",
                 flush=True,
             )
+            if len(by_seed) == len(seeds):
+                key = program.replace("/", "__").removesuffix(".py")
+                found = pathlib.Path(shapes_dir, f"{engine}__{key}.json")
+                by_seed[seeds[0]]["shapes"] = json.loads(found.read_text()) if found.exists() else None
+                finished(program, [by_seed[s] for s in seeds])
 
     batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done, shapes_dir), batches))
-    for program, by_seed in reports.items():
-        found = pathlib.Path(shapes_dir, f"{engine}__{program.replace('/', '__').removesuffix('.py')}.json")
-        by_seed[seeds[0]]["shapes"] = json.loads(found.read_text()) if found.exists() else None
     shutil.rmtree(shapes_dir, ignore_errors=True)
-    return {program: [by_seed[s] for s in seeds] for program, by_seed in reports.items()}
+
+
+def _lacking(entry):
+    """Whether an oracle entry is missing or was lost with its runner process."""
+    return entry is None or entry.get("error", "").startswith("runner exited")
 
 
 def oracle_entry(runs):
@@ -135,6 +144,7 @@ def main(argv=None):
     parser.add_argument("--heldout", action="store_true", help="include the held-out programs")
     parser.add_argument("--oracle", action="store_true", help="rerun TF1 first (--seeds runs each)")
     parser.add_argument("--missing", action="store_true", help="with --oracle: only programs it lacks")
+    parser.add_argument("--spread", action="store_true", help="only TF's further seeds where it lacks them")
     parser.add_argument("--no-daskflow", action="store_true", help="only the oracle")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
@@ -144,15 +154,37 @@ def main(argv=None):
     chosen = chosen or programs(SETS if args.heldout else SETS[:1])
     if args.oracle:
         oracle = _load(ORACLE)
-        todo = [p for p in chosen if p not in oracle] if args.missing else chosen
-        runs = run_all(todo, "tf", list(range(args.seeds)), args.tf_python, args.jobs)
-        oracle.update({program: oracle_entry(r) for program, r in runs.items()})
-        _save(ORACLE, oracle)
+        todo = [p for p in chosen if _lacking(oracle.get(p))] if args.missing else chosen
+
+        def first_run(program, runs):
+            oracle[program] = oracle_entry(runs)
+            _save(ORACLE, oracle)
+
+        run_all(todo, "tf", [0], args.tf_python, args.jobs, first_run)
+    if args.oracle or args.spread:
+        oracle = _load(ORACLE)
+        more = list(range(1, args.seeds))
+        todo = [
+            p
+            for p in chosen
+            if p in oracle and oracle[p]["status"] == "ok" and len(oracle[p]["results"]) == 1
+        ]
+
+        def more_runs(program, runs):
+            oracle[program]["results"] += [r["result"] if r["status"] == "ok" else None for r in runs]
+            oracle[program]["statuses"] += [r["status"] for r in runs]
+            _save(ORACLE, oracle)
+
+        if more:
+            run_all(todo, "tf", more, args.tf_python, args.jobs, more_runs)
     if not args.no_daskflow:
-        runs = run_all(chosen, "daskflow", [0], sys.executable, args.jobs)
         results, oracle = _load(RESULTS), _load(ORACLE)
-        results.update({program: daskflow_entry(r, oracle.get(program)) for program, r in runs.items()})
-        _save(RESULTS, results)
+
+        def judged(program, runs):
+            results[program] = daskflow_entry(runs, oracle.get(program))
+            _save(RESULTS, results)
+
+        run_all(chosen, "daskflow", [0], sys.executable, args.jobs, judged)
     oracle, results = _load(ORACLE), _load(RESULTS)
     report.write(oracle, results)
     verdicts = [compare.verdict(oracle.get(p), results.get(p)) for p in chosen]
