@@ -14,6 +14,7 @@ totals are printed too.
 """
 
 import collections
+import importlib
 import json
 import pathlib
 import sys
@@ -55,6 +56,22 @@ def program_usage():
         for chain in harness.tf_chains(path.read_text(errors="replace")):
             usage[chain].append(path.stem if path.parent == PROGRAMS else path.relative_to(CORPUS).as_posix())
     return usage
+
+
+def resolve(chain):
+    """The daskflow object `chain` (``tf.a.b``) names: by attribute access, or else (for a
+    program's ``from daskflow.python.framework import ops``) by importing its module path."""
+    found = harness.resolve(daskflow, chain)
+    if found is not None:
+        return found
+    parts = chain.split(".")[1:]
+    for cut in range(len(parts), 0, -1):
+        try:
+            module = importlib.import_module(".".join(["daskflow", *parts[:cut]]))
+        except ImportError:
+            continue
+        return harness.resolve(module, ".".join(["tf", *parts[cut:]]))
+    return None
 
 
 def _corpus_count(programs):
@@ -103,7 +120,7 @@ def render(tf1, coverage, usage):
     ]
     ranked = sorted(usage.items(), key=lambda kv: (-_corpus_count(kv[1]), -len(kv[1]), kv[0]))
     for chain, programs in ranked:
-        has = "has" if harness.resolve(daskflow, chain) is not None else "**missing**"
+        has = "has" if resolve(chain) is not None else "**missing**"
         corpus = _corpus_count(programs)
         lines.append(f"| `{chain}` | {corpus} | {len(programs) - corpus} | {has} |")
     lines += ["", "## Missing names per module", ""]
@@ -123,10 +140,10 @@ def main():
         h = len(names) - len(missing)
         print(f"{chain_of(module, ''):16} {h:4d} / {len(names):4d}  {share(h, len(names)):>4}")
     print(f"{'all':16} {have:4d} / {total:4d}  {share(have, total):>4}")
-    used_missing = sum(harness.resolve(daskflow, c) is None for c in usage)
+    used_missing = sum(resolve(c) is None for c in usage)
     print(f"names the programs use: {len(usage)}, missing in daskflow: {used_missing}")
     twice = [c for c, programs in usage.items() if _corpus_count(programs) >= 2]
-    lacking = sorted(c for c in twice if harness.resolve(daskflow, c) is None)
+    lacking = sorted(c for c in twice if resolve(c) is None)
     print(f"names two or more corpus programs use: {len(twice)}, missing: {len(lacking)} {lacking}")
 
 

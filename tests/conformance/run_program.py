@@ -169,6 +169,7 @@ def install_tensorflow():
     input_data.read_data_sets = harness.read_data_sets_for(datasets)
     input_data.DataSet = datasets.DataSet
     contrib = run_tf1.contrib_module()
+    tf.contrib = contrib  # TF 1.x's tf.contrib.rnn cells are nn.rnn_cell's; TF 2 has no contrib
     extras = {
         "daskflow.examples": _package("daskflow.examples"),
         "daskflow.examples.tutorials": _package("daskflow.examples.tutorials"),

