@@ -206,6 +206,14 @@ class Variable:
 
         return identity(self._ref)
 
+    def initialized_value(self):
+        """This variable's value once initialized: its value if it has one, else its initial
+        value (TF1's ``cond(is_variable_initialized(v), v.read_value, lambda: initial_value)``),
+        so another variable's initial value can be made from it in any initialization order.
+        """
+        with init_scope():
+            return apply(state_ops.InitializedValue, self._ref, self._initial_value, name="initialized_value")
+
     def _as_tensor(self):
         return self._ref
 

@@ -91,11 +91,13 @@ Size = Primitive(
     "Size",
     lambda inputs, *, out_type: ((), out_type),
     lambda xp, x, *, out_type: xp.asarray(x.size, dtype=out_type.np),
+    shape_only=(0,),
 )
 Rank = Primitive(
     "Rank",
     lambda inputs: ((), dtypes.int32),
     lambda xp, x: xp.asarray(x.ndim, dtype=np.int32),
+    shape_only=(0,),
 )
 
 
@@ -458,10 +460,95 @@ def getitem(tensor, index):
     return strided_slice_spec(tensor, _normalize_index(index), name="strided_slice")
 
 
+def _slice_vector(t, x, what):
+    if t._dims is not None and len(t._dims) != 1:
+        raise ValueError(f"slice: {what} {t.name} must be rank 1, got shape {t.shape}")
+    n = t._dims[0] if t._dims is not None else None
+    if n is not None and x._dims is not None and n != len(x._dims):
+        raise ValueError(f"slice: {what} {t.name} has {n} entries but {x.name} has rank {len(x._dims)}")
+
+
+def _slice_op_infer(inputs):
+    """TF's Slice shape: a known size entry is that dimension, -1 the rest of a known one
+    (constant or folded begin/size count, as in TF's constant-evaluating inference)."""
+    x, begin, size = inputs
+    _slice_vector(begin, x, "begin")
+    _slice_vector(size, x, "size")
+    sizes = static_shape_value(size)
+    if sizes is None:
+        n = len(x._dims) if x._dims is not None else None
+        return (None if n is None else (None,) * n), x.dtype
+    starts = static_shape_value(begin) or (None,) * len(sizes)
+    dims = x._dims or (None,) * len(sizes)
+    out = []
+    for d, b, s in zip(dims, starts, sizes):
+        if s is not None and s != -1:
+            out.append(s)
+        else:
+            out.append(None if s is None or d is None or b is None else d - b)
+    return tuple(out), x.dtype
+
+
+def _slices(x, begin, size):
+    if not len(begin) == len(size) == x.ndim:
+        raise ValueError(
+            f"Expected begin and size arguments to be 1-D tensors of size {x.ndim}, "
+            f"but got shapes [{len(begin)}] and [{len(size)}] instead."
+        )
+    out = []
+    for i, (d, b, s) in enumerate(zip(x.shape, begin.tolist(), size.tolist())):
+        s = d - b if s == -1 else s
+        if not (0 <= b <= d and 0 <= s <= d - b):
+            raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {s} (begin[{i}] = {b})")
+        out.append(_py_slice(b, b + s))
+    return tuple(out)
+
+
+def _slice_op_grad_kernel(xp, g, s, begin, size):
+    out = xp.zeros(tuple(int(d) for d in s), dtype=g.dtype)
+    out[_slices(out, begin, size)] = g
+    return out
+
+
+SliceGrad = Primitive(
+    "SliceGrad",
+    lambda inputs: (static_shape_value(inputs[1]), inputs[0].dtype),
+    _slice_op_grad_kernel,
+    fresh_output=True,
+)
+Slice = Primitive(
+    "Slice",
+    _slice_op_infer,
+    lambda xp, x, begin, size: x[_slices(x, begin, size)],
+    lambda op, g: [apply(SliceGrad, g, shape_of(op.inputs[0]), *op.inputs[1:]), None, None],
+)
+
+
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's public name
-    """``input_[begin : begin + size]`` per axis; a size of -1 takes the rest."""
-    spec = tuple(_py_slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
-    return strided_slice_spec(input_, spec, name=name)
+    """``input_[begin : begin + size]`` per axis; a size of -1 takes the rest.
+
+    ``begin`` and ``size`` may be tensors; what the graph fixes of them
+    (constants, ``tf.shape`` of known dimensions) makes the static shape, as TF1.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.slice(tf.placeholder(tf.uint8, [None]), [0], [1]).shape.as_list()
+    [1]
+    """
+    x = convert_to_tensor(input_)
+    begin = _index_vector(begin)
+    size = _index_vector(size, begin.dtype)
+    if begin.dtype is not size.dtype:
+        raise TypeError(f"slice: begin {begin.name} and size {size.name} must share a dtype")
+    return apply(Slice, x, begin, size, name=name or "Slice")
+
+
+def _index_vector(v, dtype=None):
+    t = v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype or dtypes.int32)
+    if t.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"slice: {t.name} must be int32 or int64, got {t.dtype.name}")
+    return t
 
 
 def _gather_infer(inputs, *, axis):

@@ -42,7 +42,9 @@ def _int_out(inputs, *, out_type):
     return (None if dims is None else len(dims),), out_type
 
 
-Shape = Primitive("Shape", _int_out, lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np))
+Shape = Primitive(
+    "Shape", _int_out, lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np), shape_only=(0,)
+)
 
 
 def shape(input, name=None, out_type=None):  # noqa: A002

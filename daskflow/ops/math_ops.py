@@ -143,6 +143,18 @@ RealDiv = Primitive(
     **_chain("divide"),
 )
 FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
+
+
+def _truncate_div_kernel(xp, x, y):
+    if x.dtype.kind == "f":
+        return xp.trunc(x / y)
+    q = x // y
+    # Floor division rounds a negative inexact quotient down; C's rounds it toward zero.
+    return q + ((q < 0) & (q * y != x)).astype(q.dtype)
+
+
+TruncateDiv = _bin("TruncateDiv", _truncate_div_kernel, lambda op, g: [None, None])
+TruncateMod = _bin("TruncateMod", lambda xp, x, y: xp.fmod(x, y))
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
 FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])
 
@@ -196,7 +208,14 @@ def truediv(x, y, name=None):
     return _binary_op(RealDiv, x, y, name)
 
 
-divide = div = realdiv = truediv
+divide = realdiv = truediv
+
+
+def div(x, y, name=None):
+    """Python 2's ``x / y``, as TF1's ``tf.div``: floor division of integers, real division
+    of floats (``tf.div(7, 2)`` is 3, ``tf.div(-7, 2)`` is -4)."""
+    x, y = _coerce_pair(x, y)
+    return _binary_op(RealDiv if x.dtype.is_floating else FloorDiv, x, y, name)
 
 
 def floordiv(x, y, name=None):
@@ -205,6 +224,17 @@ def floordiv(x, y, name=None):
 
 def floormod(x, y, name=None):
     return _binary_op(FloorMod, x, y, name)
+
+
+def truncatediv(x, y, name=None):
+    """``x / y`` rounded toward zero (C's division: ``truncatediv(-7, 2)`` is -3; floats
+    too). Its gradient is None, as in TF1."""
+    return _binary_op(TruncateDiv, x, y, name)
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of :func:`truncatediv`, with the sign of ``x`` (C's ``fmod``)."""
+    return _binary_op(TruncateMod, x, y, name)
 
 
 mod = floormod

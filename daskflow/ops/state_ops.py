@@ -91,3 +91,21 @@ IsVariableInitialized = Primitive(
     stateful=True,
     accepts_uninitialized=True,
 )
+
+
+def _initialized_value_infer(inputs):
+    ref, initial = inputs
+    return (ref._dims if ref._dims is not None else initial._dims), ref.dtype
+
+
+# ``Variable.initialized_value()``: TF1 builds it as ``cond(is_variable_initialized(v),
+# v.read_value, lambda: v.initial_value)``; one op that sees None for a variable without a
+# value does the same without handing the cond an uninitialized input.
+InitializedValue = Primitive(
+    "InitializedValue",
+    _initialized_value_infer,
+    lambda xp, value, initial: initial if value is None else xp.array(value, copy=True),
+    lambda op, g: [g, None],
+    stateful=True,
+    accepts_uninitialized=True,
+)

@@ -121,7 +121,9 @@ class Saver:
 
     def build(self):
         """Take the variables to save (TF1: build the save and restore ops)."""
-        listed = self._var_list if self._var_list is not None else global_variables()
+        if self._var_list is None:  # TF1 fills it in here, with the variables of the graph now
+            self._var_list = global_variables()
+        listed = self._var_list
         self._vars = {} if self._allow_empty and not listed else _named(listed)
         from ..runtime.messages import message_class  # (the schema loads on first use)
 

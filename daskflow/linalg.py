@@ -1,0 +1,65 @@
+"""``tf.linalg``: TF1's linear-algebra namespace, the same ops as their ``tf.*`` names
+(``tf.linalg.cholesky`` is ``tf.cholesky``). A name daskflow lacks says so."""
+
+from ._missing import module_getattr
+from .ops.array_ops import eye, matrix_transpose
+from .ops.linalg_ops import diag as tensor_diag
+from .ops.linalg_ops import diag_part as tensor_diag_part
+from .ops.linalg_ops import (
+    einsum,
+    matrix_band_part,
+    matrix_determinant,
+    matrix_diag,
+    matrix_diag_part,
+    matrix_inverse,
+    norm,
+    tensordot,
+)
+from .ops.linalg_solve_ops import (
+    cholesky,
+    cholesky_solve,
+    cross,
+    matrix_solve,
+    matrix_triangular_solve,
+    self_adjoint_eig,
+    self_adjoint_eigvals,
+)
+from .ops.math_ops import matmul
+
+band_part = matrix_band_part
+diag = matrix_diag  # TF's tf.linalg.diag is the batched one
+diag_part = matrix_diag_part
+det = matrix_determinant
+eigh = self_adjoint_eig
+eigvalsh = self_adjoint_eigvals
+inv = matrix_inverse
+solve = matrix_solve
+transpose = adjoint = matrix_transpose
+triangular_solve = matrix_triangular_solve
+
+__all__ = [
+    "adjoint",
+    "band_part",
+    "cholesky",
+    "cholesky_solve",
+    "cross",
+    "det",
+    "diag",
+    "diag_part",
+    "eigh",
+    "eigvalsh",
+    "einsum",
+    "eye",
+    "inv",
+    "matmul",
+    "matrix_transpose",
+    "norm",
+    "solve",
+    "tensor_diag",
+    "tensor_diag_part",
+    "tensordot",
+    "transpose",
+    "triangular_solve",
+]
+
+__getattr__ = module_getattr("tf.linalg")
