@@ -17,6 +17,7 @@ from . import (
     image,
     initializers,
     layers,
+    linalg,
     losses,
     metrics,
     nn,
@@ -196,6 +197,15 @@ from .ops.linalg_ops import (
     norm,
     tensordot,
 )
+from .ops.linalg_solve_ops import (
+    cholesky,
+    cholesky_solve,
+    cross,
+    matrix_solve,
+    matrix_triangular_solve,
+    self_adjoint_eig,
+    self_adjoint_eigvals,
+)
 from .ops.math_ops import (
     abs,  # noqa: A004
     add,
@@ -259,6 +269,8 @@ from .ops.math_ops import (
     to_int32,
     to_int64,
     truediv,
+    truncatediv,
+    truncatemod,
     where,
 )
 from .ops.nn_impl import log_sigmoid
@@ -286,7 +298,8 @@ from .ops.segment_ops import (
 from .ops.sort_ops import argsort, sort
 from .ops.string_ops import as_string, string_join, string_to_number
 from .ops.tensor_array_ops import TensorArray
-from .platform import app, flags, gfile
+from .ops.unique_ops import unique, unique_with_counts
+from .platform import app, flags, gfile, test
 from .platform import tf_logging as logging
 from .train.moving_averages import moving_average_variables
 from .variable_scope import (
