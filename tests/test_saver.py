@@ -209,3 +209,22 @@ def test_saving_again_under_the_same_prefix_keeps_the_old_checkpoint_whole_until
         assert len(list(tmp_path.glob("model.data-*"))) == 1
         saver.restore(sess, path)
         np.testing.assert_array_equal(sess.run(w), np.zeros((2, 3)))
+
+
+def test_a_default_saver_lists_the_graphs_variables_once_built(tmp_path):
+    # TF1's Saver(var_list=None) fills _var_list with the graph's variables when it
+    # builds (programs read it: easy-tensorflow's basics_save_and_restore.py).
+    a = tf.get_variable("A", initializer=tf.constant(3, shape=[2]))
+    b = tf.get_variable("B", initializer=tf.constant(5, shape=[3]))
+    saver = tf.train.Saver()
+    assert [v.name for v in saver._var_list] == ["A:0", "B:0"]
+    deferred = tf.train.Saver(defer_build=True)
+    assert deferred._var_list is None
+    deferred.build()
+    assert list(deferred._var_list) == [a, b]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "v"))
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        assert sess.run(b).tolist() == [5, 5, 5]

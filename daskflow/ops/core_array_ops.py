@@ -233,6 +233,10 @@ Fill = Primitive(
 def _like(value, x, dtype, name):
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if dtype is dtypes.string:  # TF1: zeros_like of strings is empty strings (ones_like refuses)
+        if value:
+            raise TypeError(f"ones_like: {x.name} is a string tensor; strings have no one")
+        value = ""
     return apply(Fill, shape_of(x), constant(value, dtype=dtype), name=name)
 
 

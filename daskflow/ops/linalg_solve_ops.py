@@ -30,11 +30,11 @@ def _half_diagonal(m):
 
 def _cholesky_kernel(xp, x):
     # Like TF 2's CPU kernel (the oracle), a matrix that is not positive definite
-    # gives NaNs rather than failing the step.
+    # gives NaNs in the lower triangle rather than failing the step.
     try:
         return xp.linalg.cholesky(x)
     except np.linalg.LinAlgError:
-        return xp.full(x.shape, xp.nan, dtype=x.dtype)
+        return xp.tril(xp.full(x.shape, xp.nan, dtype=x.dtype))
 
 
 def _cholesky_grad(op, g):

@@ -238,6 +238,7 @@ def truncatemod(x, y, name=None):
 
 
 mod = floormod
+floor_div = floordiv
 
 
 def pow(x, y, name=None):  # noqa: A001 - TF1's public name
@@ -294,6 +295,7 @@ Tanh, tanh = _unary(
 # Each is the other's derivative (up to sign); TF1's Cos and Sin, used by the cosine schedules.
 Cos, cos = _unary("Cos", lambda xp, x: xp.cos(x), lambda op, g: [-g * sin(op.inputs[0])], **_chain("cos"))
 Sin, sin = _unary("Sin", lambda xp, x: xp.sin(x), lambda op, g: [g * cos(op.inputs[0])], **_chain("sin"))
+Tan, tan = _unary("Tan", lambda xp, x: xp.tan(x), lambda op, g: [g * square(reciprocal(cos(op.inputs[0])))])
 Floor, floor = _unary("Floor", lambda xp, x: xp.floor(x), lambda op, g: [None])
 Ceil, ceil = _unary("Ceil", lambda xp, x: xp.ceil(x), lambda op, g: [None])
 Round, round = _unary("Round", lambda xp, x: xp.round(x), lambda op, g: [None])  # noqa: A001
