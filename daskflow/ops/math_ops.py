@@ -153,7 +153,7 @@ def _truncate_div_kernel(xp, x, y):
     return q + ((q < 0) & (q * y != x)).astype(q.dtype)
 
 
-TruncateDiv = _bin("TruncateDiv", _truncate_div_kernel, lambda op, g: [None, None])
+TruncateDiv = _bin("TruncateDiv", _truncate_div_kernel)  # TF1's gradient: None for both
 TruncateMod = _bin("TruncateMod", lambda xp, x, y: xp.fmod(x, y))
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
 FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])

@@ -105,7 +105,7 @@ InitializedValue = Primitive(
     "InitializedValue",
     _initialized_value_infer,
     lambda xp, value, initial: initial if value is None else xp.array(value, copy=True),
-    lambda op, g: [g, None],
+    None,  # not differentiated here (TF1's cond would pass g to the branch taken)
     stateful=True,
     accepts_uninitialized=True,
 )
