@@ -25,6 +25,7 @@ from . import (
     python_io,
     queue,
     random,
+    sparse,
     strings,
     summary,
     train,
@@ -76,6 +77,7 @@ from .framework.graph import (
     name_scope,
     reset_default_graph,
 )
+from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
 from .framework.tensor_shape import TensorShape
 from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops import operators as _operators
@@ -298,6 +300,21 @@ from .ops.segment_ops import (
     unsorted_segment_sum,
 )
 from .ops.sort_ops import argsort, sort
+from .ops.sparse_ops import (
+    sparse_add,
+    sparse_concat,
+    sparse_placeholder,
+    sparse_reduce_sum,
+    sparse_reorder,
+    sparse_reshape,
+    sparse_retain,
+    sparse_softmax,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+    sparse_to_dense,
+    sparse_transpose,
+)
+from .ops.sparse_text_ops import edit_distance, string_split
 from .ops.string_ops import as_string, string_join, string_to_number
 from .ops.tensor_array_ops import TensorArray
 from .ops.unique_ops import unique, unique_with_counts

@@ -109,8 +109,11 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
                 f"tensor {value.name} has dtype {value.dtype.name}, expected {dtypes.as_dtype(dtype).name}"
             )
         return value
-    if hasattr(value, "op") and hasattr(value, "graph"):
-        raise TypeError(f"cannot convert {value!r} to a tensor")
+    if hasattr(value, "op") and hasattr(value, "graph"):  # a composite: a SparseTensor
+        raise TypeError(
+            f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+            "supported type."
+        )
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
         from ..ops.array_ops import stack  # TF1 packs a list holding tensors into one
 

@@ -78,11 +78,23 @@ Transpose = Primitive(
 )
 
 
+# TF1 reverses the axes of a tensor of unknown rank too (its perm is computed in the
+# graph): the reversal is a primitive of its own, its own inverse.
+ReverseAxes = Primitive(
+    "ReverseAxes",
+    lambda inputs: (None if inputs[0]._dims is None else inputs[0]._dims[::-1], inputs[0].dtype),
+    lambda xp, x: xp.transpose(x),
+    lambda op, g: [apply(ReverseAxes, g)],
+)
+
+
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """Permute the axes (reverse them when ``perm`` is None); ``conjugate`` is a no-op
     on real tensors, as in TF1."""
     a = convert_to_tensor(a)
     _real_only(a, conjugate, "transpose")
+    if perm is None and a.shape.ndims is None:
+        return apply(ReverseAxes, a, name=name)
     if perm is None:
         perm = tuple(reversed(range(_known_rank(a, "transpose"))))
     return apply(Transpose, a, perm=tuple(int(p) for p in perm), name=name)

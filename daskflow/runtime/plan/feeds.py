@@ -7,14 +7,18 @@ import numpy as np
 from ...dtypes import as_string_array
 from ...errors import InvalidArgumentError
 from ...framework import nest
+from .conversions import feed_expansion
 
 
 def flatten_feed_dict(feed_dict):
-    """``feed_dict`` with structured keys (tuples such as ``LSTMStateTuple``) flattened.
+    """``feed_dict`` with structured keys flattened and composite keys expanded.
 
-    As TF1's session (``nest.flatten_dict_items``): a key that is a tuple of
-    tensors is fed by a value of the same structure, leaf by leaf. Returns
-    `feed_dict` itself when no key is structured (the per-step common case).
+    As TF1's session (``nest.flatten_dict_items``, then its registered
+    expansions): a key that is a tuple of tensors is fed by a value of the
+    same structure, leaf by leaf; a key of a registered composite type (a
+    ``SparseTensor``) is fed through its parts
+    (:mod:`~daskflow.runtime.plan.conversions`). Returns `feed_dict` itself
+    when no key needs either (the per-step common case).
 
     Raises
     ------
@@ -22,23 +26,30 @@ def flatten_feed_dict(feed_dict):
         If a structured key's value has another number of leaves, or a key
         appears twice.
     """
-    if not any(isinstance(key, tuple) for key in feed_dict):
+    if not any(isinstance(key, tuple) or feed_expansion(key) for key in feed_dict):
         return feed_dict
     flat = {}
     for key, value in feed_dict.items():
-        keys, values = [key], [value]
-        if isinstance(key, tuple):
-            keys, values = nest.flatten(key), nest.flatten(value)
-        if len(keys) != len(values):
-            raise ValueError(
-                f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
-                f"{len(values)} elements. Key: {key}, value: {value}."
-            )
-        for leaf_key, leaf_value in zip(keys, values):
-            if leaf_key in flat:
-                raise ValueError(f"Could not flatten dictionary: key {leaf_key} is not unique.")
-            flat[leaf_key] = leaf_value
+        for leaf_key, leaf_value in _leaves(key, value):
+            expand = feed_expansion(leaf_key)
+            parts = expand(leaf_key, leaf_value) if expand else [(leaf_key, leaf_value)]
+            for part_key, part_value in parts:
+                if part_key in flat:
+                    raise ValueError(f"Could not flatten dictionary: key {part_key} is not unique.")
+                flat[part_key] = part_value
     return flat
+
+
+def _leaves(key, value):
+    if not isinstance(key, tuple):
+        return [(key, value)]
+    keys, values = nest.flatten(key), nest.flatten(value)
+    if len(keys) != len(values):
+        raise ValueError(
+            f"Could not flatten dictionary. Key had {len(keys)} elements, but value had "
+            f"{len(values)} elements. Key: {key}, value: {value}."
+        )
+    return zip(keys, values)
 
 
 class FeedSpec:

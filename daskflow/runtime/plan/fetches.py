@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework.graph import Operation, Tensor
+from .conversions import fetch_expansion
 
 
 def _as_fetched(value):
@@ -45,6 +46,11 @@ class FetchMapper:
         if isinstance(fetch, dict):
             parts = {k: self._mapper(graph, v) for k, v in fetch.items()}
             return lambda vs: {k: p(vs) for k, p in parts.items()}
+        expansion = fetch_expansion(fetch)
+        if expansion is not None:  # a composite (SparseTensor): its parts, contracted back
+            subfetches, contract = expansion
+            subparts = [self._mapper(graph, f) for f in subfetches]
+            return lambda vs: contract([p(vs) for p in subparts])
         element = self._element(graph, fetch)
         if isinstance(element, Operation):
             if element not in self.ops:

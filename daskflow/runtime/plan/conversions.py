@@ -1,0 +1,83 @@
+"""How ``Session.run`` fetches and feeds composite values (TF1's ``_REGISTERED_EXPANSIONS``).
+
+A composite such as :class:`~daskflow.framework.sparse_tensor.SparseTensor`
+is no tensor the plan knows: a fetch of one is expanded into its parts and
+the fetched parts contracted back into one value; a feed key of one is
+expanded into ``(part tensor, part value)`` pairs. Each composite type
+registers its functions here once; the session consults this table and
+knows no composite by name.
+"""
+
+from __future__ import annotations
+
+from ...framework.sparse_tensor import SparseTensor, SparseTensorValue
+
+# (type, fetch_function, feed_function, feed_function_for_partial_run), newest first.
+_REGISTERED_EXPANSIONS: list = []
+
+
+def register_session_run_conversion_functions(
+    tensor_type, fetch_function, feed_function=None, feed_function_for_partial_run=None
+):
+    """Teach ``Session.run`` to fetch and feed values of ``tensor_type`` (TF1's function).
+
+    Parameters
+    ----------
+    tensor_type : type
+        The composite type.
+    fetch_function : callable
+        ``fetch_function(fetch) -> (list of fetches, contraction)``;
+        ``contraction(list of fetched values)`` is what ``run`` returns.
+    feed_function : callable, optional
+        ``feed_function(feed, feed_value) -> list of (tensor, value)`` pairs.
+    feed_function_for_partial_run : callable, optional
+        ``feed_function_for_partial_run(feed) -> list of tensors`` (kept for TF1's
+        signature; daskflow has no partial runs).
+
+    Raises
+    ------
+    ValueError
+        If ``tensor_type`` (or a subclass of it) is registered already.
+    """
+    for registered in _REGISTERED_EXPANSIONS:
+        if issubclass(registered[0], tensor_type):
+            raise ValueError(f"{tensor_type} has already been registered so ignore it.")
+    entry = (tensor_type, fetch_function, feed_function, feed_function_for_partial_run)
+    _REGISTERED_EXPANSIONS.insert(0, entry)
+
+
+def fetch_expansion(fetch):
+    """``(parts to fetch, contraction)`` for a registered composite ``fetch``, else None."""
+    for tensor_type, fetch_function, _, _ in _REGISTERED_EXPANSIONS:
+        if isinstance(fetch, tensor_type):
+            return fetch_function(fetch)
+    return None
+
+
+def feed_expansion(feed):
+    """The ``feed_function`` registered for ``feed``'s type, else None."""
+    for tensor_type, _, feed_function, _ in _REGISTERED_EXPANSIONS:
+        if isinstance(feed, tensor_type):
+            return feed_function
+    return None
+
+
+def _sparse_parts(sparse):
+    return [sparse.indices, sparse.values, sparse.dense_shape]
+
+
+def _feed_sparse(feed, value):
+    # As TF1: the value (a SparseTensorValue or any (indices, values, dense_shape)
+    # triple) is zipped with the parts, each checked as it is paired, so a dense
+    # array fails on the indices' shape before any part is found missing.
+    from .feeds import check_feed  # feeds consults this table
+
+    return [(part, check_feed(part, v)) for part, v in zip(_sparse_parts(feed), value)]
+
+
+register_session_run_conversion_functions(
+    SparseTensor,
+    lambda fetch: (_sparse_parts(fetch), lambda values: SparseTensorValue(*values)),
+    _feed_sparse,
+    _sparse_parts,
+)
