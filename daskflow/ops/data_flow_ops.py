@@ -443,6 +443,7 @@ class FIFOQueue(QueueBase):
     >>> q = tf.FIFOQueue(10, tf.int32, shapes=[[]])
     >>> with tf.Session() as sess:
     ...     sess.run(q.enqueue_many([[1, 2, 3]]))
+    ...     sess.run(q.close())  # a closed queue's dequeue_up_to gives what is left
     ...     sess.run(q.dequeue_up_to(5)).tolist()
     [1, 2, 3]
     """

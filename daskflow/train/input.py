@@ -169,8 +169,9 @@ def string_input_producer(
     Examples
     --------
     >>> import daskflow as tf
-    >>> queue = tf.train.string_input_producer(["a.csv", "b.csv"], num_epochs=1, shuffle=False)
-    >>> queue.name, queue.dequeue().dtype
+    >>> with tf.Graph().as_default():
+    ...     queue = tf.train.string_input_producer(["a.csv", "b.csv"], num_epochs=1, shuffle=False)
+    ...     queue.name, queue.dequeue().dtype
     ('input_producer', tf.string)
     """
     if not isinstance(string_tensor, Tensor) and not _non_empty(string_tensor):
