@@ -283,3 +283,17 @@ def test_looper_thread_calls_its_target_until_the_coordinator_stops():
     coord.request_stop()
     coord.join([looper], stop_grace_period_secs=10)
     assert not looper.is_alive()
+
+
+def test_from_list_picks_a_queue_when_the_step_runs():
+    a = tf.FIFOQueue(2, tf.int32, shapes=[[2]])
+    b = tf.FIFOQueue(2, tf.int32, shapes=[[3]])
+    which = tf.placeholder(tf.int32, [])
+    chosen = tf.QueueBase.from_list(which, [a, b])
+    assert chosen.dequeue().shape.as_list() == [None]  # what [2] and [3] have in common
+    with tf.Session() as sess:
+        sess.run([a.enqueue([[1, 2]]), b.enqueue([[3, 4, 5]])])
+        assert sess.run(chosen.dequeue(), {which: 1}).tolist() == [3, 4, 5]
+        assert sess.run(chosen.dequeue(), {which: 0}).tolist() == [1, 2]
+    with pytest.raises(TypeError, match="matching component dtypes"):
+        tf.QueueBase.from_list(0, [a, tf.FIFOQueue(2, tf.float32)])

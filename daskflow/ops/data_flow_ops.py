@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dtypes
-from ..errors import OutOfRangeError
+from ..errors import InvalidArgumentError, OutOfRangeError
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
@@ -197,6 +197,24 @@ def count_up_to(ref, limit, name=None):
     return apply(CountUpTo, ref, limit=int(limit), name=name or "CountUpTo")
 
 
+def _select_infer(inputs):
+    index, *refs = inputs
+    if not index.dtype.is_integer or index._dims not in (None, ()):
+        raise TypeError(f"the index {index.name} of QueueBase.from_list must be an integer scalar")
+    return (), resource
+
+
+def _select_kernel(xp, index, *refs):
+    i = int(index)
+    if not 0 <= i < len(refs):
+        raise InvalidArgumentError(None, None, f"index {i} is out of range for {len(refs)} queues")
+    return refs[i]
+
+
+# QueueBase.from_list: one of several queues' handles, chosen when the step runs.
+RefSelect = Primitive("RefSelect", _select_infer, _select_kernel, stateful=True, host_only=True)
+
+
 # -- the Python classes --------------------------------------------------------------------------
 
 
@@ -239,6 +257,42 @@ class QueueBase:
         self._names = names
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index, queues):
+        """The queue ``queues[index]`` (``index`` a tensor: chosen when each step runs).
+
+        The shapes are what the queues' shapes have in common.
+
+        Raises
+        ------
+        TypeError
+            If ``queues`` is empty, holds anything but queues, or they differ in
+            dtypes or names (naming the first that does).
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> a, b = tf.FIFOQueue(2, tf.int32, shapes=[[]]), tf.FIFOQueue(2, tf.int32, shapes=[[]])
+        >>> which = tf.placeholder(tf.int32, [])
+        >>> q = tf.QueueBase.from_list(which, [a, b])
+        >>> with tf.Session() as sess:
+        ...     sess.run(b.enqueue(7))
+        ...     int(sess.run(q.dequeue(), {which: 1}))
+        7
+        """
+        if not queues or not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        first = queues[0]
+        for q in queues[1:]:
+            if q.dtypes != first.dtypes:
+                raise TypeError(f"Queues do not have matching component dtypes: {q.name} and {first.name}")
+            if q.names != first.names:
+                raise TypeError(f"Queues do not have matching component names: {q.name} and {first.name}")
+        shapes = [_common_shape([q.shapes[i] for q in queues]) for i in range(len(first.dtypes))]
+        index = convert_to_tensor(index, dtype=_dtypes.int32 if not isinstance(index, Tensor) else None)
+        ref = apply(RefSelect, index, *[q.queue_ref for q in queues])
+        return QueueBase(first.dtypes, shapes, first.names, ref)
 
     queue_ref = property(lambda self: self._queue_ref, doc="The queue's handle (a resource tensor).")
     name = property(lambda self: self._queue_ref.op.name, doc="The queue op's name.")
@@ -367,6 +421,13 @@ class QueueBase:
 
     def __repr__(self):
         return f"<{type(self).__name__} '{self.name}' dtypes={[d.name for d in self._dtypes]}>"
+
+
+def _common_shape(shapes):
+    dims = [s.dims for s in shapes]
+    if any(d is None or len(d) != len(dims[0]) for d in dims):
+        return TensorShape(None)
+    return TensorShape([d[0] if len(set(d)) == 1 else None for d in zip(*dims)])
 
 
 def _count(n):
