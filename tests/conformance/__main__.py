@@ -48,12 +48,14 @@ def programs(sets):
     return found
 
 
-def run_batch(chosen, engine, seeds, python, done, shapes_dir):
+def run_batch(chosen, engine, seeds, python, done, shapes_dir, limits=None):
     """Run `chosen` programs under `engine` in one runner process (the engine imported once);
     each report is passed to ``done(program, seed, report)`` as it comes."""
     cmd = [python, str(HERE / "run_program.py"), *(str(HERE / program) for program in chosen)]
     cmd += ["--engine", engine, "--seeds", *map(str, seeds)]
     env = dict(os.environ, PYTHONHASHSEED="0", CONFORMANCE_SHAPES=shapes_dir)
+    if limits:
+        env["CONFORMANCE_TIMEOUTS"] = limits
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO, env=env, errors="replace"
     )
@@ -72,7 +74,7 @@ def run_batch(chosen, engine, seeds, python, done, shapes_dir):
                 done(program, seed, {"status": "error", "error": error, "where": "", "result": []})
 
 
-def run_all(chosen, engine, seeds, python, jobs, finished):
+def run_all(chosen, engine, seeds, python, jobs, finished, limits=None):
     """Run `chosen` programs with `seeds` over `jobs` runner processes; ``finished(program,
     [report per seed])`` is called as each program's runs end, the first report carrying the
     ``shapes`` of the tensors the program fetched (see :mod:`shapes`)."""
@@ -98,8 +100,17 @@ def run_all(chosen, engine, seeds, python, jobs, finished):
 
     batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done, shapes_dir), batches))
+        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done, shapes_dir, limits), batches))
     shutil.rmtree(shapes_dir, ignore_errors=True)
+
+
+def _time_limits(oracle, chosen):
+    """A JSON file of daskflow's time limit per program: ten times TF's time (at least the
+    program's own limit). Speed is not what the corpus measures; kernels have their benchmarks."""
+    limits = {p: int(10 * oracle[p]["seconds"]) for p in chosen if (oracle.get(p) or {}).get("seconds")}
+    path = pathlib.Path(tempfile.mkdtemp(prefix="conformance-limits-"), "limits.json")
+    path.write_text(json.dumps(limits))
+    return str(path)
 
 
 def _lacking(entry):
@@ -184,7 +195,7 @@ def main(argv=None):
             results[program] = daskflow_entry(runs, oracle.get(program))
             _save(RESULTS, results)
 
-        run_all(chosen, "daskflow", [0], sys.executable, args.jobs, judged)
+        run_all(chosen, "daskflow", [0], sys.executable, args.jobs, judged, _time_limits(oracle, chosen))
     oracle, results = _load(ORACLE), _load(RESULTS)
     report.write(oracle, results)
     verdicts = [compare.verdict(oracle.get(p), results.get(p)) for p in chosen]
