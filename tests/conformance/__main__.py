@@ -100,7 +100,9 @@ def run_all(chosen, engine, seeds, python, jobs, finished, limits=None):
 
     batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda batch: run_batch(batch, engine, seeds, python, done, shapes_dir, limits), batches))
+        runs = [pool.submit(run_batch, b, engine, seeds, python, done, shapes_dir, limits) for b in batches]
+        for run in runs:
+            run.result()
     shutil.rmtree(shapes_dir, ignore_errors=True)
 
 
