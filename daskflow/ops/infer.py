@@ -88,10 +88,12 @@ def normalize_axes(axis, rank, what="axis"):
 
 
 def reduced_dims(dims, axes, keepdims):
+    if axes is None and not keepdims:
+        return ()  # every axis: a scalar whatever the rank, as TF infers
     if dims is None:
         return None
     if axes is None:
-        return (1,) * len(dims) if keepdims else ()
+        return (1,) * len(dims)
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(dims))
     return tuple(d for i, d in enumerate(dims) if i not in axes)
