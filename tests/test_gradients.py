@@ -372,6 +372,47 @@ CASES = [
         lambda x, i: segment_ops.unsorted_segment_max(x, i, 3),
         [Distinct(4, 2), np.array([2, 0, 1, 2], np.int32)],
     ),
+    GradCase(
+        "sparse_to_dense",
+        lambda v, d: tf.sparse_to_dense([[0, 1], [2, 0]], [3, 2], v, default_value=d),
+        [R(2), R()],
+    ),
+    GradCase(
+        "sparse_tensor_dense_matmul",
+        lambda v, b: tf.sparse_tensor_dense_matmul(tf.SparseTensor([[0, 1], [2, 0], [2, 2]], v, [3, 3]), b),
+        [R(3), R(3, 4)],
+        batch=(),
+    ),
+    GradCase(
+        "sparse_tensor_dense_matmul_adjoints",
+        lambda v, b: tf.sparse_tensor_dense_matmul(
+            tf.SparseTensor([[0, 1], [2, 0], [1, 2]], v, [3, 3]), b, adjoint_a=True, adjoint_b=True
+        ),
+        [R(3), R(4, 3)],
+        batch=(),
+    ),
+    GradCase(
+        "sparse_add",
+        lambda a, b: (
+            tf.sparse_add(
+                tf.SparseTensor([[0, 1], [2, 0]], a, [3, 2]), tf.SparseTensor([[1, 1], [2, 0]], b, [3, 2])
+            ).values
+            * np.ones(3)  # the union's three entries
+        ),
+        [R(2), R(2)],
+        batch=(),
+    ),
+    GradCase(
+        "sparse_softmax",
+        lambda v: tf.sparse_softmax(tf.SparseTensor([[0, 0], [0, 2], [1, 1]], v, [2, 3])).values,
+        [R(3)],
+        batch=(),
+    ),
+    GradCase(
+        "transpose_unknown_rank",
+        lambda x: tf.reshape(tf.transpose(tf.placeholder_with_default(x, None)), [4, 3, 2]),
+        [R(2, 3, 4)],
+    ),
     GradCase("gather_nd", segment_ops.gather_nd, [R(3, 4), np.array([[1, 0], [2, 3], [1, 0]], np.int32)]),
     GradCase(
         "scatter_nd",

@@ -22,6 +22,7 @@ from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.primitive import Primitive
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
+from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, segment_ops
 from .infer import constant_value
 
@@ -43,8 +44,18 @@ def _shape_dims(shape_tensor):
     return None if not dims or dims[0] is None else (None,) * dims[0]
 
 
-def _no_grads(n):
-    return lambda op, *g: [None] * n
+def _known(shape_tensor):
+    """A dense-shape tensor's value as a list when the graph fixes it, else None."""
+    value = constant_value(shape_tensor)
+    return None if value is None else [int(d) for d in value.reshape(-1)]
+
+
+def _with_static_shape(sparse, dims):
+    """``sparse`` told its static dense shape: what TF1 folds from constant inputs (its
+    structure ops' shape outputs are computed on the host, so inference cannot fold them)."""
+    if dims is not None:
+        sparse._dense_shape_default = TensorShape(dims)
+    return sparse
 
 
 # -- sparse_placeholder -------------------------------------------------------------------------
@@ -77,11 +88,7 @@ def sparse_placeholder(dtype, shape=None, name=None):
     values = array_ops.placeholder(dtype, [None], name=scoped("values"))
     indices = array_ops.placeholder(dtypes.int64, [None, rank], name=scoped("indices"))
     result = SparseTensor(indices, values, dense_shape)
-    if default is not None:
-        from ..framework.tensor_shape import TensorShape
-
-        result._dense_shape_default = TensorShape(default)
-    return result
+    return _with_static_shape(result, default)
 
 
 # -- to dense ---------------------------------------------------------------------------------
@@ -97,29 +104,38 @@ def _to_dense_infer(inputs, **_):
     return _shape_dims(shape), values.dtype
 
 
-def _check_indices(indices, shape, validate):
-    flat_index = np.zeros(len(indices), dtype=np.int64)
-    for i, row in enumerate(indices):
-        if np.any(row < 0) or np.any(row >= shape):
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"indices[{i}] = {row.tolist()} is out of bounds: need 0 <= index < {shape.tolist()}",
-            )
-        flat_index[i] = np.ravel_multi_index(tuple(row), tuple(shape)) if len(shape) else 0
-        if validate and i and flat_index[i] <= flat_index[i - 1]:
-            order = "repeated" if flat_index[i] == flat_index[i - 1] else "out of order"
-            raise InvalidArgumentError(None, None, f"indices[{i}] = {row.tolist()} is {order}")
-    return flat_index
+def _first(mask):
+    return int(mask.argmax())
+
+
+def _check_indices(xp, indices, flat, dims, validate):
+    """TF1's checks (on the device too: one reduction each, one sync when one fails)."""
+    bad = ((indices < 0) | (indices >= xp.asarray(dims, dtype=indices.dtype))).any(axis=1)
+    if bool(bad.any()):
+        i = _first(bad)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"indices[{i}] = {indices[i].tolist()} is out of bounds: need 0 <= index < {list(dims)}",
+        )
+    if validate and flat.shape[0] > 1:
+        steps = flat[1:] - flat[:-1]
+        if bool((steps <= 0).any()):
+            i = _first(steps <= 0) + 1
+            order = "repeated" if int(steps[i - 1]) == 0 else "out of order"
+            raise InvalidArgumentError(None, None, f"indices[{i}] = {indices[i].tolist()} is {order}")
 
 
 def _to_dense_kernel(xp, indices, shape, values, default, *, validate_indices):
-    indices, shape = np.asarray(indices, dtype=np.int64), np.asarray(shape, dtype=np.int64).reshape(-1)
-    indices = indices.reshape(-1, max(len(shape), 1)) if indices.ndim < 2 else indices
-    flat_index = _check_indices(indices, shape, validate_indices)
-    out = np.full(int(np.prod(shape)), np.asarray(default).item(), dtype=np.asarray(values).dtype)
-    out[flat_index] = values
-    return xp.asarray(out.reshape(tuple(shape)))
+    dims = tuple(int(d) for d in shape.reshape(-1).tolist())
+    indices = indices.reshape(-1, max(len(dims), 1)) if indices.ndim < 2 else indices
+    strides = [int(np.prod(dims[k + 1 :])) for k in range(len(dims))]
+    flat = (indices * xp.asarray(strides, dtype=indices.dtype)).sum(axis=1)
+    _check_indices(xp, indices, flat, dims, validate_indices)
+    out = xp.empty(int(np.prod(dims)), dtype=values.dtype)
+    out[...] = default
+    out[flat] = values
+    return out.reshape(dims)
 
 
 def _to_dense_grad(op, g):
@@ -210,13 +226,13 @@ def _matmul_kernel(xp, indices, values, shape, b, *, adjoint_a, adjoint_b):
     rows, inner = (indices[:, 1], indices[:, 0]) if adjoint_a else (indices[:, 0], indices[:, 1])
     n = int(shape[1] if adjoint_a else shape[0])
     b = b.T if adjoint_b else b
-    if len(indices) and (inner.max() >= b.shape[0] or rows.max() >= n):
+    if bool((inner >= b.shape[0]).any()) or bool((rows >= n).any()):
         raise InvalidArgumentError(
-            None, None, f"sparse_tensor_dense_matmul: an index is out of range of {shape}"
+            None, None, f"sparse_tensor_dense_matmul: an index is out of range of {shape.tolist()}"
         )
-    out = xp.zeros((n, b.shape[1]), dtype=b.dtype)
-    np.add.at(out, rows, values[:, None] * b[inner])
-    return out
+    # A one-hot matrix sums each entry's row of b into its output row (no scatter-add needed).
+    onehot = (rows[:, None] == xp.arange(n)[None, :]).astype(b.dtype)
+    return onehot.T @ (values[:, None] * b[inner])
 
 
 def _matmul_grad(op, g):
@@ -295,7 +311,10 @@ def _row_major_kernel(xp, indices, shape):
 # The permutation that sorts entries into row-major order: reorders gather by it, so
 # their gradients are gathers' (TF1's _SparseReorderGrad).
 RowMajorOrder = Primitive(
-    "RowMajorOrder", lambda inputs: ((inputs[0]._dims or (None,))[:1], dtypes.int64), _row_major_kernel
+    "RowMajorOrder",
+    lambda inputs: ((inputs[0]._dims or (None,))[:1], dtypes.int64),
+    _row_major_kernel,
+    host_only=True,
 )
 
 
@@ -372,7 +391,8 @@ def _reshape_infer(inputs):
     return [((n, rank), dtypes.int64), ((rank,), dtypes.int64)]
 
 
-SparseReshape = Primitive("SparseReshape", _reshape_infer, _reshape_kernel, _no_grads(3))
+# Sparse structure ops run on the host, as TF1's (it has CPU kernels only for them).
+SparseReshape = Primitive("SparseReshape", _reshape_infer, _reshape_kernel, host_only=True)
 
 
 def sparse_reshape(sp_input, shape, name=None):
@@ -381,7 +401,22 @@ def sparse_reshape(sp_input, shape, name=None):
     new_shape = convert_to_tensor(shape, dtype=dtypes.int64)
     with name_scope(name, "SparseReshape"):
         indices, dense_shape = apply(SparseReshape, sp.indices, sp.dense_shape, new_shape)
-        return SparseTensor(indices, sp.values, dense_shape)
+        result = SparseTensor(indices, sp.values, dense_shape)
+    return _with_static_shape(result, _static_reshape(_known(sp.dense_shape), constant_value(new_shape)))
+
+
+def _static_reshape(old, new):
+    """The reshaped dense shape when the graph fixes both (TF1's ValueError when they disagree)."""
+    if old is None or new is None:
+        return None
+    size, new = int(np.prod(old)), [int(d) for d in new]
+    known = int(np.prod([d for d in new if d != -1]))
+    if -1 in new and known and size % known == 0:
+        new[new.index(-1)] = size // known
+    if int(np.prod(new)) != size:
+        shown = [None if d == -1 else d for d in new]
+        raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {shown} ({known} elements).")
+    return new
 
 
 def from_dense(tensor, name=None):
@@ -431,7 +466,7 @@ def _add_grad(op, _, g, __):
     return [None, a_grad, None, None, b_grad, None, None]
 
 
-SparseAdd = Primitive("SparseAdd", _add_infer, _add_kernel, _add_grad)
+SparseAdd = Primitive("SparseAdd", _add_infer, _add_kernel, _add_grad, host_only=True)
 
 
 def _add_grad_kernel(xp, g, a_indices, b_indices, sum_indices):
@@ -451,6 +486,7 @@ SparseAddGrad = Primitive(
         ((inputs[2]._dims or (None,))[:1], inputs[0].dtype),
     ],
     _add_grad_kernel,
+    host_only=True,
 )
 
 
@@ -477,7 +513,7 @@ def sparse_add(a, b, threshold=None, thresh=None):
         parts = apply(
             SparseAdd, a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape, thresh_t
         )
-        return SparseTensor(*parts)
+        return _with_static_shape(SparseTensor(*parts), _known(a.dense_shape))
     sp, dense = (_sparse(a, "sparse_add"), b) if a_sparse else (_sparse(b, "sparse_add"), a)
     return math_ops.add(sparse_tensor_to_dense(sp, validate_indices=False), dense)
 
@@ -514,7 +550,7 @@ def _concat_infer(inputs, *, axis, n):
     return [((None, rank), dtypes.int64), ((None,), values[0].dtype), ((rank,), dtypes.int64)]
 
 
-SparseConcat = Primitive("SparseConcat", _concat_infer, _concat_kernel)
+SparseConcat = Primitive("SparseConcat", _concat_infer, _concat_kernel, host_only=True)
 
 
 def sparse_concat(
@@ -532,7 +568,13 @@ def sparse_concat(
     sps = [_sparse(x, "sparse_concat") for x in sp_inputs]
     parts = [s.indices for s in sps] + [s.values for s in sps] + [s.dense_shape for s in sps]
     with name_scope(name, "SparseConcat"):
-        return SparseTensor(*apply(SparseConcat, *parts, axis=int(axis), n=len(sps)))
+        result = SparseTensor(*apply(SparseConcat, *parts, axis=int(axis), n=len(sps)))
+    shapes = [_known(sp.dense_shape) for sp in sps]
+    if all(shape is not None for shape in shapes):
+        static = list(shapes[0])
+        static[int(axis) % len(static)] = sum(shape[int(axis) % len(static)] for shape in shapes)
+        _with_static_shape(result, static)
+    return result
 
 
 # -- softmax -----------------------------------------------------------------------------------
@@ -551,6 +593,7 @@ SparseGroups = Primitive(
     "SparseGroups",
     lambda inputs: [((inputs[0]._dims or (None,))[:1], dtypes.int32), ((), dtypes.int32)],
     _groups_kernel,
+    host_only=True,
 )
 
 
@@ -600,4 +643,6 @@ def embedding_lookup_sparse(
             return total
         norm = segment_ops.segment_sum(weights if combiner == "mean" else weights * weights, segments)
         norm = norm if combiner == "mean" else math_ops.sqrt(norm)
+        if sp_weights is None:  # TF1's sparse_segment_mean/sqrt_n: an empty row is zeros
+            norm = math_ops.maximum(norm, 1.0)
         return total / array_ops.expand_dims(norm, -1)
