@@ -128,7 +128,8 @@ def test_feeding_a_dense_value_to_a_sparse_placeholder_fails_as_tf1(bad, shape):
 
 
 def test_sparse_key_inside_a_tuple_key_is_flattened_as_tf1():
-    # TF1's flatten_dict_items flattens the value's inner triple and its lists too: 2 keys, 6 values (as TF1 says).
+    # TF1's flatten_dict_items flattens the value's inner triple and its lists too:
+    # 2 keys, 6 values (TF1's own count).
     with tf.Graph().as_default():
         sp, x = tf.sparse_placeholder(tf.float32), tf.placeholder(tf.float32, [])
         with tf.Session() as sess, pytest.raises(ValueError, match="Key had 2 elements, but value had 6"):
