@@ -413,6 +413,21 @@ CASES = [
         lambda x: tf.reshape(tf.transpose(tf.placeholder_with_default(x, None)), [4, 3, 2]),
         [R(2, 3, 4)],
     ),
+    GradCase(
+        "matrix_transpose_unknown_rank",
+        lambda x: tf.reshape(tf.matrix_transpose(tf.placeholder_with_default(x, None)), [2, 4, 3]),
+        [R(2, 3, 4)],
+    ),
+    GradCase(
+        "softmax_xent_unknown_rank",
+        lambda x, y: tf.reshape(
+            tf.nn.softmax_cross_entropy_with_logits_v2(
+                labels=tf.placeholder_with_default(y, None), logits=tf.placeholder_with_default(x, None)
+            ),
+            [2, 3],
+        ),
+        [R(2, 3, 4), np.stack([LABELS[:3], LABELS[::-1]])],  # labels of rows summing to one
+    ),
     GradCase("gather_nd", segment_ops.gather_nd, [R(3, 4), np.array([[1, 0], [2, 3], [1, 0]], np.int32)]),
     GradCase(
         "scatter_nd",

@@ -9,10 +9,10 @@ layer called twice puts both calls' ops in ``dense/`` (``dense/MatMul``,
 once, on the first call, and makes the variables; ``call(inputs, ...)``
 builds the ops on every call.
 
-Where TF1 chose between two subgraphs with ``tf.cond`` (``training`` given
-as a tensor), the layers here compute both and select with ``where``
-(:func:`smart_select`); a Python bool builds only the branch needed, as
-TF1's ``smart_cond`` does.
+Where TF1 chooses between two subgraphs with ``smart_cond`` (``training``
+given as a tensor), so do the layers here (:func:`smart_select`): a
+``tf.cond`` that runs only the branch picked; a Python bool builds only the
+branch needed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 from .. import dtypes
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph, name_scope
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, functional_ops, math_ops
 from ..variable_scope import get_variable, variable_scope
 from ..variables import GraphKeys, VariableAggregation, VariableSynchronization, global_variables
 
@@ -96,17 +96,14 @@ def constant_value(pred):
 
 
 def smart_select(pred, true_fn, false_fn):
-    """TF1's ``smart_cond`` without ``tf.cond``.
-
-    A Python bool (or a constant) builds only the branch it picks. A bool
-    tensor builds both branches and selects elementwise with ``where``: both
-    are computed at run time, as daskflow has no ``tf.cond`` yet, so a branch
-    must be safe to compute when it is not the one selected.
+    """TF1's ``smart_cond``: a Python bool (or a constant) builds only the branch
+    it picks; a bool tensor builds a ``tf.cond`` of both, which runs only the
+    branch the tensor picks, and whose static shape is what the branches share.
     """
     known = constant_value(pred)
     if known is not None:
         return true_fn() if known else false_fn()
-    return math_ops.where(convert_to_tensor(pred), true_fn(), false_fn())
+    return functional_ops.cond(convert_to_tensor(pred), true_fn, false_fn)
 
 
 def to_snake_case(name):

@@ -194,8 +194,7 @@ class Dropout(Layer):
     """Zero each input with probability ``rate`` while training; scale the rest by ``1 / (1 - rate)``.
 
     ``training`` (a call argument) is a Python bool or a bool tensor. With a
-    tensor, both the dropped and the untouched output are computed and one is
-    selected (daskflow has no ``tf.cond`` yet).
+    tensor, a ``tf.cond`` picks the dropped or the untouched output when it runs.
     """
 
     def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):

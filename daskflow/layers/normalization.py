@@ -34,9 +34,9 @@ class BatchNormalization(Layer):
     ``moving_variance`` (global, not trainable).
 
     ``training`` (a call argument) is a Python bool or a bool tensor. With a
-    tensor, the batch and the moving statistics are both computed and one
-    pair is selected (daskflow has no ``tf.cond`` yet); the update ops then
-    leave the moving statistics as they are when it is False.
+    tensor, a ``tf.cond`` picks the batch or the moving statistics when it
+    runs; the update ops then leave the moving statistics as they are when it
+    is False.
 
     Examples
     --------

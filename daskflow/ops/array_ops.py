@@ -188,7 +188,7 @@ def _expand_infer(inputs, *, axis):
 ExpandDims = Primitive(
     "ExpandDims",
     _expand_infer,
-    lambda xp, x, *, axis: x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]),
+    lambda xp, x, *, axis: xp.expand_dims(x, axis),  # a negative axis: unknown rank at build time
     lambda op, g: [reshape(g, shape_of(op.inputs[0]))],
 )
 
@@ -197,8 +197,8 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     """Insert a dimension of size 1 at ``axis``."""
     x = convert_to_tensor(input)
     axis = dim if axis is None else axis
-    r = _known_rank(x, "expand_dims")
-    (axis,) = normalize_axes(axis, r + 1)
+    r = x.shape.ndims
+    (axis,) = normalize_axes(axis, None if r is None else r + 1)
     return apply(ExpandDims, x, axis=axis, name=name)
 
 
@@ -229,7 +229,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     x = convert_to_tensor(input)
     axis = squeeze_dims if axis is None else axis
     if axis is not None:
-        axis = normalize_axes(axis, _known_rank(x, "squeeze"))
+        axis = normalize_axes(axis, x.shape.ndims)
     return apply(Squeeze, x, axis=axis, name=name)
 
 
@@ -304,8 +304,8 @@ def concat(values, axis, name="concat"):
 def stack(values, axis=0, name="stack"):
     """Join tensors along a new axis."""
     values = [convert_to_tensor(v) for v in values]
-    r = _known_rank(values[0], "stack")
-    (axis,) = normalize_axes(axis, r + 1)
+    r = values[0].shape.ndims
+    (axis,) = normalize_axes(axis, None if r is None else r + 1)
     return concat([expand_dims(v, axis) for v in values], axis, name=name)
 
 
@@ -367,8 +367,8 @@ def _split_even_dynamic(x, n, axis, name):
 def unstack(value, num=None, axis=0, name="unstack"):
     """Split along ``axis`` into tensors of one rank less."""
     x = convert_to_tensor(value)
-    (axis,) = normalize_axes(axis, _known_rank(x, "unstack"))
-    num = num if num is not None else x._dims[axis]
+    (axis,) = normalize_axes(axis, x.shape.ndims)
+    num = num if num is not None or x._dims is None else x._dims[axis]
     if num is None:
         raise ValueError(f"unstack of {x.name} needs num=: dimension {axis} is unknown")
     return [squeeze(p, [axis]) for p in split(x, num, axis=axis, name=name)]

@@ -20,6 +20,7 @@ from ..framework.arguments import refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
+from ..framework.tensor_shape import fmt
 from .infer import same, static_shape_value
 from .rewrite_rules import inverse_permutations
 
@@ -100,10 +101,29 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     return apply(Transpose, a, perm=tuple(int(p) for p in perm), name=name)
 
 
+def _swap_last_infer(inputs):
+    dims = inputs[0]._dims
+    if dims is not None and len(dims) < 2:
+        raise ValueError(f"matrix_transpose needs rank 2 or more; {inputs[0].name} is {fmt(dims)}")
+    return (None if dims is None else dims[:-2] + dims[:-3:-1]), inputs[0].dtype
+
+
+# TF1 swaps the last two axes of a tensor of unknown rank too (its perm is computed in
+# the graph from the rank): like ReverseAxes, a primitive of its own, its own inverse.
+SwapLastAxes = Primitive(
+    "SwapLastAxes",
+    _swap_last_infer,
+    lambda xp, x: xp.swapaxes(x, -1, -2),
+    lambda op, g: [apply(SwapLastAxes, g)],
+)
+
+
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two axes (``conjugate`` is a no-op on real tensors, as in TF1)."""
     a = convert_to_tensor(a)
     _real_only(a, conjugate, "matrix_transpose")
+    if a.shape.ndims is None:
+        return apply(SwapLastAxes, a, name=name)
     r = _known_rank(a, "matrix_transpose")
     return transpose(a, tuple(range(r - 2)) + (r - 1, r - 2), name=name)
 
@@ -133,7 +153,8 @@ def _broadcast_to_kernel(xp, g, s, *, axes, mean=False):
         return out
     if mean:
         g = g / g.dtype.type(max(math.prod(shape) // max(g.size, 1), 1))
-    if axes:
+    if axes:  # negative axes come from an input of unknown rank at build time
+        axes = tuple(sorted(a % len(shape) for a in axes))
         g = g.reshape(_inserted_ones(g.shape, axes))
     out = xp.empty(shape, dtype=g.dtype)
     out[...] = g  # materialising beats numpy's broadcast_to view on small arrays

@@ -70,7 +70,12 @@ def comparison(inputs, **_):
 
 
 def normalize_axes(axis, rank, what="axis"):
-    """Sorted non-negative axes, or None for all; needs a known rank for negatives."""
+    """Sorted axes, or None for all: non-negative where the rank is known.
+
+    TF1 builds ops on tensors of unknown rank and checks their axes when they run,
+    so a negative axis of such a tensor stays negative: kernels resolve it against
+    the array they get (numpy's axes count from the end the same way).
+    """
     if axis is None:
         return None
     axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)  # numpy ints too, as TF takes them
@@ -81,8 +86,6 @@ def normalize_axes(axis, rank, what="axis"):
             if not -rank <= a < rank:
                 raise ValueError(f"{what} {a} is out of range for a tensor of rank {rank}")
             a %= rank
-        elif a < 0:
-            raise ValueError(f"negative {what} {a} needs a tensor of known rank")
         out.append(a)
     return tuple(sorted(set(out)))
 

@@ -15,7 +15,7 @@ from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
-from ..framework.tensor_shape import broadcast
+from ..framework.tensor_shape import broadcast, compatible, merge
 from ..kernels import elementwise, loops
 from ..kernels.compiled import plain
 from . import core_array_ops
@@ -442,7 +442,26 @@ def _select_infer(inputs, **_):
     cond, x, y = inputs
     if not cond.dtype.is_bool:
         raise TypeError(f"condition {cond.name} must be bool, got {cond.dtype.name}")
-    return broadcast_dims(inputs), check_same_dtype([x, y])
+    return _select_dims(inputs), check_same_dtype([x, y])
+
+
+def _select_dims(inputs):
+    """TF1's ``Select`` gives ``x`` and ``y`` one shape, their most specific (an
+    unknown rank takes the other's); the condition and ``x``, ``y`` of other ranks
+    broadcast, as TF2's ``where_v2`` that the kernel follows."""
+    cond, x, y = inputs
+    if x._dims is None or y._dims is None:
+        xy = y._dims if x._dims is None else x._dims
+    elif compatible(x._dims, y._dims):
+        xy = merge(x._dims, y._dims)
+    else:
+        xy = broadcast_dims([x, y])
+    if cond._dims is None or xy is None:
+        return xy
+    try:
+        return broadcast(cond._dims, xy)
+    except ValueError:
+        raise ValueError(f"condition {cond.name} {cond.shape} does not fit {x.name} {x.shape}") from None
 
 
 def _select_grad(op, g):

@@ -44,10 +44,11 @@ LogSoftmax = Primitive("LogSoftmax", same_float, _log_softmax_kernel, _log_softm
 def _last_axis(x, axis):
     x = convert_to_tensor(x)
     rank = x.shape.ndims
-    if axis in (-1, None):
-        if rank is None:
-            raise ValueError(f"softmax of {x.name} needs a known rank")
-        return x, rank - 1
+    axis = -1 if axis is None else int(axis)
+    if rank is None:  # TF1 checks the axis when it runs; numpy's kernels count from the end too
+        return x, axis
+    if not -rank <= axis < rank:
+        raise ValueError(f"softmax axis {axis} is out of range for {x.name} of rank {rank}")
     return x, axis % rank
 
 
@@ -142,7 +143,22 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     logits, labels = _class_axis_last(logits, labels, -1 if axis is None else axis)
+    if None not in (labels._dims, logits._dims) and len(labels._dims) != len(logits._dims):
+        return _flattened_xent(labels, logits, name)
     return apply(SoftmaxCrossEntropy, labels, logits, name=name)[0]
+
+
+def _flattened_xent(labels, logits, name):
+    """TF1 flattens labels and logits to matrices of their class axis (so labels of
+    another rank pass where their sizes fit when it runs) and gives the loss the
+    logits' shape less its class axis."""
+    cost = apply(SoftmaxCrossEntropy, _flat_outer(labels), _flat_outer(logits), name=name)[0]
+    return array_ops.reshape(cost, array_ops.shape(logits)[:-1])
+
+
+def _flat_outer(t):
+    last = t._dims[-1] if t._dims else None
+    return array_ops.reshape(t, [-1, last if last is not None else array_ops.shape(t)[-1]])
 
 
 def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
