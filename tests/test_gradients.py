@@ -308,6 +308,8 @@ CASES = [
     GradCase("getitem_newaxis_reverse", lambda x: x[None, ::-1, -1], [R(3, 4)]),
     GradCase("tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)]),
     GradCase("reverse", lambda x: tf.reverse(x, [1]) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
+    GradCase("cumprod", lambda x: tf.cumprod(x, 1) * tf.constant([1.0, 2.0, 3.0], tf.float64), [P(2, 3)]),
+    GradCase("cumprod_exclusive_reverse", lambda x: tf.cumprod(x, 0, exclusive=True, reverse=True), [P(3, 2)]),
     GradCase("cumsum", lambda x: tf.cumsum(x, 1) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
     GradCase(
         "cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True) ** 2, [R(3, 2)]

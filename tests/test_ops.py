@@ -514,6 +514,14 @@ CASES = [
     Case("tile", "Tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)], lambda x: np.tile(x, (2, 3))),
     Case("reverse", "ReverseV2", lambda x: tf.reverse(x, [0, -1]), [R(2, 3)], lambda x: x[::-1, ::-1]),
     Case("cumsum", "Cumsum", lambda x: tf.cumsum(x, 1), [R(2, 3)], lambda x: np.cumsum(x, 1)),
+    Case("cumprod", "Cumprod", lambda x: tf.cumprod(x, 1), [R(2, 3)], lambda x: np.cumprod(x, 1)),
+    Case(
+        "cumprod_exclusive_reverse",
+        "Cumprod",
+        lambda x: tf.cumprod(x, 1, exclusive=True, reverse=True),
+        [R(2, 3)],
+        lambda x: np.stack([x[:, 1] * x[:, 2], x[:, 2], np.ones(2)], 1),
+    ),
     Case(
         "cumsum_exclusive_reverse",
         "Cumsum",

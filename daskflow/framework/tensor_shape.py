@@ -8,6 +8,102 @@ TF1's methods; inference rules work on the plain tuples.
 from __future__ import annotations
 
 
+class Dimension(int):
+    """One known dimension of a static shape: an ``int`` with TF1's ``.value``.
+
+    TF1's ``shape[i]`` is a ``Dimension``; being an ``int`` here, a known one
+    works wherever an int does (indexing, ``range``, hashing, numpy shapes).
+    Arithmetic on it gives a ``Dimension``. An unknown dimension is ``None``
+    in daskflow's shapes (TF1's ``Dimension(None)``: ``tf.Dimension(None)``
+    builds one, with ``.value`` None, for code that makes its own).
+
+    Examples
+    --------
+    >>> TensorShape([None, 3])[1].value
+    3
+    """
+
+    def __new__(cls, value):
+        if value is None or getattr(value, "value", 0) is None:
+            return _UnknownDimension()
+        value = value.value if hasattr(value, "value") else value
+        if int(value) != value or value < 0:
+            raise ValueError(f"Dimension {value} must be a non-negative integer")
+        return super().__new__(cls, int(value))
+
+    @property
+    def value(self):
+        return int(self)
+
+    def __repr__(self):
+        return f"Dimension({int(self)})"
+
+    __str__ = int.__repr__  # "3", as TF1 prints a known dimension
+
+    def is_compatible_with(self, other):
+        other = dimension_value(other)
+        return other is None or other == int(self)
+
+    def merge_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {dimension_value(other)} are not compatible")
+        return self
+
+
+def _dimension_op(name):
+    op = getattr(int, name)
+
+    def method(self, other):
+        if dimension_value(other) is None and (other is None or hasattr(other, "value")):
+            return _UnknownDimension()
+        out = op(self, dimension_value(other))
+        return Dimension(out) if isinstance(out, int) and out >= 0 else out
+
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__mod__"):
+    setattr(Dimension, _name, _dimension_op(_name))
+
+
+class _UnknownDimension:
+    """TF1's ``Dimension(None)``: arithmetic with it and comparisons give unknown."""
+
+    value = None
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Dimension(None)"
+
+    def __str__(self):
+        return "?"
+
+    def __eq__(self, other):
+        return None
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    __hash__ = None  # as TF1's
+
+    def _unknown(self, other):
+        return _UnknownDimension()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __floordiv__ = _unknown
+
+    def __int__(self):
+        raise TypeError("an unknown Dimension has no int value")
+
+    def is_compatible_with(self, other):
+        return True
+
+    def merge_with(self, other):
+        return Dimension(dimension_value(other))
+
+
+def dimension_value(dimension):
+    """TF1's ``tf.dimension_value``: a dimension's int value, or None when unknown."""
+    return getattr(dimension, "value", dimension) if dimension is not None else None
+
+
 class TensorShape:
     """The static shape of a tensor; dimensions may be ``None`` (unknown).
 
@@ -69,7 +165,8 @@ class TensorShape:
             return None if isinstance(index, int) else TensorShape(None)
         if isinstance(index, slice):
             return TensorShape(self.dims[index])
-        return self.dims[index]
+        d = self.dims[index]
+        return None if d is None else Dimension(d)  # TF1's .value; an unknown one stays None
 
     def __eq__(self, other):
         try:

@@ -16,7 +16,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.arguments import refuse, refuse_unless_none
 from ..framework.constant import constant, convert_to_tensor
-from ..framework.graph import Tensor
+from ..framework.graph import Tensor, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, fmt
 from . import math_ops
@@ -431,6 +431,54 @@ StridedSliceGrad = Primitive(
 def strided_slice_spec(x, spec, name=None):
     """``x[spec]`` for a static index (ints, slices, None, Ellipsis)."""
     return apply(StridedSlice, x, spec=spec, name=name)
+
+
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    var=None,
+    name=None,
+):
+    """TF1's ``tf.strided_slice``: ``input_[begin:end:strides]`` per axis, with TF's bit masks.
+
+    ``begin``, ``end`` and ``strides`` must be known while building (lists, or
+    tensors whose value the graph alone fixes).
+    """
+    begin, end = _static_vector(begin, "begin"), _static_vector(end, "end")
+    strides = [1] * len(begin) if strides is None else _static_vector(strides, "strides")
+    spec = []
+    for i, (b, e, st) in enumerate(zip(begin, end, strides)):
+        if ellipsis_mask >> i & 1:
+            spec.append(Ellipsis)
+        elif new_axis_mask >> i & 1:
+            spec.append(None)
+        elif shrink_axis_mask >> i & 1:
+            spec.append(b)
+        else:
+            spec.append(_py_slice(None if begin_mask >> i & 1 else b, None if end_mask >> i & 1 else e, st))
+    return strided_slice_spec(convert_to_tensor(input_), tuple(spec), name=name or "StridedSlice")
+
+
+def _static_vector(v, what):
+    from .infer import constant_value
+
+    value = constant_value(v) if isinstance(v, Tensor) else np.asarray(v)
+    if value is None:
+        raise NotImplementedError(f"strided_slice: {what} ({v.name}) must be known while building")
+    return [int(x) for x in np.reshape(value, -1)]
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shape of each tensor of ``input`` (a list)."""
+    with name_scope(name or "ShapeN"):
+        return [shape(t, out_type=out_type) for t in input]
 
 
 def _normalize_index(index):

@@ -833,6 +833,41 @@ Cumsum = Primitive(
 )
 
 
+def _cumprod_kernel(xp, x, *, axis, exclusive, reverse):
+    if reverse:
+        x = xp.flip(x, axis)
+    if exclusive:  # a shifted product, not a division: x may hold zeros
+        ones = xp.ones_like(xp.take(x, [0], axis=axis))
+        x = xp.concatenate([ones, xp.take(x, range(x.shape[axis] - 1), axis=axis)], axis=axis)
+    out = xp.cumprod(x, axis=axis, dtype=x.dtype)
+    return xp.flip(out, axis) if reverse else out
+
+
+def _cumprod_grad(op, g):
+    # TF1's rule: a running sum of g * y taken the other way, over x (NaN where x is 0, as TF1).
+    attrs = op.attrs
+    summed = apply(
+        Cumsum,
+        g * op.outputs[0],
+        axis=attrs["axis"],
+        exclusive=attrs["exclusive"],
+        reverse=not attrs["reverse"],
+    )
+    return [summed / op.inputs[0]]
+
+
+Cumprod = Primitive(
+    "Cumprod", lambda inputs, **_: (inputs[0]._dims, inputs[0].dtype), _cumprod_kernel, _cumprod_grad
+)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running products along ``axis`` (``exclusive``: each leaves out its own entry)."""
+    x = convert_to_tensor(x)
+    (axis,) = normalize_axes(axis, x.shape.ndims)
+    return apply(Cumprod, x, axis=axis, exclusive=bool(exclusive), reverse=bool(reverse), name=name)
+
+
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running sums along ``axis``."""
     x = convert_to_tensor(x)
