@@ -78,7 +78,7 @@ from .framework.graph import (
     reset_default_graph,
 )
 from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
-from .framework.tensor_shape import TensorShape
+from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops import operators as _operators
 from .ops.array_ops import (
@@ -103,12 +103,14 @@ from .ops.array_ops import (
     reverse_v2,
     sequence_mask,
     shape,
+    shape_n,
     size,
     slice,  # noqa: A004 - TF1's public name
     split,
     squeeze,
     stack,
     stop_gradient,
+    strided_slice,
     tile,
     transpose,
     unstack,
@@ -143,6 +145,7 @@ from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
+from .ops.image_ops import random_crop
 from .ops.init_ops import (
     Constant as constant_initializer,
 )
@@ -221,6 +224,7 @@ from .ops.math_ops import (
     clip_by_value,
     cos,
     count_nonzero,
+    cumprod,
     cumsum,
     div,
     divide,
