@@ -279,6 +279,15 @@ def test_aggregate_replicas_donating_on_device_arrays():
     np.testing.assert_array_equal(standin.asnumpy(mean), np.full((2, 2), 3.0))
 
 
+def test_initialized_value_copies_a_device_value_or_gives_the_initial_one():
+    kernel = PRIMITIVES["InitializedValue"].kernel
+    value, initial = (standin.asarray(np.full(2, v, np.float32)) for v in (1.0, 0.0))
+    copied = kernel(standin, value, initial)
+    assert copied is not value and _ran_on_standin(standin)
+    np.testing.assert_array_equal(standin.asnumpy(copied), [1.0, 1.0])
+    assert kernel(standin, None, initial) is initial  # no value yet: the initial value
+
+
 # -- coverage ------------------------------------------------------------------------------------
 
 

@@ -184,9 +184,10 @@ def _count_up_to_kernel(xp, old, *, limit):
 
 
 # Its output is the variable's new value (TF1's is the old one): the runtime commits what an
-# update returns; limit_epochs uses the op only as a control dependency.
+# update returns; limit_epochs uses the op only as a control dependency. An epoch counter:
+# host only, as TF1 has CountUpTo on the CPU alone.
 CountUpTo = Primitive(
-    "CountUpTo", _count_up_to_infer, _count_up_to_kernel, stateful=True, updates_variable=True
+    "CountUpTo", _count_up_to_infer, _count_up_to_kernel, stateful=True, updates_variable=True, host_only=True
 )
 
 
