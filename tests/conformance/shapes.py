@@ -3,7 +3,7 @@
 While a program runs, :func:`watch` makes ``tf.Session`` (and
 ``InteractiveSession``) note, for each distinct ``run`` call (the same
 fetched tensors count once), the static shape of every fetched tensor, in the
-order the program first makes each call. The same program makes the same
+order the program first makes each call from its main thread. The same program makes the same
 calls under TF and daskflow, so the n-th call's tensors are the same tensors
 of the program's model under both, whatever each engine names its ops
 internally. :func:`mismatches` lists the fetched tensors whose daskflow
@@ -12,6 +12,8 @@ dimension).
 """
 
 from __future__ import annotations
+
+import threading
 
 MAX_CALLS = 100
 
@@ -49,7 +51,8 @@ def _recording(base, calls, seen):
     """A subclass of session class `base` whose ``run`` notes each new call's fetched shapes."""
 
     def run(self, fetches, *args, **kwargs):
-        if len(calls) < MAX_CALLS:
+        # Only the program's own calls: queue-runner threads' enqueues interleave at random.
+        if len(calls) < MAX_CALLS and threading.current_thread() is threading.main_thread():
             leaves = _leaves(fetches)
             key = tuple(id(leaf) for leaf in leaves)
             if key not in seen:
