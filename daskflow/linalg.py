@@ -2,6 +2,9 @@
 (``tf.linalg.cholesky`` is ``tf.cholesky``). A name daskflow lacks says so."""
 
 from ._missing import module_getattr
+from .framework.arguments import refuse
+from .framework.constant import convert_to_tensor
+from .framework.graph import name_scope
 from .ops.array_ops import eye, matrix_transpose
 from .ops.linalg_ops import diag as tensor_diag
 from .ops.linalg_ops import diag_part as tensor_diag_part
@@ -34,8 +37,38 @@ eigh = self_adjoint_eig
 eigvalsh = self_adjoint_eigvals
 inv = matrix_inverse
 solve = matrix_solve
-transpose = adjoint = matrix_transpose
+transpose = matrix_transpose
 triangular_solve = matrix_triangular_solve
+
+
+def adjoint(matrix, name=None):
+    """Transpose the last two axes of ``matrix`` and conjugate it (TF1 ``tf.linalg.adjoint``).
+
+    Parameters
+    ----------
+    matrix : Tensor
+        A tensor of shape ``[..., M, N]``.
+    name : str, optional
+        The name scope of the op (TF1's default: ``"adjoint"``).
+
+    Returns
+    -------
+    Tensor
+        ``matrix``'s conjugate transpose, of shape ``[..., N, M]``; a real tensor's
+        conjugate is itself, so this is ``matrix_transpose`` for real ``matrix``.
+
+    Examples
+    --------
+    >>> import daskflow as tf
+    >>> tf.Session().run(tf.linalg.adjoint([[1.0, 2.0, 3.0]])).tolist()
+    [[1.0], [2.0], [3.0]]
+    """
+    with name_scope(name, "adjoint"):
+        matrix = convert_to_tensor(matrix, name="matrix")
+        if matrix.dtype.is_complex:  # daskflow has no complex conjugate (as matrix_transpose)
+            raise refuse("tf.linalg.adjoint", "matrix", matrix.name, "daskflow has no complex conjugate")
+        return matrix_transpose(matrix)
+
 
 __all__ = [
     "adjoint",

@@ -88,6 +88,19 @@ def test_linalg_namespace_has_tf1_names_and_says_what_is_missing():
         tf.linalg.expm  # noqa: B018
 
 
+def test_linalg_adjoint_is_its_own_op_named_as_tf1():
+    # TF1: adjoint(matrix, name=None) opens the scope "adjoint" (or name) around matrix_transpose.
+    assert tf.linalg.adjoint is not tf.matrix_transpose
+    x = tf.placeholder(tf.float32, [4, 2, 3])
+    out = tf.linalg.adjoint(x)
+    assert out.name.startswith("adjoint/matrix_transpose") and out.shape.as_list() == [4, 3, 2]
+    assert tf.linalg.adjoint(x, name="h").name.startswith("h/")
+    got = tf.Session().run(tf.linalg.adjoint([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    assert got.tolist() == [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
+    with pytest.raises(NotImplementedError, match="tf.linalg.adjoint: matrix='c:0'"):
+        tf.linalg.adjoint(tf.placeholder(tf.complex64, [2, 2], name="c"))
+
+
 def test_constant_value_folds_shape_arithmetic_but_not_feedable_or_random_values():
     z = tf.placeholder(tf.float32, [5, 4])
     assert constant_value(tf.shape(z)[0] * 2).tolist() == 10
@@ -139,4 +152,56 @@ def test_tf_test_case_runs_over_a_daskflow_session():
     assert [t.id().rsplit(".", 1)[1] for t, _ in result.skipped] == ["test_session"]  # TF1: "Not a test."
     assert result.testsRun == 5
     assert tf.test.is_built_with_cuda() is False
+    assert tf.test.gpu_device_name() in ("", "/device:GPU:0")
+
+
+def test_tf_test_case_assertions_take_tf1s_arguments_and_behave_as_tf1s():
+    import unittest
+
+    from daskflow.errors import InvalidArgumentError
+
+    class Probe(tf.test.TestCase):
+        def testItemsEqual(self):
+            self.assertItemsEqual(first=[0, 1, 1], second=[1, 0, 1])
+
+        def testItemsDiffer(self):
+            self.assertItemsEqual([0, 0, 1], [0, 1])
+
+        def testShapeEqual(self):
+            self.assertShapeEqual(input_a=np.zeros([2, 3]), input_b=tf.placeholder(tf.float32, [2, 3]))
+            self.assertShapeEqual(np.float32(1.0), tf.constant(2.0))
+
+        def testShapeDiffers(self):
+            self.assertShapeEqual(np.zeros([3, 2]), tf.placeholder(tf.float32, [2, 3]))
+
+        def testShapeOfAList(self):
+            self.assertShapeEqual([1.0], np.zeros([1]))
+
+        def testRegexAndPredicate(self):
+            with self.assertRaisesWithPredicateMatch(ValueError, "bad v.l"):
+                raise ValueError("a bad value")
+            with self.assertRaisesWithPredicateMatch(KeyError, lambda e: e.args == ("k",)):
+                raise KeyError("k")
+            # An OpError's message is searched with its op's name appended, as TF1's.
+            match = self.assertRaisesWithPredicateMatch(InvalidArgumentError, "got 2.*\\nCaused by: cut$")
+            with self.session() as sess, match:
+                sess.run(tf.slice(tf.ones([5]), tf.constant([4]), [2], name="cut"))
+
+        def testWrongType(self):
+            with self.assertRaisesWithPredicateMatch(TypeError, "bad"):
+                raise ValueError("bad")
+
+        def testNotRaised(self):
+            with self.assertRaisesWithPredicateMatch(ValueError, "bad"):
+                pass
+
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(Probe).run(result)
+    failed = {t.id().rsplit(".", 1)[1]: text for t, text in result.failures}
+    assert sorted(failed) == ["testItemsDiffer", "testNotRaised", "testShapeDiffers", "testWrongType"]
+    assert "Exception of type <class 'ValueError'>: bad" in failed["testWrongType"]
+    assert "ValueError not raised" in failed["testNotRaised"]
+    errors = {t.id().rsplit(".", 1)[1]: text for t, text in result.errors}
+    assert list(errors) == ["testShapeOfAList"]
+    assert "TypeError: input_a must be a Numpy ndarray" in errors["testShapeOfAList"]
     assert tf.test.gpu_device_name() in ("", "/device:GPU:0")

@@ -36,16 +36,14 @@ FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf1_signatur
 OWNED = {
     "data": "owned by the concurrent tf.data work",
     "image": "owned by the concurrent image/decoder work",
-    "saver": "owned by the concurrent Saver/checkpoint work",
     "session": "owned by the concurrent session work",
     "config": "owned by the concurrent config-proto work",
     "tensorboardx": "tensorboardX's Event proto (daskflow writes events with it) lacks source_metadata",
 }
 XFAIL = {
     **dict.fromkeys(["tf.image.resize_images", "tf.image.transpose", "tf.image.transpose_image"], "image"),
-    **dict.fromkeys(["tf.train.Saver", "tf.train.Saver.save"], "saver"),
     "tf.Session": "session",
-    **dict.fromkeys(["tf.RunMetadata", "tf.train.ServerDef"], "config"),
+    "tf.train.ServerDef": "config",
     # daskflow's tf.summary.Event is tensorboardX's proto, whose schema lacks TF's newer field.
     "tf.summary.Event": "tensorboardx",
 }

@@ -221,3 +221,13 @@ def test_sparse_to_dense_refuses_repeated_indices_when_run():
             pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] .* repeated"),
         ):
             sess.run(d)
+
+
+def test_sparse_reduce_sum_takes_no_name_and_its_op_is_sparse_reduce_sum_as_tf1():
+    # TF 2.21's compat.v1 sparse_reduce_sum has no name parameter; its op is SparseReduceSum:0.
+    st = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], [2, 3])
+    out = tf.sparse.reduce_sum(st, 1, keep_dims=True)
+    assert out.name == "SparseReduceSum:0" and out.shape.as_list() == [2, 1]
+    assert tf.Session().run(out).tolist() == [[1.0], [2.0]]
+    with pytest.raises(TypeError, match="name"):
+        tf.sparse_reduce_sum(st, name="total")

@@ -282,7 +282,7 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
 # -- reductions --------------------------------------------------------------------------------
 
 
-def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
     """The dense sum of ``sp_input``'s entries over ``axis`` (all when None).
 
     Examples
@@ -296,7 +296,8 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, k
     axis = reduction_axes if axis is None else axis
     keepdims = bool(keep_dims if keep_dims is not None else keepdims)
     dense = sparse_tensor_to_dense(sp, validate_indices=False)
-    return math_ops.reduce_sum(dense, axis, keepdims=keepdims, name=name or "SparseReduceSum")
+    # TF1's sparse_reduce_sum takes no name: its op is always SparseReduceSum
+    return math_ops.reduce_sum(dense, axis, keepdims=keepdims, name="SparseReduceSum")
 
 
 # -- order and layout ---------------------------------------------------------------------------

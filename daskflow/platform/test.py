@@ -26,8 +26,10 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
+import re
 import tempfile
 
 import numpy as np
@@ -219,9 +221,65 @@ class TestCase(absltest.TestCase):
         for f1, f2 in zip(farray1, farray2):
             self.assertNear(float(f1), float(f2), err, msg)
 
-    def assertShapeEqual(self, np_array, tf_tensor, msg=None):  # noqa: N802 - TF1's name
-        """A numpy array's shape equals a tensor's static shape."""
-        self.assertEqual(list(np_array.shape), tf_tensor.get_shape().as_list(), msg)
+    def assertShapeEqual(self, input_a, input_b, msg=None):  # noqa: N802 - TF1's name
+        """Two numpy arrays or scalars or tensors have the same shape (a tensor's static one).
+
+        Raises
+        ------
+        TypeError
+            When either is no numpy array, numpy scalar or Tensor (TF1's check).
+        """
+        from ..framework.graph import Tensor
+
+        for name, value in (("input_a", input_a), ("input_b", input_b)):
+            if not isinstance(value, (np.ndarray, np.generic, Tensor)):
+                raise TypeError(
+                    f"{name} must be a Numpy ndarray, Numpy scalar, or a Tensor. "
+                    f"Instead received {type(value)}"
+                )
+        shape_a = input_a.get_shape().as_list() if isinstance(input_a, Tensor) else input_a.shape
+        shape_b = input_b.get_shape().as_list() if isinstance(input_b, Tensor) else input_b.shape
+        self.assertAllEqual(shape_a, shape_b, msg=msg)
+
+    # TF's is unittest's assertCountEqual under its Python 2 name (same elements, any order).
+    assertItemsEqual = absltest.TestCase.assertCountEqual  # noqa: N815 - TF1's name
+
+    @contextlib.contextmanager
+    def assertRaisesWithPredicateMatch(self, exception_type, expected_err_re_or_predicate):  # noqa: N802
+        """A context manager: its block must raise ``exception_type`` that the predicate accepts.
+
+        Parameters
+        ----------
+        exception_type : type
+            The exception the block must raise.
+        expected_err_re_or_predicate : callable or str
+            A function of the exception that returns whether it is the expected one, or a
+            regular expression searched for in its message (an ``OpError``'s message with
+            its op's name appended, as TF1 does).
+        """
+        predicate = expected_err_re_or_predicate
+        if not callable(predicate):
+            predicate = functools.partial(_error_matches, expected_err_re_or_predicate)
+        try:
+            yield
+            self.fail(exception_type.__name__ + " not raised")
+        except Exception as e:  # noqa: BLE001 - TF1 re-raises any mismatch as AssertionError
+            if not isinstance(e, exception_type) or not predicate(e):
+                raise AssertionError(f"Exception of type {type(e)}: {e}") from e
+
+
+def _error_matches(pattern, e):
+    # TF1 searches an OpError's message followed by the names of its op and the ops it came from.
+    from ..errors import OpError
+
+    if isinstance(e, OpError):
+        err_str, op = str(e.message), e.op
+    else:
+        err_str, op = str(e), None
+    while op is not None:
+        err_str += "\nCaused by: " + op.name
+        op = getattr(op, "_original_op", None)
+    return re.search(pattern, err_str)
 
 
 def _is_sequence_of_arrays(v):
