@@ -49,8 +49,10 @@ class OpError(Exception):
         self._experimental_payloads = args[0] if args else {}
 
     def __reduce__(self):
-        # The op belongs to a graph, which stays in the process that built it.
-        return _rebuild, (type(self), self.node_def, self.message, self.error_code)
+        # The op belongs to a graph, which stays in the process that built it. Every other
+        # attribute travels: a worker's error says which step of a run failed (daskflow_step).
+        state = {k: v for k, v in self.__dict__.items() if k != "op"}
+        return _rebuild, (type(self), self.node_def, self.message, self.error_code), state
 
 
 def _rebuild(cls, node_def, message, error_code):
