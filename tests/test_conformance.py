@@ -16,8 +16,21 @@ from tests.conformance import compare, shapes
 
 ORACLE = json.loads((pathlib.Path(driver.HERE) / "oracle.json").read_text())
 
-# Quick programs (a few seconds each), across the corpus's repositories.
-SUBSET = []
+# Quick programs (a second or two each), across the corpus's repositories.
+SUBSET = [
+    "corpus/chiphuyen_stanford_tensorflow_tutorials/y2017_02_variables.py",
+    "corpus/easy_tensorflow_easy_tensorflow/basics_graph_and_session.py",
+    "corpus/golbin_tensorflow_tutorials/ch03_03_linear_regression.py",
+    "corpus/hunkim_deeplearningzerotoall/lab_06_2_softmax_zoo_classifier.py",
+    "corpus/hunkim_deeplearningzerotoall/lab_08_tensor_manipulation.py",
+    "corpus/hunkim_deeplearningzerotoall/lab_09_x_xor_nn_back_prop.py",
+    "corpus/instillai_tensorflow_course/linear_svm.py",
+    "corpus/jorditorresbcn_firstcontactwithtensorflow_2ndedition/regression.py",
+    "corpus/kyubyong_tensorflow_exercises/control_flow.py",
+    "corpus/morvanzhou_tensorflow_tutorial/simple_classification_302.py",
+    "corpus/nfmcclure_tensorflow_cookbook/ch02_back_propagation.py",
+    "corpus/nfmcclure_tensorflow_cookbook/ch03_lin_reg_inverse.py",
+]
 
 
 def test_within_tfs_spread_widens_the_range_by_its_width():
@@ -53,11 +66,18 @@ def test_shapes_differ_only_where_tf_knows_them():
     assert shapes.compared(tf_calls, tf_calls) == 2
 
 
+@pytest.fixture(scope="module")
+def subset_runs():
+    """daskflow's runs of the subset: one runner process, each program forked from it."""
+    found = {}
+    driver.run_all(SUBSET, "daskflow", [0], driver.sys.executable, 1, found.__setitem__)
+    return found
+
+
 @pytest.mark.parametrize("program", SUBSET)
-def test_corpus_program_runs_within_tfs_spread_with_tfs_shapes(program):
-    oracle, found = ORACLE[program], {}
-    driver.run_all([program], "daskflow", [0], driver.sys.executable, 1, found.__setitem__)
-    entry = driver.daskflow_entry(found[program], oracle)
+def test_corpus_program_runs_within_tfs_spread_with_tfs_shapes(program, subset_runs):
+    oracle = ORACLE[program]
+    entry = driver.daskflow_entry(subset_runs[program], oracle)
     assert entry["status"] == "ok", (entry["where"], entry["error"])
     assert compare.verdict(oracle, entry) == "matches", (entry["result"], oracle["results"])
     assert entry.get("shape_mismatches") == [], entry.get("shape_mismatches")
