@@ -211,6 +211,7 @@ from .ops.linalg_solve_ops import (
     self_adjoint_eig,
     self_adjoint_eigvals,
 )
+from .ops.linalg_svd_ops import svd
 from .ops.math_ops import (
     abs,  # noqa: A004
     add,
@@ -303,6 +304,8 @@ from .ops.segment_ops import (
     unsorted_segment_max,
     unsorted_segment_sum,
 )
+from .ops.segment_reduce_ops import segment_max, segment_min, segment_prod
+from .ops.sequence_ops import reverse_sequence
 from .ops.sort_ops import argsort, sort
 from .ops.sparse_ops import (
     sparse_add,

@@ -27,6 +27,7 @@ from .ops.linalg_solve_ops import (
     self_adjoint_eig,
     self_adjoint_eigvals,
 )
+from .ops.linalg_svd_ops import svd  # noqa: F401 - tf.linalg.svd
 from .ops.math_ops import matmul
 
 band_part = matrix_band_part

@@ -23,7 +23,7 @@ import pytest
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.gradients import _between
-from daskflow.ops import check_ops, clip_ops, linalg_ops, segment_ops, sort_ops
+from daskflow.ops import check_ops, clip_ops, linalg_ops, segment_ops, segment_reduce_ops, sort_ops
 from daskflow.ops.higher_order_ops import map_fn, scan
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -309,7 +309,9 @@ CASES = [
     GradCase("tile", lambda x: tf.tile(x, [2, 3]), [R(2, 3)]),
     GradCase("reverse", lambda x: tf.reverse(x, [1]) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
     GradCase("cumprod", lambda x: tf.cumprod(x, 1) * tf.constant([1.0, 2.0, 3.0], tf.float64), [P(2, 3)]),
-    GradCase("cumprod_exclusive_reverse", lambda x: tf.cumprod(x, 0, exclusive=True, reverse=True), [P(3, 2)]),
+    GradCase(
+        "cumprod_exclusive_reverse", lambda x: tf.cumprod(x, 0, exclusive=True, reverse=True), [P(3, 2)]
+    ),
     GradCase("cumsum", lambda x: tf.cumsum(x, 1) * tf.constant([1.0, 2.0, 3.0], tf.float64), [R(2, 3)]),
     GradCase(
         "cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True) ** 2, [R(3, 2)]
@@ -436,6 +438,32 @@ CASES = [
         lambda i, u: segment_ops.scatter_nd(i, u, [4, 2]),
         [np.array([[1], [0], [1]], np.int32), R(3, 2)],
     ),
+    # Sorted segment reductions: reshape tells the harness the output's shape (known only when run).
+    GradCase(
+        "segment_prod",
+        lambda x, i: tf.reshape(segment_reduce_ops.segment_prod(x, i), [4, 2]),
+        [
+            np.array([[0.0, 1.5], [0.7, 0.0], [-1.2, 0.0], [0.9, 1.1], [1.3, -0.8]]),
+            np.array([0, 0, 0, 1, 3], np.int32),
+        ],
+    ),
+    GradCase(
+        "segment_min",
+        lambda x, i: tf.reshape(segment_reduce_ops.segment_min(x, i), [3, 2]),
+        [Distinct(4, 2), np.array([0, 0, 2, 2], np.int32)],
+    ),
+    GradCase(
+        "segment_max",
+        lambda x, i: tf.reshape(segment_reduce_ops.segment_max(x, i), [3, 2]),
+        [Distinct(4, 2), np.array([0, 1, 1, 2], np.int32)],
+    ),
+    GradCase(
+        "reverse_sequence",
+        lambda x, n: tf.reverse_sequence(x, n, seq_axis=1) * x,
+        [R(3, 4, 2), np.array([4, 1, 2], np.int64)],
+    ),
+    GradCase("svd_values", lambda x: tf.svd(x, compute_uv=False), [R(2, 4, 3)]),
+    GradCase("svd_full_matrices_s", lambda x: tf.svd(x, full_matrices=True)[0], [R(3, 2)], batch=()),
     GradCase(
         "print", lambda x: check_ops.Print(x, [x], "test_gradients print: ", first_n=1) * 2.0, [R(2, 3)]
     ),

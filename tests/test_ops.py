@@ -21,7 +21,16 @@ import pytest
 
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
-from daskflow.ops import check_ops, linalg_ops, math_ops, script_ops, segment_ops, sort_ops, training_ops
+from daskflow.ops import (
+    check_ops,
+    linalg_ops,
+    math_ops,
+    script_ops,
+    segment_ops,
+    segment_reduce_ops,
+    sort_ops,
+    training_ops,
+)
 from daskflow.ops.replica_ops import aggregate_replicas
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -913,6 +922,51 @@ CASES = [
         lambda i, u: segment_ops.scatter_nd(i, u, [4, 2]),
         [np.array([[1], [0], [1]], I32), R(3, 2)],
         lambda i, u: np.stack([u[1], u[0] + u[2], 0 * u[0], 0 * u[0]]),
+    ),
+    Case(
+        "segment_prod",
+        "SegmentProd",
+        segment_reduce_ops.segment_prod,
+        [R(3, 2), np.array([0, 0, 2], I32)],
+        lambda x, i: np.stack([x[0] * x[1], 0 * x[0] + 1, x[2]]),  # an empty segment's product is 1
+        static=False,
+    ),
+    Case(
+        "segment_min",
+        "SegmentMin",
+        segment_reduce_ops.segment_min,
+        [Int(4, 2), np.array([0, 0, 0, 2], I32)],
+        lambda x, i: np.stack([x[:3].min(0), 0 * x[0], x[3]]),  # an empty segment's minimum is 0
+        static=False,
+    ),
+    Case(
+        "segment_max",
+        "SegmentMax",
+        segment_reduce_ops.segment_max,
+        [R(4, 2), np.array([1, 1, 3, 3], I32)],
+        lambda x, i: np.stack([0 * x[0], x[:2].max(0), 0 * x[0], x[2:].max(0)]),
+        static=False,
+    ),
+    Case(
+        "reverse_sequence",
+        "ReverseSequence",
+        lambda x, n: tf.reverse_sequence(x, n, seq_axis=2, batch_axis=0),
+        [R(2, 3, 4), np.array([3, 0], I64)],
+        lambda x, n: np.stack([np.concatenate([x[0, :, 2::-1], x[0, :, 3:]], 1), x[1]]),
+    ),
+    Case(
+        "svd",
+        "Svd",
+        lambda x: (lambda s, u, v: [s, tf.matmul(u * s[..., None, :], v, transpose_b=True)])(*tf.svd(x)),
+        [R(2, 4, 3)],
+        lambda x: [np.sqrt(np.linalg.eigvalsh(np.swapaxes(x, 1, 2) @ x)[:, ::-1]), x],
+    ),
+    Case(
+        "svd_values_only",
+        "Svd",
+        lambda x: tf.linalg.svd(x, full_matrices=True, compute_uv=False),
+        [R(3, 5)],
+        lambda x: np.sqrt(np.linalg.eigvalsh(x @ x.T)[::-1]),
     ),
     Case("is_nan", "IsNan", check_ops.is_nan, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isnan),
     Case("is_inf", "IsInf", check_ops.is_inf, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isinf),
