@@ -465,6 +465,16 @@ CASES = [
     GradCase("svd_values", lambda x: tf.svd(x, compute_uv=False), [R(2, 4, 3)]),
     GradCase("svd_full_matrices_s", lambda x: tf.svd(x, full_matrices=True)[0], [R(3, 2)], batch=()),
     GradCase(
+        "dynamic_partition",
+        lambda x, p: [tf.reshape(t, [n, 2]) for t, n in zip(tf.dynamic_partition(x, p, 3), [1, 0, 3])],
+        [R(4, 2), np.array([2, 0, 2, 2], np.int32)],
+    ),
+    GradCase(
+        "dynamic_stitch",
+        lambda a, b, i: tf.reshape(tf.dynamic_stitch([i, [3, 0]], [a, b]), [4, 2]),
+        [R(2, 2), R(2, 2), np.array([1, 2], np.int32)],
+    ),
+    GradCase(
         "print", lambda x: check_ops.Print(x, [x], "test_gradients print: ", first_n=1) * 2.0, [R(2, 3)]
     ),
 ]

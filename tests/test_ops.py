@@ -968,6 +968,23 @@ CASES = [
         [R(3, 5)],
         lambda x: np.sqrt(np.linalg.eigvalsh(x @ x.T)[::-1]),
     ),
+    Case(
+        "dynamic_partition",
+        "DynamicPartition",
+        lambda x, p: tf.dynamic_partition(x, p, 3),
+        [R(4, 2), np.array([2, 0, 2, 2], I32)],
+        lambda x, p: [x[[1]], x[:0], x[[0, 2, 3]]],
+        static=False,  # each part's size is known only when run
+    ),
+    Case(
+        "dynamic_stitch",
+        "DynamicStitch",
+        lambda a, b, i: tf.dynamic_stitch([i, [0, 3]], [a, b]),
+        [R(3, 2), R(2, 2), np.array([1, 2, 0], I32)],
+        lambda a, b, i: np.stack([b[0], a[0], a[1], b[1]]),  # a later input wins index 0
+        batch=(0,),
+        static=False,  # the size is the largest index + 1, known only when run
+    ),
     Case("is_nan", "IsNan", check_ops.is_nan, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isnan),
     Case("is_inf", "IsInf", check_ops.is_inf, [np.array([1.0, np.nan, np.inf, -np.inf])], np.isinf),
     Case(

@@ -86,3 +86,16 @@ def test_svd_gradient_through_u_is_refused():
         _, u, _ = tf.svd(x)
         with pytest.raises(NotImplementedError, match="through u or v"):
             tf.gradients(tf.reduce_sum(u), [x])
+
+
+def test_dynamic_partition_and_stitch_as_tf():
+    # TF: [array([20]), array([10, 30, 40])], and a stitch of constant indices has a static size.
+    parts = _run(lambda: tf.dynamic_partition([10, 20, 30, 40], [1, 0, 1, 1], 2))
+    assert [p.tolist() for p in parts] == [[20], [10, 30, 40]]
+    with tf.Graph().as_default():
+        t = tf.dynamic_stitch([[3, 2], [0, 1]], [tf.zeros([2, 3]), tf.zeros([2, 3])])
+        assert t.shape.as_list() == [4, 3]
+    with pytest.raises(InvalidArgumentError, match=r"partitions\[1\] = 5 is not in \[0, 2\)"):
+        _run(lambda: tf.dynamic_partition([1.0, 2.0], [0, 5], 2))
+    with tf.Graph().as_default(), pytest.raises(TypeError, match="partitions .* must be int32"):
+        tf.dynamic_partition([1.0, 2.0], tf.constant([0, 1], tf.int64, name="p64"), 2)
