@@ -201,7 +201,7 @@ def main(argv=None):
     oracle, results = _load(ORACLE), _load(RESULTS)
     report.write(oracle, results)
     verdicts = [compare.verdict(oracle.get(p), results.get(p)) for p in chosen]
-    counted = [v for v in verdicts if v != "tf fails"]
+    counted = [v for v in verdicts if v not in ("tf fails", "not run")]
     print(
         f"{len(chosen)} programs; {len(counted)} run under TF; of those under daskflow: "
         f"{counted.count('matches')} match, {counted.count('differs')} differ, {counted.count('fails')} fail"

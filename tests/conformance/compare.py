@@ -37,13 +37,16 @@ def within(value, low, high):
 def verdict(oracle, run):
     """How a daskflow `run` (a report of run_program) compares with TF's `oracle` entry.
 
-    Returns one of ``"tf fails"`` (TF cannot run it: not counted),
-    ``"matches"``, ``"differs"`` (runs, but a number lies outside TF's spread
-    or another count of numbers was printed), ``"fails"`` (error or timeout).
+    Returns one of ``"tf fails"`` (TF cannot run it: not counted), ``"not run"``
+    (no daskflow run recorded: not counted, and said so), ``"matches"``,
+    ``"differs"`` (runs, but a number lies outside TF's spread or another count
+    of numbers was printed), ``"fails"`` (error or timeout).
     """
     if oracle is None or oracle["status"] != "ok":
         return "tf fails"
-    if run is None or run["status"] != "ok":
+    if run is None:
+        return "not run"
+    if run["status"] != "ok":
         return "fails"
     bounds = envelope([r for r, s in zip(oracle["results"], oracle["statuses"]) if s == "ok"])
     if bounds is None or len(bounds) != len(run["result"]):

@@ -244,7 +244,7 @@ def run(path, engine, seed, tf):
     stand_ins.populate(workdir, pathlib.Path(path).parent)
     os.chdir(workdir)
     tf.set_random_seed(seed)
-    calls = shapes.watch(tf)
+    calls = shapes.watch(tf, path)
     import harness
     import numpy
 

@@ -3,7 +3,7 @@
 While a program runs, :func:`watch` makes ``tf.Session`` (and
 ``InteractiveSession``) note, for each distinct ``run`` call (the same
 fetched tensors count once), the static shape of every fetched tensor, in the
-order the program first makes each call from its main thread. The same program makes the same
+order the program's own code first makes each call. The same program makes the same
 calls under TF and daskflow, so the n-th call's tensors are the same tensors
 of the program's model under both, whatever each engine names its ops
 internally. :func:`mismatches` lists the fetched tensors whose daskflow
@@ -13,6 +13,7 @@ dimension).
 
 from __future__ import annotations
 
+import sys
 import threading
 
 MAX_CALLS = 100
@@ -36,23 +37,38 @@ def _shape(fetch):
     return [None if d is None else int(d) for d in shape.as_list()]
 
 
-def watch(tf):
-    """Make ``tf.Session`` and ``tf.InteractiveSession`` note their runs' fetched shapes;
-    returns the list they fill: one ``[shape per fetched leaf]`` per distinct call."""
+def watch(tf, program):
+    """Make ``tf.Session`` and ``tf.InteractiveSession`` note the fetched shapes of the runs
+    the file `program` makes; returns the list they fill: one ``[shape per fetched leaf]``
+    per distinct call."""
     calls, seen = [], set()
     for name in ("Session", "InteractiveSession"):
         base = getattr(tf, name, None)
         if base is not None:
-            setattr(tf, name, _recording(base, calls, seen))
+            setattr(tf, name, _recording(base, calls, seen, program))
     return calls
 
 
-def _recording(base, calls, seen):
+# Frames between a program's line and Session.run when it writes `t.eval()` or `op.run()`.
+_PASS_THROUGH = {"eval", "run", "_eval_using_default_session", "_run_using_default_session"}
+
+
+def _called_by(program):
+    """Whether the Session.run being made comes from `program`'s own code (not from a library
+    it calls, such as a Saver, nor from a queue runner's thread: those differ between engines)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name in _PASS_THROUGH and frame.f_code.co_filename != program:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename == program
+
+
+def _recording(base, calls, seen, program):
     """A subclass of session class `base` whose ``run`` notes each new call's fetched shapes."""
 
     def run(self, fetches, *args, **kwargs):
-        # Only the program's own calls: queue-runner threads' enqueues interleave at random.
-        if len(calls) < MAX_CALLS and threading.current_thread() is threading.main_thread():
+        if len(calls) < MAX_CALLS and _called_by(program):
             leaves = _leaves(fetches)
             key = tuple(id(leaf) for leaf in leaves)
             if key not in seen:
