@@ -14,6 +14,14 @@ from ...framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 # (type, fetch_function, feed_function, feed_function_for_partial_run), newest first.
 _REGISTERED_EXPANSIONS: list = []
+# Key types a feed_dict may need flattened or expanded: tuples and every type with a
+# feed function, kept in one tuple so the per-step test is one isinstance per key.
+_STRUCTURED_KEYS: list = [(tuple,)]
+
+
+def structured_key_types():
+    """The types of feed keys that ``flatten_feed_dict`` must expand (one tuple)."""
+    return _STRUCTURED_KEYS[0]
 
 
 def register_session_run_conversion_functions(
@@ -44,6 +52,8 @@ def register_session_run_conversion_functions(
             raise ValueError(f"{tensor_type} has already been registered so ignore it.")
     entry = (tensor_type, fetch_function, feed_function, feed_function_for_partial_run)
     _REGISTERED_EXPANSIONS.insert(0, entry)
+    if feed_function is not None:
+        _STRUCTURED_KEYS[0] = (*_STRUCTURED_KEYS[0], tensor_type)
 
 
 def fetch_expansion(fetch):

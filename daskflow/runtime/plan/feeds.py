@@ -7,7 +7,7 @@ import numpy as np
 from ...dtypes import as_string_array
 from ...errors import InvalidArgumentError
 from ...framework import nest
-from .conversions import feed_expansion
+from .conversions import feed_expansion, structured_key_types
 
 
 def flatten_feed_dict(feed_dict):
@@ -26,7 +26,8 @@ def flatten_feed_dict(feed_dict):
         If a structured key's value has another number of leaves, or a key
         appears twice.
     """
-    if not any(isinstance(key, tuple) or feed_expansion(key) for key in feed_dict):
+    structured = structured_key_types()
+    if not any(isinstance(key, structured) for key in feed_dict):
         return feed_dict
     flat = {}
     for key, value in feed_dict.items():
