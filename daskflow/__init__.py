@@ -325,7 +325,7 @@ from .ops.sparse_ops import (
 from .ops.sparse_text_ops import edit_distance, string_split
 from .ops.string_ops import as_string, string_join, string_to_number
 from .ops.tensor_array_ops import TensorArray
-from .ops.unique_ops import unique, unique_with_counts
+from .ops.unique_ops import setdiff1d, unique, unique_with_counts
 from .platform import app, flags, gfile, test
 from .platform import tf_logging as logging
 from .train.moving_averages import moving_average_variables

@@ -1,8 +1,9 @@
 """Public TF1 programs (``tests/programs/``) run unchanged but for their imports, data
 paths and step counts, and land near TF1's own numbers on the same data.
 
-Each program runs in a fresh interpreter through ``tests/programs/run_daskflow.py``
-with its short default step count; ``tests/programs/tf1_reference.json`` holds what
+The programs run with their short default step counts in one runner process
+(``tests/programs/run_daskflow.py --forked``: daskflow is imported once, and each
+program runs in a child forked from it); ``tests/programs/tf1_reference.json`` holds what
 TF1 (``tensorflow.compat.v1``) printed for the same program, data and step count
 (made by ``tests/programs/make_tf1_reference.py``). Random initial values differ
 between the two, so an accuracy may be at most 0.1 below TF1's and a loss at most
@@ -50,9 +51,14 @@ RUNS = [
 TWINS = {"neural_network": "neural_network_raw", "convolutional_network": "convolutional_network_raw"}
 
 
+@pytest.fixture(scope="module")
+def program_runs():
+    return survey_daskflow.run_many(RUNS)
+
+
 @pytest.mark.parametrize("name", RUNS)
-def test_program_runs_and_lands_near_tf1(name):
-    result = survey_daskflow.run_one(name)
+def test_program_runs_and_lands_near_tf1(name, program_runs):
+    result = program_runs[name]
     assert result["status"] == "runs", f"{name}: {result['where']} {result['error']}"
     theirs = REFERENCE[TWINS.get(name, name)]["metrics"]
     assert result["metrics"].keys() == theirs.keys()

@@ -13,17 +13,19 @@ the ``tf.*`` names its source uses that daskflow lacks
 
 import json
 import os
+import pathlib
 import re
+import signal
 import subprocess
 import sys
-import time
 
 import harness
+import run_daskflow
 
 import daskflow
 
 OUT = harness.HERE / "STATUS.md"
-TIMEOUT_S = 300
+TIMEOUT_S = run_daskflow.TIMEOUT_S
 # The environment as this module is imported (pytest imports it while collecting, before any
 # test runs). Dask's Nanny later sets OMP_NUM_THREADS=1 and the like in this process's own
 # environment for the workers it spawns; a program must run with the threads a user's does.
@@ -44,27 +46,43 @@ def first_failure(name, stderr):
 
 
 def run_one(name):
+    """Run one program in a fresh interpreter; its entry (see :func:`entry`)."""
+    return run_many([name])[name]
+
+
+def run_many(names):
+    """Run the named programs in one runner process that imports daskflow once and forks
+    a child per program; ``{name: entry}`` (see :func:`entry`)."""
     env = {k: v for k, v in ENVIRONMENT.items() if k != "DASKFLOW_PROGRAM_STEPS"}
-    cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), str(harness.HERE / f"{name}.py")]
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, cwd=harness.REPO
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "seconds": TIMEOUT_S, "where": "", "error": f"over {TIMEOUT_S} s"}
+    paths = [str(harness.HERE / f"{name}.py") for name in names]
+    cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), "--forked", *paths]
+    timeout = TIMEOUT_S * len(names) + 60
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=harness.REPO)
+    reports = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("PROGRAM "):
+            report = json.loads(line.removeprefix("PROGRAM "))
+            reports[pathlib.Path(report["path"]).stem] = report
+    crashed = {"returncode": proc.returncode, "stdout": "", "stderr": proc.stderr, "seconds": 0}
+    return {name: entry(name, reports.get(name, crashed)) for name in names}
+
+
+def entry(name, report):
+    """A program's status (``runs``, ``fails`` or ``timeout``), first failure and metrics."""
     metrics = {}
     for metric, pattern in harness.METRICS[name]:
-        values = re.findall(pattern, proc.stdout, flags=re.MULTILINE)
+        values = re.findall(pattern, report["stdout"], flags=re.MULTILINE)
         if values:
             metrics[metric] = float(values[-1])
-    entry = {"seconds": round(time.perf_counter() - start, 1), "metrics": metrics}
-    if proc.returncode == 0:
-        entry.update(status="runs", where="", error="")
+    result = {"seconds": report["seconds"], "metrics": metrics}
+    if report["returncode"] == 0:
+        result.update(status="runs", where="", error="")
+    elif report["returncode"] == -signal.SIGALRM:
+        result.update(status="timeout", where="", error=f"over {run_daskflow.TIMEOUT_S} s")
     else:
-        where, error = first_failure(name, proc.stderr)
-        entry.update(status="fails", where=where, error=error)
-    return entry
+        where, error = first_failure(name, report["stderr"])
+        result.update(status="fails", where=where, error=error)
+    return result
 
 
 def missing_names(name):
@@ -120,9 +138,8 @@ def render(results, reference):
 def main():
     reference_file = harness.HERE / "tf1_reference.json"
     reference = json.loads(reference_file.read_text()) if reference_file.exists() else {}
-    results = {}
-    for name in harness.program_names():
-        results[name] = run_one(name)
+    results = run_many(harness.program_names())
+    for name in results:
         tf1_error = reference.get("programs", {}).get(name, {}).get("error")
         if results[name]["status"] == "fails" and results[name]["error"] == tf1_error:
             # The program itself stops there under TF1 too (numpy, data size).
