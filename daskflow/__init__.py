@@ -202,6 +202,7 @@ from .ops.linalg_ops import (
     norm,
     tensordot,
 )
+from .ops.linalg_qr_ops import matrix_set_diag, qr, trace
 from .ops.linalg_solve_ops import (
     cholesky,
     cholesky_solve,
