@@ -360,7 +360,9 @@ from .variables import (
 )
 
 _operators.install(Tensor, Variable)
-from ._missing import missing as _missing  # noqa: E402
+from . import _namespaces  # noqa: E402
+
+_namespaces.install()
 
 __version__ = "0.1.0"
 
@@ -400,4 +402,4 @@ def __getattr__(name):
         from .launch import local_cluster
 
         return local_cluster
-    raise _missing("tf", name)
+    return _namespaces.module_getattr("tf")(name)

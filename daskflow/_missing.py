@@ -12,9 +12,9 @@ def missing(module: str, name: str) -> AttributeError:
 
 
 def module_getattr(module: str):
-    """A module-level ``__getattr__`` raising :func:`missing` for ``module``."""
+    """A module-level ``__getattr__`` for namespace ``module``: the object under another of
+    TF1's paths for a name, where daskflow has it (:mod:`daskflow._namespaces`), else
+    :func:`missing`."""
+    from ._namespaces import module_getattr as with_aliases
 
-    def __getattr__(name):  # noqa: N807 - the module hook's name
-        raise missing(module, name)
-
-    return __getattr__
+    return with_aliases(module)

@@ -235,3 +235,9 @@ def _as_bytes(item):
     if isinstance(item, np.bytes_):
         return builtins.bytes(item)
     raise TypeError(f"a string tensor holds str or bytes, got {type(item).__name__} {item!r}")
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from ._missing import module_getattr
+
+    return module_getattr("tf.dtypes")(name)

@@ -182,3 +182,9 @@ def error_code_from_exception_type(cls):
         return codes[cls]
     warnings.warn("Unknown class exception", stacklevel=2)
     return UnknownError(None, None, "Unknown class exception", None)
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from ._missing import module_getattr
+
+    return module_getattr("tf.errors")(name)

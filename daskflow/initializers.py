@@ -59,3 +59,9 @@ __all__ = [
     "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "global_variables",
     "local_variables", "variables",
 ]  # fmt: skip
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from ._missing import module_getattr
+
+    return module_getattr("tf.initializers")(name)

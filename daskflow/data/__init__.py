@@ -48,3 +48,9 @@ __all__ = [
     "make_initializable_iterator",
     "make_one_shot_iterator",
 ]
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from .._missing import module_getattr
+
+    return module_getattr("tf.data")(name)

@@ -50,3 +50,9 @@ __all__ = [
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
 ]
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from .._missing import module_getattr
+
+    return module_getattr("tf.losses")(name)

@@ -68,3 +68,9 @@ __all__ = [
     "true_positives",
     "true_positives_at_thresholds",
 ]
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from .._missing import module_getattr
+
+    return module_getattr("tf.metrics")(name)

@@ -46,9 +46,9 @@ def flip_up_down(image):
     return array_ops.reverse(x, [_axes(x)[0]])
 
 
-def transpose_image(image):
+def transpose_image(image, name=None):
     x = _image(image, "transpose_image")
-    return array_ops.transpose(x, [1, 0, 2] if x.shape.ndims == 3 else [0, 2, 1, 3])
+    return array_ops.transpose(x, [1, 0, 2] if x.shape.ndims == 3 else [0, 2, 1, 3], name=name or "transpose")
 
 
 transpose = transpose_image
@@ -261,15 +261,15 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_p
 
 
 def resize_images(
-    images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False
+    images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False, name=None
 ):
     """TF1's ``tf.image.resize_images``: bilinear (float32 result) or nearest neighbour."""
     if preserve_aspect_ratio:
         raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
     if method == ResizeMethod.BILINEAR:
-        return resize_bilinear(images, size, align_corners)
+        return resize_bilinear(images, size, align_corners, name=name)
     if method == ResizeMethod.NEAREST_NEIGHBOR:
-        return resize_nearest_neighbor(images, size, align_corners)
+        return resize_nearest_neighbor(images, size, align_corners, name=name)
     raise NotImplementedError(f"resize method {method} is not supported (bilinear and nearest neighbour are)")
 
 

@@ -238,3 +238,9 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
     for qr in graph.get_collection(collection):
         threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
+    from .._missing import module_getattr
+
+    return module_getattr("tf.train.queue_runner")(name)

@@ -48,9 +48,10 @@ IMPORT = re.compile(r"^\s*(?:from|import) daskflow\.(python(?:\.\w+)+)", re.M)
 SKIP = ("compat", "keras", "estimator", "raw_ops", "experimental", "tools")
 
 
-def public_index():
-    """``id(object) -> shortest public path`` over ``tf.compat.v1``'s module tree."""
-    index, seen, queue = {}, set(), [("", tf)]
+def public_objects():
+    """``(public path, object)`` over ``tf.compat.v1``'s module tree, breadth first (its
+    namespace modules included, each once)."""
+    seen, queue = set(), [("", tf)]
     while queue:
         prefix, module = queue.pop(0)
         if id(module) in seen:
@@ -62,11 +63,20 @@ def public_index():
             obj = getattr(module, name, None)
             path = f"{prefix}{name}"
             if isinstance(obj, types.ModuleType):
-                if obj.__name__.startswith("tensorflow._api."):  # not absl's or Python's modules
+                if obj.__name__.startswith("tensorflow._api.") and id(obj) not in seen:  # not absl's
                     queue.append((path + ".", obj))
-            elif obj is not None and not isinstance(obj, (int, float, str, bool)):
-                for key in _identities(obj):
-                    index.setdefault(key, path)
+                    yield path, obj
+            elif obj is not None and not isinstance(obj, (int, float, str, bool, bytes)):
+                yield path, obj
+
+
+def public_index():
+    """``id(object) -> shortest public path`` over ``tf.compat.v1``'s module tree."""
+    index = {}
+    for path, obj in public_objects():
+        if not isinstance(obj, types.ModuleType):
+            for key in _identities(obj):
+                index.setdefault(key, path)
     return index
 
 
