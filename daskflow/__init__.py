@@ -81,6 +81,17 @@ from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops import operators as _operators
+from .ops.array_extra_ops import (
+    batch_gather,
+    ensure_shape,
+    identity_n,
+    invert_permutation,
+    repeat,
+    roll,
+    searchsorted,
+    unravel_index,
+    where_v2,
+)
 from .ops.array_ops import (
     boolean_mask,
     broadcast_to,
@@ -296,6 +307,15 @@ from .ops.random_ops import (
     truncated_normal,
 )
 from .ops.script_ops import numpy_function, py_func
+from .ops.segment_extra_ops import (
+    sparse_segment_mean,
+    sparse_segment_sqrt_n,
+    sparse_segment_sum,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+)
 from .ops.segment_ops import (
     gather_nd,
     scatter_add,
