@@ -306,6 +306,24 @@ from .ops.random_ops import (
     set_random_seed,
     truncated_normal,
 )
+from .ops.scatter_extra_ops import (
+    scatter_div,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_nd_add,
+    scatter_nd_sub,
+    scatter_nd_update,
+    scatter_sub,
+    tensor_scatter_add,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    tensor_scatter_sub,
+    tensor_scatter_update,
+)
 from .ops.script_ops import numpy_function, py_func
 from .ops.segment_extra_ops import (
     sparse_segment_mean,
