@@ -347,6 +347,14 @@ from .ops.segment_ops import (
 from .ops.segment_reduce_ops import segment_max, segment_min, segment_prod
 from .ops.sequence_ops import reverse_sequence
 from .ops.sort_ops import argsort, sort
+from .ops.space_ops import (
+    batch_to_space,
+    batch_to_space_nd,
+    depth_to_space,
+    space_to_batch,
+    space_to_batch_nd,
+    space_to_depth,
+)
 from .ops.sparse_ops import (
     sparse_add,
     sparse_concat,
