@@ -153,6 +153,7 @@ from .ops.check_ops import (
 from .ops.check_ops import print_ as print  # noqa: A004 - TF's tf.print
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.counting_ops import bincount, confusion_matrix, histogram_fixed_width, histogram_fixed_width_bins
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
