@@ -371,6 +371,33 @@ from .ops.sparse_ops import (
     sparse_transpose,
 )
 from .ops.sparse_text_ops import edit_distance, string_split
+from .ops.special_math_ops import (
+    accumulate_n,
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    betainc,
+    cosh,
+    digamma,
+    div_no_nan,
+    erf,
+    erfc,
+    expm1,
+    igamma,
+    igammac,
+    lbeta,
+    lgamma,
+    polygamma,
+    rint,
+    saturate_cast,
+    scalar_mul,
+    sinh,
+    zeta,
+)
 from .ops.string_ops import as_string, string_join, string_to_number
 from .ops.tensor_array_ops import TensorArray
 from .ops.unique_ops import setdiff1d, unique, unique_with_counts
