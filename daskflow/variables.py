@@ -12,7 +12,7 @@ import enum
 
 from . import dtypes
 from .framework.apply import apply
-from .framework.constant import convert_to_tensor
+from .framework.constant import constant, convert_to_tensor
 from .framework.function import init_scope
 from .framework.graph import control_dependencies, get_default_graph, name_scope
 from .framework.tensor_shape import TensorShape, as_dims
@@ -320,4 +320,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         var_list = global_variables() + local_variables()
     names = tuple(v.op.name for v in var_list)
     with control_dependencies(None):
+        if not var_list:  # TF1's answer: an empty constant, of static shape [0]
+            return constant([], dtype=dtypes.string, name=name)
         return apply(state_ops.ReportUninitialized, *var_list, names=names, name=name)

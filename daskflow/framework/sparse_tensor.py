@@ -72,17 +72,18 @@ class SparseTensor:
 
     @property
     def shape(self) -> TensorShape:
-        """The static dense shape: known entries of a constant (or partly known) ``dense_shape``."""
-        from ..ops.infer import constant_value  # ops import this module
+        """The static dense shape: known entries of a constant (or partly known) ``dense_shape``,
+        as TF1's ``constant_value_as_shape`` finds them (``tf.shape(x)`` gives ``x``'s)."""
+        from ..ops.infer import static_shape_value  # ops import this module
 
-        value = constant_value(self._dense_shape)
-        if value is not None:
-            return TensorShape([int(d) for d in value])
-        rank = self._dense_shape._dims[0] if self._dense_shape._dims else None
-        default = getattr(self, "_dense_shape_default", None)
+        value = static_shape_value(self._dense_shape)
+        found = TensorShape(None if value is None else [None if d is None else int(d) for d in value])
+        default = getattr(self, "_dense_shape_default", None)  # what the op that made it knows
         if default is not None:
-            return default
-        return TensorShape(None if rank is None else [None] * rank)
+            found = found.merge_with(default) if found.is_compatible_with(default) else default
+        if found.ndims is None and self._dense_shape._dims:
+            return TensorShape([None] * self._dense_shape._dims[0] if self._dense_shape._dims[0] else None)
+        return found
 
     def get_shape(self) -> TensorShape:
         return self.shape

@@ -292,8 +292,8 @@ ConcatV2 = Primitive(
 
 
 def concat(values, axis, name="concat"):
-    """Join tensors along an existing axis."""
-    values = [convert_to_tensor(v) for v in values]
+    """Join tensors along an existing axis (one tensor alone: that tensor, as in TF1)."""
+    values = [convert_to_tensor(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     if len(values) == 1:
         return identity(values[0], name=name)
     rank_ = values[0].shape.ndims
@@ -303,6 +303,8 @@ def concat(values, axis, name="concat"):
 
 def stack(values, axis=0, name="stack"):
     """Join tensors along a new axis."""
+    if axis == 0 and isinstance(values, Tensor):
+        return values  # TF1 converts `values` whole first when axis is 0; a tensor stays itself
     values = [convert_to_tensor(v) for v in values]
     r = values[0].shape.ndims
     (axis,) = normalize_axes(axis, None if r is None else r + 1)

@@ -64,9 +64,9 @@ def rot90(image, k=1, name=None):
 
 def _random_flip(image, seed, flip, what):
     x = _image(image, what)
-    if x.shape.ndims != 3:
-        raise ValueError(f"{what}: '{x.name}' must be one image [height, width, channels], got {x.shape}")
-    coin = math_ops.less(random_ops.random_uniform([], seed=seed), 0.5)
+    # One coin for one image; one per image of a batch (tf.where picks whole images by it).
+    coins = [] if x.shape.ndims == 3 else array_ops.shape(x)[:1]
+    coin = math_ops.less(random_ops.random_uniform(coins, seed=seed), 0.5)
     return math_ops.where(coin, flip(x), x)
 
 

@@ -199,7 +199,8 @@ def _square_infer(inputs, what, drop=0):
     m, n = x._dims[-2:]
     if m is not None and n is not None and m != n:
         raise ValueError(f"{what}: {x.name} must be a batch of square matrices, got shape {x.shape}")
-    return x._dims[: len(x._dims) - drop], x.dtype
+    side = n if m is None else m  # square: either known side is both (TF1 merges them too)
+    return (*x._dims[:-2], side, side)[: len(x._dims) - drop], x.dtype
 
 
 def _inverse_kernel(xp, x):
@@ -491,4 +492,7 @@ def tensordot(a, b, axes, name=None):
     if isinstance(a_dims, list) and isinstance(b_dims, list):
         return array_ops.reshape(product, a_dims + b_dims, name=name)
     as_tensor = [d if isinstance(d, Tensor) else constant(d, dtype=dtypes.int32) for d in (a_dims, b_dims)]
-    return array_ops.reshape(product, array_ops.concat(as_tensor, 0), name=name)
+    result = array_ops.reshape(product, array_ops.concat(as_tensor, 0), name=name)
+    # The shape is computed at run time; its static part is the free axes' known sizes.
+    result.set_shape([a.shape.as_list()[i] for i in a_free] + [b.shape.as_list()[i] for i in b_free])
+    return result

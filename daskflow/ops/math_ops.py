@@ -480,7 +480,9 @@ Select = Primitive(
 
 
 def where(condition, x=None, y=None, name=None):
-    """Elementwise ``x if condition else y`` (broadcasting, as TF2's ``where_v2``).
+    """TF1's ``tf.where``: ``x if condition else y`` entry by entry, or, where ``condition``
+    is a vector and ``x`` has a higher rank, row by row (``condition[i]`` picks ``x[i]`` or
+    ``y[i]``).
 
     With only ``condition``, returns the int64 coordinates of its true entries.
     """
@@ -488,6 +490,22 @@ def where(condition, x=None, y=None, name=None):
         return apply(WhereIndices, condition, name=name)
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither")
+    condition = convert_to_tensor(condition)
+    x, y = _coerce_pair(x, y)
+    rank = x.shape.ndims if x.shape.ndims is not None else y.shape.ndims
+    if condition.shape.ndims == 1 and rank is not None and rank > 1:
+        from .array_ops import reshape  # array_ops builds on this module
+
+        condition = reshape(condition, [-1] + [1] * (rank - 1))
+    return apply(Select, condition, x, y, name=name)
+
+
+def where_broadcast(condition, x=None, y=None, name=None):
+    """TF2's ``where_v2``: ``x if condition else y`` with all three broadcast together."""
+    if x is None and y is None:
+        return apply(WhereIndices, condition, name=name)
+    if x is None or y is None:
+        raise ValueError("where_v2 needs both x and y, or neither")
     x, y = _coerce_pair(x, y)
     return apply(Select, condition, x, y, name=name)
 
