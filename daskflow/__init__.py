@@ -299,6 +299,7 @@ from .ops.nn_impl import log_sigmoid
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 from .ops.parsing_ops import decode_csv, decode_raw
 from .ops.partition_ops import dynamic_partition, dynamic_stitch
+from .ops.patches_ops import extract_image_patches
 from .ops.random_ops import (
     multinomial,
     random_normal,

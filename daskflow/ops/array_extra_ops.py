@@ -267,6 +267,24 @@ def identity_n(input, name=None):  # noqa: A002
     return list(apply(IdentityN, *input, name=name))
 
 
+def _select_v2_grad(op, g):
+    # Each of x and y gets g where it was chosen; broadcasting is undone centrally.
+    cond = op.inputs[0]
+    zeros = array_ops.zeros_like(g)
+    return [None, apply(SelectV2, cond, g, zeros), apply(SelectV2, cond, zeros, g)]
+
+
+# TF2's SelectV2: condition, x and y broadcast together (TF1's tf.where reshapes a vector
+# condition instead).
+SelectV2 = Primitive(
+    "SelectV2",
+    math_ops._select_infer,
+    lambda xp, c, x, y: xp.where(c, x, y),
+    _select_v2_grad,
+    broadcasting=True,
+)
+
+
 def where_v2(condition, x=None, y=None, name=None):
     """``x`` where ``condition`` holds, else ``y``, all three broadcast together; with
     ``condition`` alone, the int64 coordinates of its true entries.
@@ -277,7 +295,12 @@ def where_v2(condition, x=None, y=None, name=None):
     >>> tf.Session().run(tf.where_v2([True, False], [[1.0], [2.0]], 0.0)).tolist()
     [[1.0, 0.0], [2.0, 0.0]]
     """
-    return math_ops.where(condition, x, y, name=name)
+    if x is None and y is None:
+        return apply(math_ops.WhereIndices, condition, name=name)
+    if x is None or y is None:
+        raise ValueError("where_v2 needs both x and y, or neither")
+    x, y = math_ops._coerce_pair(x, y)
+    return apply(SelectV2, condition, x, y, name=name)
 
 
 # -- invert_permutation, unravel_index, searchsorted ------------------------------------------------
