@@ -238,7 +238,8 @@ def _ensure_kernel(xp, x, *, dims):
     return x
 
 
-EnsureShape = Primitive("EnsureShape", _ensure_infer, _ensure_kernel, lambda op, g: [g], forwards_input=True)
+# Not forwards_input: the kernel must run to check the shape.
+EnsureShape = Primitive("EnsureShape", _ensure_infer, _ensure_kernel, lambda op, g: [g])
 
 
 def ensure_shape(x, shape, name=None):

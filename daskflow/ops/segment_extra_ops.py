@@ -58,7 +58,7 @@ def _unsorted_prod_grad(op, g):
     g = math_ops.where(math_ops.greater(zeros, 1), array_ops.zeros_like(g), g)
     nonzero = math_ops.where(is_zero, array_ops.ones_like(data), data)
     nonzero_prod = _gather_kept(unsorted_segment_prod(nonzero, ids, num), ids, data)
-    by_entry = _gather_kept(op.outputs[0], ids, data) / data
+    by_entry = _gather_kept(op.outputs[0], ids, data) / nonzero  # a zero entry takes the other branch
     partial = math_ops.where(is_zero, nonzero_prod, by_entry)
     return [_gather_kept(g, ids, data) * partial, None, None]
 
