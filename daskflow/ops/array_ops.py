@@ -734,9 +734,42 @@ TileGrad = Primitive(
 )
 
 
+def _tile_dynamic_infer(inputs):
+    dims, multiples = inputs[0]._dims, static_shape_value(inputs[1])
+    if dims is None or multiples is None:
+        return (None if multiples is None else (None,) * len(multiples)), inputs[0].dtype
+    if len(dims) != len(multiples):
+        raise ValueError(f"tile multiples {inputs[1].name} do not match the rank of {inputs[0].name}")
+    return tuple(None if d is None or m is None else d * m for d, m in zip(dims, multiples)), inputs[0].dtype
+
+
+def _tile_dynamic_grad_kernel(xp, g, s, multiples):
+    return _tile_grad_kernel(xp, g, s, multiples=tuple(int(m) for m in multiples))
+
+
+# Multiples known only when the graph runs (``[tf.shape(x)[0], 1]``): a second input.
+TileDynamic = Primitive(
+    "TileDynamic",
+    _tile_dynamic_infer,
+    lambda xp, x, multiples: xp.tile(x, tuple(int(m) for m in multiples)),
+    lambda op, g: [apply(TileDynamicGrad, g, shape_of(op.inputs[0]), op.inputs[1]), None],
+)
+TileDynamicGrad = Primitive(
+    "TileDynamicGrad",
+    lambda inputs: (static_shape_value(inputs[1]), inputs[0].dtype),
+    _tile_dynamic_grad_kernel,
+    lambda op, g: [tile(g, op.inputs[2]), None, None],
+)
+
+
 def tile(input, multiples, name=None):  # noqa: A002
-    """Repeat ``input`` ``multiples[i]`` times along axis i."""
-    return apply(Tile, input, multiples=tuple(int(m) for m in multiples), name=name)
+    """Repeat ``input`` ``multiples[i]`` times along axis i (``multiples`` a list of ints, a
+    list holding scalar tensors, or an int32 vector tensor)."""
+    packed = _as_shape_tensor(multiples)
+    known = static_shape_value(packed)
+    if known is not None and None not in known:
+        return apply(Tile, input, multiples=tuple(int(m) for m in known), name=name)
+    return apply(TileDynamic, input, packed, name=name)
 
 
 def _pad_infer(inputs, *, paddings, constant_values):

@@ -96,6 +96,7 @@ def _set_kernel(xp, buffer, index, value, *, n, dynamic, donate=False):
     """``buffer`` with the rows ``index`` (a scalar or a vector) set to ``value``: a new
     array, or ``buffer`` itself when it is donated (nothing else reads it)."""
     rows = xp.asarray(index).astype(np.int64)
+    value = xp.asarray(value, dtype=buffer.dtype)  # a string scalar arrives as bytes
     element = value.shape if rows.ndim == 0 else value.shape[1:]
     if rows.ndim == 1 and value.shape[:1] != rows.shape:
         raise ValueError(f"scatter of {rows.shape[0]} indices is given {value.shape[0]} values")
@@ -120,7 +121,8 @@ def _set_kernel(xp, buffer, index, value, *, n, dynamic, donate=False):
         out = buffer  # a copy per write would make a loop of T writes cost T^2 rows
     else:
         out = buffer.copy()  # others may read the old buffer again
-    out[rows] = value
+    # A 0-d object array would be stored as itself in an object array: store its item.
+    out[rows] = value[()] if value.dtype == object and value.ndim == 0 else value
     return out
 
 
