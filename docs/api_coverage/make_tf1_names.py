@@ -44,6 +44,13 @@ MODULES = [
     "errors",
     "flags",
     "random",
+    "math",
+    "linalg",
+    "io",
+    "strings",
+    "sparse",
+    "dtypes",
+    "debugging",
 ]
 
 
