@@ -79,6 +79,11 @@ from .framework.graph import (
 )
 from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
+from .framework.versions import (
+    GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER,
+)
 from .gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops import operators as _operators
 from .ops.array_extra_ops import (

@@ -433,6 +433,16 @@ class Graph:
 
         return graph_def(self, add_shapes)
 
+    @property
+    def graph_def_versions(self):
+        """The ``VersionDef`` of this graph's ``GraphDef``: see :mod:`daskflow.framework.versions`."""
+        from ..summary import protos
+        from .versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
+
+        versions = protos.GraphDef().versions
+        versions.producer, versions.min_consumer = GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
+        return versions
+
     def finalize(self):
         self._finalized = True
 

@@ -160,19 +160,10 @@ def tensor_scatter_nd_max(tensor, indices, updates, bad_indices_policy="", name=
     return _tensor_scatter("max", tensor, indices, updates, bad_indices_policy, name)
 
 
-def tensor_scatter_update(tensor, indices, updates, name=None):
-    """TF1's older name of :func:`tensor_scatter_nd_update`."""
-    return _tensor_scatter("update", tensor, indices, updates, "", name)
-
-
-def tensor_scatter_add(tensor, indices, updates, bad_indices_policy="", name=None):
-    """TF1's older name of :func:`tensor_scatter_nd_add`."""
-    return _tensor_scatter("add", tensor, indices, updates, bad_indices_policy, name)
-
-
-def tensor_scatter_sub(tensor, indices, updates, bad_indices_policy="", name=None):
-    """TF1's older name of :func:`tensor_scatter_nd_sub`."""
-    return _tensor_scatter("sub", tensor, indices, updates, bad_indices_policy, name)
+# TF1's older names are the same functions.
+tensor_scatter_update = tensor_scatter_nd_update
+tensor_scatter_add = tensor_scatter_nd_add
+tensor_scatter_sub = tensor_scatter_nd_sub
 
 
 # -- variable updates ------------------------------------------------------------------------------

@@ -41,7 +41,9 @@ def graph_def(graph, add_shapes=True) -> protos.GraphDef:
     >>> node.name, node.op, list(node.input)
     ('y', 'Add', ['a', 'b'])
     """
-    return protos.GraphDef(node=[node_def(op, add_shapes) for op in graph.get_operations()])
+    proto = protos.GraphDef(node=[node_def(op, add_shapes) for op in graph.get_operations()])
+    proto.versions.CopyFrom(graph.graph_def_versions)
+    return proto
 
 
 def node_def(op, add_shapes=True) -> protos.NodeDef:
