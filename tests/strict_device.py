@@ -18,6 +18,8 @@ real cupy would fail or would silently copy to the host:
   ``tests/fixtures/cupy_names.json``: a name numpy has and cupy lacks raises
   ``AttributeError``. Ufunc methods follow cupy's support (``add.at``, but no
   ``multiply.at``; ``reduce`` only for ``add`` and ``multiply``).
+- ``cupy.scipy_special`` plays ``cupyx.scipy.special`` (its names, over scipy's functions),
+  where daskflow's special-function kernels look for a stand-in's own.
 - The device plumbing daskflow's runtime calls: ``cuda.Device(k)``,
   ``cuda.runtime.getDeviceCount()``, ``get_default_memory_pool()``,
   ``cuda.Stream.null.synchronize()``.
@@ -43,6 +45,7 @@ import types
 import weakref
 
 import numpy as np
+import scipy.special
 
 NAMES = json.loads(pathlib.Path(__file__).with_name("fixtures").joinpath("cupy_names.json").read_text())
 DEVICE_COUNT = 1
@@ -451,6 +454,21 @@ cupy.linalg = _Namespace("cupy.linalg", np.linalg, NAMES["linalg"])
 cupy.fft = _Namespace("cupy.fft", np.fft, NAMES["fft"])
 cupy.random = _Namespace("cupy.random", np.random, NAMES["random"])
 cupy.random.default_rng = _default_rng
+# cupyx.scipy.special's names (cupy's cupyx/scipy/special/__init__.py), over scipy.special's:
+# daskflow's special-function kernels find a stand-in's module as ``scipy_special``.
+SPECIAL_NAMES = (
+    *("i0", "i0e", "i1", "i1e", "j0", "j1", "y0", "y1", "yn"),
+    *("bdtr", "bdtrc", "bdtri", "btdtr", "btdtri", "fdtr", "fdtrc", "fdtri", "gdtr", "gdtrc"),
+    *("nbdtr", "nbdtrc", "nbdtri", "pdtr", "pdtrc", "pdtri", "chdtr", "chdtrc", "chdtri"),
+    *("ndtr", "log_ndtr", "ndtri", "logit", "expit", "log_expit", "boxcox", "boxcox1p"),
+    *("inv_boxcox", "inv_boxcox1p", "entr", "huber", "kl_div", "pseudo_huber", "rel_entr"),
+    *("gamma", "gammaln", "loggamma", "gammasgn", "gammainc", "gammaincinv", "gammaincc"),
+    *("gammainccinv", "beta", "betaln", "betainc", "betaincinv", "psi", "rgamma", "polygamma"),
+    *("multigammaln", "digamma", "poch", "erf", "erfc", "erfcx", "erfinv", "erfcinv", "lpmv"),
+    *("sph_harm", "expn", "softmax", "log_softmax", "zeta", "cbrt", "exp10", "exp2", "radian"),
+    *("cosdg", "sindg", "tandg", "cotdg", "log1p", "expm1", "round", "xlogy", "xlog1py", "sinc"),
+)
 cupy.lib = types.SimpleNamespace(
     stride_tricks=_Namespace("cupy.lib.stride_tricks", np.lib.stride_tricks, NAMES["lib.stride_tricks"])
 )
+cupy.scipy_special = _Namespace("cupyx.scipy.special", scipy.special, SPECIAL_NAMES)

@@ -47,6 +47,11 @@ def Away(*shape, margin=0.1):
     return np.where(v >= 0, v + margin, v - margin)
 
 
+def U(*shape, lo, hi):
+    """Uniform values in ``(lo, hi)``: inside a domain such as acos' (-1, 1)."""
+    return rng.uniform(lo, hi, shape)
+
+
 def Distinct(*shape):
     """A permutation of spread-out values: no ties for max, min and pooling."""
     n = int(np.prod(shape))
@@ -118,6 +123,7 @@ def _ta_scatter(x, y):
 LABELS = np.exp(R(3, 4))
 LABELS /= LABELS.sum(-1, keepdims=True)
 COND = rng.random((3, 1)) < 0.5
+BETAINC_B = P(2, 3) + 0.5
 
 CASES = [
     # elementwise binary, with broadcasting
@@ -477,6 +483,100 @@ CASES = [
     GradCase(
         "print", lambda x: check_ops.Print(x, [x], "test_gradients print: ", first_n=1) * 2.0, [R(2, 3)]
     ),
+    # TF1's remaining elementwise math (daskflow/ops/special_math_ops.py)
+    GradCase("acos_asin_atanh", lambda x: [tf.acos(x), tf.asin(x), tf.atanh(x)], [U(2, 3, lo=-0.8, hi=0.8)]),
+    GradCase("acosh", tf.acosh, [P(2, 3) + 1]),
+    GradCase("asinh_atan_cosh_sinh", lambda x: [tf.asinh(x), tf.atan(x), tf.cosh(x), tf.sinh(x)], [R(2, 3)]),
+    GradCase("expm1", tf.expm1, [R(2, 3)]),
+    GradCase("rint", lambda x: tf.rint(x) * 3.0 + x, [Away(2, 3) + 0.25]),  # flat: x's own path only
+    GradCase("atan2", tf.atan2, [R(2, 3), Away(3)]),
+    GradCase("div_no_nan", tf.div_no_nan, [R(2, 3), P(3) * np.array([1.0, -1.0, 1.0])]),
+    GradCase("erf_erfc", lambda x: [tf.erf(x), tf.erfc(x)], [R(2, 3)]),
+    GradCase("lgamma_digamma", lambda x: [tf.lgamma(x), tf.digamma(x)], [P(2, 3)]),
+    # the order and the exponent are not differentiated (TF1's rules give None): constants here
+    GradCase("polygamma", lambda x: tf.polygamma(np.array([0.0, 1.0, 2.0]), x), [P(2, 3)]),
+    GradCase("zeta", lambda q: tf.zeta(np.array([2.0, 3.0, 4.5]), q), [P(2, 3) + 0.5]),
+    GradCase("igamma_igammac", lambda a, x: [tf.igamma(a, x), tf.igammac(a, x)], [P(2, 3) + 0.5, P(2, 3)]),
+    GradCase(
+        "betainc_x",
+        lambda x: tf.betainc(tf.constant(2.5, tf.float64), BETAINC_B, x),
+        [U(2, 3, lo=0.2, hi=0.8)],
+        batch=(),  # betainc's inputs that are not scalars share one shape
+    ),
+    # linear algebra (daskflow/ops/linalg_qr_ops.py): q and r are smooth where r's diagonal is
+    # away from zero, which a matrix of full rank gives
+    GradCase("qr_tall", lambda x: list(tf.qr(x)), [R(2, 4, 3)]),
+    GradCase("qr_square", lambda x: list(tf.qr(x)), [R(2, 3, 3)]),
+    GradCase("qr_wide", lambda x: list(tf.qr(x)), [R(2, 3, 5)]),
+    GradCase("qr_r_only", lambda x: tf.qr(x)[1], [R(2, 4, 3)]),
+    GradCase("matrix_set_diag", tf.matrix_set_diag, [R(2, 3, 4), R(2, 3)]),
+    # array functions (daskflow/ops/array_extra_ops.py)
+    GradCase("roll", lambda x: tf.roll(x, [1, -2], [0, 1]), [R(3, 4)]),
+    GradCase("repeat_scalar", lambda x: tf.repeat(x, 2, axis=1), [R(3, 2)]),
+    GradCase("repeat_vector", lambda x: tf.reshape(tf.repeat(x, [2, 0, 3], axis=0), [5, 2]), [R(3, 2)]),
+    GradCase(
+        "batch_gather_repeated",
+        tf.batch_gather,
+        [R(2, 3, 2), np.array([[2, 0, 2], [1, 1, 0]], np.int32)],
+    ),
+    GradCase("ensure_shape", lambda x: tf.ensure_shape(x, [None, 3]) * x, [R(2, 3)]),
+    GradCase("identity_n", lambda a, b: tf.identity_n([a, b * b]), [R(2, 3), R(3)]),
+    GradCase("where_v2", tf.where_v2, [COND, R(4), R(3, 4)]),
+    GradCase(
+        "tile_fed_multiples",
+        lambda x, m: tf.reshape(tf.tile(x, m), [6, 6]),
+        [R(3, 2), np.array([2, 3], np.int32)],
+        batch=(0,),
+    ),
+    # segments and scatters (daskflow/ops/segment_extra_ops.py, scatter_extra_ops.py)
+    GradCase(
+        "unsorted_segment_min",
+        lambda x, i: tf.unsorted_segment_min(x, i, 3),
+        # no empty segment: its value, the dtype's largest, would overflow the weighted sum
+        [Distinct(5, 2), np.array([2, 0, 2, -1, 1], np.int32)],
+    ),
+    # A product is linear in each entry, so finite differences hold at zeros too: one zero in a
+    # segment gets the others' product, two zeros give zeros; the dropped (-1) row gets 0.
+    GradCase(
+        "unsorted_segment_prod",
+        lambda x, i: tf.unsorted_segment_prod(x, i, 3),
+        [
+            np.array([[0.0, 1.5], [0.7, 0.0], [-1.2, 0.8], [0.9, 1.1], [1.3, 0.0]]),
+            np.array([0, 0, 2, -1, 0], np.int32),
+        ],
+    ),
+    *[
+        GradCase(
+            f"tensor_scatter_nd_{mode}",
+            lambda t, i, u, mode=mode: getattr(tf, f"tensor_scatter_nd_{mode}")(t, i, u),
+            # no ties between an entry and its updates: min and max are smooth there
+            [
+                Distinct(4, 3),
+                np.array([[1], [3], [1]] if mode != "update" else [[1], [3], [0]], np.int32),
+                Distinct(3, 3) + 0.005,
+            ],
+        )
+        for mode in ("update", "add", "sub", "min", "max")
+    ],
+    # space and patches (daskflow/ops/space_ops.py, patches_ops.py)
+    GradCase("space_to_depth", lambda x: tf.space_to_depth(x, 2), [R(2, 4, 6, 3)]),
+    GradCase("depth_to_space", lambda x: tf.depth_to_space(x, 2), [R(2, 2, 3, 8)]),
+    GradCase(
+        "space_to_batch_nd", lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 1], [0, 1]]), [R(2, 4, 5, 2)]
+    ),
+    GradCase(
+        "batch_to_space_nd", lambda x: tf.batch_to_space_nd(x, [2, 2], [[0, 1], [1, 0]]), [R(8, 2, 3, 1)]
+    ),
+    *[
+        GradCase(
+            f"extract_image_patches_{padding}",
+            lambda x, padding=padding: tf.extract_image_patches(
+                x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], padding
+            ),
+            [R(2, 5, 6, 2)],
+        )
+        for padding in ("SAME", "VALID")
+    ],
 ]
 
 # Second order: the gradient of a first-order gradient graph.
@@ -546,6 +646,26 @@ SECOND_ORDER = [
     GradCase(
         "avg_pool", grad_of(lambda x: tf.square(_pool(tf.nn.avg_pool, 3, 2, "SAME")(x))), [R(1, 5, 4, 2)]
     ),
+    # gradient primitives of the new ops: their own rules
+    GradCase("repeat", grad_of(lambda x: tf.repeat(x, 2, axis=1) ** 2), [R(3, 2)]),
+    GradCase(
+        "batch_gather",
+        grad_of(lambda p, i: tf.batch_gather(p, i) ** 2),
+        [R(2, 3, 2), np.array([[2, 0, 2], [1, 1, 0]], np.int32)],
+    ),
+    GradCase(
+        "tile_fed_multiples",
+        grad_of(lambda x, m: tf.reshape(tf.tile(x, m), [6, 6]) ** 2),
+        [R(3, 2), np.array([2, 3], np.int32)],
+        batch=(0,),
+    ),
+    GradCase(
+        "extract_image_patches",
+        grad_of(lambda x: tf.extract_image_patches(x, [1, 2, 2, 1], [1, 2, 1, 1], [1, 1, 1, 1], "SAME") ** 2),
+        [R(1, 4, 3, 2)],
+    ),
+    GradCase("erf", grad_of(tf.erf), [R(2, 3)]),
+    GradCase("lgamma", grad_of(tf.lgamma), [P(2, 3)]),
 ]
 
 

@@ -13,6 +13,7 @@ Random and variable ops have their own tests below the table.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -145,6 +146,149 @@ def np_softmax(x, axis=-1):
 
 def _gather_index():
     return np.array([2, 0, 2, 1], I32)  # a repeated index on purpose
+
+
+# -- numpy references for the array, segment, space and counting ops, by loops --------------------
+
+
+def np_roll(x, shifts, axes):
+    """``x`` rolled by slicing and concatenating, one axis at a time."""
+    for s, a in zip(shifts, axes):
+        n = x.shape[a]
+        s = int(s) % n
+        x = np.concatenate([np.take(x, range(n - s, n), a), np.take(x, range(n - s), a)], a)
+    return x
+
+
+def np_repeat(x, repeats, axis):
+    counts = np.broadcast_to(repeats, (x.shape[axis],))
+    return np.concatenate([np.take(x, [i] * int(r), axis) for i, r in enumerate(counts)], axis)
+
+
+def np_tile(x, multiples):
+    for a, m in enumerate(multiples):
+        x = np.concatenate([x] * int(m), a)
+    return x
+
+
+def np_scatter_nd(tensor, indices, updates, combine):
+    out = tensor.copy()
+    for k in np.ndindex(indices.shape[:-1]):
+        at = tuple(indices[k])
+        out[at] = combine(out[at], updates[k])
+    return out
+
+
+def np_segments(data, ids, num, combine, empty):
+    out = np.full((num,) + data.shape[1:], empty, data.dtype)
+    seen = [False] * num
+    for row, k in zip(data, ids):
+        if k >= 0:
+            out[k] = row if not seen[k] else combine(out[k], row)
+            seen[k] = True
+    return out
+
+
+def np_space_to_depth(x, b):
+    n, h, w, c = x.shape
+    out = np.zeros((n, h // b, w // b, b * b * c), x.dtype)
+    for i, j, bi, bj in np.ndindex(h // b, w // b, b, b):
+        out[:, i, j, (bi * b + bj) * c : (bi * b + bj + 1) * c] = x[:, i * b + bi, j * b + bj]
+    return out
+
+
+def np_depth_to_space(x, b):
+    n, h, w, c = x.shape
+    d = c // (b * b)
+    out = np.zeros((n, h * b, w * b, d), x.dtype)
+    for i, j, bi, bj in np.ndindex(h, w, b, b):
+        out[:, i * b + bi, j * b + bj] = x[:, i, j, (bi * b + bj) * d : (bi * b + bj + 1) * d]
+    return out
+
+
+def np_space_to_batch(x, block, pads):
+    """TF's layout: output batch ``(bi * block[1] + bj) * n + k`` holds the pixels at offset (bi, bj)."""
+    x = np.pad(x, [(0, 0), *pads, (0, 0)])
+    n, h, w = x.shape[:3]
+    b0, b1 = block
+    out = np.zeros((n * b0 * b1, h // b0, w // b1) + x.shape[3:], x.dtype)
+    for bi, bj, k in np.ndindex(b0, b1, n):
+        out[(bi * b1 + bj) * n + k] = x[k, bi::b0, bj::b1]
+    return out
+
+
+def np_batch_to_space(x, block, crops):
+    b0, b1 = block
+    n = x.shape[0] // (b0 * b1)
+    h, w = x.shape[1] * b0, x.shape[2] * b1
+    out = np.zeros((n, h, w) + x.shape[3:], x.dtype)
+    for bi, bj, k in np.ndindex(b0, b1, n):
+        out[k, bi::b0, bj::b1] = x[(bi * b1 + bj) * n + k]
+    (t, bo), (le, ri) = crops
+    return out[:, t : h - bo, le : w - ri]
+
+
+def np_patches(x, ksizes, strides, rates, padding):
+    """Each patch's entries in (row, column, channel) order, zeros outside the image."""
+    n, h, w, c = x.shape
+    kh, kw = ksizes
+    (oh, top, _), (ow, left, _) = (
+        _geometry(size, k + (k - 1) * (r - 1), s, padding)
+        for size, k, s, r in ((h, kh, strides[0], rates[0]), (w, kw, strides[1], rates[1]))
+    )
+    out = np.zeros((n, oh, ow, kh * kw * c), x.dtype)
+    for a, b, i, j in np.ndindex(oh, ow, kh, kw):
+        row, col = a * strides[0] - top + i * rates[0], b * strides[1] - left + j * rates[1]
+        if 0 <= row < h and 0 <= col < w:
+            out[:, a, b, (i * kw + j) * c : (i * kw + j + 1) * c] = x[:, row, col]
+    return out
+
+
+def np_histogram_bin(v, lo, hi, nbins):
+    """The bin of one value: the edges compared one by one, outliers in the end bins."""
+    edges = [lo + (hi - lo) * k / nbins for k in range(1, nbins)]
+    return sum(v >= e for e in edges)
+
+
+def np_rint(x):
+    """Round half to even, from floor."""
+    f = np.floor(x)
+    d = x - f
+    return np.where(d > 0.5, f + 1, np.where(d < 0.5, f, f + f % 2))
+
+
+def np_atan2(y, x):
+    """The angle from arctan(y / x), moved into the right quadrant."""
+    base = np.arctan(y / x)
+    return np.where(x > 0, base, base + np.where(y >= 0, np.pi, -np.pi))
+
+
+def _qr_properties(full_matrices):
+    """A qr case's outputs: q @ r, q's Gram matrix, r's part below the diagonal, q and r scaled by 0."""
+
+    def build(x):
+        q, r = tf.qr(x, full_matrices=full_matrices)
+        return [
+            tf.matmul(q, r),
+            tf.matmul(q, q, transpose_a=True),
+            r - tf.matrix_band_part(r, 0, -1),
+            q * 0.0,
+            r * 0.0,
+        ]
+
+    def ref(x):
+        *batch, m, n = x.shape
+        cols = m if full_matrices else min(m, n)
+        zeros = np.zeros
+        return [
+            x,
+            np.broadcast_to(np.eye(cols), (*batch, cols, cols)),
+            zeros((*batch, cols, n)),
+            zeros((*batch, m, cols)),
+            zeros((*batch, cols, n)),
+        ]
+
+    return build, ref
 
 
 # -- the table -------------------------------------------------------------------------------
@@ -1007,6 +1151,323 @@ CASES = [
         lambda x: (x * 2).astype(F32),
         static=False,
     ),
+    # TF1's remaining elementwise math (daskflow/ops/special_math_ops.py): references by other
+    # formulas, or Python's math module where the kernel calls scipy
+    Case(
+        "acos",
+        "Acos",
+        tf.acos,
+        [rng.uniform(-0.95, 0.95, (2, 3))],
+        lambda x: np.arctan2(np.sqrt(1 - x * x), x),
+    ),
+    Case(
+        "asin",
+        "Asin",
+        tf.asin,
+        [rng.uniform(-0.95, 0.95, (2, 3))],
+        lambda x: np.arctan2(x, np.sqrt(1 - x * x)),
+    ),
+    Case("atan", "Atan", tf.atan, [R(2, 3) * 3], lambda x: np.arcsin(x / np.sqrt(1 + x * x))),
+    Case("acosh", "Acosh", tf.acosh, [P(2, 3) + 1], lambda x: np.log(x + np.sqrt(x * x - 1))),
+    Case(
+        "asinh",
+        "Asinh",
+        tf.asinh,
+        [R(2, 3) * 3],
+        lambda x: np.sign(x) * np.log(np.abs(x) + np.sqrt(x * x + 1)),
+    ),
+    Case(
+        "atanh",
+        "Atanh",
+        tf.atanh,
+        [rng.uniform(-0.95, 0.95, (2, 3))],
+        lambda x: 0.5 * np.log((1 + x) / (1 - x)),
+    ),
+    Case("cosh", "Cosh", tf.cosh, [R(2, 3) * 3], lambda x: (np.exp(x) + np.exp(-x)) / 2),
+    Case("sinh_f32", "Sinh", tf.sinh, [R(2, 3, dtype=F32) * 3], lambda x: (np.exp(x) - np.exp(-x)) / 2),
+    Case(
+        "expm1_tiny",
+        "Expm1",
+        tf.expm1,
+        [np.array([[1e-12, -3e-9, 2.0], [-1.5, 1e-5, 0.0]])],
+        lambda x: np.where(np.abs(x) < 1e-3, x + x * x / 2 + x**3 / 6, np.exp(x) - 1),
+    ),
+    Case(
+        "rint_half_to_even",
+        "Rint",
+        tf.rint,
+        [np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.2, -2.7])],
+        np_rint,
+    ),
+    Case("atan2_quadrants", "Atan2", tf.atan2, [R(3, 4), np.array([1.5, -0.7, 2.0, -1.2])], np_atan2),
+    Case(
+        "div_no_nan",
+        "DivNoNan",
+        tf.div_no_nan,
+        [np.array([[1.5, np.nan, -2.0], [np.inf, 3.0, 0.0]]), np.array([2.0, 0.0, -4.0])],
+        lambda x, y: np.array([[x[0, 0] / y[0], 0.0, x[0, 2] / y[2]], [np.inf, 0.0, -0.0]]),
+    ),
+    Case(
+        "div_no_nan_int32_gives_float64",
+        "DivNoNan",
+        tf.div_no_nan,
+        [np.array([7, -3, 4], I32), np.array([2, 0, -8], I32)],
+        lambda x, y: np.array([3.5, 0.0, -0.5]),
+    ),
+    Case("erf", "Erf", tf.erf, [R(2, 3) * 2], np.vectorize(math.erf)),
+    Case("erfc_tail", "Erfc", tf.erfc, [np.array([-1.0, 0.0, 0.5, 3.0, 8.0])], np.vectorize(math.erfc)),
+    Case(
+        "lgamma",
+        "Lgamma",
+        tf.lgamma,
+        [np.array([[0.3, 1.0, 2.5], [-0.5, -2.5, 40.0]])],
+        np.vectorize(math.lgamma),
+    ),
+    # linear algebra (daskflow/ops/linalg_qr_ops.py)
+    Case("qr_tall_batched", "Qr", _qr_properties(False)[0], [R(2, 4, 3)], _qr_properties(False)[1]),
+    Case("qr_wide", "Qr", _qr_properties(False)[0], [R(3, 5)], _qr_properties(False)[1]),
+    Case("qr_full_matrices", "Qr", _qr_properties(True)[0], [R(2, 4, 3)], _qr_properties(True)[1]),
+    Case(
+        "matrix_set_diag_wide",
+        "MatrixSetDiag",
+        tf.matrix_set_diag,
+        [R(2, 3, 4), R(2, 3)],
+        lambda x, d: np.stack(
+            [[[d[b, i] if i == j else x[b, i, j] for j in range(4)] for i in range(3)] for b in range(2)]
+        ),
+    ),
+    Case(
+        "trace", None, tf.trace, [R(2, 4, 3)], lambda x: np.array([sum(m[i, i] for i in range(3)) for m in x])
+    ),
+    # array functions (daskflow/ops/array_extra_ops.py)
+    Case(
+        "roll_two_axes",
+        "Roll",
+        lambda x: tf.roll(x, [1, -2], [0, 1]),
+        [R(3, 4)],
+        lambda x: np_roll(x, [1, -2], [0, 1]),
+    ),
+    Case(
+        "roll_fed_shift_same_axis_twice",
+        "Roll",
+        lambda x, s: tf.roll(x, tf.stack([s, s]), [1, 1]),
+        [R(2, 5), np.array(3, I32)],
+        lambda x, s: np_roll(x, [2 * s], [1]),
+    ),
+    Case(
+        "repeat_scalar", "Repeat", lambda x: tf.repeat(x, 2, axis=1), [R(3, 2)], lambda x: np_repeat(x, 2, 1)
+    ),
+    Case(
+        "repeat_vector_axis0",
+        "Repeat",
+        lambda x: tf.repeat(x, [2, 0, 3], axis=0),
+        [Int(3, 2)],
+        lambda x: np_repeat(x, [2, 0, 3], 0),
+        static=False,  # TF1 knows the axis' size only for a scalar repeats
+    ),
+    Case(
+        "repeat_flattens",
+        "Repeat",
+        lambda x: tf.repeat(x, 2),
+        [R(2, 3)],
+        lambda x: np_repeat(x.reshape(-1), 2, 0),
+    ),
+    Case(
+        "batch_gather",
+        "BatchGather",
+        tf.batch_gather,
+        [R(2, 3, 4), np.array([[2, 0, 2], [1, 1, 0]], I32)],
+        lambda p, i: np.stack([np.stack([p[b, k] for k in i[b]]) for b in range(2)]),
+    ),
+    Case(
+        "identity_n", "IdentityN", lambda a, b: tf.identity_n([a, b]), [R(2, 3), Int(4)], lambda a, b: [a, b]
+    ),
+    Case("ensure_shape", "EnsureShape", lambda x: tf.ensure_shape(x, [None, 3]), [R(2, 3)], lambda x: x),
+    Case(
+        "where_v2_all_broadcast",
+        "SelectV2",
+        tf.where_v2,
+        [Bool(3, 1), R(4), R(3, 4)],
+        lambda c, x, y: c * x + ~c * y,
+    ),
+    Case(
+        "where_v2_vector_condition",
+        "SelectV2",
+        lambda c, x: tf.where_v2(c, x, 0.0),
+        [Bool(4), R(3, 4)],
+        lambda c, x: x * c,
+        batch=(1,),
+    ),
+    Case(
+        "invert_permutation",
+        "InvertPermutation",
+        tf.invert_permutation,
+        [np.array([3, 4, 0, 2, 1], I64)],
+        lambda x: np.array([list(x).index(i) for i in range(5)], I64),
+    ),
+    Case(
+        "unravel_index",
+        "UnravelIndex",
+        tf.unravel_index,
+        [np.array([2, 5, 11, 0], I32), np.array([3, 4], I32)],
+        lambda i, d: np.array([i // 4, i % 4], I32),
+        batch=(0,),
+    ),
+    *[
+        Case(
+            f"searchsorted_{side}",
+            "SearchSorted",
+            lambda s, v, side=side: tf.searchsorted(s, v, side=side),
+            [np.sort(Int(2, 6), axis=1), Int(2, 4)],
+            lambda s, v, side=side: np.array(
+                [[sum(e < u if side == "left" else e <= u for e in s[b]) for u in v[b]] for b in range(2)],
+                I32,
+            ),
+        )
+        for side in ("left", "right")
+    ],
+    Case(
+        "listdiff",
+        "ListDiff",
+        lambda x, y: list(tf.setdiff1d(x, y)),
+        [np.array([1, 2, 3, 4, 5, 6, 3], I32), np.array([1, 3, 5], I32)],
+        lambda x, y: [np.array([2, 4, 6], I32), np.array([1, 3, 5], I32)],
+        static=False,
+    ),
+    Case(
+        "tile_multiples_from_shape",
+        "TileDynamic",
+        lambda x: tf.tile(x, [tf.shape(x)[0], 2]),
+        [R(3, 2)],
+        lambda x: np_tile(x, [3, 2]),
+    ),
+    Case(
+        "tile_fed_multiples",
+        "TileDynamic",
+        lambda x, m: tf.tile(x, m),
+        [R(3, 2), np.array([2, 3], I32)],
+        lambda x, m: np_tile(x, m),
+        batch=(0,),
+        static=False,  # multiples known only when run
+    ),
+    # segments and scatters (daskflow/ops/segment_extra_ops.py, scatter_extra_ops.py)
+    Case(
+        "unsorted_segment_min",
+        "UnsortedSegmentMin",
+        lambda x, i: tf.unsorted_segment_min(x, i, 4),
+        [R(5, 2), np.array([1, 3, 1, -1, 1], I32)],
+        lambda x, i: np_segments(x, i, 4, np.minimum, np.finfo(F64).max),
+    ),
+    Case(
+        "unsorted_segment_prod_int",
+        "UnsortedSegmentProd",
+        lambda x, i: tf.unsorted_segment_prod(x, i, 3),
+        [Int(5, 2), np.array([2, 0, 2, 2, -1], I64)],
+        lambda x, i: np_segments(x, i, 3, np.multiply, 1),
+    ),
+    *[
+        Case(
+            f"tensor_scatter_nd_{mode}",
+            "TensorScatterNd",
+            lambda t, i, u, fn=fn: fn(t, i, u),
+            [R(4, 3), np.array([[1], [3], [1]] if mode != "update" else [[1], [3], [0]], I32), R(3, 3)],
+            lambda t, i, u, combine=combine: np_scatter_nd(t, i, u, combine),
+        )
+        for mode, fn, combine in [
+            ("update", tf.tensor_scatter_nd_update, lambda old, new: new),
+            ("add", tf.tensor_scatter_nd_add, np.add),
+            ("sub", tf.tensor_scatter_nd_sub, np.subtract),
+            ("min", tf.tensor_scatter_nd_min, np.minimum),
+            ("max", tf.tensor_scatter_nd_max, np.maximum),
+        ]
+    ],
+    Case(
+        "tensor_scatter_nd_add_elements_int",
+        "TensorScatterNd",
+        tf.tensor_scatter_nd_add,
+        [Int(3, 4), np.array([[0, 1], [2, 3], [0, 1]], I64), Int(3)],
+        lambda t, i, u: np_scatter_nd(t, i, u, np.add),
+    ),
+    # space, counting and patches (daskflow/ops/space_ops.py, counting_ops.py, patches_ops.py)
+    Case(
+        "space_to_depth",
+        "SpaceToDepth",
+        lambda x: tf.space_to_depth(x, 2),
+        [R(2, 4, 6, 3)],
+        lambda x: np_space_to_depth(x, 2),
+    ),
+    Case(
+        "space_to_depth_nchw",
+        "SpaceToDepth",
+        lambda x: tf.space_to_depth(x, 2, data_format="NCHW"),
+        [R(2, 3, 4, 2)],
+        lambda x: np_space_to_depth(x.transpose(0, 2, 3, 1), 2).transpose(0, 3, 1, 2),
+    ),
+    Case(
+        "depth_to_space",
+        "SpaceToDepth",
+        lambda x: tf.depth_to_space(x, 2),
+        [R(2, 2, 3, 8)],
+        lambda x: np_depth_to_space(x, 2),
+    ),
+    Case(
+        "space_to_batch_nd_padded",
+        "SpaceToBatchND",
+        lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 1], [0, 1]]),
+        [R(2, 4, 5, 3)],
+        lambda x: np_space_to_batch(x, (2, 3), [(1, 1), (0, 1)]),
+    ),
+    Case(
+        "batch_to_space_nd_cropped",
+        "SpaceToBatchND",
+        lambda x: tf.batch_to_space_nd(x, [2, 2], [[0, 1], [1, 0]]),
+        [R(8, 2, 3, 1)],
+        lambda x: np_batch_to_space(x, (2, 2), [(0, 1), (1, 0)]),
+    ),
+    Case(
+        "bincount",
+        "Bincount",
+        tf.bincount,
+        [np.array([1, 1, 4, 2, 1, 4, 0], I32)],
+        lambda a: np.array([sum(v == k for v in a) for k in range(5)], I32),
+        static=False,  # the length is max(arr) + 1, known only when run
+    ),
+    Case(
+        "bincount_weights_min_max_length",
+        "Bincount",
+        lambda a, w: tf.bincount(a, weights=w, minlength=3, maxlength=4),
+        [np.array([[1, 5], [1, 0]], I32), R(2, 2)],
+        lambda a, w: np.array([sum(w[a == k]) for k in range(4)]),
+        static=False,
+    ),
+    Case(
+        "histogram_fixed_width",
+        "HistogramFixedWidth",
+        lambda v, r: tf.histogram_fixed_width(v, r, nbins=5),
+        [rng.uniform(-2.0, 7.0, (3, 8)), np.array([0.0, 5.0])],
+        lambda v, r: np.array(
+            [sum(np_histogram_bin(e, 0.0, 5.0, 5) == k for e in v.ravel()) for k in range(5)], I32
+        ),
+    ),
+    Case(
+        "histogram_fixed_width_bins_int64",
+        "HistogramFixedWidth",
+        lambda v, r: tf.histogram_fixed_width_bins(v, r, nbins=4, dtype=tf.int64),
+        [rng.uniform(-1.0, 3.0, (2, 5)), np.array([0.0, 2.0])],
+        lambda v, r: np.vectorize(lambda e: np_histogram_bin(e, 0.0, 2.0, 4))(v).astype(I64),
+    ),
+    *[
+        Case(
+            f"extract_image_patches_{padding}",
+            "ExtractImagePatches",
+            lambda x, padding=padding: tf.extract_image_patches(
+                x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], padding
+            ),
+            [R(2, 5, 6, 2)],
+            lambda x, padding=padding: np_patches(x, (3, 2), (2, 1), (1, 2), padding),
+        )
+        for padding in ("SAME", "VALID")
+    ],
 ]
 
 # Primitives with a kernel but no case in the table, and why.
@@ -1104,6 +1565,27 @@ EXEMPT = {
     "PrintV2": "no outputs, prints: tests/test_more_ops.py",
     "ScatterUpdate": "updates a variable: tests/test_more_ops.py",
     "ScatterAdd": "updates a variable: tests/test_more_ops.py",
+    # scipy.special is both these kernels' code and the only reference numpy offers.
+    "Digamma": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "Polygamma": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "Zeta": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "Igamma": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "Igammac": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "Betainc": "scipy.special is the kernel: tests/test_math_extra.py, against TF1's stored answers",
+    "IgammaGradA": "gradient of Igamma: tests/test_gradients.py, and tests/test_math_extra.py against TF1",
+    "BincountSize": "the length of Bincount, run by cases bincount and bincount_weights_min_max_length",
+    "BatchScatterAdd": "gradient of BatchGather",
+    "RepeatGrad": "gradient of Repeat",
+    "TileDynamicGrad": "gradient of TileDynamic",
+    "ExtractImagePatchesGrad": "gradient of ExtractImagePatches",
+    "ScatterSub": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterMul": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterDiv": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterMin": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterMax": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterNdUpdate": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterNdAdd": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
+    "ScatterNdSub": "updates a variable: test_variable_scatters; against TF1: tests/test_array_extra.py",
 }
 
 
@@ -1314,6 +1796,41 @@ def test_variable_updates():
             got = sess.run(v)
     assert got.dtype == F64 and got.shape == (2, 3)
     np.testing.assert_array_equal(got, delta * 2 + delta - delta)
+
+
+VARIABLE_SCATTERS = [
+    # (primitive, builder, indices, updates, how a repeated index combines)
+    ("ScatterSub", tf.scatter_sub, [2, 0, 2], R(3, 2), np.subtract),
+    ("ScatterMul", tf.scatter_mul, [1, 1, 0], R(3, 2), np.multiply),
+    ("ScatterDiv", tf.scatter_div, [0, 2, 0], P(3, 2), np.divide),
+    ("ScatterMin", tf.scatter_min, [2, 2, 1], R(3, 2), np.minimum),
+    ("ScatterMax", tf.scatter_max, [0, 1, 0], R(3, 2), np.maximum),
+    ("ScatterNdUpdate", tf.scatter_nd_update, [[1, 0], [2, 1]], R(2), lambda old, new: new),
+    ("ScatterNdAdd", tf.scatter_nd_add, [[1], [1], [0]], R(3, 2), np.add),
+    ("ScatterNdSub", tf.scatter_nd_sub, [[2, 1], [0, 0], [2, 1]], R(3), np.subtract),
+]
+
+
+@pytest.mark.parametrize(
+    "name,fn,indices,updates,combine", VARIABLE_SCATTERS, ids=[s[0] for s in VARIABLE_SCATTERS]
+)
+def test_variable_scatters(name, fn, indices, updates, combine):
+    init = R(3, 2)
+    expected = init.copy()
+    for at, u in zip(indices, updates):  # one update after another, by hand
+        at = tuple(at) if isinstance(at, list) else at
+        expected[at] = combine(expected[at], u)
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(init, name="v")
+        u = tf.placeholder(tf.float64, updates.shape)
+        new = fn(v, indices, u)
+        assert name in {op.type for op in g.get_operations()}
+        assert new.dtype is tf.float64 and new.shape.as_list() == [3, 2]
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            got, after = sess.run(new, {u: updates}), sess.run(v)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_array_equal(after, got)
 
 
 def test_no_op_and_group():

@@ -210,6 +210,13 @@ def test_variable_ops_on_the_device():
         _ran_on_device(name)
 
 
+def test_variable_scatters_on_the_device():
+    for scatter in test_ops.VARIABLE_SCATTERS:
+        test_ops.test_variable_scatters(*scatter)
+    for name, *_ in test_ops.VARIABLE_SCATTERS:
+        _ran_on_device(name)
+
+
 @pytest.mark.parametrize(
     "build,message",
     [

@@ -116,8 +116,12 @@ def _histogram_infer(inputs, *, nbins, dtype, bins_only):
             f"histogram_fixed_width: value_range {value_range.name} must be {values.dtype.name} like "
             f"values {values.name}"
         )
-    if value_range._dims is not None and value_range._dims != (2,):
-        raise ValueError(f"histogram_fixed_width: value_range {value_range.name} must have shape [2]")
+    r = value_range._dims
+    if r is not None and (len(r) != 1 or r[0] not in (None, 2)):  # [None] fits, as in TF1
+        raise ValueError(
+            f"histogram_fixed_width: value_range {value_range.name} must have shape [2], "
+            f"got {value_range.shape}"
+        )
     return (values._dims if bins_only else (nbins,)), dtype
 
 

@@ -49,10 +49,14 @@ def _nd_fit(what, tensor_dims, indices, updates):
 def _combine(xp, ufunc, out, index, updates):
     """``out[index] = ufunc(out[index], updates)`` for each update in turn (repeats combine)."""
     at = getattr(getattr(xp, ufunc), "at", None)
-    if at is not None and not (ufunc == "divide" and out.dtype.kind in "iu"):
-        at(out, index, updates)
-        return out
-    if ufunc == "divide":  # integers: truncated division by the repeats' product is the same
+    integer_divide = ufunc == "divide" and out.dtype.kind in "iu"
+    if at is not None and not integer_divide:
+        try:
+            at(out, index, updates)
+            return out
+        except NotImplementedError:  # cupy has multiply.at and divide.at, but they refuse to run
+            pass
+    if integer_divide:  # truncated division by the repeats' product is the same
         prod = _combine(xp, "multiply", xp.ones_like(out), index, updates)
         quotient = xp.abs(out) // xp.abs(prod) * xp.sign(out) * xp.sign(prod)
         return quotient.astype(out.dtype)

@@ -36,8 +36,11 @@ def _unsorted_kernel(ufunc, empty):
         keep = ids >= 0  # negative ids are dropped, as TF does
         at = getattr(getattr(xp, ufunc), "at", None)
         if at is not None:
-            at(out, ids[keep], data[keep])
-            return out
+            try:
+                at(out, ids[keep], data[keep])
+                return out
+            except NotImplementedError:  # cupy has multiply.at, but it refuses to run
+                pass
         for k, row in zip(ids[keep].tolist(), data[keep]):  # an array library without ufunc.at
             out[k] = getattr(xp, ufunc)(out[k], row)
         return out
