@@ -2,8 +2,9 @@
 under daskflow and land within TF1's own run-to-run spread, with TF1's static shapes.
 
 The whole corpus runs as a script (``python -m tests.conformance``, see the README);
-``tests/conformance/oracle.json`` holds TF1's three runs of each program (seeds 0-2)
-and the static shapes of the tensors it fetched.
+``tests/conformance/oracle.json`` holds TF1's five runs of each program (seeds 0-4;
+a seed the program sets itself is shifted by the run's seed) and the static shapes of
+the tensors it fetched.
 """
 
 import json

@@ -8,7 +8,8 @@ Usage (from the repository root)::
     python -m tests.conformance corpus/<repo>/x.py   # some programs only (results merged)
 
 TF1's runs (``--oracle``: seed 0 of each program, then seeds 1.. ``--seeds``-1 of
-those that ran; ``--spread`` only the latter) are kept in ``tests/conformance/oracle.json``;
+those that ran; ``--spread`` only the latter, topping up to ``--seeds`` runs;
+``--respread`` discards the further seeds first) are kept in ``tests/conformance/oracle.json``;
 daskflow's last run of each program in ``tests/conformance/results.json``. Both are
 merged by program and saved as each program ends, so a partial run updates only its
 programs. ``docs/conformance.md`` is written from both.
@@ -48,12 +49,18 @@ def programs(sets):
     return found
 
 
-def run_batch(chosen, engine, seeds, python, done, shapes_dir, limits=None):
+def run_batch(chosen, engine, seeds, python, done, shapes_dir, limits=None, jobs=1):
     """Run `chosen` programs under `engine` in one runner process (the engine imported once);
-    each report is passed to ``done(program, seed, report)`` as it comes."""
+    each report is passed to ``done(program, seed, report)`` as it comes. With `jobs` runners
+    side by side, each one's BLAS (numpy's) gets its share of the cores: OpenBLAS's threads
+    spin while they wait, and two runners each with a thread per core slow each other's small
+    matrix products some thirtyfold."""
     cmd = [python, str(HERE / "run_program.py"), *(str(HERE / program) for program in chosen)]
     cmd += ["--engine", engine, "--seeds", *map(str, seeds)]
     env = dict(os.environ, PYTHONHASHSEED="0", CONFORMANCE_SHAPES=shapes_dir)
+    if jobs > 1:
+        share = str(max(1, (os.cpu_count() or 1) // jobs))
+        env.update(OPENBLAS_NUM_THREADS=share, OMP_NUM_THREADS=share, MKL_NUM_THREADS=share)
     if limits:
         env["CONFORMANCE_TIMEOUTS"] = limits
     proc = subprocess.Popen(
@@ -100,7 +107,10 @@ def run_all(chosen, engine, seeds, python, jobs, finished, limits=None):
 
     batches = [chosen[i::jobs] for i in range(jobs) if chosen[i::jobs]]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        runs = [pool.submit(run_batch, b, engine, seeds, python, done, shapes_dir, limits) for b in batches]
+        runs = [
+            pool.submit(run_batch, b, engine, seeds, python, done, shapes_dir, limits, len(batches))
+            for b in batches
+        ]
         for run in runs:
             run.result()
     shutil.rmtree(shapes_dir, ignore_errors=True)
@@ -151,6 +161,23 @@ def _save(path, table):
     path.write_text(json.dumps(dict(sorted(table.items())), indent=1, sort_keys=True) + "\n")
 
 
+def _top_up(oracle, chosen, args):
+    """Run TF's seeds ``n..--seeds``-1 of each chosen program that ran and has ``n`` runs."""
+
+    def more_runs(program, runs):
+        oracle[program]["results"] += [r["result"] if r["status"] == "ok" else None for r in runs]
+        oracle[program]["statuses"] += [r["status"] for r in runs]
+        _save(ORACLE, oracle)
+
+    by_count = {}
+    for program in chosen:
+        entry = oracle.get(program)
+        if entry and entry["status"] == "ok" and len(entry["results"]) < args.seeds:
+            by_count.setdefault(len(entry["results"]), []).append(program)
+    for count, todo in sorted(by_count.items()):
+        run_all(todo, "tf", list(range(count, args.seeds)), args.tf_python, args.jobs, more_runs)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("programs", nargs="*", help="paths relative to tests/conformance (default: all)")
@@ -158,8 +185,9 @@ def main(argv=None):
     parser.add_argument("--oracle", action="store_true", help="rerun TF1 first (--seeds runs each)")
     parser.add_argument("--missing", action="store_true", help="with --oracle: only programs it lacks")
     parser.add_argument("--spread", action="store_true", help="only TF's further seeds where it lacks them")
+    parser.add_argument("--respread", action="store_true", help="with --spread: drop further seeds first")
     parser.add_argument("--no-daskflow", action="store_true", help="only the oracle")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tf-python", default=TF_PYTHON)
     args = parser.parse_args(argv)
@@ -176,20 +204,12 @@ def main(argv=None):
         run_all(todo, "tf", [0], args.tf_python, args.jobs, first_run)
     if args.oracle or args.spread:
         oracle = _load(ORACLE)
-        more = list(range(1, args.seeds))
-        todo = [
-            p
-            for p in chosen
-            if p in oracle and oracle[p]["status"] == "ok" and len(oracle[p]["results"]) == 1
-        ]
-
-        def more_runs(program, runs):
-            oracle[program]["results"] += [r["result"] if r["status"] == "ok" else None for r in runs]
-            oracle[program]["statuses"] += [r["status"] for r in runs]
-            _save(ORACLE, oracle)
-
-        if more:
-            run_all(todo, "tf", more, args.tf_python, args.jobs, more_runs)
+        if args.respread:
+            for program in chosen:
+                if program in oracle:
+                    oracle[program]["results"] = oracle[program]["results"][:1]
+                    oracle[program]["statuses"] = oracle[program]["statuses"][:1]
+        _top_up(oracle, chosen, args)
     if not args.no_daskflow:
         results, oracle = _load(RESULTS), _load(ORACLE)
 

@@ -1,8 +1,9 @@
 """Judging a daskflow run of a corpus program against TF1's runs of it.
 
-TF1's spread: the oracle runs each program with several seeds (numpy's,
-Python's and the graph-level seed; ``python -m tests.conformance --oracle``)
-and keeps every run's result numbers. A daskflow number is within TF's spread
+TF1's spread: the oracle runs each program with five seeds (numpy's, Python's
+and the graph-level seed, and any seed the program sets itself shifted by the
+run's seed; ``python -m tests.conformance --oracle --seeds 5``) and keeps every
+run's result numbers. A daskflow number is within TF's spread
 when it lies in TF's range of that number widened on each side by the
 range's own width, plus float32 rounding (``1e-3`` relative, ``1e-6``
 absolute): a program whose numbers do not depend on the seed must match TF

@@ -25,7 +25,12 @@ fails as it would for a user.
 
 Each run gets a fresh working directory holding ``MNIST_data/`` (see
 :mod:`stand_ins`) and whatever the program's folder's ``data.py`` makes;
-numpy's, Python's and the graph-level random seeds are ``--seed``.
+numpy's, Python's and the graph-level random seeds are ``--seed``. A program
+that sets its own seeds gets them shifted by ``--seed`` (see :func:`shift_seeds`):
+seed 0 runs it exactly as written, and further seeds measure how much its result
+moves with the draw, which is the spread a daskflow run is judged against
+(daskflow's random streams are not TF's Philox streams, so a fixed seed gives
+another draw from the same distributions, not TF's draw).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import importlib.util
 import io
 import json
 import linecache
+import numbers
 import os
 import pathlib
 import re
@@ -251,6 +257,7 @@ def run(path, engine, seed, tf):
     harness.headless_pyplot()
     numpy.random.seed(seed)
     random.seed(seed)
+    shift_seeds(seed, tf, numpy.random, random)
     sys.argv = [path]
     sys.path.insert(0, str(pathlib.Path(path).parent))
     report = {"engine": engine, "program": os.path.relpath(path, REPO), "seed": seed}
@@ -284,6 +291,28 @@ def run(path, engine, seed, tf):
     report["seconds"] = round(time.perf_counter() - start, 2)
     report["result"] = result_numbers(tee.copy.getvalue(), fields.get("result"))
     return report
+
+
+def shift_seeds(offset, *modules):
+    """Make each ``set_random_seed`` / ``set_seed`` / ``seed`` function of `modules` (and
+    of ``tf.random``) add `offset` to an integer seed a program gives it; 0 leaves them."""
+    if not offset:
+        return
+    owners = [*modules, getattr(modules[0], "random", None)]
+    for owner in filter(None, owners):
+        for name in ("set_random_seed", "set_seed", "seed"):
+            original = getattr(owner, name, None)
+            if callable(original) and not isinstance(original, types.ModuleType):
+                setattr(owner, name, _shifted(original, offset))
+
+
+def _shifted(original, offset):
+    def set_seed(seed=None, *args, **kwargs):
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            seed += offset
+        return original(seed, *args, **kwargs)
+
+    return set_seed
 
 
 def _save_shapes(calls, engine, path):
