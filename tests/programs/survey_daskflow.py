@@ -28,7 +28,7 @@ OUT = harness.HERE / "STATUS.md"
 TIMEOUT_S = run_daskflow.TIMEOUT_S
 # The environment as this module is imported (pytest imports it while collecting, before any
 # test runs). Dask's Nanny later sets OMP_NUM_THREADS=1 and the like in this process's own
-# environment for the workers it spawns; a program must run with the threads a user's does.
+# environment for the workers it spawns; the runners' thread counts are set by run_many.
 ENVIRONMENT = dict(os.environ)
 
 
@@ -46,25 +46,42 @@ def first_failure(name, stderr):
 
 
 def run_one(name):
-    """Run one program in a fresh interpreter; its entry (see :func:`entry`)."""
-    return run_many([name])[name]
+    """Run one program in a fresh runner process; its entry (see :func:`entry`)."""
+    return run_many([name], runners=1)[name]
 
 
-def run_many(names):
-    """Run the named programs in one runner process that imports daskflow once and forks
-    a child per program; ``{name: entry}`` (see :func:`entry`)."""
+def run_many(names, runners=2):
+    """Run the named programs in `runners` runner processes side by side, each importing
+    daskflow once and forking a child per program; ``{name: entry}`` (see :func:`entry`).
+    Each runner's BLAS gets its share of the cores (OpenBLAS's spinning threads would
+    otherwise slow the other runner's small matrix products many times over)."""
+    share = str(max(1, (os.cpu_count() or 1) // runners))
     env = {k: v for k, v in ENVIRONMENT.items() if k != "DASKFLOW_PROGRAM_STEPS"}
-    paths = [str(harness.HERE / f"{name}.py") for name in names]
-    cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), "--forked", *paths]
-    timeout = TIMEOUT_S * len(names) + 60
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=harness.REPO)
-    reports = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("PROGRAM "):
-            report = json.loads(line.removeprefix("PROGRAM "))
-            reports[pathlib.Path(report["path"]).stem] = report
-    crashed = {"returncode": proc.returncode, "stdout": "", "stderr": proc.stderr, "seconds": 0}
-    return {name: entry(name, reports.get(name, crashed)) for name in names}
+    env.update(OPENBLAS_NUM_THREADS=share, OMP_NUM_THREADS=share, MKL_NUM_THREADS=share)
+    batches = [names[i::runners] for i in range(runners) if names[i::runners]]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(harness.HERE / "run_daskflow.py"), "--forked"]
+            + [str(harness.HERE / f"{name}.py") for name in batch],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=harness.REPO,
+        )
+        for batch in batches
+    ]
+    reports, crashed = {}, {}
+    for batch, proc in zip(batches, procs):
+        out, err = proc.communicate(timeout=TIMEOUT_S * len(batch) + 60)
+        for line in out.splitlines():
+            if line.startswith("PROGRAM "):
+                report = json.loads(line.removeprefix("PROGRAM "))
+                reports[pathlib.Path(report["path"]).stem] = report
+        crashed.update(
+            dict.fromkeys(batch, {"returncode": proc.returncode, "stdout": "", "stderr": err, "seconds": 0})
+        )
+    return {name: entry(name, reports.get(name, crashed[name])) for name in names}
 
 
 def entry(name, report):
