@@ -66,7 +66,7 @@ def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
     with cli_cluster(names, nanny=True) as (address, _):
         config = tf.ConfigProto(backup_variables_every=1)
         kill = KillAt(address, victim, 100)
-        accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
+        accuracy, metrics = contract_program(address, sync=True, steps=170, config=config, extra_hooks=[kill])
     recoveries = contract_program.recoveries
     print(
         f"\nkilled {victim}: recoveries {recoveries}, accuracy {accuracy:.3f}, "
@@ -151,7 +151,7 @@ def test_a_worker_joining_under_a_new_name_takes_a_lost_replicas_place():
     with cli_cluster(names, nanny=False) as (address, procs):
         replace = ReplaceAt(address, "worker-1", 60, "worker-3", procs)
         plans = PlansOnTheWorkers()
-        accuracy, metrics = contract_program(address, sync=False, steps=240, extra_hooks=[replace, plans])
+        accuracy, metrics = contract_program(address, sync=False, steps=160, extra_hooks=[replace, plans])
     assert replace.done
     assert plans.installed == plans.in_use  # the plan made before the replacement is gone
     used = [m["replicas_used"] for m in metrics if m["replicas_used"]]  # the training steps
@@ -168,7 +168,7 @@ def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     with cli_cluster(names, nanny=False) as (address, _):  # no Nanny: a killed worker stays dead
         config = tf.ConfigProto(backup_variables_every=1, recovery_wait_secs=3)
         kill = KillAt(address, "ps-0", 100, wait_gone=True)  # gone before the next step is built
-        accuracy, metrics = contract_program(address, sync=True, steps=250, config=config, extra_hooks=[kill])
+        accuracy, metrics = contract_program(address, sync=True, steps=170, config=config, extra_hooks=[kill])
     (recovered,) = contract_program.recoveries
     assert recovered["lost"] == ["ps-0"] and recovered["steps_lost"] == 0
     assert recovered["stand_ins"]["ps-0"] in {"worker-0", "worker-1", "worker-2"}

@@ -34,13 +34,9 @@ FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf1_signatur
 # makes its test fail until the entry here is removed.
 OWNED = {
     "data": "tf.data's mismatches are not fixed yet",
-    "session": "daskflow's Session takes cluster arguments of its own",
-    "config": "ServerDef's schema is not TF's yet",
     "tensorboardx": "tensorboardX's Event proto (daskflow writes events with it) lacks source_metadata",
 }
 XFAIL = {
-    "tf.Session": "session",
-    "tf.train.ServerDef": "config",
     # daskflow's tf.summary.Event is tensorboardX's proto, whose schema lacks TF's newer field.
     "tf.summary.Event": "tensorboardx",
     "tf.Event": "tensorboardx",

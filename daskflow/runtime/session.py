@@ -57,7 +57,7 @@ class Session:
     array([2., 4.], dtype=float32)
     """
 
-    def __init__(self, target="", graph=None, config=None, security=None):
+    def __init__(self, target="", graph=None, config=None, *, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
         log_ignored_fields(self.config)

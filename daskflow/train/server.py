@@ -44,12 +44,20 @@ PS_THREADS = 2  # a ps's updates take turns on a job's lock; reads are served of
 
 @dataclass(frozen=True)
 class ServerDef:
-    """What a :class:`Server` was made from (TF1's ``ServerDef``, as plain fields)."""
+    """What a :class:`Server` was made from (TF1's ``ServerDef``, as plain fields).
+
+    ``port`` is the task's port in ``cluster``; ``default_session_config`` the ``config``
+    the Server was given; ``cluster_device_filters`` and ``replica`` are kept as given
+    (daskflow's sessions take device filters from their own ``ConfigProto``)."""
 
     cluster: ClusterSpec
     job_name: str
     task_index: int
     protocol: str = "grpc"
+    default_session_config: object = None
+    port: int = 0
+    cluster_device_filters: object = None
+    replica: int = 0
 
 
 class Server:
@@ -92,7 +100,7 @@ class Server:
         *,
         security=None,
     ):
-        self.server_def = _server_def(server_or_cluster_def, job_name, task_index, protocol)
+        self.server_def = _server_def(server_or_cluster_def, job_name, task_index, protocol, config)
         spec, job_name, task_index = (
             self.server_def.cluster,
             self.server_def.job_name,
@@ -288,7 +296,7 @@ def first_task(spec: ClusterSpec) -> tuple:
     return job, spec.task_indices(job)[0]
 
 
-def _server_def(definition, job_name, task_index, protocol) -> ServerDef:
+def _server_def(definition, job_name, task_index, protocol, config=None) -> ServerDef:
     if isinstance(definition, ServerDef):
         return definition
     spec = ClusterSpec(definition)
@@ -306,7 +314,9 @@ def _server_def(definition, job_name, task_index, protocol) -> ServerDef:
         raise ValueError(
             f"task_index {task_index} is not a task of job {job_name!r}; it has {spec.task_indices(job_name)}"
         )
-    return ServerDef(spec, job_name, int(task_index), protocol or "grpc")
+    address = spec.task_address(job_name, int(task_index))
+    port = int(address.rsplit(":", 1)[1]) if ":" in address else 0
+    return ServerDef(spec, job_name, int(task_index), protocol or "grpc", config, port)
 
 
 def _host_port(address, what) -> tuple:

@@ -14,7 +14,9 @@ TF1 name daskflow lacks fails here as it would for a user.
 With ``--forked``, daskflow is imported once and each program runs in a child
 process forked from this one (a fresh interpreter per program spends most of a
 short program's time importing); after each, a line ``PROGRAM {json}`` gives its
-``path``, ``returncode``, ``stdout``, ``stderr`` and ``seconds``.
+``path``, ``returncode``, ``stdout``, ``stderr`` and ``seconds``. With no paths
+after ``--forked``, the paths come one per line on stdin, each run as it arrives
+(so runners side by side can share a queue of programs).
 """
 
 import json
@@ -84,7 +86,7 @@ def _child(path, timeout):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--forked":
-        for program in sys.argv[2:]:
+        for program in sys.argv[2:] or (line.strip() for line in sys.stdin):
             print("PROGRAM", json.dumps(run_forked(program)), flush=True)
     else:
         install()

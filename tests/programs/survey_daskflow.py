@@ -13,11 +13,11 @@ the ``tf.*`` names its source uses that daskflow lacks
 
 import json
 import os
-import pathlib
 import re
 import signal
 import subprocess
 import sys
+import threading
 
 import harness
 import run_daskflow
@@ -52,36 +52,45 @@ def run_one(name):
 
 def run_many(names, runners=2):
     """Run the named programs in `runners` runner processes side by side, each importing
-    daskflow once and forking a child per program; ``{name: entry}`` (see :func:`entry`).
-    Each runner's BLAS gets its share of the cores (OpenBLAS's spinning threads would
-    otherwise slow the other runner's small matrix products many times over)."""
+    daskflow once and forking a child per program, the next program going to whichever
+    runner is free; ``{name: entry}`` (see :func:`entry`). Each runner's BLAS gets its
+    share of the cores (OpenBLAS's spinning threads would otherwise slow the other
+    runner's small matrix products many times over)."""
     share = str(max(1, (os.cpu_count() or 1) // runners))
     env = {k: v for k, v in ENVIRONMENT.items() if k != "DASKFLOW_PROGRAM_STEPS"}
     env.update(OPENBLAS_NUM_THREADS=share, OMP_NUM_THREADS=share, MKL_NUM_THREADS=share)
-    batches = [names[i::runners] for i in range(runners) if names[i::runners]]
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(harness.HERE / "run_daskflow.py"), "--forked"]
-            + [str(harness.HERE / f"{name}.py") for name in batch],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=harness.REPO,
-        )
-        for batch in batches
-    ]
-    reports, crashed = {}, {}
-    for batch, proc in zip(batches, procs):
-        out, err = proc.communicate(timeout=TIMEOUT_S * len(batch) + 60)
-        for line in out.splitlines():
-            if line.startswith("PROGRAM "):
-                report = json.loads(line.removeprefix("PROGRAM "))
-                reports[pathlib.Path(report["path"]).stem] = report
-        crashed.update(
-            dict.fromkeys(batch, {"returncode": proc.returncode, "stdout": "", "stderr": err, "seconds": 0})
-        )
-    return {name: entry(name, reports.get(name, crashed[name])) for name in names}
+    queue, reports = list(reversed(names)), {}
+    lock = threading.Lock()
+
+    def runner():
+        cmd = [sys.executable, str(harness.HERE / "run_daskflow.py"), "--forked"]
+        with subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=harness.REPO
+        ) as proc:
+            while True:
+                with lock:
+                    name = queue.pop() if queue else None
+                if name is None:
+                    break
+                proc.stdin.write(str(harness.HERE / f"{name}.py") + "\n")
+                proc.stdin.flush()
+                reports[name] = _next_report(proc, name)
+            proc.stdin.close()
+
+    threads = [threading.Thread(target=runner) for _ in range(min(runners, len(names)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {name: entry(name, reports[name]) for name in names}
+
+
+def _next_report(proc, name):
+    """The runner's report of the program it was just given (a crash of the runner: one too)."""
+    for line in proc.stdout:
+        if line.startswith("PROGRAM "):
+            return json.loads(line.removeprefix("PROGRAM "))
+    return {"returncode": proc.wait(), "stdout": "", "stderr": f"runner ended before {name}", "seconds": 0}
 
 
 def entry(name, report):
