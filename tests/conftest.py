@@ -5,11 +5,40 @@ After each test module, the garbage is collected and what survives is frozen
 programs, Dask clients' state) then no longer slow every later full
 collection. Without it, the recovery tests ran 2-4x slower late in the suite
 than alone (a killed ps: 25 s instead of 6), all of it in the collector.
+
+The suite runs on two pytest-xdist processes (``pyproject.toml``'s ``addopts``).
+Every module that starts Dask clusters, processes or a browser is in one group,
+run by one process a test at a time, so no two clusters compete for the cores or
+for ports and the timing checks of recovery and stragglers hold; each other
+module is a group of its own (its module-scoped fixtures run once) and runs on
+the other process meanwhile.
 """
 
+import functools
 import gc
+import pathlib
+import re
 
 import pytest
+
+# What a module does to start clusters, processes or a browser (or runners of public programs,
+# which keep both cores busy).
+STARTS_PROCESSES = re.compile(
+    r"local_cluster|LocalCluster|cli_cluster|subprocess|Popen|chromium|Client\(|multiprocessing"
+    r"|survey_daskflow|conformance import"
+)
+
+
+@functools.cache
+def _group(path: str) -> str:
+    if STARTS_PROCESSES.search(pathlib.Path(path).read_text()):
+        return "clusters"
+    return pathlib.Path(path).stem
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_group(str(item.path))))
 
 
 @pytest.fixture(autouse=True, scope="module")
