@@ -30,18 +30,6 @@ import daskflow as tf
 
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "tf1_signatures.json").read_text())
 
-# Chains whose mismatches are known, with why; each is a strict xfail, so fixing one
-# makes its test fail until the entry here is removed.
-OWNED = {
-    "data": "tf.data's mismatches are not fixed yet",
-    "tensorboardx": "tensorboardX's Event proto (daskflow writes events with it) lacks source_metadata",
-}
-XFAIL = {
-    # daskflow's tf.summary.Event is tensorboardX's proto, whose schema lacks TF's newer field.
-    "tf.summary.Event": "tensorboardx",
-    "tf.Event": "tensorboardx",
-}
-
 
 def resolve(chain):
     """What ``chain`` (``tf.a.b``) names on daskflow by attribute access, or None."""
@@ -65,7 +53,7 @@ def present(kind=None):
         obj = resolve(chain)
         if obj is None or not callable(obj) or third_party(obj, entry):
             continue
-        out.append(pytest.param(chain, entry, id=chain, marks=xfail_marks(chain)))
+        out.append(pytest.param(chain, entry, id=chain))
     return out
 
 
@@ -74,12 +62,6 @@ def third_party(obj, entry):
     # daskflow re-exports the same object, its signature is that package's own.
     module = getattr(obj, "__module__", None) or ""
     return module == entry["module"] and not module.startswith(("tensorflow", "tf_keras"))
-
-
-def xfail_marks(chain):
-    if chain in XFAIL:
-        return [pytest.mark.xfail(reason=OWNED[XFAIL[chain]], strict=True)]
-    return []
 
 
 def daskflow_params(obj):

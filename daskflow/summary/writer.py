@@ -47,6 +47,10 @@ class _EventFile:
         return self._writer._file_name
 
     def add(self, event):
+        from tensorboardX.proto import event_pb2
+
+        if not isinstance(event, event_pb2.Event):  # TF's Event (daskflow's has source_metadata)
+            event = event_pb2.Event.FromString(event.SerializeToString())  # its bytes, unknown field kept
         with self._lock:
             self._writer.write_event(event)
             self._pending += 1
