@@ -122,10 +122,24 @@ def central_crop(image, central_fraction):
     x = _image(image, "central_crop")
     if not 0.0 < central_fraction <= 1.0:
         raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return x
     h, w = (x.shape[a] for a in _axes(x))
-    top = int((h - h * central_fraction) / 2)
-    left = int((w - w * central_fraction) / 2)
-    return crop_to_bounding_box(x, top, left, h - 2 * top, w - 2 * left)
+    if h is not None and w is not None:
+        top = int((h - h * central_fraction) / 2)
+        left = int((w - w * central_fraction) / 2)
+        return crop_to_bounding_box(x, top, left, h - 2 * top, w - 2 * left)
+    # Sizes known only at run time: TF1's integer rule, computed in the graph.
+    offset = int(1 / ((1 - central_fraction) / 2.0))
+    shape = array_ops.shape(x)
+    sides = [shape[a] for a in _axes(x)]
+    starts = [side // offset for side in sides]
+    sizes = [side - 2 * start for side, start in zip(sides, starts)]
+    lead = [] if x.shape.ndims == 3 else [0]
+    keep = [] if x.shape.ndims == 3 else [-1]
+    begin = array_ops.stack(lead + starts + [0])
+    size = array_ops.stack(keep + sizes + [-1])
+    return array_ops.slice(x, begin, size)
 
 
 def _random_crop_kernel(xp, streams, x, size, *, seed):
@@ -306,20 +320,29 @@ def per_image_standardization(image):
     return (x - mean) / math_ops.maximum(std, floor)
 
 
+def _in_float(x, adjust):
+    """``adjust`` applied as TF1 does it: on float16/float32 images as they are, on others
+    converted to float32 (integers to 0..1), the result converted back, saturating."""
+    if x.dtype in (dtypes.float16, dtypes.float32):
+        return adjust(x)
+    return convert_image_dtype(adjust(convert_image_dtype(x, dtypes.float32)), x.dtype, saturate=True)
+
+
 def adjust_brightness(image, delta):
+    """``image + delta``, in 0..1 units for integer images (TF1's convention)."""
     x = convert_to_tensor(image)
-    return (
-        math_ops.cast(math_ops.cast(x, dtypes.float32) + delta, x.dtype)
-        if not x.dtype.is_floating
-        else x + delta
-    )
+    return _in_float(x, lambda f: f + math_ops.cast(delta, f.dtype))
 
 
 def adjust_contrast(images, contrast_factor):
     """``(x - mean) * factor + mean``, the mean per image and channel."""
     x = _image(images, "adjust_contrast")
-    mean = math_ops.reduce_mean(x, list(_axes(x)), keepdims=True)
-    return (x - mean) * contrast_factor + mean
+
+    def adjust(f):
+        mean = math_ops.reduce_mean(f, list(_axes(f)), keepdims=True)
+        return (f - mean) * math_ops.cast(contrast_factor, f.dtype) + mean
+
+    return _in_float(x, adjust)
 
 
 def random_brightness(image, max_delta, seed=None):
