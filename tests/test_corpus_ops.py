@@ -7,9 +7,7 @@ daskflow; run-time errors, ``Variable.initialized_value`` and the folding
 behind static shapes are checked directly.
 """
 
-import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -17,12 +15,9 @@ import pytest
 import daskflow as tf
 from daskflow.errors import InvalidArgumentError
 from daskflow.ops.infer import constant_value
+from tests import tf1_answers
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures"
-sys.path.insert(0, str(FIXTURES))
-import scenarios_corpus_ops as sc  # noqa: E402
-
-TF1 = json.loads((FIXTURES / "corpus_ops.json").read_text())["values"]
+sc, TF1 = tf1_answers.load("scenarios_corpus_ops", "corpus_ops.json")
 
 
 @pytest.fixture(scope="module")
@@ -32,16 +27,7 @@ def mine():
 
 @pytest.mark.parametrize("name", sorted(TF1))
 def test_scenario_matches_tf1(mine, name):
-    want, got = TF1[name], mine[name]
-    if "error" in want:
-        assert got == want
-        return
-    assert got["described"] == want["described"]
-    if "value" in want:
-        for w, g in zip(want["value"], got["value"]):
-            np.testing.assert_allclose(
-                np.array(g, dtype=float), np.array(w, dtype=float), rtol=2e-5, atol=2e-6
-            )
+    tf1_answers.assert_matches(TF1[name], mine[name])
 
 
 def test_graph_building_errors_name_the_culprit():

@@ -7,20 +7,14 @@ graph-building error. Here the same scenarios run under daskflow; the error
 messages are checked to name the culprit.
 """
 
-import json
-import pathlib
 import sys
 
-import numpy as np
 import pytest
 
 import daskflow as tf
+from tests import tf1_answers
 
-FIXTURES = pathlib.Path(__file__).parent / "fixtures"
-sys.path.insert(0, str(FIXTURES))
-import scenarios_math_extra as sc  # noqa: E402
-
-TF1 = json.loads((FIXTURES / "math_extra.json").read_text())["values"]
+sc, TF1 = tf1_answers.load("scenarios_math_extra", "math_extra.json")
 
 
 @pytest.fixture(autouse=True)
@@ -45,18 +39,7 @@ def _tolerance(dtype):
 
 @pytest.mark.parametrize("name", sorted(TF1))
 def test_scenario_matches_tf1(mine, name):
-    want, got = TF1[name], mine[name]
-    if "error" in want:
-        assert got == want
-        return
-    assert got["described"] == want["described"]
-    assert ("value" in got) == ("value" in want)
-    for w, g, d in zip(want.get("value", []), got.get("value", []), want["described"]):
-        if w is None:
-            assert g is None
-            continue
-        rtol, atol = _tolerance(d["dtype"])
-        np.testing.assert_allclose(np.array(g, dtype=float), np.array(w, dtype=float), rtol=rtol, atol=atol)
+    tf1_answers.assert_matches(TF1[name], mine[name], _tolerance)
 
 
 def test_dtype_errors_name_the_culprit_tensor_and_op():
