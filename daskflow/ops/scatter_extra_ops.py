@@ -14,36 +14,15 @@ from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
-from ..framework.tensor_shape import fmt
 from . import array_ops, math_ops
 from .segment_ops import (
     _checked_index,
     _default_policy,
-    _nd_depth,
     _scatter_var_infer,
     gather_nd,
+    nd_fit,
     scatter_nd,
 )
-
-
-def _nd_fit(what, tensor_dims, indices, updates):
-    """Check ``updates`` has shape ``indices.shape[:-1] + tensor.shape[depth:]``."""
-    depth = _nd_depth(indices, what)
-    if None in (tensor_dims, depth, indices._dims, updates._dims):
-        return
-    if depth > len(tensor_dims):
-        raise ValueError(
-            f"{what}: index depth {depth} of {indices.name} exceeds the rank of shape {fmt(tensor_dims)}"
-        )
-    expected = indices._dims[:-1] + tuple(tensor_dims[depth:])
-    if len(expected) != len(updates._dims) or any(
-        a is not None and b is not None and a != b for a, b in zip(expected, updates._dims)
-    ):
-        raise ValueError(
-            f"{what}: updates {updates.name} of shape {updates.shape} do not fit indices "
-            f"{indices.name} of shape {indices.shape} into shape {fmt(tensor_dims)} "
-            f"(expected {fmt(expected)})"
-        )
 
 
 def _combine(xp, ufunc, out, index, updates):
@@ -83,7 +62,7 @@ def _tensor_scatter_infer(inputs, *, mode):
             f"tensor_scatter_nd_{mode}: updates {updates.name} are {updates.dtype.name}, tensor "
             f"{tensor.name} is {tensor.dtype.name}"
         )
-    _nd_fit(f"tensor_scatter_nd_{mode}", tensor._dims, indices, updates)
+    nd_fit(f"tensor_scatter_nd_{mode}", tensor._dims, indices, updates)
     return tensor._dims, tensor.dtype
 
 
@@ -203,7 +182,7 @@ def _scatter_nd_var_infer(inputs):
         raise TypeError(
             f"cannot scatter {updates.dtype.name} updates into the {ref.dtype.name} variable {ref.op.name}"
         )
-    _nd_fit(f"scatter_nd update of {ref.op.name}", ref._dims, indices, updates)
+    nd_fit(f"scatter_nd update of {ref.op.name}", ref._dims, indices, updates)
     return ref._dims, ref.dtype
 
 

@@ -209,20 +209,31 @@ def _gather_nd_kernel(xp, params, indices):
     return xp.array(params[_checked_index(xp, indices, params.shape, "gather_nd")])
 
 
+def nd_fit(what, tensor_dims, indices, updates):
+    """Check ``updates`` has shape ``indices.shape[:-1] + tensor.shape[depth:]``."""
+    depth = _nd_depth(indices, what)
+    if None in (tensor_dims, depth, indices._dims, updates._dims):
+        return
+    if depth > len(tensor_dims):
+        raise ValueError(
+            f"{what}: index depth {depth} of {indices.name} exceeds the rank of shape {fmt(tensor_dims)}"
+        )
+    expected = indices._dims[:-1] + tuple(tensor_dims[depth:])
+    if len(expected) != len(updates._dims) or any(
+        a is not None and b is not None and a != b for a, b in zip(expected, updates._dims)
+    ):
+        raise ValueError(
+            f"{what}: updates {updates.name} of shape {updates.shape} do not fit indices "
+            f"{indices.name} of shape {indices.shape} into shape {fmt(tensor_dims)} "
+            f"(expected {fmt(expected)})"
+        )
+
+
 def _scatter_nd_infer(inputs):
     indices, updates, shape = inputs
-    depth = _nd_depth(indices, "scatter_nd")
     dims = static_shape_value(shape)
-    if None not in (dims, depth, updates._dims, indices._dims) and None not in dims:
-        expected = indices._dims[:-1] + tuple(dims[depth:])
-        if len(expected) != len(updates._dims) or any(
-            a is not None and b is not None and a != b for a, b in zip(expected, updates._dims)
-        ):
-            raise ValueError(
-                f"scatter_nd: updates {updates.name} of shape {updates.shape} do not fit "
-                f"indices {indices.name} of shape {indices.shape} into shape {fmt(dims)} "
-                f"(expected {fmt(expected)})"
-            )
+    if dims is not None and None not in dims:
+        nd_fit("scatter_nd", dims, indices, updates)
     return dims, updates.dtype
 
 
