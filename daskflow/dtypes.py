@@ -189,6 +189,12 @@ def as_dtype(type_value) -> DType:
     """
     if isinstance(type_value, DType):
         return type_value
+    if isinstance(type_value, int) and not isinstance(type_value, builtins.bool):
+        # TF's DataType enum (a ``_ref`` type is its value type plus 100).
+        found = _BY_ENUM.get(type_value - 100 if type_value > 100 else type_value)
+        if found is None:
+            raise TypeError(f"Cannot convert {type_value!r} to a TensorFlow DType.")
+        return found
     if isinstance(type_value, str):
         found = _BY_NAME.get(type_value)
         if found is None and type_value.removesuffix("_ref") in _UNSUPPORTED:

@@ -37,7 +37,10 @@ def write_variable(value, url) -> dict:
 
 
 def read_variable(url, record) -> np.ndarray:
-    """The value stored at ``url``, checked against its manifest ``record``."""
+    """The value stored at ``url``, checked against its manifest ``record`` (a record with an
+    ``offset`` is a tensor in a shard of TF's checkpoint: see :func:`read_bundle_tensor`)."""
+    if "offset" in record:
+        return read_bundle_tensor(url, record)
     try:
         with fsspec.open(url, "rb") as f:
             data = f.read()
@@ -55,5 +58,22 @@ def read_variable(url, record) -> np.ndarray:
         raise DataLossError(None, None, f"checkpoint file {url} is not a plain .npy array: {e}") from None
     if list(array.shape) != record["shape"] or array.dtype.name != record["dtype"]:
         raise DataLossError(None, None, f"checkpoint file {url} does not hold what its manifest says")
+    array.flags.writeable = False
+    return array
+
+
+def read_bundle_tensor(url, record) -> np.ndarray:
+    """The tensor at ``record['offset']`` of a TF checkpoint shard (``size`` bytes,
+    little-endian, its masked CRC-32C checked), shaped ``record['shape']``."""
+    from ..lib.io.crc32c import masked
+
+    with fsspec.open(url, "rb") as f:
+        f.seek(record["offset"])
+        raw = f.read(record["size"])
+    if len(raw) != record["size"] or (record.get("crc32c") is not None and masked(raw) != record["crc32c"]):
+        name, where = record.get("name", "a tensor"), f"offset {record['offset']}"
+        raise DataLossError(None, None, f"{url}: checksum mismatch for {name} at {where}")
+    array = np.frombuffer(raw, dtype=np.dtype(record["dtype"]).newbyteorder("<")).reshape(record["shape"])
+    array = array.astype(array.dtype.newbyteorder("="))  # a copy, in this machine's byte order
     array.flags.writeable = False
     return array

@@ -5,8 +5,9 @@ checkpoint (its names, shapes, dtypes and values); ``list_variables`` and
 ``load_variable`` are the one-line forms; ``init_from_checkpoint`` makes
 variables' initializers set them from a checkpoint (warm starts, transfer
 learning), with TF1's assignment maps. They read daskflow's checkpoints
-(see :mod:`daskflow.train.saver`); each value read is checked against the
-manifest's size and SHA-256 first.
+(see :mod:`daskflow.train.saver`; each value read is checked against the
+manifest's size and SHA-256 first) and TF's (V2 bundles, see
+:mod:`daskflow.train.tensor_bundle`; CRCs checked).
 """
 
 from __future__ import annotations
@@ -47,16 +48,19 @@ class CheckpointReader:
     def __init__(self, prefix):
         from .saver import read_manifest
 
-        self._prefix = prefix
+        self._prefix, self._bundle = prefix, None
         try:
             self._manifest = read_manifest(prefix)
         except NotFoundError:
-            raise NotFoundError(
-                None,
-                None,
-                f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
-            ) from None
-        self._stored = self._manifest["variables"]
+            self._bundle = _tf_bundle(prefix)
+            self._manifest = None
+        if self._bundle is not None:  # TF's format: names, shapes and dtypes from its index
+            self._stored = {
+                name: {"shape": self._bundle.shape(name), "dtype": self._bundle.dtype(name).as_numpy_dtype}
+                for name in self._bundle.entries
+            }
+        else:
+            self._stored = self._manifest["variables"]
 
     def get_variable_to_shape_map(self):
         """``{name: shape as a list}`` of every variable in the checkpoint."""
@@ -84,6 +88,8 @@ class CheckpointReader:
         record = self._stored.get(name)
         if record is None:
             raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        if self._bundle is not None:
+            return self._bundle.read(name)
         folder = posixpath.join(posixpath.dirname(self._prefix), self._manifest["data"])
         return np.array(read_variable(f"{folder}/{record['file']}", record))
 
@@ -97,6 +103,20 @@ class CheckpointReader:
             shape = ",".join(str(d) for d in self._stored[name]["shape"])
             lines.append(f"{name} ({dt_names.get(dtype.as_datatype_enum, dtype.name)}) [{shape}]\n")
         return "".join(lines).encode()
+
+
+def _tf_bundle(prefix):
+    """The TF checkpoint (V2 bundle) at ``prefix``; NotFoundError, TF1's message, if none."""
+    from .tensor_bundle import Bundle
+
+    try:
+        return Bundle(prefix)
+    except NotFoundError:
+        raise NotFoundError(
+            None,
+            None,
+            f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
+        ) from None
 
 
 def _text(name):

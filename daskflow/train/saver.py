@@ -310,13 +310,7 @@ class Saver:
         save_path = os.fspath(save_path)
         if not self._built():
             return
-        try:
-            manifest = read_manifest(save_path)
-        except DataLossError:
-            raise
-        except (NotFoundError, ValueError, OSError) as e:
-            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
-        stored = manifest["variables"]
+        stored, location = _stored_variables(save_path)
         missing = sorted(set(self._vars) - set(stored))
         wrong = [
             f"{name}: checkpoint {tuple(r['shape'])} {r['dtype']}, graph {v.shape} {v.dtype.name}"
@@ -334,12 +328,34 @@ class Saver:
             raise InvalidArgumentError(
                 None, None, f"checkpoint {save_path} does not match the graph: mismatched {wrong}"
             )
-        folder = posixpath.join(posixpath.dirname(save_path), manifest["data"])
-        files = {
-            name: (f"{folder}/{stored[name]['file']}", stored[name], v.op.device)
-            for name, v in self._vars.items()
-        }
+        files = {name: (location(name), stored[name], v.op.device) for name, v in self._vars.items()}
         sess._read_checkpoint(files)
+
+
+def _stored_variables(save_path):
+    """(``{name: record}``, ``name -> URL of its bytes``) of daskflow's checkpoint at
+    ``save_path``, or else of TF's (a V2 bundle: ``<save_path>.index``)."""
+    try:
+        manifest = read_manifest(save_path)
+    except DataLossError:
+        raise
+    except (NotFoundError, ValueError, OSError) as e:
+        bundle = _tf_bundle(save_path)
+        if bundle is None:
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
+        return {name: bundle.record(name) for name in bundle.entries}, bundle.shard
+    stored = manifest["variables"]
+    folder = posixpath.join(posixpath.dirname(save_path), manifest["data"])
+    return stored, lambda name: f"{folder}/{stored[name]['file']}"
+
+
+def _tf_bundle(save_path):
+    from .tensor_bundle import Bundle
+
+    try:
+        return Bundle(save_path)
+    except NotFoundError:
+        return None
 
 
 def read_manifest(save_path) -> dict:
