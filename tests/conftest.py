@@ -11,11 +11,12 @@ Every module that starts Dask clusters, processes or a browser is in one group,
 run by one process a test at a time, so no two clusters compete for the cores or
 for ports and the timing checks of recovery and stragglers hold; each other
 module is a group of its own (its module-scoped fixtures run once) and runs on
-the other process meanwhile.
+the other process meanwhile, niced, so the clusters' processes get the cores first.
 """
 
 import functools
 import gc
+import os
 import pathlib
 import re
 
@@ -39,6 +40,22 @@ def _group(path: str) -> str:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(str(item.path))))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _clusters_go_first(request):
+    """While a module of the other groups runs beside the clusters, its process is niced:
+    the cores go to the clusters' processes first, whose tests check timings."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or _group(str(request.path)) == "clusters":
+        yield
+        return
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    os.setpriority(os.PRIO_PROCESS, 0, max(before, 10))
+    yield
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, before)
+    except PermissionError:  # only a privileged process may lower its niceness again
+        pass
 
 
 @pytest.fixture(autouse=True, scope="module")
