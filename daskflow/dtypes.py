@@ -17,6 +17,8 @@ import builtins
 
 import numpy as np
 
+from ._missing import module_getattr as _module_getattr
+
 
 class DType:
     """An element type of a tensor, backed by a numpy dtype.
@@ -243,7 +245,4 @@ def _as_bytes(item):
     raise TypeError(f"a string tensor holds str or bytes, got {type(item).__name__} {item!r}")
 
 
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from ._missing import module_getattr
-
-    return module_getattr("tf.dtypes")(name)
+__getattr__ = _module_getattr("tf.dtypes")  # TF1's other paths for a name, else a clear error

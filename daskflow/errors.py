@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+from ._missing import module_getattr as _module_getattr
+
 # TF's status codes (error_codes.proto), as tf.errors names them.
 OK = 0
 CANCELLED = 1
@@ -184,7 +186,4 @@ def error_code_from_exception_type(cls):
     return UnknownError(None, None, "Unknown class exception", None)
 
 
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from ._missing import module_getattr
-
-    return module_getattr("tf.errors")(name)
+__getattr__ = _module_getattr("tf.errors")  # TF1's other paths for a name, else a clear error

@@ -1,6 +1,7 @@
 """``tf.initializers``: initializer objects by their TF1 names, and the
 variable-initializing ops."""
 
+from ._missing import module_getattr as _module_getattr
 from .ops.init_ops import (
     Constant as constant,
 )
@@ -60,8 +61,4 @@ __all__ = [
     "local_variables", "variables",
 ]  # fmt: skip
 
-
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from ._missing import module_getattr
-
-    return module_getattr("tf.initializers")(name)
+__getattr__ = _module_getattr("tf.initializers")  # TF1's other paths for a name, else a clear error

@@ -37,6 +37,7 @@ def _group(path: str) -> str:
     return pathlib.Path(path).stem
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(str(item.path))))

@@ -10,6 +10,7 @@ Examples
 ([None, 3], [None])
 """
 
+from .._missing import module_getattr as _module_getattr
 from . import (
     cluster_source,  # noqa: F401 - registers the dask-array source of from_tensor_slices
     experimental,
@@ -49,8 +50,4 @@ __all__ = [
     "make_one_shot_iterator",
 ]
 
-
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from .._missing import module_getattr
-
-    return module_getattr("tf.data")(name)
+__getattr__ = _module_getattr("tf.data")  # TF1's other paths for a name, else a clear error

@@ -11,6 +11,7 @@ Examples
 ['sparse_softmax_cross_entropy_loss/value:0']
 """
 
+from .._missing import module_getattr as _module_getattr
 from .losses_impl import (
     Reduction,
     absolute_difference,
@@ -51,8 +52,4 @@ __all__ = [
     "sparse_softmax_cross_entropy",
 ]
 
-
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from .._missing import module_getattr
-
-    return module_getattr("tf.losses")(name)
+__getattr__ = _module_getattr("tf.losses")  # TF1's other paths for a name, else a clear error

@@ -15,6 +15,7 @@ Examples
 0.75
 """
 
+from .._missing import module_getattr as _module_getattr
 from .metrics_impl import (
     accuracy,
     auc,
@@ -69,8 +70,4 @@ __all__ = [
     "true_positives_at_thresholds",
 ]
 
-
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from .._missing import module_getattr
-
-    return module_getattr("tf.metrics")(name)
+__getattr__ = _module_getattr("tf.metrics")  # TF1's other paths for a name, else a clear error

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
 from . import array_ops, math_ops
 from .segment_ops import (
     _checked_index,
     _default_policy,
+    _scatter_var,
     _scatter_var_infer,
     gather_nd,
     nd_fit,
@@ -199,13 +199,6 @@ ScatterMax = _var_prim("ScatterMax", "maximum", False)
 ScatterNdUpdate = _var_prim("ScatterNdUpdate", None, True)
 ScatterNdAdd = _var_prim("ScatterNdAdd", "add", True)
 ScatterNdSub = _var_prim("ScatterNdSub", "subtract", True)
-
-
-def _scatter_var(prim, ref, indices, updates, name):
-    ref = convert_to_tensor(ref)
-    updates = convert_to_tensor(updates, dtype=None if hasattr(updates, "op") else ref.dtype)
-    with get_default_graph().colocate_with(ref.op):
-        return apply(prim, ref, indices, updates, name=name)
 
 
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):

@@ -107,16 +107,16 @@ class CheckpointReader:
 
 def _tf_bundle(prefix):
     """The TF checkpoint (V2 bundle) at ``prefix``; NotFoundError, TF1's message, if none."""
-    from .tensor_bundle import Bundle
+    from .saver import tf_bundle
 
-    try:
-        return Bundle(prefix)
-    except NotFoundError:
+    bundle = tf_bundle(prefix)
+    if bundle is None:
         raise NotFoundError(
             None,
             None,
             f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
-        ) from None
+        )
+    return bundle
 
 
 def _text(name):

@@ -19,6 +19,7 @@ import threading
 import weakref
 
 from .. import errors
+from .._missing import module_getattr as _module_getattr
 from ..framework.graph import get_default_graph, get_default_session
 from ..variables import GraphKeys
 
@@ -240,7 +241,4 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
     return threads
 
 
-def __getattr__(name):  # noqa: N807 - TF1's other paths for a name, else a clear error
-    from .._missing import module_getattr
-
-    return module_getattr("tf.train.queue_runner")(name)
+__getattr__ = _module_getattr("tf.train.queue_runner")  # TF1's other paths for a name, else a clear error

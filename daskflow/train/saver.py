@@ -340,7 +340,7 @@ def _stored_variables(save_path):
     except DataLossError:
         raise
     except (NotFoundError, ValueError, OSError) as e:
-        bundle = _tf_bundle(save_path)
+        bundle = tf_bundle(save_path)
         if bundle is None:
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
         return {name: bundle.record(name) for name in bundle.entries}, bundle.shard
@@ -349,7 +349,8 @@ def _stored_variables(save_path):
     return stored, lambda name: f"{folder}/{stored[name]['file']}"
 
 
-def _tf_bundle(save_path):
+def tf_bundle(save_path):
+    """TF's checkpoint (a V2 bundle) at ``save_path``, or None if there is none."""
     from .tensor_bundle import Bundle
 
     try:
