@@ -12,6 +12,9 @@ run by one process a test at a time, so no two clusters compete for the cores or
 for ports and the timing checks of recovery and stragglers hold; each other
 module is a group of its own (its module-scoped fixtures run once) and runs on
 the other process meanwhile, niced, so the clusters' processes get the cores first.
+The modules that run whole programs in runner processes (the public programs, the
+corpus, the notebooks) check no timings and take no fixed ports: they are groups of
+their own too, so the cluster group is not the suite's whole length.
 """
 
 import functools
@@ -22,17 +25,20 @@ import re
 
 import pytest
 
-# What a module does to start clusters, processes or a browser (or runners of public programs,
-# which keep both cores busy).
+# What a module does to start clusters, processes or a browser.
 STARTS_PROCESSES = re.compile(
     r"local_cluster|LocalCluster|cli_cluster|subprocess|Popen|chromium|Client\(|multiprocessing"
-    r"|survey_daskflow|conformance import"
 )
+
+
+# What a module does to run whole programs in runner processes (each runner niced with it).
+RUNS_PROGRAMS = re.compile(r"survey_daskflow|conformance import|nbclient")
 
 
 @functools.cache
 def _group(path: str) -> str:
-    if STARTS_PROCESSES.search(pathlib.Path(path).read_text()):
+    source = pathlib.Path(path).read_text()
+    if STARTS_PROCESSES.search(source) and not RUNS_PROGRAMS.search(source):
         return "clusters"
     return pathlib.Path(path).stem
 
