@@ -160,6 +160,11 @@ from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_nor
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.counting_ops import bincount, confusion_matrix, histogram_fixed_width, histogram_fixed_width_bins
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
+from .ops.example_parsing_ops import (
+    parse_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
 from .ops.image_ops import random_crop
@@ -302,6 +307,7 @@ from .ops.math_ops import (
 )
 from .ops.nn_impl import log_sigmoid
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
+from .ops.parsing_config import FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature
 from .ops.parsing_ops import decode_csv, decode_raw
 from .ops.partition_ops import dynamic_partition, dynamic_stitch
 from .ops.patches_ops import extract_image_patches

@@ -13,7 +13,7 @@ for ports and the timing checks of recovery and stragglers hold; each other
 module is a group of its own (its module-scoped fixtures run once) and runs on
 the other process meanwhile, niced, so the clusters' processes get the cores first.
 The modules that run whole programs in runner processes (the public programs, the
-corpus, the notebooks) check no timings and take no fixed ports: they are groups of
+corpus, the notebooks, live TensorFlow) check no timings and take no fixed ports: they are groups of
 their own too, so the cluster group is not the suite's whole length.
 """
 
@@ -32,7 +32,7 @@ STARTS_PROCESSES = re.compile(
 
 
 # What a module does to run whole programs in runner processes (each runner niced with it).
-RUNS_PROGRAMS = re.compile(r"survey_daskflow|conformance import|nbclient")
+RUNS_PROGRAMS = re.compile(r"survey_daskflow|conformance import|nbclient|tf_oracle import")
 
 
 @functools.cache

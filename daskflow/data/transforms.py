@@ -57,8 +57,17 @@ def _buffer_shuffle(elements, size, rng):
         yield buffer.pop()
 
 
+def _no_sparse(structure, who):
+    if nest.has_sparse(structure):
+        raise TypeError(
+            f"{who}: daskflow does not batch SparseTensor components; batch the records first, then "
+            "map a batch parser over them (dataset.batch(n).map(lambda r: tf.parse_example(r, features)))"
+        )
+
+
 class Batch(Dataset):
     def __init__(self, input_dataset, batch_size, drop_remainder):
+        _no_sparse(input_dataset._structure, "batch")
         if int(batch_size) < 1:
             raise ValueError(f"batch needs batch_size >= 1, got {batch_size}")
         self._input, self._size, self._drop = input_dataset, int(batch_size), bool(drop_remainder)
@@ -91,6 +100,7 @@ def _stack(parts):
 
 class PaddedBatch(Dataset):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        _no_sparse(input_dataset._structure, "padded_batch")
         if int(batch_size) < 1:
             raise ValueError(f"padded_batch needs batch_size >= 1, got {batch_size}")
         self._input, self._size, self._drop = input_dataset, int(batch_size), bool(drop_remainder)
@@ -184,6 +194,7 @@ def _pad_stack(parts, padded, value):
 
 class Unbatch(Dataset):
     def __init__(self, input_dataset):
+        _no_sparse(input_dataset._structure, "unbatch")
         specs = nest.flatten(input_dataset._structure)
         if any(s.dims == () for s in specs):
             raise ValueError("Cannot unbatch an input with scalar components.")

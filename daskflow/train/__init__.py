@@ -1,6 +1,17 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop."""
 
 from .._missing import module_getattr
+from ..core.example.example_pb2 import (
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from . import queue_runner
 from .checkpoint_management import (
     checkpoint_exists,

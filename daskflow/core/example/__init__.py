@@ -1,0 +1,1 @@
+"""``tensorflow.core.example``: the ``Example`` and ``SequenceExample`` protos."""
