@@ -1,8 +1,6 @@
 """Hostile input: every bad feed, device string, cluster spec or checkpoint gets a clear
 error and leaves variables and checkpoints as they were (hypothesis-generated)."""
 
-import json
-
 import numpy as np
 import pytest
 
@@ -167,11 +165,10 @@ def checkpoint(tmp_path_factory):
 
 
 @SETTINGS
-@given(data=st.binary(max_size=300), target=st.sampled_from(["data", "manifest"]))
+@given(data=st.binary(max_size=300), target=st.sampled_from(["data", "index"]))
 def test_any_checkpoint_bytes_are_refused_before_anything_changes(checkpoint, data, target):
     root, path, sess, saver, w = checkpoint
-    folder = next(root.glob("model.data-*"))
-    file = folder / "00000.npy" if target == "data" else root / "model.index.json"
+    file = root / ("model.data-00000-of-00001" if target == "data" else "model.index")
     good = file.read_bytes()
     try:
         file.write_bytes(data)
@@ -180,8 +177,8 @@ def test_any_checkpoint_bytes_are_refused_before_anything_changes(checkpoint, da
             saver.restore(sess, path)
         except (tf.errors.DataLossError, tf.errors.NotFoundError, tf.errors.InvalidArgumentError):
             np.testing.assert_array_equal(sess.run(w), np.full(4, -1.0))
-        else:  # only the very same bytes restore
-            assert data == good or json.loads(data) == json.loads(good)
+        else:  # only the very same bytes restore (a shard may have more after its tensors)
+            assert data[: len(good)] == good if target == "data" else data == good
     finally:
         file.write_bytes(good)
 

@@ -337,11 +337,11 @@ def test_checkpoint_dir_saves_and_a_new_session_resumes_from_it(tmp_path):
         for _ in range(12):
             sess.run(m.train, batch(m))
     assert tf.train.latest_checkpoint(str(tmp_path)) == f"{tmp_path}/model.ckpt-12"  # saved at the end
-    assert sorted(p.name for p in tmp_path.glob("*.index.json")) == [
-        "model.ckpt-0.index.json",  # TF1 saves the state the session starts from
-        "model.ckpt-10.index.json",
-        "model.ckpt-12.index.json",
-        "model.ckpt-5.index.json",
+    assert sorted(p.name for p in tmp_path.glob("*.index")) == [
+        "model.ckpt-0.index",  # TF1 saves the state the session starts from
+        "model.ckpt-10.index",
+        "model.ckpt-12.index",
+        "model.ckpt-5.index",
     ]
     with mts(checkpoint_dir=str(tmp_path)) as sess:  # restores: the global step goes on from 12
         assert sess.run(tf.train.get_global_step()) == 12

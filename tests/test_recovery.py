@@ -241,13 +241,16 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
             write = sess._write_checkpoint
             killer = None
 
-            def write_into_a_pipe(urls):
-                # big's file is a named pipe: its writer waits on this test's reads.
+            def write_into_a_pipe(names, shard_url):
+                # ps-0's data shard (it holds both variables) is a named pipe: its writer waits
+                # on this test's reads.
                 nonlocal killer
-                os.mkfifo(urls["big"])
-                killer = threading.Thread(target=_read_part_then_kill, args=(urls["big"], address, report))
+                os.mkfifo(shard_url(0, 1))
+                killer = threading.Thread(
+                    target=_read_part_then_kill, args=(shard_url(0, 1), address, report)
+                )
                 killer.start()
-                return write(urls)
+                return write(names, shard_url)
 
             sess._write_checkpoint = write_into_a_pipe
             try:
@@ -261,7 +264,7 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
             # The kill landed mid-write: part of the file was read, the pipe held the rest back.
             assert report["killed"] and report["writer"] == "ps-0", report
             assert PART <= report["read"] and report["read"] + _pipe_capacity() < 4_000_000 * 4
-            assert not os.path.exists(f"{tmp_path}/model-2.index.json")  # no manifest: no checkpoint
+            assert not os.path.exists(f"{tmp_path}/model-2.index")  # no index: no checkpoint
             assert tf.train.latest_checkpoint(str(tmp_path)) == first
             saver.restore(sess, first)  # the values died with ps-0; the checkpoint brings them back
             assert sess.run(small) == 1.0 and sess.run(tf.reduce_sum(big)) == 0.0

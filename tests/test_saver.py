@@ -1,7 +1,10 @@
 """train.Saver: safe, atomic checkpoints, embedded and written from the workers."""
 
 import json
+import pathlib
+import shutil
 
+import fsspec
 import numpy as np
 import pytest
 from distributed import Client, get_task_stream
@@ -43,16 +46,16 @@ def test_save_restore_latest_and_pruning(tmp_path, root):
         saver.restore(sess, paths[1])
         np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
         assert sess.run(step) == 2
-    manifest = json.loads(open_text(f"{paths[-1]}.index.json"))
-    assert sorted(manifest["variables"]) == ["global_step", "layer/b", "w"]
-    assert {r["file"] for r in manifest["variables"].values()} == {"00000.npy", "00001.npy", "00002.npy"}
-
-
-def open_text(url):
-    import fsspec
-
-    with fsspec.open(url, "r") as f:
-        return f.read()
+    # TF's format, one data shard from the one process holding variables; the pruned one gone.
+    assert tf.train.list_variables(paths[-1]) == [("global_step", []), ("layer/b", [3]), ("w", [2, 3])]
+    fs, root = fsspec.core.url_to_fs(base)
+    names = sorted(p.rsplit("/", 1)[-1] for p in fs.ls(root, detail=False))
+    assert [n for n in names if n.startswith("model-3")] == [
+        "model-3.data-00000-of-00001",
+        "model-3.index",
+        "model-3.meta",
+    ]
+    assert not [n for n in names if n.startswith("model-1")]
 
 
 def _saved(tmp_path):
@@ -92,10 +95,62 @@ def test_a_saver_of_some_variables_restores_them_from_a_fuller_checkpoint(tmp_pa
     sess.close()
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "missing", "pickle"])
+@pytest.mark.parametrize("damage", ["truncate", "flip", "missing", "index"])
 def test_a_damaged_file_is_refused_before_any_variable_changes(tmp_path, damage):
     sess, saver, path, w = _saved(tmp_path)
-    victim = next(tmp_path.glob("model.data-*")) / "00002.npy"  # "w", sorted last: the others read first
+    victim = tmp_path / ("model.index" if damage == "index" else "model.data-00000-of-00001")
+    data = victim.read_bytes()  # the shard: global_step, layer/b, then w (names in order)
+    if damage == "truncate":
+        victim.write_bytes(data[: len(data) - 4])
+    elif damage == "flip":
+        victim.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    elif damage == "missing":
+        victim.unlink()
+    else:
+        victim.write_bytes(data[:20] + bytes([data[20] ^ 1]) + data[21:])
+    with sess.graph.as_default():
+        zero_b = tf.assign(tf.global_variables()[1], tf.zeros([3]))
+    sess.run(zero_b)
+    named = "model.index" if damage == "index" else "model.data-00000-of-00001"
+    with pytest.raises(tf.errors.DataLossError, match=named):
+        saver.restore(sess, path)
+    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))
+    np.testing.assert_array_equal(sess.run(tf.global_variables()[1]), np.zeros(3))  # read fine, not set
+    sess.close()
+
+
+NPY_CHECKPOINT = pathlib.Path(__file__).parent / "fixtures" / "daskflow_npy_checkpoint"
+
+
+def _npy_checkpoint(tmp_path):
+    """A copy of a checkpoint in daskflow's first format, and a graph of its variables."""
+    folder = tmp_path / "npy"
+    shutil.copytree(NPY_CHECKPOINT, folder)
+    kernel = tf.Variable(tf.zeros([2, 3]), name="dense/kernel")
+    bias = tf.Variable(tf.zeros([2], tf.float64), name="dense/bias")
+    return folder, kernel, bias
+
+
+def test_checkpoints_of_daskflows_first_format_still_restore_and_read(tmp_path):
+    folder, kernel, bias = _npy_checkpoint(tmp_path)
+    path = tf.train.latest_checkpoint(str(folder))
+    assert path == f"{folder}/model-7"
+    with tf.Session() as sess:
+        tf.train.Saver([kernel, bias]).restore(sess, path)
+        np.testing.assert_array_equal(sess.run(kernel), np.arange(6).reshape(2, 3))
+        np.testing.assert_array_equal(sess.run(bias), [0.5, -1.5])
+    assert tf.train.load_variable(path, "global_step") == 7
+    assert tf.train.list_variables(path) == [
+        ("dense/bias", [2]),
+        ("dense/kernel", [2, 3]),
+        ("global_step", []),
+    ]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "missing", "pickle"])
+def test_a_damaged_file_of_the_first_format_is_refused_before_any_variable_changes(tmp_path, damage):
+    folder, kernel, bias = _npy_checkpoint(tmp_path)
+    victim = next(folder.glob("model-7.data-*")) / "00001.npy"  # dense/kernel, read after dense/bias
     data = victim.read_bytes()
     if damage == "truncate":
         victim.write_bytes(data[: len(data) // 2])
@@ -110,31 +165,43 @@ def test_a_damaged_file_is_refused_before_any_variable_changes(tmp_path, damage)
         buffer = io.BytesIO()
         np.save(buffer, np.array([{"x": 1}], dtype=object), allow_pickle=True)
         victim.write_bytes(buffer.getvalue())
-        manifest = json.loads((tmp_path / "model.index.json").read_text())
-        manifest["variables"]["w"].update(
+        manifest = json.loads((folder / "model-7.index.json").read_text())
+        manifest["variables"]["dense/kernel"].update(
             bytes=len(buffer.getvalue()), sha256=hashlib.sha256(buffer.getvalue()).hexdigest()
         )
-        (tmp_path / "model.index.json").write_text(json.dumps(manifest))
-    with sess.graph.as_default():
-        zero_b = tf.assign(tf.global_variables()[1], tf.zeros([3]))
-    sess.run(zero_b)
-    with pytest.raises(tf.errors.DataLossError, match="00002.npy"):
-        saver.restore(sess, path)
-    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))
-    np.testing.assert_array_equal(sess.run(tf.global_variables()[1]), np.zeros(3))  # read fine, not set
-    sess.close()
+        (folder / "model-7.index.json").write_text(json.dumps(manifest))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.DataLossError, match="00001.npy"):
+            tf.train.Saver([kernel, bias]).restore(sess, f"{folder}/model-7")
+        np.testing.assert_array_equal(sess.run(bias), [0.0, 0.0])  # read fine, not set
 
 
 def test_a_manifest_that_is_not_one_is_refused(tmp_path):
-    sess, saver, path, w = _saved(tmp_path)
-    (tmp_path / "model.index.json").write_text('{"format": "daskflow-checkpoint-1", "variables": {"w": 3}}')
-    with pytest.raises(tf.errors.DataLossError, match="not a daskflow checkpoint manifest"):
-        saver.restore(sess, path)
-    (tmp_path / "model.index.json").write_text("{not json")
-    with pytest.raises(tf.errors.DataLossError):
-        saver.restore(sess, path)
-    np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 7.0))
-    sess.close()
+    folder, kernel, bias = _npy_checkpoint(tmp_path)
+    manifest = folder / "model-7.index.json"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        manifest.write_text('{"format": "daskflow-checkpoint-1", "variables": {"w": 3}}')
+        with pytest.raises(tf.errors.DataLossError, match="not a daskflow checkpoint manifest"):
+            tf.train.Saver([kernel]).restore(sess, f"{folder}/model-7")
+        manifest.write_text("{not json")
+        with pytest.raises(tf.errors.DataLossError):
+            tf.train.Saver([kernel]).restore(sess, f"{folder}/model-7")
+        np.testing.assert_array_equal(sess.run(kernel), np.zeros((2, 3)))
+
+
+def _dies_after_writing(sess):
+    """Make ``sess``'s next checkpoint write every data shard, then fail (as a save that dies
+    before its index)."""
+    write = sess._write_checkpoint
+
+    def write_then_die(names, shard_url):
+        write(names, shard_url)
+        sess._write_checkpoint = write
+        raise OSError("the save died after writing its data")
+
+    sess._write_checkpoint = write_then_die
 
 
 def test_a_save_that_fails_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
@@ -143,13 +210,12 @@ def test_a_save_that_fails_half_way_leaves_the_previous_checkpoint_latest(tmp_pa
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         first = saver.save(sess, f"{tmp_path}/model", global_step=1)
-        # The manifest cannot be written (a folder holds its name): the save dies after
-        # writing every data file.
-        (tmp_path / "model-2.index.json.tmp").mkdir()
         sess.run(tf.assign(w, tf.zeros([2, 3])))
+        _dies_after_writing(sess)
         with pytest.raises(OSError):
             saver.save(sess, f"{tmp_path}/model", global_step=2)
-        assert (next(tmp_path.glob("model-2.data-*")) / "00002.npy").exists()  # it did write them
+        assert list(tmp_path.glob("model-2.data-00000-of-00001.tempstate*"))  # it did write them
+        assert not (tmp_path / "model-2.index").exists()
         assert tf.train.latest_checkpoint(str(tmp_path)) == first
         saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path)))
         np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
@@ -188,7 +254,11 @@ def test_on_a_cluster_each_variable_is_written_and_restored_on_its_worker(tmp_pa
             writers = sorted(
                 names[r["worker"]] for r in stream.data if str(r["key"]).startswith("checkpoint-write")
             )
-            assert writers == ["ps-0", "ps-1"]  # each file written where its variable lives
+            assert writers == ["ps-0", "ps-1"]  # each shard written where its variables live
+    assert sorted(p.name for p in tmp_path.glob("model.data-*")) == [
+        "model.data-00000-of-00002",
+        "model.data-00001-of-00002",
+    ]
 
 
 def test_saving_again_under_the_same_prefix_keeps_the_old_checkpoint_whole_until_replaced(tmp_path):
@@ -198,15 +268,14 @@ def test_saving_again_under_the_same_prefix_keeps_the_old_checkpoint_whole_until
         sess.run(tf.global_variables_initializer())
         path = saver.save(sess, f"{tmp_path}/model")
         sess.run(tf.assign(w, tf.zeros([2, 3])))
-        (tmp_path / "model.index.json.tmp").mkdir()  # the second save dies before its manifest
+        _dies_after_writing(sess)  # the second save dies before its index
         with pytest.raises(OSError):
             saver.save(sess, f"{tmp_path}/model")
         saver.restore(sess, path)  # the first checkpoint's files were never touched
         np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
-        (tmp_path / "model.index.json.tmp").rmdir()
         sess.run(tf.assign(w, tf.zeros([2, 3])))
-        saver.save(sess, f"{tmp_path}/model")  # now it replaces it, and its old files go
-        assert len(list(tmp_path.glob("model.data-*"))) == 1
+        saver.save(sess, f"{tmp_path}/model")  # now it replaces it, and the dead save's files go
+        assert [p.name for p in tmp_path.glob("model.data-*")] == ["model.data-00000-of-00001"]
         saver.restore(sess, path)
         np.testing.assert_array_equal(sess.run(w), np.zeros((2, 3)))
 

@@ -13,6 +13,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.errors import DataLossError, NotFoundError
+from daskflow.train.tensor_bundle import Bundle
 
 HERE = pathlib.Path(__file__).parent / "fixtures" / "tf_checkpoint"
 PREFIX = str(HERE / "model")
@@ -61,7 +62,8 @@ def _damaged(tmp_path, suffix, offset):
 def test_a_damaged_tensor_is_a_data_loss_naming_the_file_and_the_tensor(tmp_path):
     prefix = _damaged(tmp_path, ".data-00000-of-00001", 0)
     reader = tf.train.NewCheckpointReader(prefix)
-    first = next(name for name in sorted(SAVED) if reader._bundle.entries[name]["offset"] == 0)
+    entries = Bundle(prefix).entries
+    first = next(name for name in sorted(SAVED) if entries[name]["offset"] == 0)
     with pytest.raises(DataLossError, match=rf"model\.data-00000-of-00001: checksum mismatch for {first}"):
         reader.get_tensor(first)
 

@@ -2,11 +2,18 @@
 (:mod:`tests.tf_oracle`; skipped where no TensorFlow is beside daskflow)."""
 
 import numpy as np
+import pytest
 
 import daskflow as tf
 from tests.tf_oracle import needs_tf, run_tf
 
 pytestmark = needs_tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()  # other modules' tests in this process leave theirs
+    yield
 
 
 def _example(i):
@@ -86,3 +93,39 @@ def test_sequence_examples_tensorflow_writes_are_parsed_by_daskflow(tmp_path):
             assert got_context["id"] == b"s%d" % i
             expected = np.reshape([[t, t + i] for t in range(i)], (-1, 2))
             np.testing.assert_array_equal(got_steps["steps"], expected)
+
+
+TF_RESTORES_AND_SAVES = """
+kernel = tf.get_variable("dense/kernel", [2, 3])
+bias = tf.get_variable("dense/bias", [2], dtype=tf.float64)
+step = tf.train.get_or_create_global_step()
+with tf.Session() as sess:
+    tf.train.Saver().restore(sess, ARGS["path"])
+    values = sess.run({"kernel": kernel, "bias": bias, "step": step})
+    restored = {key: value.tolist() for key, value in values.items()}
+    sess.run([tf.assign_add(kernel, tf.ones([2, 3])), tf.assign(step, 99)])
+    os.makedirs(os.path.dirname(ARGS["back"]))
+    saved = tf.train.Saver(sharded=True).save(sess, ARGS["back"])
+print(json.dumps({"restored": restored, "saved": saved}))
+"""
+
+
+def test_checkpoints_cross_both_ways_sharded_by_worker(tmp_path):
+    with tf.device("/job:ps/task:0"):
+        kernel = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="dense/kernel")
+        step = tf.train.get_or_create_global_step()
+    with tf.device("/job:ps/task:1"):
+        tf.Variable([0.5, -1.5], dtype=tf.float64, name="dense/bias")
+    saver = tf.train.Saver()
+    with tf.local_cluster(ps=2, workers=1, processes=False) as cluster, tf.Session(cluster) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.load_variable(step, 7)  # set where it lives: ps-0
+        path = saver.save(sess, f"{tmp_path}/daskflow/model", global_step=step)
+        shards = sorted(p.name for p in (tmp_path / "daskflow").glob("model-7.data-*"))
+        assert shards == ["model-7.data-00000-of-00002", "model-7.data-00001-of-00002"]  # one per ps
+        theirs = run_tf(TF_RESTORES_AND_SAVES, path=path, back=f"{tmp_path}/tf/model")
+        assert theirs["restored"] == {"kernel": [[0, 1, 2], [3, 4, 5]], "bias": [0.5, -1.5], "step": 7}
+        saver.restore(sess, theirs["saved"])  # TF's sharded save (a temporary folder, merged)
+        np.testing.assert_array_equal(sess.run(kernel), np.arange(1, 7).reshape(2, 3))
+        assert sess.run(step) == 99
+    assert tf.train.load_variable(theirs["saved"], "dense/bias").tolist() == [0.5, -1.5]

@@ -7,10 +7,9 @@ it was given and ignores the rest, as TF1's does.
 
 from __future__ import annotations
 
-import posixpath
-
 from ..errors import NotFoundError
-from ..train.saver import latest_checkpoint, read_manifest
+from ..train.checkpoint_files import open_checkpoint
+from ..train.saver import latest_checkpoint
 
 
 def resolve(checkpoint_dir_or_path):
@@ -19,7 +18,7 @@ def resolve(checkpoint_dir_or_path):
     if latest is not None:
         return latest
     try:
-        read_manifest(checkpoint_dir_or_path)
+        open_checkpoint(checkpoint_dir_or_path)
     except (NotFoundError, OSError, ValueError):
         return None
     return checkpoint_dir_or_path
@@ -27,21 +26,17 @@ def resolve(checkpoint_dir_or_path):
 
 def list_variables(checkpoint_path):
     """``[(name, shape)]`` of every variable in a checkpoint, sorted by name."""
-    stored = read_manifest(checkpoint_path)["variables"]
-    return [(name, list(stored[name]["shape"])) for name in sorted(stored)]
+    stored = open_checkpoint(checkpoint_path).shapes_and_dtypes
+    return [(name, list(stored[name][0])) for name in sorted(stored)]
 
 
 def load_variables(checkpoint_path, names):
-    """``{name: numpy value}`` of some variables of a checkpoint, each file checked."""
-    from ..runtime.checkpoint import read_variable  # numpy/fsspec only; no dask
-
-    manifest = read_manifest(checkpoint_path)
-    stored = manifest["variables"]
-    missing = [name for name in names if name not in stored]
+    """``{name: numpy value}`` of some variables of a checkpoint, each checksum checked."""
+    stored = open_checkpoint(checkpoint_path)
+    missing = [name for name in names if name not in stored.shapes_and_dtypes]
     if missing:
         raise NotFoundError(None, None, f"Key {missing[0]} not found in checkpoint {checkpoint_path}")
-    folder = posixpath.join(posixpath.dirname(checkpoint_path), manifest["data"])
-    return {name: read_variable(f"{folder}/{stored[name]['file']}", stored[name]) for name in names}
+    return {name: stored.read(name) for name in names}
 
 
 def global_step_in(checkpoint_dir):
@@ -49,8 +44,7 @@ def global_step_in(checkpoint_dir):
     path = latest_checkpoint(checkpoint_dir)
     if path is None:
         return 0
-    manifest = read_manifest(path)
-    step = manifest.get("global_step")
-    if step is None and "global_step" in manifest["variables"]:
-        step = load_variables(path, ["global_step"])["global_step"]
-    return 0 if step is None else int(step)
+    stored = open_checkpoint(path)
+    if "global_step" not in stored.shapes_and_dtypes:
+        return 0
+    return int(stored.read("global_step"))

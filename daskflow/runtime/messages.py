@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..lib.io.proto_wire import varint as _varint
 from .config_schema import ENUMS, MESSAGES
 
 __all__ = ["EnumType", "Message", "TextParseError", "message_class", "parse_text"]
@@ -426,16 +427,6 @@ class Message:
 
 _VARINT = {"int32", "int64", "uint32", "uint64", "bool", "enum"}
 _FIXED = {"double": "<d", "fixed64": "<Q", "sfixed64": "<q", "float": "<f", "fixed32": "<I", "sfixed32": "<i"}
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1  # negative numbers take ten bytes, as protobuf writes them
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def _zigzag(n: int) -> int:

@@ -19,7 +19,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableE
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.devices import free_memory
 from . import allocator
-from .checkpoint import read_variable, write_variable
+from .checkpoint import read_variable, write_shard
 from .cluster.devices import warn_ignored_devices
 from .config_proto import ConfigProto, log_ignored_fields
 from .plan.executable import Executable
@@ -404,14 +404,16 @@ class Session:
         self._keep(ref.op.name, np.array(array, copy=True))
 
     # -- checkpoints (train.Saver) ---------------------------------------------------------
-    def _write_checkpoint(self, urls) -> dict:
-        """Write each variable ``{name: url}`` where it lives; return ``{name: record}``."""
+    def _write_checkpoint(self, names, shard_url):
+        """Write variables ``names`` where they live, one data shard per worker (one when
+        embedded) at ``shard_url(i, number of shards)``; return ``({name: record}, shards)``."""
         if self._cluster is not None:
-            return self._cluster.write_checkpoint(urls)
-        missing = sorted(name for name in urls if name not in self._store)
+            return self._cluster.write_checkpoint(names, shard_url)
+        missing = sorted(name for name in names if name not in self._store)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
-        return {name: write_variable(self._store[name], url) for name, url in urls.items()}
+        records = write_shard(shard_url(0, 1), names, *[self._store[name] for name in names])
+        return {name: {**record, "shard_id": 0} for name, record in records.items()}, 1
 
     def _read_checkpoint(self, files):
         """Read ``{name: (url, record, device)}``, check every file, then set every variable.

@@ -13,10 +13,10 @@ under a relative folder are written relative to it and read back joined to
 it; a file that does not parse is ignored with a warning; the newest path is
 appended to the list when missing. Paths may be any fsspec URL
 (``memory://``, ``s3://``...); a URL counts as absolute. A checkpoint here is
-daskflow's (``<prefix>.index.json`` and its data folder, see
-:mod:`daskflow.train.saver`); a prefix with TF's own files (``<prefix>.index``)
-counts as existing too, though only another part of daskflow reads those.
-State files written by earlier daskflow versions (JSON) are still read.
+TF's (``<prefix>.index`` and its data shards, which ``Saver`` writes: see
+:mod:`daskflow.train.saver`) or one of daskflow's first format
+(``<prefix>.index.json`` and its data folder). State files written by earlier
+daskflow versions (JSON) are still read.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 STATE = "checkpoint"
-MANIFEST = ".index.json"  # daskflow's checkpoint: the manifest names everything else
+MANIFEST = ".index.json"  # daskflow's first format: the manifest names everything else
 TF_INDEX = ".index"  # TF's V2 checkpoint
 
 
@@ -244,8 +244,8 @@ def _matching(pattern):
 
 
 def _first_file(prefix):
-    """The file that says a checkpoint is there: its manifest, TF's index, or the prefix."""
-    for candidate in (prefix + MANIFEST, prefix + TF_INDEX, prefix):
+    """The file that says a checkpoint is there: TF's index, a manifest, or the prefix."""
+    for candidate in (prefix + TF_INDEX, prefix + MANIFEST, prefix):
         names, fs = _matching(candidate)
         if names:
             return names[0], fs
@@ -307,7 +307,7 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph
     NotFoundError
         No checkpoint with this prefix.
     """
-    from .saver import delete_checkpoint
+    from .checkpoint_files import delete_checkpoint
 
     prefix = os.fspath(checkpoint_prefix)
     if not checkpoint_exists(prefix):
@@ -320,8 +320,9 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph
 
 
 def write_whole(fs, url, text):
-    """Write ``text`` to a temporary name, then move it into place (a reader never sees half)."""
+    """Write ``text`` (str or bytes) to a temporary name, then move it into place (a reader
+    never sees half)."""
     tmp = url + ".tmp"
-    with fs.open(fs._strip_protocol(tmp), "w") as f:
+    with fs.open(fs._strip_protocol(tmp), "wb" if isinstance(text, bytes) else "w") as f:
         f.write(text)
     fs.mv(fs._strip_protocol(tmp), fs._strip_protocol(url))

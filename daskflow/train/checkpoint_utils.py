@@ -4,17 +4,15 @@
 checkpoint (its names, shapes, dtypes and values); ``list_variables`` and
 ``load_variable`` are the one-line forms; ``init_from_checkpoint`` makes
 variables' initializers set them from a checkpoint (warm starts, transfer
-learning), with TF1's assignment maps. They read daskflow's checkpoints
-(see :mod:`daskflow.train.saver`; each value read is checked against the
-manifest's size and SHA-256 first) and TF's (V2 bundles, see
-:mod:`daskflow.train.tensor_bundle`; CRCs checked).
+learning), with TF1's assignment maps. They read TF's checkpoints (V2
+bundles, which daskflow's ``Saver`` writes too: CRCs checked) and daskflow's
+first format (see :mod:`daskflow.train.checkpoint_files`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import posixpath
 import time
 from collections.abc import Mapping
 
@@ -46,21 +44,20 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix):
-        from .saver import read_manifest
+        from .checkpoint_files import open_checkpoint
 
-        self._prefix, self._bundle = prefix, None
         try:
-            self._manifest = read_manifest(prefix)
+            self._checkpoint = open_checkpoint(prefix)
         except NotFoundError:
-            self._bundle = _tf_bundle(prefix)
-            self._manifest = None
-        if self._bundle is not None:  # TF's format: names, shapes and dtypes from its index
-            self._stored = {
-                name: {"shape": self._bundle.shape(name), "dtype": self._bundle.dtype(name).as_numpy_dtype}
-                for name in self._bundle.entries
-            }
-        else:
-            self._stored = self._manifest["variables"]
+            raise NotFoundError(
+                None,
+                None,
+                f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
+            ) from None
+        self._stored = {
+            name: {"shape": shape, "dtype": dtype}
+            for name, (shape, dtype) in self._checkpoint.shapes_and_dtypes.items()
+        }
 
     def get_variable_to_shape_map(self):
         """``{name: shape as a list}`` of every variable in the checkpoint."""
@@ -82,16 +79,10 @@ class CheckpointReader:
         NotFoundError
             The checkpoint has no variable of this name (TF1's message).
         """
-        from ..runtime.checkpoint import read_variable  # numpy and fsspec only; no dask
-
         name = _text(tensor_str)
-        record = self._stored.get(name)
-        if record is None:
+        if name not in self._stored:
             raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
-        if self._bundle is not None:
-            return self._bundle.read(name)
-        folder = posixpath.join(posixpath.dirname(self._prefix), self._manifest["data"])
-        return np.array(read_variable(f"{folder}/{record['file']}", record))
+        return self._checkpoint.read(name)
 
     def debug_string(self):
         """One line per variable, ``name (DT_FLOAT) [2,3]``, sorted by name, as bytes (TF1's)."""
@@ -103,20 +94,6 @@ class CheckpointReader:
             shape = ",".join(str(d) for d in self._stored[name]["shape"])
             lines.append(f"{name} ({dt_names.get(dtype.as_datatype_enum, dtype.name)}) [{shape}]\n")
         return "".join(lines).encode()
-
-
-def _tf_bundle(prefix):
-    """The TF checkpoint (V2 bundle) at ``prefix``; NotFoundError, TF1's message, if none."""
-    from .saver import tf_bundle
-
-    bundle = tf_bundle(prefix)
-    if bundle is None:
-        raise NotFoundError(
-            None,
-            None,
-            f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
-        )
-    return bundle
 
 
 def _text(name):

@@ -15,21 +15,9 @@ import os
 import fsspec
 
 from ..framework.graph import get_default_graph
+from ..lib.io.proto_wire import length_delimited
 
 __all__ = ["MetaGraphDef", "export_meta_graph"]
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, body: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(body)) + body
 
 
 class MetaGraphDef:
@@ -43,12 +31,16 @@ class MetaGraphDef:
         self.version = version
 
     def _meta_info(self) -> bytes:
-        body = b"".join(_field(4, t.encode()) for t in self.tags)
-        return body + (_field(5, self.version.encode()) if self.version else b"")
+        body = b"".join(length_delimited(4, t.encode()) for t in self.tags)
+        return body + (length_delimited(5, self.version.encode()) if self.version else b"")
 
     def SerializeToString(self, deterministic=None):  # noqa: N802 - protobuf's name
-        saver = b"" if self.saver_def is None else _field(3, self.saver_def.SerializeToString())
-        return _field(1, self._meta_info()) + _field(2, self.graph_def.SerializeToString()) + saver
+        saver = b"" if self.saver_def is None else length_delimited(3, self.saver_def.SerializeToString())
+        return (
+            length_delimited(1, self._meta_info())
+            + length_delimited(2, self.graph_def.SerializeToString())
+            + saver
+        )
 
     def __str__(self):
         from google.protobuf import text_format

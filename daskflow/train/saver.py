@@ -1,44 +1,47 @@
-"""``tf.train.Saver``: sharded, safe, atomic checkpoints to any fsspec URL.
+"""``tf.train.Saver``: checkpoints in TF's format, sharded by worker, to any fsspec URL.
 
-A checkpoint ``<save_path>-<step>`` is a folder of ``.npy`` files, one per
-variable (``<prefix>.data-<token>/00000.npy``..., a new folder per save),
-written where each variable lives (see :mod:`daskflow.runtime.checkpoint`), then a manifest
-``<prefix>.index.json`` naming each file with its shape, dtype, size and
-SHA-256, then the folder's ``checkpoint`` state file (the latest and the
-kept ones, in TF1's text format: see :mod:`daskflow.train.checkpoint_management`)
-and, unless ``write_meta_graph=False``, the graph as TF's ``MetaGraphDef`` in
-``<prefix>.meta``. The manifest is written last and whole, so a save that dies
-half-way leaves the previous checkpoint the latest and intact. File names
-are generated; no variable name becomes a path. Restoring checks the names,
-shapes and dtypes against the graph and every file against the manifest
-before any variable changes.
+A checkpoint ``<save_path>-<step>`` is TF's V2 tensor bundle, which TensorFlow
+restores: each worker holding variables writes their bytes into a data shard of
+its own (``<prefix>.data-00000-of-00002``..., under a temporary name first; see
+:mod:`daskflow.runtime.checkpoint`), then the session's process writes the index
+``<prefix>.index`` (each tensor's dtype, shape, shard, offset, size and CRC-32C:
+:mod:`daskflow.train.bundle_index`), then the folder's ``checkpoint`` state file
+(the latest and the kept ones, in TF1's text format: see
+:mod:`daskflow.train.checkpoint_management`) and, unless ``write_meta_graph=False``,
+the graph as TF's ``MetaGraphDef`` in ``<prefix>.meta``. The index is written last
+(to a temporary name, moved into place after the shards), so a save that dies
+half-way leaves no checkpoint under the new prefix and the previous one the latest
+and intact; one under the prefix of an existing checkpoint leaves that one whole
+until its last moves (dying between those leaves a checkpoint whose checksums fail,
+never a silently wrong one). File
+names come from the prefix; no variable name becomes a path. Restoring checks the
+names, shapes and dtypes against the graph and every tensor's checksum before any
+variable changes. Checkpoints TF wrote restore the same way, and so do daskflow's
+first format's (:mod:`daskflow.train.checkpoint_files`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
-import re
 import time
 import uuid
 
 import fsspec
+import numpy as np
 
-from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..variables import Variable, global_variables
+from .checkpoint_files import delete_checkpoint, open_checkpoint, read_manifest, remove_files, shard_name
 from .checkpoint_management import (
     STATE,
     _update_state,
     get_checkpoint_mtimes,
     latest_checkpoint,
     meta_graph_filename,
-    write_whole,
 )
 
 __all__ = ["Saver", "latest_checkpoint", "read_manifest"]
-
-FORMAT = "daskflow-checkpoint-1"
 
 
 class Saver:
@@ -64,10 +67,10 @@ class Saver:
         The ``checkpoint`` file names checkpoints relative to its folder.
     reshape, sharded, name, restore_sequentially, saver_def, builder, defer_build, write_version, filename
         TF1's, accepted. Each checkpoint is always written where each
-        variable lives (sharded by construction) in daskflow's format (see
-        the module's docstring), so ``sharded``, ``builder``,
-        ``write_version`` and ``restore_sequentially`` change nothing;
-        ``reshape`` restores are refused as mismatched shapes.
+        variable lives (one shard per worker) in TF's V2 format (see the
+        module's docstring), so ``sharded``, ``builder``, ``write_version``
+        and ``restore_sequentially`` change nothing; ``reshape`` restores
+        are refused as mismatched shapes.
 
     Examples
     --------
@@ -216,9 +219,8 @@ class Saver:
         file (``latest_filename`` names another) and deletes the oldest
         beyond ``max_to_keep``; ``write_meta_graph`` writes the graph to
         ``<prefix>.<meta_graph_suffix>`` (see :meth:`export_meta_graph`).
-        Each save writes a new data folder; only its manifest, moved into
-        place last, makes it the checkpoint, so saving again under the same
-        prefix never touches the files the current manifest names.
+        Each save writes its data shards and index under temporary names and
+        moves them into place only once all are written, the index last.
         """
         latest_filename = latest_filename or STATE
         if posixpath.dirname(latest_filename):
@@ -254,20 +256,25 @@ class Saver:
         return prefix if self._vars else None
 
     def _write(self, sess, fs, prefix, step):
-        names = sorted(self._vars)
-        files = {name: f"{i:05d}.npy" for i, name in enumerate(names)}
-        data = f"{posixpath.basename(prefix)}.data-{uuid.uuid4().hex[:8]}"
-        folder = posixpath.join(posixpath.dirname(prefix), data)
-        fs.makedirs(_fs_path(fs, folder), exist_ok=True)
-        records = sess._write_checkpoint({name: f"{folder}/{files[name]}" for name in names})
-        manifest = {
-            "format": FORMAT,
-            "global_step": step,
-            "data": data,
-            "variables": {name: {"file": files[name], **records[name]} for name in names},
-        }
-        write_whole(fs, prefix + ".index.json", json.dumps(manifest, indent=1))
-        _remove_data(fs, prefix, keep=data)  # an earlier save under this prefix
+        from .bundle_index import index_bytes
+
+        temporary = f".tempstate{uuid.uuid4().hex[:8]}"
+        records, shards = sess._write_checkpoint(
+            sorted(self._vars), lambda i, n: shard_name(prefix, i, n) + temporary
+        )
+        index = fs._strip_protocol(prefix + ".index")
+        with fs.open(index + temporary, "wb") as f:
+            f.write(index_bytes(records, shards))
+        # Everything is written: only moves remain (an earlier checkpoint under this prefix
+        # stays whole until now).
+        final = [fs._strip_protocol(shard_name(prefix, i, shards)) for i in range(shards)]
+        for path in final:
+            fs.mv(path + temporary, path)
+        fs.mv(index + temporary, index)
+        remove_files(fs, prefix, keep=set(final))  # an earlier save's, in either format
+        manifest = fs._strip_protocol(prefix + ".index.json")
+        if fs.exists(manifest):
+            fs.rm(manifest)
 
     def export_meta_graph(
         self,
@@ -310,12 +317,17 @@ class Saver:
         save_path = os.fspath(save_path)
         if not self._built():
             return
-        stored, location = _stored_variables(save_path)
-        missing = sorted(set(self._vars) - set(stored))
+        try:
+            stored = open_checkpoint(save_path)
+        except NotFoundError as e:
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
+        shapes = stored.shapes_and_dtypes
+        missing = sorted(set(self._vars) - set(shapes))
         wrong = [
-            f"{name}: checkpoint {tuple(r['shape'])} {r['dtype']}, graph {v.shape} {v.dtype.name}"
+            f"{name}: checkpoint {tuple(shapes[name][0])} {np.dtype(shapes[name][1]).name}, "
+            f"graph {v.shape} {v.dtype.name}"
             for name, v in sorted(self._vars.items())
-            if (r := stored.get(name)) is not None and not _fits(v, r)
+            if name in shapes and not _fits(v, *shapes[name])
         ]
         if missing:
             raise NotFoundError(
@@ -328,85 +340,8 @@ class Saver:
             raise InvalidArgumentError(
                 None, None, f"checkpoint {save_path} does not match the graph: mismatched {wrong}"
             )
-        files = {name: (location(name), stored[name], v.op.device) for name, v in self._vars.items()}
+        files = {name: (stored.url(name), stored.record(name), v.op.device) for name, v in self._vars.items()}
         sess._read_checkpoint(files)
-
-
-def _stored_variables(save_path):
-    """(``{name: record}``, ``name -> URL of its bytes``) of daskflow's checkpoint at
-    ``save_path``, or else of TF's (a V2 bundle: ``<save_path>.index``)."""
-    try:
-        manifest = read_manifest(save_path)
-    except DataLossError:
-        raise
-    except (NotFoundError, ValueError, OSError) as e:
-        bundle = tf_bundle(save_path)
-        if bundle is None:
-            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path!r} ({e})") from None
-        return {name: bundle.record(name) for name in bundle.entries}, bundle.shard
-    stored = manifest["variables"]
-    folder = posixpath.join(posixpath.dirname(save_path), manifest["data"])
-    return stored, lambda name: f"{folder}/{stored[name]['file']}"
-
-
-def tf_bundle(save_path):
-    """TF's checkpoint (a V2 bundle) at ``save_path``, or None if there is none."""
-    from .tensor_bundle import Bundle
-
-    try:
-        return Bundle(save_path)
-    except NotFoundError:
-        return None
-
-
-def read_manifest(save_path) -> dict:
-    """A checkpoint's manifest, checked for shape; raises NotFoundError or DataLossError."""
-    try:
-        with fsspec.open(save_path + ".index.json", "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise NotFoundError(
-            None, None, f"no checkpoint at {save_path} ({save_path}.index.json is missing)"
-        ) from None
-    try:
-        manifest = json.loads(raw.decode("utf-8"))
-        ok = (
-            manifest.get("format") == FORMAT
-            and _plain_name(manifest.get("data"))
-            and all(
-                isinstance(r, dict)
-                and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
-                and _plain_name(r["file"])
-                for r in manifest["variables"].values()
-            )
-        )
-    except (ValueError, AttributeError, KeyError, TypeError):
-        ok = False
-    if not ok:
-        raise DataLossError(None, None, f"{save_path}.index.json is not a daskflow checkpoint manifest")
-    return manifest
-
-
-def _plain_name(name) -> bool:
-    """A file or folder name of ours: no separators, no way out of the folder."""
-    return isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", name) is not None and ".." not in name
-
-
-def _remove_data(fs, prefix, keep=None):
-    """Delete the data folders of checkpoint ``prefix`` (except ``keep``)."""
-    pattern = _fs_path(fs, prefix) + ".data-*"
-    for path in fs.glob(pattern):
-        if posixpath.basename(path) != keep:
-            fs.rm(path, recursive=True)
-
-
-def delete_checkpoint(fs, prefix):
-    """Delete checkpoint ``prefix``: the manifest first, so that a half-deleted
-    checkpoint is no checkpoint at all, then its data folders."""
-    manifest = _fs_path(fs, prefix + ".index.json")
-    if fs.exists(manifest):
-        fs.rm(manifest)
-    _remove_data(fs, prefix)
 
 
 def _named(var_list):
@@ -425,12 +360,12 @@ def _named(var_list):
     return named
 
 
-def _fits(variable, record):
+def _fits(variable, shape, dtype):
     dims = variable.shape.dims
     shape_ok = dims is None or (
-        len(dims) == len(record["shape"]) and all(d is None or d == s for d, s in zip(dims, record["shape"]))
+        len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
     )
-    return shape_ok and variable.dtype.name == record["dtype"]
+    return shape_ok and variable.dtype.name == np.dtype(dtype).name
 
 
 def _step_value(sess, global_step):

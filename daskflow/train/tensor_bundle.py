@@ -23,50 +23,19 @@ import numpy as np
 from .. import dtypes
 from ..errors import DataLossError, NotFoundError, UnimplementedError
 from ..lib.io.crc32c import masked
+from ..lib.io.proto_wire import fields, read_varint
 from ..runtime.checkpoint import read_bundle_tensor
 
 _MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, which TF's tables keep
 _FOOTER = 48
 
 
-def _varint(data, pos):
-    """(value, next position) of the base-128 varint at ``pos``."""
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-
-
-def _fields(data):
-    """``(field number, value)`` of a proto's wire bytes (varints, fixed32/64 and bytes)."""
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        number, kind = key >> 3, key & 7
-        if kind == 0:
-            value, pos = _varint(data, pos)
-        elif kind == 1:
-            value, pos = struct.unpack_from("<Q", data, pos)[0], pos + 8
-        elif kind == 2:
-            size, pos = _varint(data, pos)
-            value, pos = data[pos : pos + size], pos + size
-        elif kind == 5:
-            value, pos = struct.unpack_from("<I", data, pos)[0], pos + 4
-        else:
-            raise ValueError(f"wire type {kind} of field {number}")
-        yield number, value
-
-
 def _shape(data):
     """A ``TensorShapeProto``'s dims (None for an unknown rank)."""
     dims, unknown = [], False
-    for number, value in _fields(data):
+    for number, value in fields(data):
         if number == 2:
-            dims.append(dict(_fields(value)).get(1, 0))
+            dims.append(dict(fields(value)).get(1, 0))
         elif number == 3:
             unknown = bool(value)
     return None if unknown else dims
@@ -76,7 +45,7 @@ def _entry(data):
     """A ``BundleEntryProto`` as a dict."""
     entry = {"dtype": 0, "shape": [], "shard_id": 0, "offset": 0, "size": 0, "crc32c": None, "slices": 0}
     names = {1: "dtype", 3: "shard_id", 4: "offset", 5: "size", 6: "crc32c"}
-    for number, value in _fields(data):
+    for number, value in fields(data):
         if number == 2:
             entry["shape"] = _shape(value)
         elif number == 7:
@@ -102,9 +71,9 @@ def _entries(block):
     (restarts,) = struct.unpack_from("<I", block, len(block) - 4)
     end, pos, key = len(block) - 4 - 4 * restarts, 0, b""
     while pos < end:
-        shared, pos = _varint(block, pos)
-        unshared, pos = _varint(block, pos)
-        size, pos = _varint(block, pos)
+        shared, pos = read_varint(block, pos)
+        unshared, pos = read_varint(block, pos)
+        size, pos = read_varint(block, pos)
         key = key[:shared] + block[pos : pos + unshared]
         pos += unshared
         yield key, block[pos : pos + size]
@@ -112,8 +81,8 @@ def _entries(block):
 
 
 def _handle(data, pos):
-    offset, pos = _varint(data, pos)
-    size, pos = _varint(data, pos)
+    offset, pos = read_varint(data, pos)
+    size, pos = read_varint(data, pos)
     return (offset, size), pos
 
 
@@ -141,7 +110,7 @@ class Bundle:
         except (OSError, ValueError):  # missing, or a path no file system can open
             raise NotFoundError(None, None, f"{index}: no such checkpoint index") from None
         table = dict(read_table(data, index))
-        header = dict(_fields(table.pop(b"", b"")))
+        header = dict(fields(table.pop(b"", b"")))
         self.num_shards = header.get(1, 1)
         self.entries = {key.decode(): _entry(value) for key, value in table.items()}
 

@@ -26,5 +26,14 @@ def crc32c(data: bytes) -> int:
 
 def masked(data: bytes) -> int:
     """TF's masked CRC-32C of ``data``, as a TFRecord stores it."""
-    crc = crc32c(data)
+    return mask(crc32c(data))
+
+
+def mask(crc: int) -> int:
+    """TF's ``crc32c::Mask`` of a CRC-32C."""
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def extend(crc: int, data: bytes) -> int:
+    """The CRC-32C of bytes whose CRC-32C is ``crc`` followed by ``data``."""
+    return google_crc32c.extend(crc, data)

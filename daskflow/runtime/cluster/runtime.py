@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ...errors import FailedPreconditionError, OpError
 from .. import dask_compat, steps_per_run
-from ..checkpoint import read_variable, write_variable
+from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
@@ -603,38 +603,49 @@ class ClusterRuntime:
         return futures
 
     # -- checkpoints ---------------------------------------------------------------------------
-    def write_checkpoint(self, urls):
-        """Write each variable's file from the worker holding it, all at once."""
+    def write_checkpoint(self, names, shard_url):
+        """Write the variables' data shards at once, one from each worker holding some."""
         self.sync()
         if self.shared_job is not None:
-            return shared.write_checkpoint(self, urls)
-        missing = sorted(name for name in urls if name not in self.table.values)
+            return shared.write_checkpoint(self, names, shard_url)
+        missing = sorted(name for name in names if name not in self.table.values)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
-        held = {name: self.table.values[name] for name in urls}
+        held = {name: self.table.values[name] for name in names}
         where = holders(self.client, held)
+        shards = shard_groups({name: self._writer_of(name, where[name]) for name in names})
         tag = uuid.uuid4().hex[:8]
-        writes = {
-            name: self.client.submit(
-                write_variable,
-                h.arg(),
-                urls[name],
-                workers=list(where[name]) or None,
+        writes = [
+            self.client.submit(
+                write_shard,
+                shard_url(i, len(shards)),
+                group,
+                *[held[name].arg() for name in group],
+                workers=[address] if address else None,
                 key=f"checkpoint-write-{tag}-{i}",
                 pure=False,
             )
-            for i, (name, h) in enumerate(held.items())
-        }
-        names = {a: n for n, a in self._known[0].items()}
-        used = {a: names.get(a, a) for addresses in where.values() for a in addresses}
+            for i, (address, group) in enumerate(shards)
+        ]
+        names_of = {a: n for n, a in self._known[0].items()}
+        used = {a: names_of.get(a, a) for addresses in where.values() for a in addresses}
         try:
-            self._wait_watching(list(writes.values()), used)
+            self._wait_watching(writes, used)
         except recovery.WorkerLost as lost:
             raise RuntimeError(
                 f"checkpoint not written: worker(s) {sorted(lost.names)} left while saving; "
                 "the previous checkpoint stays the latest"
             ) from None
-        return dict(zip(writes, self.client.gather(list(writes.values()))))
+        return shard_records(self.client.gather(writes)), len(shards)
+
+    def _writer_of(self, name, holders):
+        """The worker that writes ``name`` into its shard (a list of at most one address):
+        its home where the home holds it or no worker is known to (a value that lives in
+        daskflow's own store there), else a worker that holds it."""
+        home = self._known[0].get(self.table.homes.get(name))
+        if home is not None and (home in holders or not holders):
+            return [home]
+        return sorted(holders)[:1]
 
     def read_checkpoint(self, files):
         """Read every variable's file on the worker its device names; swap them in only if all read."""

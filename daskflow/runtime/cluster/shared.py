@@ -65,23 +65,26 @@ def _on(client, address, fn, *args, key=None):
     return client.submit(fn, *args, workers=[address], allow_other_workers=False, key=key, pure=False)
 
 
-def write_checkpoint(runtime, urls) -> dict:
-    """Write each variable's newest value from its worker; the records by name."""
+def write_checkpoint(runtime, names, shard_url):
+    """Write each worker's shard of the variables' newest values: ``({name: record}, shards)``."""
+    from ..checkpoint import shard_groups, shard_records
+
     client, job, tag = runtime.client, runtime.shared_job, uuid.uuid4().hex[:8]
-    homes = _homes(runtime, urls)
-    writes = {
-        name: _on(
+    homes = _homes(runtime, names)
+    shards = shard_groups({name: [homes[name].address] for name in names})
+    writes = [
+        _on(
             client,
-            homes[name].address,
-            shared_reads.write_checkpoint_file,
+            address,
+            shared_reads.write_checkpoint_shard,
             job,
-            name,
-            url,
+            group,
+            shard_url(i, len(shards)),
             key=f"checkpoint-write-{tag}-{i}",
         )
-        for i, (name, url) in enumerate(urls.items())
-    }
-    return dict(zip(writes, client.gather(list(writes.values()))))
+        for i, (address, group) in enumerate(shards)
+    ]
+    return shard_records(client.gather(writes)), len(shards)
 
 
 def read_checkpoint(runtime, files):

@@ -21,7 +21,7 @@ from distributed.protocol.serialize import to_serialize
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
 from .. import dask_compat
-from ..checkpoint import write_variable
+from ..checkpoint import write_shard
 from ..worker.shared import DROP_HANDLER, READ_HANDLER, Definition, SharedRead, Snapshot
 from ..worker.state import state_of
 from . import calls
@@ -177,9 +177,11 @@ def host(job, spec, dask_worker=None):
     state_of(dask_worker).shared.hosted_by = (job, spec)
 
 
-def write_checkpoint_file(job, name, url):
-    """Write variable ``name``'s newest value to ``url`` (a task on its worker)."""
-    return write_variable(state_of(get_worker()).shared.read(job, name, required=True), url)
+def write_checkpoint_shard(job, names, url):
+    """Write variables ``names``' newest values into the data shard at ``url`` (a task on
+    their worker)."""
+    store = state_of(get_worker()).shared
+    return write_shard(url, names, *[store.read(job, name, required=True) for name in names])
 
 
 def restore(job, values: dict):
