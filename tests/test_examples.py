@@ -10,6 +10,8 @@ import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import daskflow as tf
 from tests.fixtures import feature_specs
@@ -182,3 +184,50 @@ def test_a_bad_record_names_the_example_given_in_example_names():
         pytest.raises(tf.errors.InvalidArgumentError, match="Name: second, Feature: age"),
     ):
         sess.run(parsed)
+
+
+_NUMERIC = {"a": tf.FixedLenFeature([3], tf.float32, [0.5, 1.5, 2.5]), "b": tf.FixedLenFeature([2], tf.int64)}
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+@st.composite
+def _records(draw):
+    """Serialized Examples whose numeric features are right, missing, of another length or
+    type, or bytes that are no Example at all."""
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()) and draw(st.booleans()):
+            out.append(draw(st.binary(max_size=40)))
+            continue
+        feature = {"b": _feature(("int64", draw(st.lists(_INT64, min_size=1, max_size=3))))}
+        a = draw(st.sampled_from(["right", "missing", "short", "ints"]))
+        if a != "missing":
+            values = [1.0, -2.0, 3.25] if a == "right" else [1.0]
+            feature["a"] = _feature(values) if a != "ints" else _feature(("int64", [1, 2, 3]))
+        out.append(tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString())
+    return out
+
+
+def _parsed(records):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        try:
+            return sess.run(tf.parse_example(records, _NUMERIC))
+        except tf.errors.InvalidArgumentError as e:
+            return type(e)
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=_records())
+def test_dense_features_read_in_place_match_protobufs_parse(records):
+    from daskflow.kernels.compiled import use_compiled
+
+    in_place = _parsed(records)
+    with use_compiled(False):  # protobuf's path only
+        parsed = _parsed(records)
+    if isinstance(parsed, dict):
+        assert isinstance(in_place, dict)
+        for key in parsed:
+            assert in_place[key].dtype == parsed[key].dtype
+            np.testing.assert_array_equal(in_place[key], parsed[key])
+    else:
+        assert in_place is parsed

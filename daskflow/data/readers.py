@@ -59,9 +59,12 @@ class _FileDataset(Dataset):
         self._structure = Spec((), dtypes.string)
 
     def _iterate(self, state):
-        files = (self._records_of(n) for n in _names(state.value(self._components[0])))
+        names = _names(state.value(self._components[0]))
+        index, count = state.shard  # a replica reads its share of the records:
+        if count > 1 and len(names) >= count:  # whole files where there are enough (TF's AUTO sharding)
+            names, index, count = names[index::count], 0, 1
+        files = (self._records_of(n) for n in names)
         records = _interleave(files, self._parallel, 1) if self._parallel > 1 else _chain(files)
-        index, count = state.shard  # a replica reads its share of the records
         return ((np.array(r, dtype=object),) for r in itertools.islice(records, index, None, count))
 
     def _read(self, name) -> bytes:

@@ -4,11 +4,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
 
+_BIG_ENDIAN = sys.byteorder != "little"  # the wire's floats are little-endian
 _KIND = {dtypes.float32: "float_list", dtypes.int64: "int64_list", dtypes.string: "bytes_list"}
 _KIND_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 
@@ -106,7 +109,7 @@ def _fixed(maps, dense, default, names, single):
         if values is None:
             if default.size == 0:
                 _fail(
-                    f"Name: {names[b]}, Feature: {dense.key} (data type: {dense.dtype.name}) "
+                    f"Name: {names[b]}, Feature: {dense.key} (data type: {_KIND_NAME[_KIND[dense.dtype]]}) "
                     "is required but could not be found."
                 )
             out[b] = default.reshape(dense.shape)
@@ -192,8 +195,73 @@ def parse_batch(records, names, plan, defaults, single):
     """``ParseExampleV2``: serialized ``Example`` protos to their features' arrays."""
     from ..core.example.example_pb2 import Example
 
+    fast = _dense_in_place(records, plan, defaults, single)
+    if fast is not None:
+        return fast
     maps = [_decode(Example, r).features.feature for r in records]
     return parse_features(maps, names, plan, defaults, single)
+
+
+def _dense_in_place(records, plan, defaults, single):
+    """The dense float32 and int64 features of ``plan`` read from the records' bytes in
+    place (:mod:`daskflow.kernels.example_wire`), or None where that does not apply: other
+    features, no compiled loops, or anything unusual in the records (protobuf's path then
+    parses them, and words any error)."""
+    from ..kernels import example_wire as wire
+
+    numeric = all(not d.rows and d.dtype in (dtypes.float32, dtypes.int64) for d in plan.dense)
+    scan = wire.scan_examples.get()
+    if plan.sparse or plan.composite or not numeric or scan is None or not len(records) or _BIG_ENDIAN:
+        return None
+    lengths = np.fromiter((len(r) for r in records), np.int64, len(records))
+    ends = np.cumsum(lengths)
+    buf = np.frombuffer(b"".join(records) + bytes(16), np.uint8)  # zeros after: no read runs off
+    keys = [d.key.encode() for d in plan.dense]
+    key_ends = np.cumsum([len(k) for k in keys], dtype=np.int64)
+    shape = (len(records), len(keys))
+    where, nbytes, kind = np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)
+    key_buf = np.frombuffer(b"".join(keys) + bytes(1), np.uint8)
+    if (
+        scan(
+            buf,
+            ends - lengths,
+            ends,
+            key_buf,
+            key_ends - [len(k) for k in keys],
+            key_ends,
+            where,
+            nbytes,
+            kind,
+        )
+        >= 0
+    ):
+        return None
+    outs = []
+    for k, (d, default) in enumerate(zip(plan.dense, defaults)):
+        out = _gathered(wire, buf, d, np.asarray(default), where[:, k], nbytes[:, k], kind[:, k])
+        if out is None:
+            return None
+        outs.append(out[0] if single else out)
+    return outs
+
+
+def _gathered(wire, buf, dense, default, where, nbytes, kind):
+    size = int(np.prod(dense.shape, dtype=np.int64))
+    present = kind != 0
+    expected = wire.FLOATS if dense.dtype is dtypes.float32 else wire.INT64S
+    if (present & (kind != expected)).any() or (not present.all() and default.size != size):
+        return None
+    out = np.empty((len(kind), size), dtype=dense.dtype.as_numpy_dtype)
+    rows = np.flatnonzero(present)
+    if dense.dtype is dtypes.float32:
+        if (nbytes[rows] != 4 * size).any():
+            return None
+        wire.gather_floats.get()(buf, where[rows], rows, out.view(np.uint8))
+    elif wire.gather_int64s.get()(buf, where[rows], nbytes[rows], rows, out) >= 0:
+        return None
+    if not present.all():
+        out[~present] = default.reshape(-1)
+    return out.reshape(len(kind), *dense.shape)
 
 
 # -- sequences -------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from .crc32c import masked
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
+_BLOCK = 1 << 20  # bytes read at a time
 
 
 class TFRecordCompressionType:
@@ -174,24 +175,29 @@ def records(path, options=None):
     """
     with gfile.GFile(path, "rb") as raw:
         stream = _decompressed(raw, _compression(options))
-        offset = 0
+        buffer, pos, offset = b"", 0, 0
         while True:
-            header = stream.read(12)
-            if not header:
-                return
-            if len(header) < 12:
-                raise _loss(path, offset, "truncated record")
-            (length,), (crc,) = _LENGTH.unpack(header[:8]), _CRC.unpack(header[8:])
-            if masked(header[:8]) != crc:
+            if len(buffer) - pos < 12:  # frames are cut from blocks read whole: few calls per record
+                buffer, pos = buffer[pos:] + stream.read(_BLOCK), 0
+                if not buffer:
+                    return
+                if len(buffer) < 12:
+                    raise _loss(path, offset, "truncated record")
+            (length,), (crc,) = _LENGTH.unpack_from(buffer, pos), _CRC.unpack_from(buffer, pos + 8)
+            if masked(buffer[pos : pos + 8]) != crc:
                 raise _loss(path, offset, "corrupted record")
-            body = stream.read(length + 4)
-            if len(body) < length + 4:
-                raise _loss(path, offset, "truncated record")
-            data = body[:length]
-            if masked(data) != _CRC.unpack(body[length:])[0]:
+            end = pos + 16 + length
+            if end > len(buffer):
+                buffer = buffer[pos:] + stream.read(max(_BLOCK, end - len(buffer)))
+                end, pos = end - pos, 0
+                if end > len(buffer):
+                    raise _loss(path, offset, "truncated record")
+            data = buffer[pos + 12 : end - 4]
+            if masked(data) != _CRC.unpack_from(buffer, end - 4)[0]:
                 raise _loss(path, offset, "corrupted record")
             yield offset, data
             offset += 16 + length
+            pos = end
 
 
 def _decompressed(raw, kind):

@@ -1,0 +1,203 @@
+"""Compiled loops (see :mod:`.compiled`) that read dense features straight from serialized
+``tf.train.Example`` protos: the wire format walked in place, no message objects made.
+
+``scan_examples`` finds, in each record, the list of each wanted feature (where its
+packed values start, how many bytes they take, which kind of list it is); the gathers
+copy float32 values and decode int64 varints into the batch's arrays. Anything the scan
+does not read plainly (a record that does not parse, a list not in packed form) is
+reported, and the caller parses that batch with protobuf instead, which also words its
+errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiled import loop
+
+BYTES, FLOATS, INT64S, ODD = 1, 2, 3, -1
+
+
+@loop
+def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, kind):
+    """Fill ``where[r, k]``, ``nbytes[r, k]`` and ``kind[r, k]`` (0: absent) for record
+    ``r`` (``buf[starts[r]:ends[r]]``) and key ``k`` (``keys[key_starts[k]:key_ends[k]]``);
+    return the first record that does not parse, or -1."""
+    for r in range(starts.size):
+        p, end = starts[r], ends[r]
+        while p < end:
+            # a field of Example: its tag and, for ``features`` (1, length-delimited), its length
+            tag = 0
+            shift = 0
+            while True:
+                if p >= end:
+                    return r
+                b = buf[p]
+                p += 1
+                tag |= np.int64(b & 0x7F) << shift
+                if b < 0x80:
+                    break
+                shift += 7
+            wire = tag & 7
+            if wire == 0:
+                while p < end and buf[p] >= 0x80:
+                    p += 1
+                p += 1
+                continue
+            if wire == 1 or wire == 5:
+                p += 8 if wire == 1 else 4
+                continue
+            if wire != 2:
+                return r
+            length = 0
+            shift = 0
+            while True:
+                if p >= end:
+                    return r
+                b = buf[p]
+                p += 1
+                length |= np.int64(b & 0x7F) << shift
+                if b < 0x80:
+                    break
+                shift += 7
+            stop = p + length
+            if stop > end:
+                return r
+            if tag >> 3 != 1:
+                p = stop
+                continue
+            # Features: map entries (field 1), each a key (1) and a Feature (2)
+            while p < stop:
+                if buf[p] != 0x0A:
+                    return r
+                p += 1
+                entry = 0
+                shift = 0
+                while True:
+                    b = buf[p]
+                    p += 1
+                    entry |= np.int64(b & 0x7F) << shift
+                    if b < 0x80:
+                        break
+                    shift += 7
+                entry_end = p + entry
+                if entry_end > stop:
+                    return r
+                key_at, key_len, value_at, value_len = -1, 0, -1, 0
+                while p < entry_end:
+                    field = buf[p]
+                    p += 1
+                    size = 0
+                    shift = 0
+                    while True:
+                        b = buf[p]
+                        p += 1
+                        size |= np.int64(b & 0x7F) << shift
+                        if b < 0x80:
+                            break
+                        shift += 7
+                    if field == 0x0A:
+                        key_at, key_len = p, size
+                    elif field == 0x12:
+                        value_at, value_len = p, size
+                    else:
+                        return r
+                    p += size
+                if p != entry_end or key_at < 0:
+                    return r
+                for k in range(key_starts.size):
+                    n = key_ends[k] - key_starts[k]
+                    if n != key_len:
+                        continue
+                    same = True
+                    for i in range(n):
+                        if buf[key_at + i] != keys[key_starts[k] + i]:
+                            same = False
+                            break
+                    if not same:
+                        continue
+                    where[r, k], nbytes[r, k], kind[r, k] = 0, 0, 0
+                    if value_at < 0 or value_len == 0:
+                        kind[r, k] = ODD  # an empty Feature: protobuf's path decides
+                        break
+                    q = value_at
+                    list_field = buf[q]
+                    q += 1
+                    list_len = 0
+                    shift = 0
+                    while True:
+                        b = buf[q]
+                        q += 1
+                        list_len |= np.int64(b & 0x7F) << shift
+                        if b < 0x80:
+                            break
+                        shift += 7
+                    if (list_field != 0x0A and list_field != 0x12 and list_field != 0x1A) or (
+                        q + list_len != value_at + value_len
+                    ):
+                        kind[r, k] = ODD
+                        break
+                    list_kind = list_field >> 3
+                    if list_len == 0:
+                        kind[r, k] = list_kind
+                        where[r, k] = q
+                        break
+                    # the list's values: one packed field (1, length-delimited), as TF writes them
+                    if buf[q] != 0x0A or list_kind == BYTES:
+                        kind[r, k] = ODD
+                        break
+                    q += 1
+                    packed = 0
+                    shift = 0
+                    while True:
+                        b = buf[q]
+                        q += 1
+                        packed |= np.int64(b & 0x7F) << shift
+                        if b < 0x80:
+                            break
+                        shift += 7
+                    if q + packed != value_at + value_len:
+                        kind[r, k] = ODD
+                        break
+                    where[r, k], nbytes[r, k], kind[r, k] = q, packed, list_kind
+                    break
+            p = stop
+    return -1
+
+
+@loop
+def gather_floats(buf, where, rows, out):
+    """Copy the float32 bytes at ``where[i]`` (``out.shape[1]`` bytes each) into ``out[rows[i]]``
+    (``out`` a uint8 view of the batch's float32 array, one row per example)."""
+    width = out.shape[1]
+    for i in range(rows.size):
+        at = where[i]
+        row = rows[i]
+        for j in range(width):
+            out[row, j] = buf[at + j]
+
+
+@loop
+def gather_int64s(buf, where, nbytes, rows, out):
+    """Decode the packed varints at ``where[i]`` (``nbytes[i]`` bytes) into ``out[rows[i]]``;
+    return the first ``i`` whose count is not ``out.shape[1]``, or -1."""
+    width = out.shape[1]
+    for i in range(rows.size):
+        p, stop, row, j = where[i], where[i] + nbytes[i], rows[i], 0
+        while p < stop:
+            value = np.uint64(0)
+            shift = np.uint64(0)
+            while True:
+                b = buf[p]
+                p += 1
+                value |= np.uint64(b & 0x7F) << shift
+                if b < 0x80:
+                    break
+                shift += np.uint64(7)
+            if j >= width:
+                return i
+            out[row, j] = np.int64(value)
+            j += 1
+        if j != width:
+            return i
+    return -1
