@@ -142,6 +142,7 @@ def main():
     ]
     for row in rows:
         print(" | ".join(row))
+    print("ratios by round:", " ".join(f"{r:.2f}" for r in ratios))
     if args.record:
         record(
             "tfrecord_input",

@@ -70,6 +70,13 @@ def loop(fn) -> Loop:
     return Loop(fn)
 
 
+def jitable(fn):
+    """Declare ``fn`` a helper that loops call: compiled into each loop that calls it (a
+    plain Python function where numba is missing)."""
+    numba = _numba()
+    return fn if numba is None else numba.extending.register_jitable(fn)
+
+
 def plain(*arrays, contiguous=True) -> bool:
     """Arrays a loop takes as they are: numpy, of one dtype the loops are built for
     (float32 or float64: numba has no float16 math), and C-contiguous unless the loop

@@ -13,9 +13,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import loop
+from .compiled import jitable, loop
 
 BYTES, FLOATS, INT64S, ODD = 1, 2, 3, -1
+
+
+@jitable
+def varint(buf, p):
+    """(value, next position) of the varint at ``buf[p]`` (the record's buffer ends in
+    zeros, so a varint cut short stops there)."""
+    value = 0
+    shift = 0
+    while True:
+        b = buf[p]
+        p += 1
+        value |= np.int64(b & 0x7F) << shift
+        if b < 0x80:
+            return value, p
+        shift += 7
 
 
 @loop
@@ -27,17 +42,9 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
         p, end = starts[r], ends[r]
         while p < end:
             # a field of Example: its tag and, for ``features`` (1, length-delimited), its length
-            tag = 0
-            shift = 0
-            while True:
-                if p >= end:
-                    return r
-                b = buf[p]
-                p += 1
-                tag |= np.int64(b & 0x7F) << shift
-                if b < 0x80:
-                    break
-                shift += 7
+            tag, p = varint(buf, p)
+            if p > end:
+                return r
             wire = tag & 7
             if wire == 0:
                 while p < end and buf[p] >= 0x80:
@@ -49,17 +56,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                 continue
             if wire != 2:
                 return r
-            length = 0
-            shift = 0
-            while True:
-                if p >= end:
-                    return r
-                b = buf[p]
-                p += 1
-                length |= np.int64(b & 0x7F) << shift
-                if b < 0x80:
-                    break
-                shift += 7
+            length, p = varint(buf, p)
             stop = p + length
             if stop > end:
                 return r
@@ -71,15 +68,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                 if buf[p] != 0x0A:
                     return r
                 p += 1
-                entry = 0
-                shift = 0
-                while True:
-                    b = buf[p]
-                    p += 1
-                    entry |= np.int64(b & 0x7F) << shift
-                    if b < 0x80:
-                        break
-                    shift += 7
+                entry, p = varint(buf, p)
                 entry_end = p + entry
                 if entry_end > stop:
                     return r
@@ -87,15 +76,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                 while p < entry_end:
                     field = buf[p]
                     p += 1
-                    size = 0
-                    shift = 0
-                    while True:
-                        b = buf[p]
-                        p += 1
-                        size |= np.int64(b & 0x7F) << shift
-                        if b < 0x80:
-                            break
-                        shift += 7
+                    size, p = varint(buf, p)
                     if field == 0x0A:
                         key_at, key_len = p, size
                     elif field == 0x12:
@@ -123,15 +104,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                     q = value_at
                     list_field = buf[q]
                     q += 1
-                    list_len = 0
-                    shift = 0
-                    while True:
-                        b = buf[q]
-                        q += 1
-                        list_len |= np.int64(b & 0x7F) << shift
-                        if b < 0x80:
-                            break
-                        shift += 7
+                    list_len, q = varint(buf, q)
                     if (list_field != 0x0A and list_field != 0x12 and list_field != 0x1A) or (
                         q + list_len != value_at + value_len
                     ):
@@ -147,15 +120,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                         kind[r, k] = ODD
                         break
                     q += 1
-                    packed = 0
-                    shift = 0
-                    while True:
-                        b = buf[q]
-                        q += 1
-                        packed |= np.int64(b & 0x7F) << shift
-                        if b < 0x80:
-                            break
-                        shift += 7
+                    packed, q = varint(buf, q)
                     if q + packed != value_at + value_len:
                         kind[r, k] = ODD
                         break
@@ -171,10 +136,7 @@ def gather_floats(buf, where, rows, out):
     (``out`` a uint8 view of the batch's float32 array, one row per example)."""
     width = out.shape[1]
     for i in range(rows.size):
-        at = where[i]
-        row = rows[i]
-        for j in range(width):
-            out[row, j] = buf[at + j]
+        out[rows[i], :] = buf[where[i] : where[i] + width]
 
 
 @loop

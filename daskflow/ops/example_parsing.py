@@ -215,7 +215,7 @@ def _dense_in_place(records, plan, defaults, single):
         return None
     lengths = np.fromiter((len(r) for r in records), np.int64, len(records))
     ends = np.cumsum(lengths)
-    buf = np.frombuffer(b"".join(records) + bytes(16), np.uint8)  # zeros after: no read runs off
+    buf = np.frombuffer(b"".join([*records, bytes(16)]), np.uint8)  # zeros after: no read runs off
     keys = [d.key.encode() for d in plan.dense]
     key_ends = np.cumsum([len(k) for k in keys], dtype=np.int64)
     shape = (len(records), len(keys))
