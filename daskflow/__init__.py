@@ -14,6 +14,7 @@ from . import (
     dtypes,
     errors,
     estimator,
+    graph_util,
     image,
     initializers,
     layers,
@@ -77,6 +78,7 @@ from .framework.graph import (
     name_scope,
     reset_default_graph,
 )
+from .framework.importer import import_graph_def
 from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .framework.versions import (
@@ -488,4 +490,8 @@ def __getattr__(name):
         from .launch import local_cluster
 
         return local_cluster
+    if name in ("GraphDef", "AttrValue"):  # TF's protos: tensorboardX loads them on first use
+        from .summary import protos
+
+        return getattr(protos, name)
     return _namespaces.module_getattr("tf")(name)

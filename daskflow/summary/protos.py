@@ -27,30 +27,36 @@ SummaryDescription = summary_pb2.SummaryDescription
 HistogramProto = summary_pb2.HistogramProto
 SessionLog = event_pb2.SessionLog
 TaggedRunMetadata = event_pb2.TaggedRunMetadata
-GraphDef = graph_pb2.GraphDef
 
 
-def _event_with_source_metadata():
-    """TF's ``Event``: tensorboardX's (the same fields, numbers and wire form) plus what
-    tensorboardX's copy lacks, ``source_metadata`` (field 10, a ``SourceMetadata`` naming
-    the writer). Made once from tensorboardX's descriptor, in package ``daskflow``."""
+def _extended(base, fields, messages=()):
+    """TF's message ``base`` as tensorboardX ships it, plus the ``fields`` its copy lacks:
+    ``(name, number, type, type_name)``, ``type_name`` naming one of ``messages`` (new
+    message types, ``(name, [(field name, number, type)])``, in package ``daskflow``).
+    Made once from tensorboardX's descriptor; the same wire form, so bytes of TF's
+    message parse into it and back (a field of a message kept empty here keeps its
+    contents as unknown fields)."""
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-    event = descriptor_pb2.DescriptorProto()
-    event_pb2.Event.DESCRIPTOR.CopyToProto(event)
-    source = descriptor_pb2.DescriptorProto(name="SourceMetadata")
-    source.field.add(name="writer", number=1, type=9, label=1)  # string
-    event.field.add(name="source_metadata", number=10, type=11, label=1, type_name=".daskflow.SourceMetadata")
-    for field in event.field:  # tensorboardX's own messages stay theirs: its SessionLog etc. fit
-        if field.type_name.startswith("."):
-            continue
-        if field.type_name:
-            field.type_name = f".{event_pb2.DESCRIPTOR.package}.{field.type_name}"
+    message = descriptor_pb2.DescriptorProto()
+    base.DESCRIPTOR.CopyToProto(message)
+    package = base.DESCRIPTOR.file.package
+    for field in message.field:  # tensorboardX's own messages stay theirs
+        if field.type_name and not field.type_name.startswith("."):
+            field.type_name = f".{package}.{field.type_name}"
+    for name, number, kind, type_name in fields:
+        added = message.field.add(name=name, number=number, type=kind, label=1)
+        if type_name:
+            added.type_name = f".daskflow.{type_name}"
+    extra = [descriptor_pb2.DescriptorProto(name=name) for name, _ in messages]
+    for proto, (_, sub_fields) in zip(extra, messages):
+        for name, number, kind in sub_fields:
+            proto.field.add(name=name, number=number, type=kind, label=1)
     proto = descriptor_pb2.FileDescriptorProto(
-        name="daskflow/event.proto",
+        name=f"daskflow/{base.DESCRIPTOR.name.lower()}.proto",
         package="daskflow",
-        dependency=[event_pb2.DESCRIPTOR.name],
-        message_type=[event, source],
+        dependency=[base.DESCRIPTOR.file.name],
+        message_type=[message, *extra],
         syntax="proto3",
     )
     pool = descriptor_pool.Default()
@@ -58,10 +64,24 @@ def _event_with_source_metadata():
         pool.Add(proto)
     except TypeError:  # an older protobuf: AddSerializedFile
         pool.AddSerializedFile(proto.SerializeToString())
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("daskflow.Event"))
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"daskflow.{base.DESCRIPTOR.name}"))
 
 
-Event = _event_with_source_metadata()
+_STRING, _MESSAGE = 9, 11
+
+
+# TF's Event has ``source_metadata`` (the writer's name); its GraphDef, the function
+# library and the debug info (kept here as they come, unparsed).
+Event = _extended(
+    event_pb2.Event,
+    [("source_metadata", 10, _MESSAGE, "SourceMetadata")],
+    [("SourceMetadata", [("writer", 1, _STRING)])],
+)
+GraphDef = _extended(
+    graph_pb2.GraphDef,
+    [("library", 2, _MESSAGE, "FunctionDefLibrary"), ("debug_info", 5, _MESSAGE, "GraphDebugInfo")],
+    [("FunctionDefLibrary", []), ("GraphDebugInfo", [])],
+)
 NodeDef = node_def_pb2.NodeDef
 AttrValue = attr_value_pb2.AttrValue
 TensorProto = tensor_pb2.TensorProto

@@ -1,0 +1,217 @@
+"""``tf.import_graph_def``: a ``GraphDef`` (TensorFlow's, or one daskflow wrote) into the
+default graph.
+
+Each ``NodeDef`` becomes daskflow ops by its op type's rule
+(:mod:`daskflow.ops.import_rules`), named ``<name>/<node name>`` so that
+``graph.get_tensor_by_name("import/logits:0")`` finds it, on the node's device, after its
+control inputs. Nodes are taken in dependency order, whatever their order in the proto.
+``input_map`` replaces a node's output by a tensor of this graph (``"x:0"`` or ``"x"``);
+``return_elements`` names what to return (``"logits:0"``: a tensor, ``"train"``: an op).
+A node whose op type has no rule is a ``ValueError`` naming it, before anything is added.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import dtypes
+from .graph import Tensor, control_dependencies, device, get_default_graph, name_scope
+
+_INPUT = re.compile(r"^(\^)?([^:]+)(?::(\d+))?$")
+
+
+def _decode_attr(value):
+    """A proto ``AttrValue`` as a Python value: dtypes, shapes as lists (None: unknown),
+    tensors as numpy arrays, lists of those."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        items = value.list
+        for name in ("s", "i", "f", "b", "type", "shape", "tensor"):
+            entries = getattr(items, name)
+            if len(entries):
+                return [_scalar(name, e) for e in entries]
+        return []
+    return None if kind is None else _scalar(kind, getattr(value, kind))
+
+
+def _scalar(kind, value):
+    if kind == "type":
+        return dtypes.as_dtype(value)
+    if kind == "shape":
+        return None if value.unknown_rank else [None if d.size < 0 else d.size for d in value.dim]
+    if kind == "tensor":
+        return tensor_value(value)
+    if kind == "s":
+        return value.decode()
+    if kind in ("i", "f", "b"):
+        return value
+    return None  # functions, placeholders of attrs: no rule reads them
+
+
+_TYPED = {
+    dtypes.float32: "float_val",
+    dtypes.float64: "double_val",
+    dtypes.int32: "int_val",
+    dtypes.int16: "int_val",
+    dtypes.int8: "int_val",
+    dtypes.uint8: "int_val",
+    dtypes.int64: "int64_val",
+    dtypes.bool: "bool_val",
+    dtypes.string: "string_val",
+    dtypes.float16: "half_val",
+}
+
+
+def tensor_value(proto) -> np.ndarray:
+    """A ``TensorProto``'s value (TF's ``make_ndarray``)."""
+    dtype = dtypes.as_dtype(proto.dtype)
+    shape = [d.size for d in proto.tensor_shape.dim]
+    if dtype == dtypes.string:
+        values = np.empty(len(proto.string_val), dtype=object)
+        values[:] = list(proto.string_val)
+    elif proto.tensor_content:
+        values = np.frombuffer(proto.tensor_content, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"))
+    else:
+        field = _TYPED.get(dtype)
+        if field is None:
+            raise ValueError(f"import_graph_def: constants of {dtype.name} are not read")
+        raw = np.asarray(getattr(proto, field))
+        values = raw.view(np.float16) if dtype == dtypes.float16 else raw.astype(dtype.as_numpy_dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if values.size == size:
+        return values.reshape(shape).astype(values.dtype.newbyteorder("="))
+    if values.size == 0:
+        return np.zeros(shape, dtype=dtype.as_numpy_dtype if dtype != dtypes.string else object)
+    filled = np.empty(size, dtype=values.dtype)  # TF keeps one value, or a prefix, and repeats the last
+    filled[: values.size] = values
+    filled[values.size :] = values[-1]
+    return filled.reshape(shape)
+
+
+def _ordered(nodes):
+    """The nodes, each after the nodes it reads (``ValueError`` for a cycle or a missing one)."""
+    by_name = {n.name: n for n in nodes}
+    done, order = set(), []
+    for root in nodes:
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node.name in done:
+                continue
+            if expanded:
+                done.add(node.name)
+                order.append(node)
+                continue
+            stack.append((node, True))
+            for text in node.input:
+                producer = _INPUT.match(text).group(2)
+                if producer not in by_name:
+                    raise ValueError(
+                        f"import_graph_def: node {node.name!r} reads {text!r}, which the GraphDef lacks"
+                    )
+                if producer not in done:
+                    stack.append((by_name[producer], False))
+    return order
+
+
+def import_graph_def(
+    graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None
+):
+    """Import ``graph_def``'s nodes into the default graph (TF1's ``tf.import_graph_def``).
+
+    Parameters
+    ----------
+    graph_def : GraphDef
+        TF's proto (``tf.GraphDef``, read from a ``.pb`` file with ``ParseFromString``).
+    input_map : dict, optional
+        Names in ``graph_def`` (``"x:0"``, ``"x"``) to tensors of the default graph used
+        instead of those outputs.
+    return_elements : list of str, optional
+        Names in ``graph_def`` to return: ``"op"`` an operation, ``"op:0"`` a tensor.
+    name : str, optional
+        The prefix of the imported names (``"import"``; ``""`` for none).
+    op_dict, producer_op_list
+        TF1's, ignored (TF ignores ``op_dict`` too).
+
+    Returns
+    -------
+    list or None
+        The ``return_elements``, in order.
+
+    Raises
+    ------
+    ValueError
+        A node of an op type daskflow cannot import (naming the node and the type), an
+        ``input_map`` or ``return_elements`` name the GraphDef lacks.
+    TypeError
+        ``graph_def`` is no GraphDef, or ``input_map`` maps to something other than tensors.
+    """
+    from ..ops import import_rules
+
+    if not hasattr(graph_def, "node"):
+        raise TypeError(f"graph_def must be a GraphDef proto; got {type(graph_def).__name__}")
+    if not import_rules.RULES:
+        import_rules.install()
+    mapped = _input_map(input_map)
+    missing = [n for n in graph_def.node if n.op not in import_rules.RULES]
+    if missing:
+        kinds = sorted({n.op for n in missing})
+        raise ValueError(
+            f"import_graph_def: node {missing[0].name!r} is a {missing[0].op!r} op, which daskflow cannot "
+            f"import (op types without a rule: {kinds})"
+        )
+    outputs = {}
+    graph = get_default_graph()
+    scope = name_scope(None) if name == "" else name_scope(name, "import")
+    with scope:
+        for node in _ordered(list(graph_def.node)):
+            outputs[node.name] = _import_node(node, outputs, mapped, import_rules.RULES[node.op])
+    unused = sorted(set(mapped) - {f"{n}:{i}" for n, outs in outputs.items() for i in range(len(outs))})
+    if unused:
+        raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
+    return None if return_elements is None else [_element(e, outputs, graph) for e in return_elements]
+
+
+def _input_map(input_map):
+    mapped = {}
+    for key, value in (input_map or {}).items():
+        if not isinstance(value, Tensor):
+            raise TypeError(f"input_map[{key!r}] must be a Tensor; got {type(value).__name__}")
+        mapped[key if ":" in key else f"{key}:0"] = value
+    return mapped
+
+
+def _import_node(node, outputs, mapped, build):
+    inputs, controls = [], []
+    for text in node.input:
+        control, producer, index = _INPUT.match(text).groups()
+        if control:
+            controls.append(outputs[producer][0].op if outputs[producer] else None)
+            continue
+        key = f"{producer}:{int(index or 0)}"
+        inputs.append(mapped[key] if key in mapped else outputs[producer][int(index or 0)])
+    attrs = {key: _decode_attr(value) for key, value in node.attr.items()}
+    with device(node.device or None), control_dependencies([c for c in controls if c is not None]):
+        made = build(inputs, attrs, node.name)
+    if made is None or hasattr(made, "outputs") and not made.outputs:  # an op of no outputs (NoOp)
+        return [_NoOutput(made)]
+    return list(made) if isinstance(made, (list, tuple)) else [made]
+
+
+class _NoOutput:
+    """Stands for an op without outputs, so its control dependants find it."""
+
+    def __init__(self, op):
+        self.op = op
+
+
+def _element(text, outputs, graph):
+    match = _INPUT.match(text)
+    if match is None or match.group(2) not in outputs:
+        raise ValueError(f"Requested return_element {text!r} not found in graph_def.")
+    made = outputs[match.group(2)]
+    if match.group(3) is None:
+        return made[0].op
+    return made[int(match.group(3))]
