@@ -124,6 +124,10 @@ def device_list(workers) -> list[str]:
     return [d for w in workers for d in w.devices()]
 
 
+class DeviceNotInClusterError(InvalidArgumentError):
+    """A device no worker of the cluster offers (TF1's ``InvalidArgumentError``)."""
+
+
 def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevice, bool]:
     """The worker for ``device`` and whether it needs a GPU.
 
@@ -146,7 +150,7 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
     if not allow_soft_placement:
         have = "\n  ".join(device_list(workers))
         message = f"device {device!r} is not in the cluster; its devices are:\n  {have}"
-        raise InvalidArgumentError(None, None, message)
+        raise DeviceNotInClusterError(None, None, message)
     fallback = _match(DeviceSpec(job=spec.job, task=spec.task), workers) or _default(workers)
     message = f"device {device!r} is not in the cluster: placed on {fallback.name} (CPU)"
     warnings.warn(message, stacklevel=_callers_level())

@@ -30,7 +30,7 @@ from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
 from . import lineage, recovery, scope, shared, sources
-from .devices import cluster_workers, filtered, place, scheduler_identity
+from .devices import DeviceNotInClusterError, cluster_workers, filtered, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .steps import BACKUP_PREFIX, Lowered
@@ -39,6 +39,7 @@ from .variables import Change, VariableTable
 logger = logging.getLogger(__name__)
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
+JOIN_WAIT = 60.0  # seconds a between-graph session waits for a task its graph names to join
 LEAVING_SECS = 5.0  # how long a lost connection is given to show as a worker leaving
 # Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of
 # STEPS_PER_SESSION steps (99 days at a thousand steps a second). Their product is
@@ -504,6 +505,21 @@ class ClusterRuntime:
             }
         )
 
+    def _placed(self, lower, workers):
+        """``(lower(workers), workers)``; in a between-graph job, whose tasks start on their
+        own, a device whose task has not joined yet is waited for (as TF1's sessions wait for
+        their cluster's tasks), up to ``JOIN_WAIT`` seconds, before its error stands."""
+        deadline = time.monotonic() + JOIN_WAIT
+        while True:
+            try:
+                return lower(workers), workers
+            except DeviceNotInClusterError as e:
+                if self.shared_job is None or time.monotonic() > deadline:
+                    raise
+                logger.info("waiting for the cluster's other tasks to join: %s", str(e).splitlines()[0])
+                time.sleep(0.5)
+                workers = self.workers()
+
     def _replay(self, lost):
         """Recover, then submit again every dispatched step from the first unfinished one."""
         steps = list(self._pending)
@@ -518,8 +534,18 @@ class ClusterRuntime:
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
-        lowered = Lowered(
-            executable, plan_id, workers, self.config, timeout, self.token, self.shared_job, self.independent
+        lowered, workers = self._placed(
+            lambda workers: Lowered(
+                executable,
+                plan_id,
+                workers,
+                self.config,
+                timeout,
+                self.token,
+                self.shared_job,
+                self.independent,
+            ),
+            workers,
         )
         if self.shared_job is not None:
             shared.define(self.client, self.shared_job, lowered)
