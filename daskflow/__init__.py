@@ -490,7 +490,7 @@ def __getattr__(name):
         from .launch import local_cluster
 
         return local_cluster
-    if name in ("GraphDef", "AttrValue"):  # TF's protos: tensorboardX loads them on first use
+    if name == "GraphDef":  # TF's proto (tensorboardX's, extended): loaded on first use
         from .summary import protos
 
         return getattr(protos, name)

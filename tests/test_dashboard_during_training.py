@@ -9,6 +9,7 @@ import uuid
 import warnings
 from types import SimpleNamespace
 
+import dask
 import numpy as np
 import pytest
 from distributed.diagnostics.plugin import SchedulerPlugin
@@ -175,6 +176,9 @@ class _Records(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+BOKEH_APPLICATION = "distributed.scheduler.dashboard.bokeh-application"
+
+
 def test_every_dashboard_page_answers_while_training_and_no_integer_is_out_of_range():
     batches, _ = digits_batches(400, 16)
     train, loss, x, y = _ps_worker_training(batches)
@@ -183,6 +187,9 @@ def test_every_dashboard_page_answers_while_training_and_no_integer_is_out_of_ra
     try:
         with (
             warnings.catch_warnings(record=True) as caught,
+            # The pages' sessions are opened by plain fetches (no browser keeps them in use):
+            # Bokeh would close them after 15 s, before a loaded machine reaches the check.
+            dask.config.set({f"{BOKEH_APPLICATION}.unused_session_lifetime_milliseconds": 600_000}),
             tf.local_cluster(ps=1, workers=2, dashboard_address="127.0.0.1:0") as cluster,
             tf.Session(cluster) as sess,
         ):

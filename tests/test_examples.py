@@ -231,3 +231,58 @@ def test_dense_features_read_in_place_match_protobufs_parse(records):
             np.testing.assert_array_equal(in_place[key], parsed[key])
     else:
         assert in_place is parsed
+
+
+def _varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _entry(key, feature_bytes):
+    body = b"\x0a" + _varint(len(key)) + key + b"\x12" + _varint(len(feature_bytes)) + feature_bytes
+    return b"\x0a" + _varint(len(body)) + body
+
+
+def _example_of(*entries):
+    features = b"".join(entries)
+    return b"\x0a" + _varint(len(features)) + features
+
+
+_GOOD_A = _entry(b"a", b"\x12\x0e\x0a\x0c" + np.array([1, 2, 3], "<f4").tobytes())
+HOSTILE = {
+    "negative length": b"\x12" + _varint(-11),
+    "huge length": b"\x12" + _varint(2**62) + b"xx",
+    "varint cut short": b"\x0a\xff",
+    "eleven-byte varint": b"\x0a" + b"\xff" * 10 + b"\x01",
+    "field number 0": b"\x02\x00",
+    "fixed64 past the end": b"\x09\x01\x02",
+    "negative entry length": b"\x0a\x0c\x0a" + _varint(-3),
+    "int64 varint past its list": _example_of(_GOOD_A, _entry(b"b", b"\x1a\x04\x0a\x02\x80\x80")),
+    "int64 list of three": _example_of(_GOOD_A, _entry(b"b", b"\x1a\x05\x0a\x03\x01\x02\x03")),
+    "unpacked floats": _example_of(
+        _entry(b"a", b"\x12\x0f" + b"".join(b"\x0d" + np.float32(v).tobytes() for v in (1, 2, 3))),
+        _entry(b"b", b"\x1a\x04\x0a\x02\x01\x02"),
+    ),
+    "right": _example_of(_GOOD_A, _entry(b"b", b"\x1a\x04\x0a\x02\x01\x7f")),
+}
+
+
+@pytest.mark.parametrize("record", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_hand_made_records_read_in_place_as_protobuf_reads_them(record):
+    from daskflow.kernels.compiled import use_compiled
+
+    in_place = _parsed([record, record])
+    with use_compiled(False):
+        parsed = _parsed([record, record])
+    if isinstance(parsed, dict):
+        assert isinstance(in_place, dict)
+        for key in parsed:
+            np.testing.assert_array_equal(in_place[key], parsed[key])
+    else:
+        assert in_place is parsed
+    assert isinstance(in_place, dict) == (record in (HOSTILE["right"], HOSTILE["unpacked floats"]))

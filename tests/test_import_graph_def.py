@@ -28,6 +28,8 @@ def test_a_frozen_tf_graph_gives_tfs_outputs_under_tfs_names(model):
         fetches = [graph.get_tensor_by_name(f"import/{name}") for name in INDEX[model]["fetches"]]
         with tf.Session() as sess:
             values = sess.run(fetches, {"import/x:0": expected["x"]})
+    for node in _graph_def(model).node:  # every node's output 0 under its own name
+        assert graph.get_operation_by_name(f"import/{node.name}").type is not None
     for name, value in zip(INDEX[model]["fetches"], values):
         np.testing.assert_allclose(value, expected[name], rtol=1e-5, atol=1e-6, err_msg=name)
         assert np.asarray(value).dtype == expected[name].dtype, name

@@ -624,8 +624,13 @@ class Dataset:
         sources yield only every ``count``-th element from ``index`` on (as
         TF's ``shard`` at the source); ``from_tensors`` is whole for each.
         ``captured``: the values of the tensors the dataset captured, by key.
+        A pipeline whose one source is a file dataset shards whole files where there
+        are enough (TF's AUTO policy); with several sources every source shards by
+        element, so zipped sources stay paired.
         """
-        return self._iterate(_Pass(shard, captured))
+        sources = [node for node in self._nodes() if not node._inputs()]
+        by_file = len(sources) == 1 and getattr(sources[0], "shards_by_file", False)
+        return self._iterate(_Pass(shard, captured, by_file=by_file))
 
     def flat_specs(self) -> list:
         """The static :class:`Spec` of each flat component."""
@@ -676,8 +681,9 @@ class Dataset:
 class _Pass:
     """The iteration state of one pass over a dataset tree, per node."""
 
-    def __init__(self, shard=(0, 1), captured=None, shared=None):
+    def __init__(self, shard=(0, 1), captured=None, shared=None, by_file=False):
         self.shard = shard
+        self.by_file = by_file  # the one source may shard whole files (see flat_elements)
         self.captured = captured or {}
         # Shared with the inner passes of flat_map / interleave: epochs, seeds, private sessions.
         self._epochs, self._entropy, self._runners = shared or ({}, {}, {})

@@ -48,6 +48,8 @@ def _names(value):
 class _FileDataset(Dataset):
     """Records of each file in turn (or ``num_parallel_reads`` files interleaved)."""
 
+    shards_by_file = True
+
     _who = "a file dataset"
 
     def __init__(self, filenames, compression_type, num_parallel_reads):
@@ -61,7 +63,7 @@ class _FileDataset(Dataset):
     def _iterate(self, state):
         names = _names(state.value(self._components[0]))
         index, count = state.shard  # a replica reads its share of the records:
-        if count > 1 and len(names) >= count:  # whole files where there are enough (TF's AUTO sharding)
+        if state.by_file and count > 1 and len(names) >= count:  # whole files (see flat_elements)
             names, index, count = names[index::count], 0, 1
         files = (self._records_of(n) for n in names)
         records = _interleave(files, self._parallel, 1) if self._parallel > 1 else _chain(files)

@@ -12,7 +12,7 @@ import copy
 
 import numpy as np
 
-_VARIABLES = {"VariableV2", "Variable", "VarHandleOp"}
+_VARIABLES = {"VariableV2", "Variable"}  # (resource variables' handles: not frozen here)
 
 
 def _producer(text):
@@ -21,6 +21,17 @@ def _producer(text):
 
 def extract_sub_graph(graph_def, dest_nodes):
     """The nodes of ``graph_def`` that the nodes ``dest_nodes`` need, in their order.
+
+    Parameters
+    ----------
+    graph_def : GraphDef
+    dest_nodes : list of str
+        Node names (not tensor names).
+
+    Returns
+    -------
+    GraphDef
+        A new GraphDef of those nodes (copies), with the same versions.
 
     Raises
     ------
@@ -52,7 +63,18 @@ def convert_variables_to_constants(
     sess, input_graph_def, output_node_names, variable_names_whitelist=None, variable_names_blacklist=None
 ):
     """``input_graph_def`` cut to ``output_node_names``, its variables made constants of
-    their values in ``sess`` (TF1's function; the allow and deny lists as TF1's).
+    their values in ``sess`` (TF1's function).
+
+    Parameters
+    ----------
+    sess : Session
+        Holds the variables' values.
+    input_graph_def : GraphDef
+        ``sess.graph.as_graph_def()``, typically.
+    output_node_names : list of str
+        The nodes the frozen graph must compute.
+    variable_names_whitelist, variable_names_blacklist : list of str, optional
+        Only these variables / not these (TF1's lists).
 
     Returns
     -------

@@ -65,7 +65,18 @@ _TYPED = {
 
 
 def tensor_value(proto) -> np.ndarray:
-    """A ``TensorProto``'s value (TF's ``make_ndarray``)."""
+    """A ``TensorProto``'s value (TF's ``make_ndarray``).
+
+    Parameters
+    ----------
+    proto : TensorProto
+        Its values in ``tensor_content`` or in the typed fields (one value, or a prefix
+        whose last value fills the rest, as TF writes them).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     dtype = dtypes.as_dtype(proto.dtype)
     shape = [d.size for d in proto.tensor_shape.dim]
     if dtype == dtypes.string:
@@ -77,9 +88,14 @@ def tensor_value(proto) -> np.ndarray:
         field = _TYPED.get(dtype)
         if field is None:
             raise ValueError(f"import_graph_def: constants of {dtype.name} are not read")
-        raw = np.asarray(getattr(proto, field))
-        values = raw.view(np.float16) if dtype == dtypes.float16 else raw.astype(dtype.as_numpy_dtype)
+        raw = getattr(proto, field)
+        if dtype == dtypes.float16:  # half_val holds each value's 16 bits
+            values = np.asarray(raw, dtype=np.uint16).view(np.float16)
+        else:
+            values = np.asarray(raw).astype(dtype.as_numpy_dtype)
     size = int(np.prod(shape, dtype=np.int64))
+    if values.size > size:
+        raise ValueError(f"import_graph_def: a constant holds {values.size} values for shape {shape}")
     if values.size == size:
         return values.reshape(shape).astype(values.dtype.newbyteorder("="))
     if values.size == 0:
@@ -93,17 +109,21 @@ def tensor_value(proto) -> np.ndarray:
 def _ordered(nodes):
     """The nodes, each after the nodes it reads (``ValueError`` for a cycle or a missing one)."""
     by_name = {n.name: n for n in nodes}
-    done, order = set(), []
+    done, visiting, order = set(), set(), []
     for root in nodes:
         stack = [(root, False)]
         while stack:
             node, expanded = stack.pop()
-            if node.name in done:
-                continue
             if expanded:
+                visiting.discard(node.name)
                 done.add(node.name)
                 order.append(node)
                 continue
+            if node.name in done:
+                continue
+            if node.name in visiting:
+                raise ValueError(f"import_graph_def: the GraphDef has a cycle through node {node.name!r}")
+            visiting.add(node.name)
             stack.append((node, True))
             for text in node.input:
                 producer = _INPUT.match(text).group(2)
@@ -184,6 +204,9 @@ def _input_map(input_map):
 
 
 def _import_node(node, outputs, mapped, build):
+    from ..ops.array_ops import identity
+    from ..ops.import_rules import COMPOSITE
+
     inputs, controls = [], []
     for text in node.input:
         control, producer, index = _INPUT.match(text).groups()
@@ -193,8 +216,12 @@ def _import_node(node, outputs, mapped, build):
         key = f"{producer}:{int(index or 0)}"
         inputs.append(mapped[key] if key in mapped else outputs[producer][int(index or 0)])
     attrs = {key: _decode_attr(value) for key, value in node.attr.items()}
+    composite = node.op in COMPOSITE
     with device(node.device or None), control_dependencies([c for c in controls if c is not None]):
-        made = build(inputs, attrs, node.name)
+        made = build(inputs, attrs, f"{node.name}_parts" if composite else node.name)
+        if composite:  # its output 0 under the node's own name (the others pass through)
+            made = list(made) if isinstance(made, (list, tuple)) else [made]
+            made[0] = identity(made[0], name=node.name)
     if made is None or hasattr(made, "outputs") and not made.outputs:  # an op of no outputs (NoOp)
         return [_NoOutput(made)]
     return list(made) if isinstance(made, (list, tuple)) else [made]

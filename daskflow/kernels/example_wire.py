@@ -20,17 +20,16 @@ BYTES, FLOATS, INT64S, ODD = 1, 2, 3, -1
 
 @jitable
 def varint(buf, p):
-    """(value, next position) of the varint at ``buf[p]`` (the record's buffer ends in
-    zeros, so a varint cut short stops there)."""
+    """(value, next position) of the varint at ``buf[p]``; the position is -1 for a varint
+    longer than protobuf's ten bytes. (The buffer ends in zeros, so no read runs off it.)"""
     value = 0
-    shift = 0
-    while True:
+    for shift in range(0, 70, 7):
         b = buf[p]
         p += 1
         value |= np.int64(b & 0x7F) << shift
         if b < 0x80:
             return value, p
-        shift += 7
+    return value, -1
 
 
 @loop
@@ -43,23 +42,23 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
         while p < end:
             # a field of Example: its tag and, for ``features`` (1, length-delimited), its length
             tag, p = varint(buf, p)
-            if p > end:
+            if p < 0 or p >= end or tag >> 3 == 0:
                 return r
             wire = tag & 7
             if wire == 0:
-                while p < end and buf[p] >= 0x80:
-                    p += 1
-                p += 1
-                continue
-            if wire == 1 or wire == 5:
+                _, p = varint(buf, p)
+            elif wire == 1 or wire == 5:
                 p += 8 if wire == 1 else 4
+            if wire in (0, 1, 5):
+                if p < 0 or p > end:
+                    return r
                 continue
             if wire != 2:
                 return r
             length, p = varint(buf, p)
-            stop = p + length
-            if stop > end:
+            if p < 0 or length < 0 or length > end - p:
                 return r
+            stop = p + length
             if tag >> 3 != 1:
                 p = stop
                 continue
@@ -69,14 +68,16 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                     return r
                 p += 1
                 entry, p = varint(buf, p)
-                entry_end = p + entry
-                if entry_end > stop:
+                if p < 0 or entry < 0 or entry > stop - p:
                     return r
+                entry_end = p + entry
                 key_at, key_len, value_at, value_len = -1, 0, -1, 0
                 while p < entry_end:
                     field = buf[p]
                     p += 1
                     size, p = varint(buf, p)
+                    if p < 0 or size < 0 or size > entry_end - p:
+                        return r
                     if field == 0x0A:
                         key_at, key_len = p, size
                     elif field == 0x12:
@@ -106,7 +107,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                     q += 1
                     list_len, q = varint(buf, q)
                     if (list_field != 0x0A and list_field != 0x12 and list_field != 0x1A) or (
-                        q + list_len != value_at + value_len
+                        q < 0 or q + list_len != value_at + value_len
                     ):
                         kind[r, k] = ODD
                         break
@@ -121,7 +122,7 @@ def scan_examples(buf, starts, ends, keys, key_starts, key_ends, where, nbytes, 
                         break
                     q += 1
                     packed, q = varint(buf, q)
-                    if q + packed != value_at + value_len:
+                    if q < 0 or q + packed != value_at + value_len:
                         kind[r, k] = ODD
                         break
                     where[r, k], nbytes[r, k], kind[r, k] = q, packed, list_kind
@@ -142,23 +143,16 @@ def gather_floats(buf, where, rows, out):
 @loop
 def gather_int64s(buf, where, nbytes, rows, out):
     """Decode the packed varints at ``where[i]`` (``nbytes[i]`` bytes) into ``out[rows[i]]``;
-    return the first ``i`` whose count is not ``out.shape[1]``, or -1."""
+    return the first ``i`` whose varints do not fit its bytes or whose count is not
+    ``out.shape[1]``, or -1."""
     width = out.shape[1]
     for i in range(rows.size):
         p, stop, row, j = where[i], where[i] + nbytes[i], rows[i], 0
         while p < stop:
-            value = np.uint64(0)
-            shift = np.uint64(0)
-            while True:
-                b = buf[p]
-                p += 1
-                value |= np.uint64(b & 0x7F) << shift
-                if b < 0x80:
-                    break
-                shift += np.uint64(7)
-            if j >= width:
+            value, p = varint(buf, p)
+            if p < 0 or p > stop or j >= width:
                 return i
-            out[row, j] = np.int64(value)
+            out[row, j] = value
             j += 1
         if j != width:
             return i

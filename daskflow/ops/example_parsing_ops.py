@@ -189,7 +189,21 @@ def parse_example(serialized, features, name=None, example_names=None):
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parse one serialized ``Example`` (TF1's ``tf.parse_single_example``): as
-    :func:`parse_example` without the batch dimension."""
+    :func:`parse_example` without the batch dimension.
+
+    Parameters
+    ----------
+    serialized : scalar string Tensor
+    features : dict
+        Feature key to spec, as :func:`parse_example`'s.
+    name : str, optional
+    example_names : scalar string Tensor, optional
+
+    Returns
+    -------
+    dict
+        Feature key to a ``Tensor`` of the spec's shape, or a ``SparseTensor``.
+    """
     return _example_op(serialized, features, example_names, True, name)
 
 
@@ -228,9 +242,8 @@ def parse_single_sequence_example(
         Key to ``FixedLenFeature`` or ``VarLenFeature``, read from the context.
     sequence_features : dict, optional
         Key to ``FixedLenSequenceFeature`` (``[steps, *shape]``; ``allow_missing``: an
-        absent list has no steps), ``FixedLenFeature`` (the same, required) or
-        ``VarLenFeature`` (a ``SparseTensor`` of ``[steps, longest]``), read from the
-        feature lists.
+        absent list has no steps) or ``VarLenFeature`` (a ``SparseTensor`` of
+        ``[steps, longest]``), read from the feature lists.
     example_name : scalar string Tensor, optional
     name : str, optional
 

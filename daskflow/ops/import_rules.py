@@ -14,6 +14,9 @@ from .. import dtypes
 from .infer import constant_value
 
 RULES: dict = {}
+# TF op types whose daskflow function is several ops (its output is named inside a scope):
+# the importer builds them under ``<node>_parts`` and names their outputs as the node's.
+COMPOSITE = {"Selu", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
 
 
 def rule(*op_types):
@@ -205,9 +208,9 @@ def _nn(tf):
         ),
         "MaxPool": pool(tf.nn.max_pool),
         "AvgPool": pool(tf.nn.avg_pool),
-        "FusedBatchNorm": _batch_norm(tf),
-        "FusedBatchNormV2": _batch_norm(tf),
-        "FusedBatchNormV3": _batch_norm(tf),
+        "FusedBatchNorm": _batch_norm(tf, 5),
+        "FusedBatchNormV2": _batch_norm(tf, 5),
+        "FusedBatchNormV3": _batch_norm(tf, 6),
     }
 
 
@@ -217,8 +220,9 @@ def _batch_matmul(tf):
     )
 
 
-def _batch_norm(tf):
-    """Inference's batch norm (``is_training=False``): the stored mean and variance."""
+def _batch_norm(tf, outputs):
+    """Inference's batch norm (``is_training=False``): the stored mean and variance; its
+    ``outputs`` as TF's (y, then the statistics it read; V3's reserved sixth likewise)."""
 
     def build(i, a, name):
         if a.get("is_training", True) or a.get("data_format", "NHWC") != "NHWC":
@@ -228,6 +232,6 @@ def _batch_norm(tf):
             )
         x, scale, offset, mean, variance = i[:5]
         y = tf.nn.batch_normalization(x, mean, variance, offset, scale, a.get("epsilon", 1e-4), name=name)
-        return [y, mean, variance]
+        return [y, mean, variance, mean, variance, mean][:outputs]
 
     return build

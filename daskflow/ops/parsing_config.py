@@ -63,7 +63,13 @@ class FixedLenSequenceFeature(
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A feature of any number of values, parsed into a ``SparseTensor``."""
+    """A feature of any number of values, parsed into a ``SparseTensor``.
+
+    Parameters
+    ----------
+    dtype : DType
+        ``tf.float32``, ``tf.int64`` or ``tf.string``.
+    """
 
     __slots__ = ()
 

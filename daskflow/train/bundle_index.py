@@ -20,7 +20,7 @@ from .. import dtypes
 from ..lib.io.crc32c import masked
 from ..lib.io.proto_wire import length_delimited, tag, varint
 
-MAGIC = 0xDB4775248B80FB57
+MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, which TF's tables keep
 BLOCK_SIZE = 1 << 18  # TF's tables: 256 KiB blocks
 RESTART_INTERVAL = 16
 _VERSION = 1  # tensorflow::kTensorBundleVersion

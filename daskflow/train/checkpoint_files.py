@@ -104,12 +104,20 @@ def shard_name(prefix, shard, shards) -> str:
     return f"{prefix}.data-{shard:05d}-of-{shards:05d}"
 
 
-def remove_files(fs, prefix, keep=()):
+def remove_files(fs, prefix, keep=(), only=None):
     """Delete checkpoint ``prefix``'s data (TF's shards, daskflow's folders, half-written
-    files), except the paths in ``keep``."""
-    for path in fs.glob(fs._strip_protocol(prefix) + ".data-*"):
-        if path not in keep:
-            fs.rm(path, recursive=True)
+    files), except the paths in ``keep``; with ``only``, just the names ending in it.
+    (The folder is listed and names compared: a prefix is no glob pattern.)"""
+    folder, base = posixpath.split(fs._strip_protocol(prefix))
+    try:
+        paths = fs.ls(folder or ".", detail=False)
+    except FileNotFoundError:
+        return
+    for path in paths:
+        name = posixpath.basename(path.rstrip("/"))
+        if not name.startswith(base + ".data-") or path in keep or (only and not name.endswith(only)):
+            continue
+        fs.rm(path, recursive=True)
 
 
 def delete_checkpoint(fs, prefix):

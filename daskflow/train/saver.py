@@ -259,12 +259,18 @@ class Saver:
         from .bundle_index import index_bytes
 
         temporary = f".tempstate{uuid.uuid4().hex[:8]}"
-        records, shards = sess._write_checkpoint(
-            sorted(self._vars), lambda i, n: shard_name(prefix, i, n) + temporary
-        )
         index = fs._strip_protocol(prefix + ".index")
-        with fs.open(index + temporary, "wb") as f:
-            f.write(index_bytes(records, shards))
+        try:
+            records, shards = sess._write_checkpoint(
+                sorted(self._vars), lambda i, n: shard_name(prefix, i, n) + temporary
+            )
+            with fs.open(index + temporary, "wb") as f:
+                f.write(index_bytes(records, shards))
+        except BaseException:  # the save failed: its temporary files go, nothing else changed
+            remove_files(fs, prefix, only=temporary)
+            if fs.exists(index + temporary):
+                fs.rm(index + temporary)
+            raise
         # Everything is written: only moves remain (an earlier checkpoint under this prefix
         # stays whole until now).
         final = [fs._strip_protocol(shard_name(prefix, i, shards)) for i in range(shards)]

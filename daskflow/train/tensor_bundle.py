@@ -25,8 +25,8 @@ from ..errors import DataLossError, NotFoundError, UnimplementedError
 from ..lib.io.crc32c import masked
 from ..lib.io.proto_wire import fields, read_varint
 from ..runtime.checkpoint import read_bundle_tensor
+from .bundle_index import MAGIC
 
-_MAGIC = 0xDB4775248B80FB57  # LevelDB's table magic number, which TF's tables keep
 _FOOTER = 48
 
 
@@ -88,7 +88,7 @@ def _handle(data, pos):
 
 def read_table(data, path):
     """Every ``(key, value)`` of an SSTable's bytes, in key order."""
-    if len(data) < _FOOTER or struct.unpack("<Q", data[-8:])[0] != _MAGIC:
+    if len(data) < _FOOTER or struct.unpack("<Q", data[-8:])[0] != MAGIC:
         raise DataLossError(None, None, f"{path}: not an SSTable (bad magic number)")
     footer = data[-_FOOTER:]
     _, pos = _handle(footer, 0)  # the metaindex: TF's tables keep nothing there

@@ -509,14 +509,20 @@ class ClusterRuntime:
         """``(lower(workers), workers)``; in a between-graph job, whose tasks start on their
         own, a device whose task has not joined yet is waited for (as TF1's sessions wait for
         their cluster's tasks), up to ``JOIN_WAIT`` seconds, before its error stands."""
-        deadline = time.monotonic() + JOIN_WAIT
+        deadline, waited = time.monotonic() + JOIN_WAIT, False
         while True:
             try:
                 return lower(workers), workers
             except DeviceNotInClusterError as e:
-                if self.shared_job is None or time.monotonic() > deadline:
+                if self.shared_job is None:
                     raise
-                logger.info("waiting for the cluster's other tasks to join: %s", str(e).splitlines()[0])
+                if time.monotonic() > deadline:
+                    raise DeviceNotInClusterError(
+                        None, None, f"{e.message}\n(after waiting {JOIN_WAIT:.0f} s for it to join)"
+                    ) from None
+                if not waited:
+                    logger.info("waiting for the cluster's other tasks to join: %s", str(e).splitlines()[0])
+                waited = True
                 time.sleep(0.5)
                 workers = self.workers()
 
@@ -654,7 +660,8 @@ class ClusterRuntime:
             for i, (address, group) in enumerate(shards)
         ]
         names_of = {a: n for n, a in self._known[0].items()}
-        used = {a: names_of.get(a, a) for addresses in where.values() for a in addresses}
+        writers = [address for address, _ in shards if address] + [a for held in where.values() for a in held]
+        used = {a: names_of.get(a, a) for a in writers}  # a writer that leaves ends the wait
         try:
             self._wait_watching(writes, used)
         except recovery.WorkerLost as lost:
