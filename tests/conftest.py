@@ -13,8 +13,9 @@ for ports and the timing checks of recovery and stragglers hold; each other
 module is a group of its own (its module-scoped fixtures run once) and runs on
 the other process meanwhile, niced, so the clusters' processes get the cores first.
 The modules that run whole programs in runner processes (the public programs, the
-corpus, the notebooks, live TensorFlow) check no timings and take no fixed ports: they are groups of
-their own too, so the cluster group is not the suite's whole length.
+corpus, the notebooks, live TensorFlow), and the cluster modules that check no timings and
+take no fixed ports, are groups of their own too, so the cluster group is not the suite's
+whole length.
 """
 
 import functools
@@ -35,10 +36,17 @@ STARTS_PROCESSES = re.compile(
 RUNS_PROGRAMS = re.compile(r"survey_daskflow|conformance import|nbclient|tf_oracle import")
 
 
+# What a module does that another cluster beside it could upset: time its steps, wait out
+# timeouts, bind a fixed port.
+TIMED = re.compile(
+    r"monotonic\(\)|perf_counter\(\)|time\.time\(\)|wall_time|straggl|timeout|seconds|8786|8787"
+)
+
+
 @functools.cache
 def _group(path: str) -> str:
     source = pathlib.Path(path).read_text()
-    if STARTS_PROCESSES.search(source) and not RUNS_PROGRAMS.search(source):
+    if STARTS_PROCESSES.search(source) and TIMED.search(source) and not RUNS_PROGRAMS.search(source):
         return "clusters"
     return pathlib.Path(path).stem
 
