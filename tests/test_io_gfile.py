@@ -1,0 +1,53 @@
+"""``tf.io.gfile``'s lowercase file functions, on a local folder and on an fsspec URL, with
+TF's errors naming the path."""
+
+import pytest
+
+import daskflow as tf
+
+
+@pytest.fixture(params=["file", "memory"])
+def root(request, tmp_path):
+    return str(tmp_path) if request.param == "file" else f"memory://io-gfile-{tmp_path.name}"
+
+
+def test_files_and_folders_as_tf_io_gfile_makes_them(root):
+    g = tf.io.gfile
+    folder = g.join(root, "a", "b")
+    g.makedirs(folder)
+    assert g.exists(folder) and g.isdir(folder)
+    with g.GFile(g.join(folder, "x.txt"), "w") as f:
+        f.write("hello")
+    g.copy(g.join(folder, "x.txt"), g.join(folder, "y.txt"))
+    g.rename(g.join(folder, "y.txt"), g.join(root, "a", "z.txt"))
+    assert sorted(g.listdir(folder)) == ["x.txt"]
+    assert g.stat(g.join(root, "a", "z.txt")).length == 5 and g.stat(folder).is_directory
+    walked = [(d.rstrip("/").rsplit("/", 1)[-1], sub, files) for d, sub, files in g.walk(g.join(root, "a"))]
+    assert walked == [("a", ["b"], ["z.txt"]), ("b", [], ["x.txt"])]
+    assert [d for d, _, _ in g.walk(g.join(root, "a"), topdown=False)][-1].endswith("a")
+    assert [p.rsplit("/", 1)[-1] for p in g.glob(g.join(folder, "*.txt"))] == ["x.txt"]
+    g.remove(g.join(root, "a", "z.txt"))
+    g.rmtree(g.join(root, "a"))
+    assert not g.exists(g.join(root, "a"))
+
+
+def test_errors_are_tfs_and_name_the_path(root):
+    g = tf.io.gfile
+    missing = g.join(root, "missing")
+    with pytest.raises(tf.errors.NotFoundError, match="missing"):
+        g.listdir(missing)
+    g.makedirs(g.join(root, "d"))
+    for name in ("one", "two"):
+        with g.GFile(g.join(root, "d", name), "w") as f:
+            f.write(name)
+    with pytest.raises(tf.errors.AlreadyExistsError, match="two"):
+        g.rename(g.join(root, "d", "one"), g.join(root, "d", "two"))
+    g.rename(g.join(root, "d", "one"), g.join(root, "d", "two"), overwrite=True)
+    with g.GFile(g.join(root, "d", "two")) as f:
+        assert f.read() == "one"
+    assert list(g.walk(missing)) == []  # as TF's: a missing top yields nothing
+
+
+def test_join_keeps_urls_slashed():
+    assert tf.io.gfile.join("s3://bucket", "run", "model") == "s3://bucket/run/model"
+    assert "file" in tf.io.gfile.get_registered_schemes()
