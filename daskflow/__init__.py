@@ -81,6 +81,7 @@ from .framework.graph import (
 from .framework.importer import import_graph_def
 from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
+from .framework.tensor_util import make_ndarray, make_tensor_proto
 from .framework.versions import (
     GRAPH_DEF_VERSION,
     GRAPH_DEF_VERSION_MIN_CONSUMER,

@@ -1,0 +1,90 @@
+"""TF1's ``tf.make_tensor_proto`` and ``tf.make_ndarray``: values to and from ``TensorProto``.
+
+The proto is written as TF1 writes it: more than one number in ``tensor_content``
+(little-endian bytes); one number, a value filling a larger ``shape``, or booleans in the
+typed field (``float_val``, ``int64_val``...); strings in ``string_val``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+
+_TYPED = {
+    "float32": "float_val",
+    "float64": "double_val",
+    "int32": "int_val",
+    "int16": "int_val",
+    "int8": "int_val",
+    "uint8": "int_val",
+    "uint16": "int_val",
+    "int64": "int64_val",
+    "bool": "bool_val",
+    "uint32": "uint32_val",
+    "uint64": "uint64_val",
+}
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
+    """``values`` as a ``TensorProto`` (TF1's function).
+
+    Parameters
+    ----------
+    values : array-like
+    dtype : DType, optional
+        The proto's type (default: ``values``'s, TF's defaults for Python numbers).
+    shape : list of int, optional
+        The proto's shape: ``values`` must have its number of elements, or be one value
+        that fills it.
+    verify_shape : bool
+        ``values`` must have ``shape`` exactly.
+    allow_broadcast : bool
+        ``values`` may be broadcast to ``shape`` (numpy's rules).
+
+    Returns
+    -------
+    TensorProto
+
+    Raises
+    ------
+    TypeError
+        ``values`` do not fit ``dtype``.
+    ValueError
+        ``values`` do not fit ``shape``.
+    """
+    from ..summary import protos
+    from .constant import _as_array, _default_dtype  # TF1's: float32 for floats, int32 for ints
+
+    dtype = _default_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
+    array = _as_array(values, dtype)
+    shape = list(array.shape) if shape is None else [int(d) for d in shape]
+    size = int(np.prod(shape, dtype=np.int64))
+    if verify_shape and list(array.shape) != shape:
+        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {tuple(array.shape)}.")
+    proto = protos.TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=protos.shape_proto(shape))
+    if dtype == dtypes.string:
+        proto.string_val.extend(dtypes.as_string_array(array).reshape(-1).tolist())
+        return proto
+    if array.size == size and size > 1 and dtype != dtypes.bool:
+        proto.tensor_content = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+        return proto
+    if array.size != size and array.size != 1:
+        if not allow_broadcast:
+            raise ValueError(f"Too many elements provided. Takes at most {size:d}, but got {array.size:d}")
+        array = np.broadcast_to(array, shape)
+    field = _TYPED.get(np.dtype(dtype.as_numpy_dtype).name)
+    if dtype == dtypes.float16:
+        proto.half_val.extend(array.reshape(-1).view(np.uint16).tolist())
+    elif field is None:
+        raise TypeError(f"make_tensor_proto: {dtype.name} values are not written to TensorProtos")
+    else:
+        getattr(proto, field).extend(array.reshape(-1).tolist())
+    return proto
+
+
+def make_ndarray(tensor):
+    """A ``TensorProto``'s value as a numpy array (TF1's function)."""
+    from .importer import tensor_value
+
+    return tensor_value(tensor)
