@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from .. import dtypes
 from .graph import Tensor, control_dependencies, device, get_default_graph, name_scope
+from .tensor_util import make_ndarray
 
 _INPUT = re.compile(r"^(\^)?([^:]+)(?::(\d+))?$")
 
@@ -42,68 +41,12 @@ def _scalar(kind, value):
     if kind == "shape":
         return None if value.unknown_rank else [None if d.size < 0 else d.size for d in value.dim]
     if kind == "tensor":
-        return tensor_value(value)
+        return make_ndarray(value)
     if kind == "s":
         return value.decode()
     if kind in ("i", "f", "b"):
         return value
     return None  # functions, placeholders of attrs: no rule reads them
-
-
-_TYPED = {
-    dtypes.float32: "float_val",
-    dtypes.float64: "double_val",
-    dtypes.int32: "int_val",
-    dtypes.int16: "int_val",
-    dtypes.int8: "int_val",
-    dtypes.uint8: "int_val",
-    dtypes.int64: "int64_val",
-    dtypes.bool: "bool_val",
-    dtypes.string: "string_val",
-    dtypes.float16: "half_val",
-}
-
-
-def tensor_value(proto) -> np.ndarray:
-    """A ``TensorProto``'s value (TF's ``make_ndarray``).
-
-    Parameters
-    ----------
-    proto : TensorProto
-        Its values in ``tensor_content`` or in the typed fields (one value, or a prefix
-        whose last value fills the rest, as TF writes them).
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    dtype = dtypes.as_dtype(proto.dtype)
-    shape = [d.size for d in proto.tensor_shape.dim]
-    if dtype == dtypes.string:
-        values = np.empty(len(proto.string_val), dtype=object)
-        values[:] = list(proto.string_val)
-    elif proto.tensor_content:
-        values = np.frombuffer(proto.tensor_content, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"))
-    else:
-        field = _TYPED.get(dtype)
-        if field is None:
-            raise ValueError(f"import_graph_def: constants of {dtype.name} are not read")
-        raw = getattr(proto, field)
-        if dtype == dtypes.float16:  # half_val holds each value's 16 bits
-            values = np.asarray(raw, dtype=np.uint16).view(np.float16)
-        else:
-            values = np.asarray(raw).astype(dtype.as_numpy_dtype)
-    size = int(np.prod(shape, dtype=np.int64))
-    if values.size > size:
-        raise ValueError(f"import_graph_def: a constant holds {values.size} values for shape {shape}")
-    if values.size == size:
-        return values.reshape(shape).astype(values.dtype.newbyteorder("="))
-    if values.size == 0:
-        return np.zeros(shape, dtype=dtype.as_numpy_dtype if dtype != dtypes.string else object)
-    filled = np.empty(size, dtype=values.dtype)  # TF keeps one value, or a prefix, and repeats the last
-    filled[: values.size] = values
-    filled[values.size :] = values[-1]
-    return filled.reshape(shape)
 
 
 def _ordered(nodes):

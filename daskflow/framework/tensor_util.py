@@ -74,7 +74,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
             raise ValueError(f"Too many elements provided. Takes at most {size:d}, but got {array.size:d}")
         array = np.broadcast_to(array, shape)
     field = _TYPED.get(np.dtype(dtype.as_numpy_dtype).name)
-    if dtype == dtypes.float16:
+    if dtype == dtypes.float16:  # half_val holds each value's 16 bits
         proto.half_val.extend(array.reshape(-1).view(np.uint16).tolist())
     elif field is None:
         raise TypeError(f"make_tensor_proto: {dtype.name} values are not written to TensorProtos")
@@ -84,7 +84,43 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
 
 
 def make_ndarray(tensor):
-    """A ``TensorProto``'s value as a numpy array (TF1's function)."""
-    from .importer import tensor_value
+    """A ``TensorProto``'s value as a numpy array (TF1's function).
 
-    return tensor_value(tensor)
+    Parameters
+    ----------
+    tensor : TensorProto
+        Its values in ``tensor_content`` or in the typed fields (one value, or a prefix
+        whose last value fills the rest, as TF writes them).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    proto = tensor
+    dtype = dtypes.as_dtype(proto.dtype)
+    shape = [d.size for d in proto.tensor_shape.dim]
+    if dtype == dtypes.string:
+        values = np.empty(len(proto.string_val), dtype=object)
+        values[:] = list(proto.string_val)
+    elif proto.tensor_content:
+        values = np.frombuffer(proto.tensor_content, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"))
+    else:
+        field = _TYPED.get(np.dtype(dtype.as_numpy_dtype).name)
+        if field is None:
+            raise ValueError(f"TensorProto values of {dtype.name} are not read")
+        raw = getattr(proto, field)
+        if dtype == dtypes.float16:  # half_val holds each value's 16 bits
+            values = np.asarray(raw, dtype=np.uint16).view(np.float16)
+        else:
+            values = np.asarray(raw).astype(dtype.as_numpy_dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    if values.size > size:
+        raise ValueError(f"TensorProto holds {values.size} values for shape {shape}")
+    if values.size == size:
+        return values.reshape(shape).astype(values.dtype.newbyteorder("="))
+    if values.size == 0:
+        return np.zeros(shape, dtype=dtype.as_numpy_dtype if dtype != dtypes.string else object)
+    filled = np.empty(size, dtype=values.dtype)  # TF keeps one value, or a prefix, and repeats the last
+    filled[: values.size] = values
+    filled[values.size :] = values[-1]
+    return filled.reshape(shape)

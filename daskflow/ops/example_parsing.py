@@ -53,32 +53,21 @@ def _values(feature, dtype, mismatch):
     return np.asarray(values, dtype=dtype.as_numpy_dtype)
 
 
-def _feature_values(features, key, dtype, where):
-    """The values of ``features[key]`` (None when absent); ``where``: ``(name, index)``."""
+def _feature_values(features, key, dtype, where, var_len=False):
+    """The values of ``features[key]``: None when absent (for a ``VarLenFeature``, no
+    values); ``where``: ``(name, index)``. TF words a type mismatch of the two differently."""
     if key not in features:
-        return None
+        return np.zeros(0, dtype=_numpy(dtype)) if var_len else None
     name, index = where
+    expected = _KIND_NAME[_KIND[dtype]]
 
     def mismatch(actual):
-        _fail(
-            f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. "
-            f"Data type: {actual} but expected type: {_KIND_NAME[_KIND[dtype]]}"
-        )
+        if var_len:
+            detail = f"Expected type: {expected}, Actual type: {actual}"
+        else:
+            detail = f"Data type: {actual} but expected type: {expected}"
+        _fail(f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. {detail}")
 
-    return _values(features[key], dtype, mismatch)
-
-
-def _var_len_values(features, key, dtype, where):
-    name, index = where
-
-    def mismatch(actual):
-        _fail(
-            f"Name: {name}, Key: {key}, Index: {index}.  Data types don't match. "
-            f"Expected type: {_KIND_NAME[_KIND[dtype]]}, Actual type: {actual}"
-        )
-
-    if key not in features:
-        return np.zeros(0, dtype=_numpy(dtype))
     return _values(features[key], dtype, mismatch)
 
 
@@ -181,7 +170,9 @@ def parse_features(maps, names, plan, defaults, single):
     each sparse key's three parts, each dense key's array, each composite's three parts."""
     outs, raw = [], {}
     for s in plan.sparse:
-        raw[s.key] = [_var_len_values(m, s.key, s.dtype, (names[b], b)) for b, m in enumerate(maps)]
+        raw[s.key] = [
+            _feature_values(m, s.key, s.dtype, (names[b], b), var_len=True) for b, m in enumerate(maps)
+        ]
         outs += sparse_parts(raw[s.key], s.dtype, single)
     for d, default in zip(plan.dense, defaults):
         default = np.asarray(default)

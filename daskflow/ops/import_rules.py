@@ -162,13 +162,15 @@ def _structural(tf):
                 "Any": tf.reduce_any,
             }.items()
         },
-        "ArgMax": lambda i, a, name: tf.argmax(
-            i[0], _value(i[1], name, "dimension"), output_type=a.get("output_type", dtypes.int64), name=name
-        ),
-        "ArgMin": lambda i, a, name: tf.argmin(
-            i[0], _value(i[1], name, "dimension"), output_type=a.get("output_type", dtypes.int64), name=name
-        ),
+        "ArgMax": _arg(tf.argmax),
+        "ArgMin": _arg(tf.argmin),
     }
+
+
+def _arg(fn):
+    return lambda i, a, name: fn(
+        i[0], _value(i[1], name, "dimension"), output_type=a.get("output_type", dtypes.int64), name=name
+    )
 
 
 def _reduction(fn):

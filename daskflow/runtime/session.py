@@ -19,7 +19,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableE
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.devices import free_memory
 from . import allocator
-from .checkpoint import read_variable, write_shard
+from .checkpoint import read_variable, shard_records, write_shard
 from .cluster.devices import warn_ignored_devices
 from .config_proto import ConfigProto, log_ignored_fields
 from .plan.executable import Executable
@@ -412,8 +412,7 @@ class Session:
         missing = sorted(name for name in names if name not in self._store)
         if missing:
             raise FailedPreconditionError(None, None, f"Attempting to save uninitialized variables {missing}")
-        records = write_shard(shard_url(0, 1), names, *[self._store[name] for name in names])
-        return {name: {**record, "shard_id": 0} for name, record in records.items()}, 1
+        return shard_records([write_shard(shard_url(0, 1), names, *[self._store[n] for n in names])]), 1
 
     def _read_checkpoint(self, files):
         """Read ``{name: (url, record, device)}``, check every file, then set every variable.

@@ -54,18 +54,15 @@ class CheckpointReader:
                 None,
                 f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {prefix}",
             ) from None
-        self._stored = {
-            name: {"shape": shape, "dtype": dtype}
-            for name, (shape, dtype) in self._checkpoint.shapes_and_dtypes.items()
-        }
+        self._stored = self._checkpoint.shapes_and_dtypes  # name -> (shape, numpy dtype)
 
     def get_variable_to_shape_map(self):
         """``{name: shape as a list}`` of every variable in the checkpoint."""
-        return {name: list(r["shape"]) for name, r in self._stored.items()}
+        return {name: list(shape) for name, (shape, _) in self._stored.items()}
 
     def get_variable_to_dtype_map(self):
         """``{name: DType}`` of every variable in the checkpoint."""
-        return {name: dtypes.as_dtype(np.dtype(r["dtype"])) for name, r in self._stored.items()}
+        return {name: dtypes.as_dtype(np.dtype(dtype)) for name, (_, dtype) in self._stored.items()}
 
     def has_tensor(self, tensor_str):
         """Whether the checkpoint holds a variable of this name."""
@@ -91,7 +88,7 @@ class CheckpointReader:
         dt_names = {number: label for label, number in ENUMS["DataType"].items()}
         lines = []
         for name, dtype in sorted(self.get_variable_to_dtype_map().items()):
-            shape = ",".join(str(d) for d in self._stored[name]["shape"])
+            shape = ",".join(str(d) for d in self._stored[name][0])
             lines.append(f"{name} ({dt_names.get(dtype.as_datatype_enum, dtype.name)}) [{shape}]\n")
         return "".join(lines).encode()
 
