@@ -239,8 +239,67 @@ class Variable:
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return assign_sub(self, delta, name=name)
 
+    def to_proto(self, export_scope=None):
+        """This variable as TF's ``VariableDef`` proto (what a meta graph's collections hold).
+
+        Its snapshot is ``<name>/read``, which ``Graph.as_graph_def`` writes
+        (:mod:`daskflow.framework.graph_export`).
+        """
+        from tensorboard.compat.proto.variable_pb2 import VariableDef
+
+        def scoped(name):
+            return (
+                name[len(export_scope) + 1 :]
+                if export_scope and name.startswith(export_scope + "/")
+                else name
+            )
+
+        proto = VariableDef(
+            variable_name=scoped(self.name),
+            snapshot_name=scoped(f"{self.op.name}/read:0"),
+            trainable=self.trainable,
+        )
+        if self._initializer is not None:
+            proto.initializer_name = scoped(self.initializer.name)
+        if self._initial_value is not None:
+            proto.initial_value_name = scoped(self._initial_value.name)
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """The variable a ``VariableDef`` names in the default graph (one imported by
+        ``import_graph_def``), given the initializer and initial value it names."""
+        graph = get_default_graph()
+
+        def scoped(name):
+            return f"{import_scope}/{name}" if import_scope and name else name
+
+        variable = graph.get_tensor_by_name(scoped(variable_def.variable_name)).op.attrs.get("variable")
+        if not isinstance(variable, Variable):
+            raise ValueError(f"{variable_def.variable_name} is not a variable of this graph")
+        if variable_def.initializer_name:
+            variable._initializer = graph.get_operation_by_name(
+                scoped(variable_def.initializer_name)
+            ).outputs[0]
+        if variable_def.initial_value_name:
+            variable._initial_value = graph.get_tensor_by_name(scoped(variable_def.initial_value_name))
+        variable.trainable = variable_def.trainable
+        return variable
+
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+
+def imported_variable(dims, dtype, name):
+    """A variable a ``GraphDef`` declares (``import_graph_def``'s ``VariableV2`` node), in
+    no collection and with no initializer yet: ``import_meta_graph`` gives it those its
+    ``VariableDef`` names (:meth:`Variable.from_proto`)."""
+    variable = object.__new__(Variable)
+    variable._initializer = variable._initial_value = None
+    variable.trainable = False
+    variable._set_tf1_attributes(None, VariableSynchronization.AUTO, VariableAggregation.NONE)
+    variable._ref = apply(state_ops.VariableV2, dims=dims, dtype=dtype, variable=variable, name=name)
+    return variable
 
 
 def _initial_tensor(initial_value, dtype):

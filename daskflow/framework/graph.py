@@ -420,6 +420,13 @@ class Graph:
         pattern = re.compile(scope)
         return [i for i in items if pattern.match(getattr(i, "name", ""))]
 
+    def get_all_collection_keys(self):
+        """The names of the collections that hold something."""
+        return [name for name, items in self._collections.items() if items]
+
+    def clear_collection(self, name):
+        self._collections.pop(name, None)
+
     def get_collection_ref(self, name):
         return self._collections.setdefault(name, [])
 
@@ -429,7 +436,7 @@ class Graph:
         Every node, whatever ``from_version`` says, as TensorFlow 2's TF1 API
         does; ``use_pybind11_proto`` (how TF gets the proto from C++) changes nothing.
         """
-        from ..summary.graph_def import graph_def
+        from .graph_export import graph_def
 
         return graph_def(self, add_shapes)
 

@@ -453,6 +453,15 @@ def strided_slice(
     ``begin``, ``end`` and ``strides`` must be known while building (lists, or
     tensors whose value the graph alone fixes).
     """
+    spec = slice_spec(
+        begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask
+    )
+    return strided_slice_spec(convert_to_tensor(input_), spec, name=name or "StridedSlice")
+
+
+def slice_spec(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask):
+    """TF's strided-slice bounds and bit masks as a static index (ints, slices, None,
+    Ellipsis); the bounds must be known while building."""
     begin, end = _static_vector(begin, "begin"), _static_vector(end, "end")
     strides = [1] * len(begin) if strides is None else _static_vector(strides, "strides")
     spec = []
@@ -465,7 +474,7 @@ def strided_slice(
             spec.append(b)
         else:
             spec.append(_py_slice(None if begin_mask >> i & 1 else b, None if end_mask >> i & 1 else e, st))
-    return strided_slice_spec(convert_to_tensor(input_), tuple(spec), name=name or "StridedSlice")
+    return tuple(spec)
 
 
 def _static_vector(v, what):

@@ -14,20 +14,50 @@ from .. import dtypes
 from .infer import constant_value
 
 RULES: dict = {}
+# TF's reductions and the numpy (and daskflow ``reduce_``) names of what they compute.
+REDUCTIONS = {
+    "Sum": "sum",
+    "Mean": "mean",
+    "Max": "max",
+    "Min": "min",
+    "Prod": "prod",
+    "All": "all",
+    "Any": "any",
+}
 # TF op types whose daskflow function is several ops (its output is named inside a scope):
 # the importer builds them under ``<node>_parts`` and names their outputs as the node's.
-COMPOSITE = {"Selu", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}
+COMPOSITE = {
+    "Selu",
+    "FusedBatchNorm",
+    "FusedBatchNormV2",
+    "FusedBatchNormV3",
+    "ApplyGradientDescent",
+    "ApplyMomentum",
+    "ApplyAdam",
+    "BiasAddGrad",
+    "SigmoidGrad",
+    "TanhGrad",
+    "SqrtGrad",
+    "RsqrtGrad",
+    "SparseSoftmaxCrossEntropyWithLogits",
+}
 
 
-def rule(*op_types):
-    """Declare the rule for TF op types ``op_types``."""
+def registrar(table):
+    """A decorator ``rule(*op_types)`` declaring a function the rule of ``op_types`` in ``table``."""
 
-    def register(fn):
-        for op_type in op_types:
-            RULES[op_type] = fn
-        return fn
+    def rule(*op_types):
+        def register(fn):
+            for op_type in op_types:
+                table[op_type] = fn
+            return fn
 
-    return register
+        return register
+
+    return rule
+
+
+rule = registrar(RULES)
 
 
 def _value(tensor, node, what):
@@ -111,6 +141,8 @@ def install():
     RULES.update({op: _binary(fn) for op, fn in binary.items()})
     RULES.update(_structural(tf))
     RULES.update(_nn(tf))
+    RULES.update(_variables(tf))
+    RULES.update(_gradients(tf))
 
 
 def _structural(tf):
@@ -139,32 +171,16 @@ def _structural(tf):
         "Select": lambda i, a, name: tf.where(i[0], i[1], i[2], name=name),
         "SelectV2": lambda i, a, name: tf.where_v2(i[0], i[1], i[2], name=name),
         "AddN": lambda i, a, name: tf.add_n(i, name=name),
-        "StridedSlice": lambda i, a, name: tf.strided_slice(
-            i[0],
-            i[1],
-            i[2],
-            i[3],
-            name=name,
-            **{
-                m: a.get(m, 0)
-                for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-            },
-        ),
-        **{
-            op: _reduction(fn)
-            for op, fn in {
-                "Mean": tf.reduce_mean,
-                "Sum": tf.reduce_sum,
-                "Max": tf.reduce_max,
-                "Min": tf.reduce_min,
-                "Prod": tf.reduce_prod,
-                "All": tf.reduce_all,
-                "Any": tf.reduce_any,
-            }.items()
-        },
+        "StridedSlice": lambda i, a, name: tf.strided_slice(i[0], i[1], i[2], i[3], name=name, **_masks(a)),
+        **{op: _reduction(getattr(tf, f"reduce_{method}"), method) for op, method in REDUCTIONS.items()},
         "ArgMax": _arg(tf.argmax),
         "ArgMin": _arg(tf.argmin),
     }
+
+
+def _masks(attrs):
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return {m: attrs.get(m, 0) for m in names}
 
 
 def _arg(fn):
@@ -173,10 +189,18 @@ def _arg(fn):
     )
 
 
-def _reduction(fn):
-    return lambda i, a, name: fn(
-        i[0], _value(i[1], name, "axis"), keepdims=a.get("keep_dims", False), name=name
-    )
+def _reduction(fn, method):
+    """A reduction: daskflow's function over constant axes, ``ReduceOver`` over computed ones."""
+    from ..framework.apply import apply
+    from .math_ops import ReduceOver
+
+    def build(i, a, name):
+        keepdims = a.get("keep_dims", False)
+        if constant_value(i[1]) is None:
+            return apply(ReduceOver, i[0], i[1], method=method, keepdims=keepdims, name=name)
+        return fn(i[0], _value(i[1], name, "axis"), keepdims=keepdims, name=name)
+
+    return build
 
 
 def _nn(tf):
@@ -237,3 +261,153 @@ def _batch_norm(tf, outputs):
         return [y, mean, variance, mean, variance, mean][:outputs]
 
     return build
+
+
+def _variables(tf):
+    """Variables and their updates: TF's ``Apply*`` kernels as daskflow's optimizers
+    write them (the new values assigned; the op's output is the variable's new value)."""
+    from ..variables import assign, assign_add, assign_sub, imported_variable
+
+    def variable(i, a, name):
+        return imported_variable(_dims(a.get("shape")), a["dtype"], name)._ref
+
+    def gradient_descent(i, a, name):
+        var, alpha, delta = i
+        return assign_sub(var, alpha * delta, name=name)
+
+    def momentum(i, a, name):
+        var, accum, lr, grad, mu = i
+        new_accum = assign(accum, accum * mu + grad)
+        step = lr * (grad + mu * new_accum) if a.get("use_nesterov") else lr * new_accum
+        return assign_sub(var, step, name=name)
+
+    def adam(i, a, name):
+        from . import training_ops
+        from .control_flow_ops import control_dependencies
+
+        var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad = i
+        if a.get("use_nesterov"):
+            raise ValueError(
+                f"import_graph_def: node {name!r} is a Nesterov Adam update, which daskflow lacks"
+            )
+        lr_t = lr * tf.sqrt(1 - beta2_power) / (1 - beta1_power)
+        new_var, new_m, new_v = training_ops.adam_update(var, m, v, grad, beta1, beta2, lr_t, epsilon)
+        with control_dependencies([assign(m, new_m), assign(v, new_v)]):
+            return assign(var, new_var, name=name)
+
+    return {
+        "VariableV2": variable,
+        "Assign": lambda i, a, name: assign(i[0], i[1], name=name),
+        "AssignAdd": lambda i, a, name: assign_add(i[0], i[1], name=name),
+        "AssignSub": lambda i, a, name: assign_sub(i[0], i[1], name=name),
+        "ApplyGradientDescent": gradient_descent,
+        "ApplyMomentum": momentum,
+        "ApplyAdam": adam,
+        "IsVariableInitialized": lambda i, a, name: tf.is_variable_initialized(i[0]),
+    }
+
+
+def _dims(shape):
+    return None if shape is None else tuple(shape)
+
+
+def _gradients(tf):
+    """The ops TF1's gradients write."""
+    from ..framework.apply import apply
+    from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops
+
+    def window(*names):
+        """TF's NHWC 4-vectors as daskflow's 2-D windows (NHWC only)."""
+
+        def attrs(a, name):
+            if a.get("data_format", "NHWC") != "NHWC" or any(
+                d != 1 for d in a.get("dilations", [1, 1, 1, 1])
+            ):
+                raise ValueError(
+                    f"import_graph_def: node {name!r} is not NHWC or is dilated; daskflow imports NHWC"
+                )
+            return {n: tuple(a[n][1:3]) for n in names} | {"padding": a["padding"]}
+
+        return attrs
+
+    conv, pool = window("strides"), window("ksize", "strides")
+
+    def primitive(prim, attrs=lambda a, name: {}):
+        return lambda i, a, name: apply(prim, *i, name=name, **attrs(a, name))
+
+    def xent(i, a, name):
+        return list(apply(nn_ops.SoftmaxCrossEntropy, i[1], i[0], name=name))
+
+    def sparse_xent(i, a, name):
+        logits, labels = i
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name=name)
+        depth = logits.shape[-1].value if logits.shape.ndims else None
+        if depth is None:
+            raise ValueError(f"import_graph_def: node {name!r} has logits of unknown class count")
+        return [loss, tf.nn.softmax(logits) - tf.one_hot(labels, depth, dtype=logits.dtype)]
+
+    def one_hot(i, a, name):
+        if a.get("axis", -1) != -1:
+            raise ValueError(
+                f"import_graph_def: node {name!r} is a one-hot along axis {a['axis']}; daskflow's is -1"
+            )
+        return apply(
+            array_ops.OneHot, i[0], i[2], i[3], depth=_value(i[1], name, "depth"), dtype=i[2].dtype, name=name
+        )
+
+    def strided_slice_grad(i, a, name):
+        shape, begin, end, strides, dy = i
+        spec = array_ops.slice_spec(begin, end, strides, **_masks(a))
+        return apply(array_ops.StridedSliceGrad, dy, shape, spec=spec, name=name)
+
+    def bias_add_grad(i, a, name):
+        rank = i[0].shape.ndims
+        keep = 1 if a.get("data_format", "NHWC") == "NCHW" else rank - 1
+        return tf.reduce_sum(i[0], [d for d in range(rank) if d != keep], name=name)
+
+    return {
+        "BroadcastGradientArgs": primitive(gradient_helper_ops.BroadcastGradientArgs),
+        "ConcatOffset": primitive(gradient_helper_ops.ConcatOffset),
+        "BroadcastTo": lambda i, a, name: tf.broadcast_to(i[0], i[1], name=name),
+        "ReluGrad": primitive(math_ops.ReluGrad),
+        "SigmoidGrad": lambda i, a, name: i[1] * i[0] * (1 - i[0]),
+        "TanhGrad": lambda i, a, name: i[1] * (1 - i[0] * i[0]),
+        "SqrtGrad": lambda i, a, name: i[1] * 0.5 / i[0],
+        "RsqrtGrad": lambda i, a, name: i[1] * -0.5 * i[0] * i[0] * i[0],
+        "BiasAddGrad": bias_add_grad,
+        "StridedSliceGrad": strided_slice_grad,
+        "InvertPermutation": lambda i, a, name: tf.invert_permutation(i[0], name=name),
+        "SoftmaxCrossEntropyWithLogits": xent,
+        "SparseSoftmaxCrossEntropyWithLogits": sparse_xent,
+        "Conv2DBackpropInput": primitive(conv_ops.Conv2DBackpropInput, conv),
+        "Conv2DBackpropFilter": primitive(conv_ops.Conv2DBackpropFilter, conv),
+        "MaxPoolGrad": primitive(conv_ops.MaxPoolGrad, pool),
+        "AvgPoolGrad": primitive(conv_ops.AvgPoolGrad, pool),
+        "ShapeN": lambda i, a, name: [tf.shape(t, out_type=a.get("out_type", dtypes.int32)) for t in i],
+        "IdentityN": lambda i, a, name: list(tf.identity_n(i, name=name)),
+        "Split": lambda i, a, name: tf.split(
+            i[1], a["num_split"], axis=_value(i[0], name, "split_dim"), name=name
+        ),
+        "SplitV": lambda i, a, name: tf.split(
+            i[0], _value(i[1], name, "size_splits"), axis=_value(i[2], name, "split_dim"), name=name
+        ),
+        "OneHot": one_hot,
+        "DynamicStitch": lambda i, a, name: tf.dynamic_stitch(i[: len(i) // 2], i[len(i) // 2 :], name=name),
+        "DivNoNan": lambda i, a, name: tf.div_no_nan(i[0], i[1], name=name),
+        "L2Loss": lambda i, a, name: tf.nn.l2_loss(i[0], name=name),
+        "Log1p": lambda i, a, name: tf.log1p(i[0], name=name),
+        "Reciprocal": lambda i, a, name: tf.reciprocal(i[0], name=name),
+        **{
+            op_type: _random(fn)
+            for op_type, fn in {
+                "RandomUniform": tf.random_uniform,
+                "RandomStandardNormal": tf.random_normal,
+                "TruncatedNormal": tf.truncated_normal,
+            }.items()
+        },
+    }
+
+
+def _random(fn):
+    """TF's op seed (``seed2``) as daskflow's; the graph's seed stays the importing graph's."""
+    return lambda i, a, name: fn(i[0], dtype=a["dtype"], seed=a.get("seed2") or None, name=name)

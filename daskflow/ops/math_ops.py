@@ -672,6 +672,21 @@ All = _reduction("All", "all", None)
 Any = _reduction("Any", "any", None)
 
 
+def _reduce_over_infer(inputs, *, method, keepdims):
+    dims = inputs[0]._dims
+    return (None if dims is None or not keepdims else (None,) * len(dims)), inputs[0].dtype
+
+
+def _reduce_over_kernel(xp, x, axes, *, method, keepdims):
+    axes = tuple(int(a) % max(x.ndim, 1) for a in numpy.asarray(axes).reshape(-1))
+    return getattr(xp, method)(x, axis=axes, keepdims=keepdims).astype(x.dtype, copy=False)
+
+
+# A reduction over axes computed at run time, as TF1's gradients write them (a sum over
+# ``BroadcastGradientArgs``): made by import_graph_def; daskflow's own are static.
+ReduceOver = Primitive("ReduceOver", _reduce_over_infer, _reduce_over_kernel)
+
+
 def _reduce(prim, x, axis, keepdims, name, reduction_indices, keep_dims):
     x = convert_to_tensor(x)
     axis = argument_lookup("axis", axis, "reduction_indices", reduction_indices)

@@ -161,7 +161,7 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""
-        from .graph_def import graph_def as to_graph_def
+        from ..framework.graph_export import graph_def as to_graph_def
         from .protos import Event
 
         if graph is not None and graph_def is not None:

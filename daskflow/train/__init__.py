@@ -80,7 +80,7 @@ from .learning_rate_decay import (
     piecewise_constant_decay,
     polynomial_decay,
 )
-from .meta_graph import export_meta_graph
+from .meta_graph import export_meta_graph, import_meta_graph
 from .monitored_session import (
     ChiefSessionCreator,
     Coordinator,

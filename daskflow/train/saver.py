@@ -307,6 +307,7 @@ class Saver:
             clear_extraneous_savers=clear_extraneous_savers,
             strip_default_attrs=strip_default_attrs,
             save_debug_info=save_debug_info,
+            saved_variables=self._vars,
         )
 
     def restore(self, sess, save_path):
