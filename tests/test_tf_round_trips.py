@@ -129,3 +129,86 @@ def test_checkpoints_cross_both_ways_sharded_by_worker(tmp_path):
         np.testing.assert_array_equal(sess.run(kernel), np.arange(1, 7).reshape(2, 3))
         assert sess.run(step) == 99
     assert tf.train.load_variable(theirs["saved"], "dense/bias").tolist() == [0.5, -1.5]
+
+
+TRAIN_IN_TF = """
+import numpy as np
+feed = {k: np.asarray(v) for k, v in ARGS["feed"].items()}
+feed["x:0"] = feed["x:0"].astype(np.float32)
+saver = tf.train.import_meta_graph(ARGS["prefix"] + ".meta")
+out = {}
+with tf.Session() as sess:
+    for key in ARGS["train_ops"]:
+        saver.restore(sess, ARGS["prefix"])
+        train = tf.get_collection(key)[0]
+        out[key] = [float(sess.run(["loss:0", train], feed)[0]) for _ in range(3)]
+print(json.dumps(out))
+"""
+
+
+def test_a_meta_graph_daskflow_wrote_trains_on_in_tensorflow(tmp_path):
+    from tests.fixtures.meta_graph_model import build, feed
+
+    build(tf)
+    batch = feed()
+    train_ops = ["train_adam", "train_momentum", "train_sgd"]
+    ours = {}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        saver = tf.train.Saver()
+        prefix = saver.save(sess, str(tmp_path / "model"))
+        for key in train_ops:
+            saver.restore(sess, prefix)
+            ours[key] = [float(sess.run(["loss:0", tf.get_collection(key)[0]], batch)[0]) for _ in range(3)]
+    theirs = run_tf(
+        TRAIN_IN_TF, prefix=prefix, train_ops=train_ops, feed={k: v.tolist() for k, v in batch.items()}
+    )
+    for key in train_ops:
+        np.testing.assert_allclose(theirs[key], ours[key], rtol=2e-4, err_msg=key)
+
+
+RUN_GRAPH_DEF_IN_TF = """
+import numpy as np
+graph_def = tf.GraphDef()
+graph_def.ParseFromString(open(ARGS["path"], "rb").read())
+tf.import_graph_def(graph_def, name="")
+with tf.Session() as sess:
+    got = sess.run(ARGS["fetches"], {"x:0": np.asarray(ARGS["x"], np.float32)})
+print(json.dumps([np.asarray(v).tolist() for v in got]))
+"""
+
+
+def test_a_graph_def_daskflow_writes_runs_in_tensorflow_with_the_same_outputs(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 4, 3], name="x")
+    unknown = tf.placeholder_with_default(x, None)  # unknown rank: reductions over every axis
+    outputs = [
+        tf.nn.softmax(x, axis=1),
+        tf.nn.log_softmax(x),
+        x[:, 1:, ::2],
+        x[..., 0],
+        x[:, None, -1],
+        tf.pad(x, [[0, 0], [1, 2], [0, 1]], constant_values=-1.0),
+        tf.split(x, [1, 3], axis=1)[1],
+        tf.tile(x, [1, 2, 1]),
+        tf.reduce_sum(unknown),
+        tf.reduce_max(x, axis=[0, 2], keepdims=True),
+        tf.reduce_mean(x, axis=-1),
+        tf.gather(x, [2, 0], axis=2),
+        tf.one_hot(tf.argmax(x, axis=2), 3, dtype=tf.float32),
+        tf.transpose(x, [2, 0, 1]),
+        tf.squeeze(tf.expand_dims(x, 1), [1]),
+        tf.concat([x, -x], axis=2),
+        tf.where(x > 0.5, x, tf.zeros_like(x)),
+        tf.cast(tf.argmin(x, 1), tf.float32),
+        tf.gradients(tf.reduce_sum(tf.tile(x, [1, 2, 1])[:, 1:6] ** 2), x)[0],
+        tf.gradients(tf.reduce_mean(tf.slice(x, [0, 1, 0], [-1, 2, 2]) * 3.0), x)[0],
+    ]
+    path = tmp_path / "graph.pb"
+    path.write_bytes(tf.get_default_graph().as_graph_def().SerializeToString())
+    value = np.random.default_rng(0).random((2, 4, 3), np.float32)
+    with tf.Session() as sess:
+        ours = sess.run(outputs, {x: value})
+    names = [t.name for t in outputs]
+    theirs = run_tf(RUN_GRAPH_DEF_IN_TF, path=str(path), fetches=names, x=value.tolist())
+    for name, mine, their in zip(names, ours, theirs):
+        np.testing.assert_allclose(np.asarray(their, np.float32), mine, rtol=1e-5, atol=1e-6, err_msg=name)
