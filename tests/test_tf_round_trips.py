@@ -212,3 +212,49 @@ def test_a_graph_def_daskflow_writes_runs_in_tensorflow_with_the_same_outputs(tm
     theirs = run_tf(RUN_GRAPH_DEF_IN_TF, path=str(path), fetches=names, x=value.tolist())
     for name, mine, their in zip(names, ours, theirs):
         np.testing.assert_allclose(np.asarray(their, np.float32), mine, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+SAVED_MODEL_IN_TF = """
+import numpy as np
+tf.disable_v2_behavior()  # TF1's reference variables (resource variables do not import yet)
+x = np.asarray(ARGS["x"], np.float32)
+if ARGS["write"]:
+    tf.set_random_seed(3)
+    inputs = tf.placeholder(tf.float32, [None, 4], name="x")
+    probs = tf.nn.softmax(tf.layers.dense(tf.layers.dense(inputs, 6, activation=tf.nn.relu), 3), name="probs")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.saved_model.simple_save(sess, ARGS["dir"], {"x": inputs}, {"probs": probs})
+        got = sess.run(probs, {inputs: x})
+else:
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], ARGS["dir"])
+        signature = meta.signature_def["serving_default"]
+        got = sess.run(signature.outputs["probs"].name, {signature.inputs["x"].name: x})
+print(json.dumps(np.asarray(got).tolist()))
+"""
+
+
+def _serve_saved_model(export_dir, x):
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        signature = meta.signature_def["serving_default"]
+        return sess.run(signature.outputs["probs"].name, {signature.inputs["x"].name: x})
+
+
+def test_saved_models_cross_both_ways(tmp_path):
+    x = np.random.default_rng(1).random((5, 4), np.float32)
+    theirs_dir = str(tmp_path / "from_tf")
+    theirs = run_tf(SAVED_MODEL_IN_TF, write=True, dir=theirs_dir, x=x.tolist())
+    np.testing.assert_allclose(_serve_saved_model(theirs_dir, x), theirs, rtol=1e-5, atol=1e-7)
+
+    inputs = tf.placeholder(tf.float32, [None, 4], name="x")
+    probs = tf.nn.softmax(tf.layers.dense(tf.layers.dense(inputs, 6, activation=tf.nn.relu), 3), name="probs")
+    ours_dir = str(tmp_path / "from_daskflow")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.saved_model.simple_save(sess, ours_dir, {"x": inputs}, {"probs": probs})
+        ours = sess.run(probs, {inputs: x})
+    np.testing.assert_allclose(
+        run_tf(SAVED_MODEL_IN_TF, write=False, dir=ours_dir, x=x.tolist()), ours, rtol=1e-5
+    )

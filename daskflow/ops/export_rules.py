@@ -306,3 +306,17 @@ def _adam(node):
 @rule("SoftmaxCrossEntropyWithLogits")
 def _xent(node):
     node.inputs.reverse()  # daskflow's (labels, logits); TF's (features, labels)
+
+
+@rule(
+    "RandomUniform",
+    "RandomStandardNormal",
+    "TruncatedNormal",
+    "RandomUniformInt",
+    "RandomShuffle",
+    "Multinomial",
+)
+def _random(node):
+    """daskflow's ``(graph seed, op seed)`` as TF's ``seed`` and ``seed2`` (0: none)."""
+    seed = node.attrs.pop("seed", None)
+    node.attrs["seed"], node.attrs["seed2"] = seed if seed is not None else (0, 0)

@@ -398,16 +398,21 @@ def _gradients(tf):
         "Log1p": lambda i, a, name: tf.log1p(i[0], name=name),
         "Reciprocal": lambda i, a, name: tf.reciprocal(i[0], name=name),
         **{
-            op_type: _random(fn)
-            for op_type, fn in {
-                "RandomUniform": tf.random_uniform,
-                "RandomStandardNormal": tf.random_normal,
-                "TruncatedNormal": tf.truncated_normal,
-            }.items()
+            op_type: _random(op_type)
+            for op_type in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
         },
     }
 
 
-def _random(fn):
-    """TF's op seed (``seed2``) as daskflow's; the graph's seed stays the importing graph's."""
-    return lambda i, a, name: fn(i[0], dtype=a["dtype"], seed=a.get("seed2") or None, name=name)
+def _random(op_type):
+    """TF's ``seed`` and ``seed2`` as daskflow's ``(graph seed, op seed)``; where both are 0
+    (TF's none), the importing graph's seeds, as a new op gets."""
+    from ..framework.apply import apply
+    from . import random_ops
+
+    def build(i, a, name):
+        seeds = (a.get("seed", 0), a.get("seed2", 0))
+        seed = seeds if any(seeds) else random_ops.get_seed(None)
+        return apply(getattr(random_ops, op_type), i[0], dtype=a["dtype"], seed=seed, name=name)
+
+    return build

@@ -263,12 +263,10 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     from .saver import Saver
 
     meta = _read(meta_graph_or_file)
-    saver_scope = meta.saver_def.restore_op_name.split("/")[0] if meta.HasField("saver_def") else None
+    saver_nodes = _saver_nodes_of(meta.graph_def)
     graph_def = type(meta.graph_def)()
     graph_def.versions.CopyFrom(meta.graph_def.versions)
-    saver_nodes = [n for n in meta.graph_def.node if saver_scope and n.name.startswith(saver_scope + "/")]
-    kept = [n for n in meta.graph_def.node if not (saver_scope and n.name.startswith(saver_scope + "/"))]
-    graph_def.node.extend(kept)
+    graph_def.node.extend(n for n in meta.graph_def.node if n.name not in saver_nodes)
     if clear_devices:
         for node in graph_def.node:
             node.device = ""
@@ -276,7 +274,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     graph = get_default_graph()
     for key in sorted(meta.collection_def):
         _import_collection(graph, key, meta.collection_def[key], import_scope)
-    saved = _restored_variables(saver_nodes, graph, import_scope)
+    saved = _restored_variables(list(saver_nodes.values()), graph, import_scope)
     if saved is None:
         from ..variables import global_variables
 
@@ -284,6 +282,45 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     if not saved:
         return None
     return Saver(var_list=saved, saver_def=meta.saver_def if meta.HasField("saver_def") else None)
+
+
+# TF's ops that write and read checkpoints: the nodes a TF ``Saver`` builds hold them.
+CHECKPOINT_OPS = {
+    "SaveV2",
+    "RestoreV2",
+    "Save",
+    "SaveSlices",
+    "Restore",
+    "RestoreSlice",
+    "MergeV2Checkpoints",
+}
+
+
+def _saver_nodes_of(graph_def):
+    """``{name: node}`` of the savers' nodes, which daskflow's ``Saver`` replaces: the
+    checkpoint ops, the nodes after them (the restoring assignments, ``restore_all``) and
+    the nodes only they read (names, slices, the filename); never a variable."""
+    nodes = {n.name: n for n in graph_def.node}
+    readers: dict = {}
+    for node in graph_def.node:
+        for text in node.input:
+            readers.setdefault(text.lstrip("^").split(":")[0], []).append(node.name)
+    found = {name for name, node in nodes.items() if node.op in CHECKPOINT_OPS}
+    pending = list(found)
+    while pending:  # what reads them
+        for reader in readers.get(pending.pop(), ()):
+            if reader not in found:
+                found.add(reader)
+                pending.append(reader)
+    changed = True
+    while changed:  # what only they read
+        changed = False
+        for name, node in nodes.items():
+            users = readers.get(name)
+            if name not in found and users and node.op != "VariableV2" and all(u in found for u in users):
+                found.add(name)
+                changed = True
+    return {name: nodes[name] for name in found}
 
 
 def _read(meta_graph_or_file):
