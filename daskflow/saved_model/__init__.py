@@ -23,4 +23,15 @@ from .signature_constants import *  # noqa: F403
 from .simple_save import simple_save
 from .tag_constants import *  # noqa: F403
 
+__all__ = [
+    "builder",
+    "constants",
+    "loader",
+    "main_op",
+    "signature_constants",
+    "signature_def_utils",
+    "simple_save",
+    "tag_constants",
+    "utils",
+]
 __getattr__ = module_getattr("tf.saved_model")
