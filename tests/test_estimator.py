@@ -453,3 +453,29 @@ def test_bad_calls_name_the_culprit(tmp_path):
         tf.estimator.Estimator(loss_metric_model_fn, str(tmp_path / "m")).evaluate(
             tf.estimator.inputs.numpy_input_fn(X, shuffle=False)
         )
+
+
+def test_export_saved_model_serves_the_checkpoints_logits(estimator, tmp_path):
+    images = DIGITS.test.images[:20]
+    receiver_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"images": tf.placeholder(tf.float32, [None, 64])}
+    )
+    export_dir = estimator.export_saved_model(str(tmp_path / "exports"), receiver_fn)
+    assert isinstance(export_dir, bytes) and pathlib.Path(export_dir.decode()).parent == tmp_path / "exports"
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], export_dir.decode())
+        signature = meta.signature_def["serving_default"]
+        assert signature.method_name == "tensorflow/serving/predict"
+        assert sorted(signature.outputs) == ["classes", "logits"]
+        served = sess.run(signature.outputs["logits"].name, {signature.inputs["images"].name: images})
+    np.testing.assert_allclose(served, logits_by_hand(estimator, images), rtol=1e-4, atol=1e-5)
+
+
+def test_export_saved_model_without_a_checkpoint_names_the_model_dir(tmp_path):
+    estimator = tf.estimator.Estimator(mlp_model_fn, str(tmp_path / "empty"), config(), params=PARAMS)
+    receiver_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"images": tf.placeholder(tf.float32)}
+    )
+    with pytest.raises(ValueError, match="Couldn't find trained model at .*empty"):
+        estimator.export_saved_model(str(tmp_path / "exports"), receiver_fn)
+    assert not (tmp_path / "exports").exists()

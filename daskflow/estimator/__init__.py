@@ -6,14 +6,16 @@ for each ``train``, ``evaluate`` and ``predict`` call, and runs it in a
 monitored session that restores from and saves to ``model_dir``. Everything
 runs in this process (embedded), or on ``RunConfig(master=...)``'s cluster.
 
+``export_saved_model`` writes a SavedModel for serving (:mod:`.export`).
+
 Not built: canned estimators (``DNNClassifier``...), feature columns,
-``export_saved_model`` and exporters, distribution strategies,
+exporters (``FinalExporter``...), distribution strategies,
 ``WarmStartSettings`` (``warm_start_from`` takes a checkpoint path),
 ``pandas_input_fn``.
 """
 
 from .._missing import module_getattr
-from . import inputs
+from . import export, inputs
 from ._hooks import CheckpointSaverListener
 from .estimator import Estimator
 from .model_fn import EstimatorSpec, ModeKeys
@@ -28,6 +30,7 @@ __all__ = [
     "ModeKeys",
     "RunConfig",
     "TrainSpec",
+    "export",
     "inputs",
     "train_and_evaluate",
 ]

@@ -50,6 +50,7 @@ from ..train.hooks import (
 )
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, WorkerSessionCreator
 from ..train.optimizer import get_or_create_global_step
+from ..runtime.session import Session
 from ..train.saver import Saver, latest_checkpoint
 from ..variables import GraphKeys
 from . import _checkpoint
@@ -395,6 +396,59 @@ class Estimator:
                     for i in range(_batch_length(values)):
                         yield {key: value[i] for key, value in values.items()}
 
+    def export_saved_model(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        experimental_mode=ModeKeys.PREDICT,
+    ):
+        """Write the model of the latest (or a given) checkpoint as a SavedModel for serving,
+        in a new folder of ``export_dir_base`` named by the time; return its path (bytes).
+
+        ``serving_input_receiver_fn`` builds the inputs (a
+        :class:`~daskflow.estimator.export.ServingInputReceiver`); the ``model_fn`` 's
+        ``export_outputs`` (default: its predictions) become the signatures, tagged
+        ``serve``. ``assets_extra`` is not supported (no files are copied).
+        """
+        from ..saved_model.builder import SavedModelBuilder
+        from ..saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
+        from . import export
+
+        if experimental_mode != ModeKeys.PREDICT:
+            raise ValueError(
+                f"export_saved_model exports the {ModeKeys.PREDICT!r} mode; got {experimental_mode!r}"
+            )
+        if not checkpoint_path:
+            checkpoint_path = self.latest_checkpoint()
+        if not checkpoint_path:
+            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
+        graph = Graph()
+        with graph.as_default():
+            set_random_seed(self._config.tf_random_seed)
+            get_or_create_global_step(graph)
+            receiver = serving_input_receiver_fn()
+            spec = self._call_model_fn(receiver.features, None, ModeKeys.PREDICT, self._config)
+            outputs = spec.export_outputs or {
+                DEFAULT_SERVING_SIGNATURE_DEF_KEY: export.PredictOutput(spec.predictions)
+            }
+            if len(outputs) == 1:
+                outputs = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: next(iter(outputs.values())), **outputs}
+            signatures = {
+                key: out.as_signature_def(receiver.receiver_tensors) for key, out in outputs.items()
+            }
+            export_dir = _timestamped_dir(os.fspath(export_dir_base))
+            with Session() as sess:
+                Saver().restore(sess, checkpoint_path)
+                builder = SavedModelBuilder(export_dir)
+                builder.add_meta_graph_and_variables(sess, ["serve"], signatures, main_op=_local_init_op())
+                builder.save(as_text)
+        return export_dir.encode()
+
+    export_savedmodel = export_saved_model  # TF1's earlier name
+
     # -- shared pieces -------------------------------------------------------------------
     def _training_device_fn(self):
         """``RunConfig.device_fn``; for a task of a between-graph job with ps tasks, TF1's
@@ -463,6 +517,20 @@ class Estimator:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _timestamped_dir(base):
+    """``base/<seconds since the epoch>``, a folder not made yet (TF1's export folders)."""
+    stamp = int(time.time())
+    while os.path.exists(os.path.join(base, str(stamp))):
+        stamp += 1
+    return os.path.join(base, str(stamp))
+
+
+def _local_init_op():
+    from ..variables import local_variables_initializer
+
+    return local_variables_initializer()
 
 
 def _config_with_model_dir(config, model_dir):

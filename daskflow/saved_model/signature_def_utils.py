@@ -14,14 +14,20 @@ __all__ = [
 ]
 
 
-def build_signature_def(inputs=None, outputs=None, method_name=None):
-    """A ``SignatureDef`` of ``inputs`` and ``outputs`` (``{key: TensorInfo}``) and ``method_name``."""
+def build_signature_def(inputs=None, outputs=None, method_name=None, defaults=None):
+    """A ``SignatureDef`` of ``inputs`` and ``outputs`` (``{key: TensorInfo}``) and
+    ``method_name``; ``defaults`` (``{input key: value}``) are the values of inputs a
+    request may leave out."""
     from tensorboard.compat.proto.meta_graph_pb2 import SignatureDef
+
+    from ..framework.tensor_util import make_tensor_proto
 
     signature = SignatureDef(method_name=method_name or "")
     for target, given in ((signature.inputs, inputs), (signature.outputs, outputs)):
         for key, info in (given or {}).items():
             target[key].CopyFrom(info)
+    for key, value in (defaults or {}).items():
+        signature.defaults[key].ParseFromString(make_tensor_proto(value).SerializeToString())
     return signature
 
 
