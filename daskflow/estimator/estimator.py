@@ -36,6 +36,7 @@ from ..losses.util import add_loss
 from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
+from ..runtime.session import Session
 from ..summary.summary_ops import scalar as scalar_summary
 from ..train.device_setter import replica_device_setter
 from ..train.hooks import (
@@ -50,7 +51,6 @@ from ..train.hooks import (
 )
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, WorkerSessionCreator
 from ..train.optimizer import get_or_create_global_step
-from ..runtime.session import Session
 from ..train.saver import Saver, latest_checkpoint
 from ..variables import GraphKeys
 from . import _checkpoint
