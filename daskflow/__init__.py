@@ -422,6 +422,7 @@ from .train.moving_averages import moving_average_variables
 from .variable_scope import (
     AUTO_REUSE,
     VariableScope,
+    fixed_size_partitioner,
     get_local_variable,
     get_variable,
     get_variable_scope,

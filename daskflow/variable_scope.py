@@ -340,6 +340,10 @@ def get_variable(
     it must not. The default initializer is Glorot uniform for floats and
     zeros for other types.
 
+    A ``partitioner`` (``tf.fixed_size_partitioner(3)``) is accepted, and the variable
+    stays one: its checkpoint entry is the whole tensor, which TF restores into a
+    partitioned variable, and a TF checkpoint of a partitioned variable restores into it.
+
     Raises
     ------
     ValueError
@@ -538,3 +542,19 @@ def get_local_variable(
 def no_regularizer(_):
     """A regularizer that adds no loss (to turn off a scope's default)."""
     return None
+
+
+def fixed_size_partitioner(num_shards, axis=0):
+    """TF1's partitioner into ``num_shards`` parts along ``axis``: called with a shape and a
+    dtype, it gives the number of parts of each dimension. daskflow keeps a partitioned
+    variable whole (see :func:`get_variable`)."""
+
+    def partitioner(shape, dtype=None):
+        dims = TensorShape(shape).as_list()
+        if not 0 <= axis < len(dims):
+            raise ValueError(f"axis {axis} is out of range for a variable of shape {dims}")
+        parts = [1] * len(dims)
+        parts[axis] = min(num_shards, dims[axis] or num_shards)
+        return parts
+
+    return partitioner

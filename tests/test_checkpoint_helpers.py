@@ -56,7 +56,7 @@ def test_the_meta_file_holds_tfs_meta_graph_def(tmp_path):
         size, i = _varint(data, i)
         fields[tag >> 3] = data[i : i + size]
         i += size
-    assert sorted(fields) == [1, 2, 3]  # meta_info_def, graph_def, saver_def
+    assert sorted(fields) == [1, 2, 3, 4]  # meta_info_def, graph_def, saver_def, collection_def
     graph_def = graph_pb2.GraphDef.FromString(fields[2])
     assert "v" in [node.name for node in graph_def.node]
     assert "v" in [node.name for node in tf.train.export_meta_graph().graph_def.node]

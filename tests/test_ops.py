@@ -21,9 +21,11 @@ import numpy as np
 import pytest
 
 import daskflow as tf
+from daskflow.framework.apply import apply
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.ops import (
     check_ops,
+    gradient_helper_ops,
     linalg_ops,
     math_ops,
     script_ops,
@@ -474,6 +476,38 @@ CASES = [
         "reduce_sum_numpy_axis", "Sum", lambda x: tf.reduce_sum(x, np.int64(1)), [R(2, 3)], lambda x: x.sum(1)
     ),
     Case("reduce_sum_int", "Sum", lambda x: tf.reduce_sum(x, 0), [Int(3, 2)], lambda x: x.sum(0).astype(I32)),
+    Case(
+        "reduce_over_fed_axes",
+        "ReduceOver",
+        lambda x, axes: apply(math_ops.ReduceOver, x, axes, method="sum", keepdims=True),
+        [R(2, 3, 4), np.array([0, -1], I32)],
+        lambda x, axes: x.sum((0, 2), keepdims=True),
+        static=False,
+    ),
+    Case(
+        "reduce_over_mean",
+        "ReduceOver",
+        lambda x, axes: apply(math_ops.ReduceOver, x, axes, method="mean", keepdims=False),
+        [R(2, 3), np.array([1], I32)],
+        lambda x, axes: x.mean(1),
+        static=False,
+    ),
+    Case(
+        "broadcast_gradient_args",
+        "BroadcastGradientArgs",
+        lambda a, b: list(apply(gradient_helper_ops.BroadcastGradientArgs, a, b)),
+        [np.array([5, 1, 3], I32), np.array([4, 1], I32)],
+        lambda a, b: [np.array([1], I32), np.array([0, 2], I32)],
+        static=False,
+    ),
+    Case(
+        "concat_offset",
+        "ConcatOffset",
+        lambda axis, a, b: list(apply(gradient_helper_ops.ConcatOffset, axis, a, b)),
+        [np.array(1, I32), np.array([2, 3, 4], I32), np.array([2, 5, 4], I32)],
+        lambda axis, a, b: [np.array([0, 0, 0], I32), np.array([0, 3, 0], I32)],
+        static=False,
+    ),
     Case("reduce_mean", "Mean", lambda x: tf.reduce_mean(x, 0), [R(3, 4)], lambda x: x.mean(0)),
     Case(
         "reduce_mean_f32_keepdims",

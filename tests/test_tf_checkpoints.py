@@ -96,3 +96,43 @@ def test_saver_restores_a_tf_checkpoint_and_refuses_a_mismatch_changing_nothing(
             with pytest.raises(tf.errors.InvalidArgumentError, match=r"half: checkpoint \(2,\) float16"):
                 tf.train.Saver([bias, wrong]).restore(sess, PREFIX)
             np.testing.assert_array_equal(sess.run(bias), [9.0] * 4)  # nothing changed
+
+
+PARTS = pathlib.Path(__file__).parent / "fixtures" / "tf_checkpoint_parts"
+PARTS_SAVED = json.loads((PARTS / "values.json").read_text())
+
+
+def test_string_and_partitioned_variables_tf_saved_read_back_whole():
+    reader = tf.train.NewCheckpointReader(str(PARTS / "model"))
+    assert sorted(reader.get_variable_to_shape_map()) == ["embedding", "vocab/table", "wide", "words"]
+    for name, value in PARTS_SAVED["strings"].items():
+        expected = np.vectorize(lambda s: s.encode(), otypes=[object])(np.asarray(value, dtype=object))
+        got = reader.get_tensor(name)
+        assert reader.get_variable_to_dtype_map()[name] == tf.string and got.shape == expected.shape
+        assert got.tolist() == expected.tolist()
+    for name, value in PARTS_SAVED["partitioned"].items():
+        np.testing.assert_array_equal(reader.get_tensor(name), np.asarray(value, np.float32))
+
+
+def test_a_tf_partitioned_variable_restores_into_one_daskflow_variable():
+    with tf.Graph().as_default():
+        embedding = tf.get_variable("embedding", [300, 4], partitioner=tf.fixed_size_partitioner(3))
+        wide = tf.get_variable("wide", [5, 130])
+        words = tf.Variable([b"", b"", b""], name="words")
+        with tf.Session() as sess:
+            tf.train.Saver([embedding, wide, words]).restore(sess, str(PARTS / "model"))
+            np.testing.assert_array_equal(sess.run(embedding), PARTS_SAVED["partitioned"]["embedding"])
+            np.testing.assert_array_equal(sess.run(wide), PARTS_SAVED["partitioned"]["wide"])
+            assert sess.run(words).tolist() == [s.encode() for s in PARTS_SAVED["strings"]["words"]]
+
+
+def test_a_damaged_string_tensor_is_a_data_loss_naming_it(tmp_path):
+    for f in PARTS.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    bundle = Bundle(str(tmp_path / "model"))
+    entry = bundle.entries["words"]
+    data = bytearray((tmp_path / "model.data-00000-of-00001").read_bytes())
+    data[entry["offset"] + entry["size"] - 1] ^= 0x01  # the last character
+    (tmp_path / "model.data-00000-of-00001").write_bytes(bytes(data))
+    with pytest.raises(DataLossError, match="words"):
+        tf.train.load_variable(str(tmp_path / "model"), "words")

@@ -258,3 +258,27 @@ def test_saved_models_cross_both_ways(tmp_path):
     np.testing.assert_allclose(
         run_tf(SAVED_MODEL_IN_TF, write=False, dir=ours_dir, x=x.tolist()), ours, rtol=1e-5
     )
+
+
+RESTORE_PARTS_IN_TF = """
+import numpy as np
+tf.disable_v2_behavior()
+embedding = tf.get_variable("embedding", [30, 4], partitioner=tf.fixed_size_partitioner(3))
+words = tf.Variable([b"", b"", b""], name="words")
+with tf.Session() as sess:
+    tf.train.Saver().restore(sess, ARGS["prefix"])
+    whole = sess.run(tf.concat(list(embedding), 0))
+    print(json.dumps({"embedding": whole.tolist(), "words": [w.decode() for w in sess.run(words)]}))
+"""
+
+
+def test_tensorflow_restores_string_variables_and_partitions_of_a_whole_variable(tmp_path):
+    value = np.random.default_rng(2).random((30, 4), np.float32)
+    embedding = tf.Variable(value, name="embedding")
+    words = tf.Variable([b"ab", b"", "\u00e9t\u00e9".encode()], name="words")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        prefix = tf.train.Saver([embedding, words]).save(sess, str(tmp_path / "model"))
+    theirs = run_tf(RESTORE_PARTS_IN_TF, prefix=prefix)
+    np.testing.assert_array_equal(np.asarray(theirs["embedding"], np.float32), value)
+    assert theirs["words"] == ["ab", "", "\u00e9t\u00e9"]

@@ -36,7 +36,6 @@ from ..losses.util import add_loss
 from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
-from ..runtime.session import Session
 from ..summary.summary_ops import scalar as scalar_summary
 from ..train.device_setter import replica_device_setter
 from ..train.hooks import (
@@ -413,6 +412,7 @@ class Estimator:
         ``export_outputs`` (default: its predictions) become the signatures, tagged
         ``serve``. ``assets_extra`` is not supported (no files are copied).
         """
+        from ..runtime.session import Session  # (here: building graphs imports no dask)
         from ..saved_model.builder import SavedModelBuilder
         from ..saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
         from . import export

@@ -13,7 +13,6 @@ import collections
 from .. import dtypes
 from ..framework.graph import Tensor
 from ..ops.array_ops import placeholder
-from ..saved_model import signature_def_utils
 
 __all__ = [
     "ClassificationOutput",
@@ -24,6 +23,12 @@ __all__ = [
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
 ]
+
+
+def _signatures():
+    from ..saved_model import signature_def_utils  # (on first use: it reads protos)
+
+    return signature_def_utils
 
 
 def _as_dict(value, default_key, what):
@@ -90,7 +95,7 @@ class PredictOutput(ExportOutput):
         self.outputs = _as_dict(outputs, "output", "Prediction outputs")
 
     def as_signature_def(self, receiver_tensors):
-        return signature_def_utils.predict_signature_def(receiver_tensors, self.outputs)
+        return _signatures().predict_signature_def(receiver_tensors, self.outputs)
 
 
 def _single_string_input(receiver_tensors, method):
@@ -111,7 +116,7 @@ class ClassificationOutput(ExportOutput):
 
     def as_signature_def(self, receiver_tensors):
         examples = _single_string_input(receiver_tensors, "Classification")
-        return signature_def_utils.classification_signature_def(examples, self.classes, self.scores)
+        return _signatures().classification_signature_def(examples, self.classes, self.scores)
 
 
 class RegressionOutput(ExportOutput):
@@ -122,4 +127,4 @@ class RegressionOutput(ExportOutput):
 
     def as_signature_def(self, receiver_tensors):
         examples = _single_string_input(receiver_tensors, "Regression")
-        return signature_def_utils.regression_signature_def(examples, self.value)
+        return _signatures().regression_signature_def(examples, self.value)

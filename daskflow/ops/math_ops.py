@@ -678,7 +678,7 @@ def _reduce_over_infer(inputs, *, method, keepdims):
 
 
 def _reduce_over_kernel(xp, x, axes, *, method, keepdims):
-    axes = tuple(int(a) % max(x.ndim, 1) for a in numpy.asarray(axes).reshape(-1))
+    axes = tuple(int(a) % max(x.ndim, 1) for a in axes.reshape(-1))  # int(): a device scalar's read
     return getattr(xp, method)(x, axis=axes, keepdims=keepdims).astype(x.dtype, copy=False)
 
 

@@ -34,26 +34,81 @@ def write_shard(url, names, *values) -> dict:
     with fsspec.open(url, "wb") as f:
         for name, value in zip(names, values):
             array = np.asarray(to_host(value))
-            if array.dtype.kind not in "biufc":
+            if array.dtype.kind not in "biufcO":
                 raise UnimplementedError(
                     None, None, f"variable {name}: {array.dtype} values are not written to checkpoints yet"
                 )
-            raw = np.ascontiguousarray(array.reshape(-1), dtype=array.dtype.newbyteorder("<")).view(np.uint8)
-            crc = 0
-            for start in range(0, raw.size, CHUNK):
-                chunk = raw[start : start + CHUNK].tobytes()
+            if array.dtype.kind == "O":
+                chunk, crc = _string_tensor(array)
                 f.write(chunk)
-                crc = extend(crc, chunk)
+                size = len(chunk)
+            else:
+                crc, size = 0, 0
+                for chunk in _number_chunks(array):
+                    f.write(chunk)
+                    crc, size = extend(crc, chunk), size + len(chunk)
+                crc = mask(crc)
             shape, dtype = list(array.shape), array.dtype.name
-            records[name] = {
-                "shape": shape,
-                "dtype": dtype,
-                "offset": offset,
-                "size": raw.size,
-                "crc32c": mask(crc),
-            }
-            offset += raw.size
+            records[name] = {"shape": shape, "dtype": dtype, "offset": offset, "size": size, "crc32c": crc}
+            offset += size
     return records
+
+
+def _number_chunks(array):
+    raw = np.ascontiguousarray(array.reshape(-1), dtype=array.dtype.newbyteorder("<")).view(np.uint8)
+    for start in range(0, raw.size, CHUNK):
+        yield raw[start : start + CHUNK].tobytes()
+
+
+def _string_tensor(array):
+    """A string tensor as TF's bundle holds it, and its masked CRC-32C as TF's index records
+    it: each element's length (a varint), the masked CRC-32C of the lengths (each taken as
+    4 bytes, little-endian; 8 beyond 4 GiB), then the elements' bytes. The tensor's CRC runs
+    over those 4-byte lengths, the lengths' CRC and the elements' bytes."""
+    from ..lib.io.crc32c import extend, mask
+    from ..lib.io.proto_wire import varint
+
+    items = [v if isinstance(v, bytes) else str(v).encode() for v in array.reshape(-1).tolist()]
+    crc = 0
+    for item in items:
+        crc = extend(crc, _length_bytes(len(item)))
+    lengths_crc = mask(crc).to_bytes(4, "little")
+    crc = extend(crc, lengths_crc)
+    for item in items:
+        crc = extend(crc, item)
+    data = b"".join(varint(len(item)) for item in items) + lengths_crc + b"".join(items)
+    return data, mask(crc)
+
+
+def _length_bytes(length):
+    return length.to_bytes(4 if length <= 0xFFFFFFFF else 8, "little")
+
+
+def _strings(raw, record, url):
+    """The elements of a string tensor's bytes (see :func:`_string_tensor`), both its CRCs
+    checked."""
+    from ..lib.io.crc32c import extend, mask
+    from ..lib.io.proto_wire import read_varint
+
+    count = int(np.prod(record["shape"], dtype=np.int64))
+    crc, lengths, pos = 0, [], 0
+    for _ in range(count):
+        length, pos = read_varint(raw, pos)
+        lengths.append(length)
+        crc = extend(crc, _length_bytes(length))
+    lengths_crc = raw[pos : pos + 4]
+    if mask(crc).to_bytes(4, "little") != lengths_crc:
+        raise DataLossError(
+            None, None, f"{url}: checksum mismatch in the lengths of {record.get('name', 'a tensor')}"
+        )
+    crc, pos = extend(crc, lengths_crc), pos + 4
+    items = np.empty(count, dtype=object)
+    for i, length in enumerate(lengths):
+        items[i], pos = raw[pos : pos + length], pos + length
+        crc = extend(crc, items[i])
+    if record.get("crc32c") is not None and mask(crc) != record["crc32c"]:
+        raise DataLossError(None, None, f"{url}: checksum mismatch for {record.get('name', 'a tensor')}")
+    return items.reshape(record["shape"])
 
 
 def shard_groups(homes) -> list:
@@ -76,7 +131,10 @@ def shard_records(written) -> dict:
 
 def read_variable(url, record) -> np.ndarray:
     """The value stored at ``url``, checked against its manifest ``record`` (a record with an
-    ``offset`` is a tensor in a shard of TF's checkpoint: see :func:`read_bundle_tensor`)."""
+    ``offset`` is a tensor in a shard of TF's checkpoint: see :func:`read_bundle_tensor`; one
+    with ``parts``, a partitioned tensor of TF's, put together from its parts)."""
+    if "parts" in record:
+        return _joined(record)
     if "offset" in record:
         return read_bundle_tensor(url, record)
     try:
@@ -100,6 +158,16 @@ def read_variable(url, record) -> np.ndarray:
     return array
 
 
+def _joined(record):
+    """A partitioned tensor from its parts (``{url, record, where}``: each part's shard,
+    its record and its ``[start, stop]`` in each dimension)."""
+    array = np.empty(record["shape"], dtype=np.dtype(record["dtype"]))
+    for part in record["parts"]:
+        array[tuple(slice(a, b) for a, b in part["where"])] = read_bundle_tensor(part["url"], part["record"])
+    array.flags.writeable = False
+    return array
+
+
 def read_bundle_tensor(url, record) -> np.ndarray:
     """The tensor at ``record['offset']`` of a TF checkpoint shard (``size`` bytes,
     little-endian, its masked CRC-32C checked), shaped ``record['shape']``."""
@@ -111,10 +179,15 @@ def read_bundle_tensor(url, record) -> np.ndarray:
             raw = f.read(record["size"])
     except FileNotFoundError:
         raise DataLossError(None, None, f"checkpoint file {url} is missing") from None
-    if len(raw) != record["size"] or (record.get("crc32c") is not None and masked(raw) != record["crc32c"]):
+    strings = np.dtype(record["dtype"]).kind == "O"  # their CRC is TF's own (see _string_tensor)
+    checked = record.get("crc32c") is not None and not strings
+    if len(raw) != record["size"] or (checked and masked(raw) != record["crc32c"]):
         name, where = record.get("name", "a tensor"), f"offset {record['offset']}"
         raise DataLossError(None, None, f"{url}: checksum mismatch for {name} at {where}")
-    array = np.frombuffer(raw, dtype=np.dtype(record["dtype"]).newbyteorder("<")).reshape(record["shape"])
-    array = array.astype(array.dtype.newbyteorder("="))  # a copy, in this machine's byte order
+    if strings:
+        array = _strings(raw, record, url)
+    else:
+        array = np.frombuffer(raw, dtype=np.dtype(record["dtype"]).newbyteorder("<")).reshape(record["shape"])
+        array = array.astype(array.dtype.newbyteorder("="))  # a copy, in this machine's byte order
     array.flags.writeable = False
     return array

@@ -30,6 +30,7 @@ import uuid
 import fsspec
 import numpy as np
 
+from .. import dtypes
 from ..errors import InvalidArgumentError, NotFoundError
 from ..variables import Variable, global_variables
 from .checkpoint_files import delete_checkpoint, open_checkpoint, read_manifest, remove_files, shard_name
@@ -331,7 +332,7 @@ class Saver:
         shapes = stored.shapes_and_dtypes
         missing = sorted(set(self._vars) - set(shapes))
         wrong = [
-            f"{name}: checkpoint {tuple(shapes[name][0])} {np.dtype(shapes[name][1]).name}, "
+            f"{name}: checkpoint {tuple(shapes[name][0])} {dtypes.as_dtype(np.dtype(shapes[name][1])).name}, "
             f"graph {v.shape} {v.dtype.name}"
             for name, v in sorted(self._vars.items())
             if name in shapes and not _fits(v, *shapes[name])
@@ -372,7 +373,7 @@ def _fits(variable, shape, dtype):
     shape_ok = dims is None or (
         len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
     )
-    return shape_ok and variable.dtype.name == np.dtype(dtype).name
+    return shape_ok and variable.dtype.base_dtype == dtypes.as_dtype(np.dtype(dtype))
 
 
 def _step_value(sess, global_step):

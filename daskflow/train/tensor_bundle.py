@@ -24,7 +24,7 @@ from .. import dtypes
 from ..errors import DataLossError, NotFoundError, UnimplementedError
 from ..lib.io.crc32c import masked
 from ..lib.io.proto_wire import fields, read_varint
-from ..runtime.checkpoint import read_bundle_tensor
+from ..runtime.checkpoint import read_variable
 from .bundle_index import MAGIC
 
 _FOOTER = 48
@@ -42,17 +42,51 @@ def _shape(data):
 
 
 def _entry(data):
-    """A ``BundleEntryProto`` as a dict."""
-    entry = {"dtype": 0, "shape": [], "shard_id": 0, "offset": 0, "size": 0, "crc32c": None, "slices": 0}
+    """A ``BundleEntryProto`` as a dict; ``slices``: the extents of a partitioned tensor's
+    parts (each ``[(start, length)]``, length -1 for a whole dimension)."""
+    entry = {"dtype": 0, "shape": [], "shard_id": 0, "offset": 0, "size": 0, "crc32c": None, "slices": []}
     names = {1: "dtype", 3: "shard_id", 4: "offset", 5: "size", 6: "crc32c"}
     for number, value in fields(data):
         if number == 2:
             entry["shape"] = _shape(value)
         elif number == 7:
-            entry["slices"] += 1
+            entry["slices"].append(_extents(value))
         elif number in names:
             entry[names[number]] = value
     return entry
+
+
+def _extents(data):
+    """A ``TensorSliceProto`` 's extents: ``[(start, length)]``, length -1 for all of it."""
+    extents = []
+    for number, value in fields(data):
+        if number == 1:
+            extent = dict(fields(value))
+            extents.append((extent.get(1, 0), extent.get(2, -1)))
+    return extents
+
+
+def _signed(value):
+    """TF's ``OrderedCode::WriteSignedNumIncreasing``: the sign-extended big-endian bytes,
+    as few as hold the value, the length in their leading bits."""
+    magnitude = ~value if value < 0 else value
+    length = 1
+    while magnitude >= 1 << (7 * length - 1) and length < 10:
+        length += 1
+    raw = bytearray((value & ((1 << (8 * length)) - 1)).to_bytes(length, "big"))
+    header = (0xFF00 >> length) & 0xFF if length <= 8 else 0xFF
+    raw[0] ^= header
+    if length > 8:
+        raw[1] ^= (0xFF00 >> (length - 8)) & 0xFF
+    return bytes(raw)
+
+
+def slice_key(name, extents):
+    """The index key of one part of a partitioned tensor (TF's ``EncodeTensorNameSlice``):
+    0, the name (escaped, then ``00 01``), the rank and each extent's start and length."""
+    escaped = name.encode().replace(b"\x00", b"\x00\xff").replace(b"\xff", b"\xff\x00")
+    key = b"\x00" + escaped + b"\x00\x01" + (bytes([1, len(extents)]) if extents else b"\x00")
+    return key + b"".join(_signed(start) + _signed(length) for start, length in extents)
 
 
 def _block(data, offset, size, path):
@@ -112,7 +146,10 @@ class Bundle:
         table = dict(read_table(data, index))
         header = dict(fields(table.pop(b"", b"")))
         self.num_shards = header.get(1, 1)
-        self.entries = {key.decode(): _entry(value) for key, value in table.items()}
+        self.entries = {
+            key.decode(): _entry(value) for key, value in table.items() if not key.startswith(b"\x00")
+        }
+        self._parts = {key: _entry(value) for key, value in table.items() if key.startswith(b"\x00")}
 
     def dtype(self, name):
         return dtypes.as_dtype(self.entries[name]["dtype"])
@@ -123,18 +160,41 @@ class Bundle:
     def record(self, name):
         """What :func:`~daskflow.runtime.checkpoint.read_variable` needs to read the tensor."""
         entry = self.entries[name]
-        if entry["slices"]:
-            raise UnimplementedError(None, None, f"{name}: partitioned (sliced) variables are not read yet")
-        dtype = self.dtype(name)
-        if dtype == dtypes.string:
-            raise UnimplementedError(None, None, f"{name}: string tensors in checkpoints are not read yet")
+        dtype = np.dtype(self.dtype(name).as_numpy_dtype).name
+        if entry["slices"]:  # a partitioned variable: its parts, each with where it goes
+            return {
+                "name": name,
+                "dtype": dtype,
+                "shape": entry["shape"],
+                "parts": self._part_records(name, entry),
+            }
         fields = ("shape", "offset", "size", "crc32c")
-        return {"name": name, "dtype": np.dtype(dtype.as_numpy_dtype).name, **{k: entry[k] for k in fields}}
+        return {"name": name, "dtype": dtype, **{k: entry[k] for k in fields}}
+
+    def _part_records(self, name, entry):
+        parts = []
+        for extents in entry["slices"]:
+            part = self._parts.get(slice_key(name, extents))
+            if part is None:
+                raise DataLossError(
+                    None, None, f"{self.prefix}.index: a part of {name} ({extents}) is missing"
+                )
+            where = [
+                [start, start + length if length >= 0 else dim]
+                for (start, length), dim in zip(extents, entry["shape"])
+            ]
+            record = {"name": name, "dtype": np.dtype(self.dtype(name).as_numpy_dtype).name}
+            record.update({k: part[k] for k in ("shape", "offset", "size", "crc32c")})
+            parts.append({"url": self._shard_url(part["shard_id"]), "record": record, "where": where})
+        return parts
 
     def shard(self, name):
         """The URL of the data shard holding the tensor."""
-        return f"{self.prefix}.data-{self.entries[name]['shard_id']:05d}-of-{self.num_shards:05d}"
+        return self._shard_url(self.entries[name]["shard_id"])
+
+    def _shard_url(self, shard_id):
+        return f"{self.prefix}.data-{shard_id:05d}-of-{self.num_shards:05d}"
 
     def read(self, name):
         """The tensor's value, as a new numpy array (its CRC checked)."""
-        return np.array(read_bundle_tensor(self.shard(name), self.record(name)))
+        return np.array(read_variable(self.shard(name), self.record(name)))
