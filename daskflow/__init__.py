@@ -79,6 +79,7 @@ from .framework.graph import (
     reset_default_graph,
 )
 from .framework.importer import import_graph_def
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .framework.sparse_tensor import SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .framework.tensor_util import make_ndarray, make_tensor_proto

@@ -4,8 +4,10 @@ Walks the ops between ``xs`` and ``ys`` in reverse topological order and asks
 each op's primitive for its gradient rule, which builds ordinary graph ops —
 so gradients of gradients work wherever the rules' own ops are
 differentiable. Contributions reaching a tensor along several paths are
-summed with ``add_n``. Broadcasting is undone here, once, for every primitive
-flagged ``broadcasting``; no rule reduces its own broadcasts.
+summed with ``add_n`` (rows of ``IndexedSlices``, the gradients of embedding
+lookups, are joined instead; an ``x`` 's gradient may be one). Broadcasting is
+undone here, once, for every primitive flagged ``broadcasting``; no rule
+reduces its own broadcasts.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import enum
 
 from .framework.constant import convert_to_tensor
 from .framework.graph import colocate_with, name_scope
+from .framework.indexed_slices import IndexedSlices
 from .ops import array_ops, math_ops
 
 
@@ -139,7 +142,7 @@ def _backprop(ys, xs, grad_ys, stops, colocate=False):
         grads.setdefault(y, []).append(gy)
     for op in sorted(ops, key=lambda o: o._id, reverse=True):
         with _colocated(op, colocate):
-            out_grads = [_total(grads.get(t)) for t in op.outputs]
+            out_grads = [_dense(_total(grads.get(t))) for t in op.outputs]
             if all(g is None for g in out_grads) or op.primitive.grad is None:
                 continue
             in_grads = _input_grads(op, out_grads)
@@ -191,6 +194,18 @@ def _not_broadcast(g, x, inputs):
 
 
 def _total(parts):
+    """The sum of a tensor's gradient contributions: ``IndexedSlices`` joined as rows when
+    all are, else everything dense added with one ``add_n``."""
     if not parts:
         return None
-    return parts[0] if len(parts) == 1 else math_ops.add_n(parts)
+    if len(parts) == 1:
+        return parts[0]
+    if all(isinstance(p, IndexedSlices) for p in parts):
+        values = array_ops.concat([p.values for p in parts], 0)
+        return IndexedSlices(values, array_ops.concat([p.indices for p in parts], 0), parts[0].dense_shape)
+    return math_ops.add_n([_dense(p) for p in parts])
+
+
+def _dense(gradient):
+    """A gradient an op's rule reads: dense (its rules take tensors)."""
+    return convert_to_tensor(gradient) if isinstance(gradient, IndexedSlices) else gradient

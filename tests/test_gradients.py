@@ -707,17 +707,22 @@ def numeric_gradients(sess, ys, ws, feeds, xs, eps):
     return out
 
 
+def _dense(grads):
+    """Sparse gradients (a lookup's rows, ``IndexedSlices``) as the dense tensors they stand for."""
+    return [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads]
+
+
 def check_gradients(case):
     graph, xs, all_xs, ys = _forward(case)
     with graph.as_default():
         for y in ys:
             assert y.dtype is tf.float64 and y.shape.is_fully_defined(), f"{case.id}: {y}"
         ws = [R(*y.shape.as_list()) for y in ys]
-        grads = tf.gradients(ys, xs, grad_ys=ws)
+        grads = _dense(tf.gradients(ys, xs, grad_ys=ws))
         # The same function with a None leading dimension: the rules' dynamic-shape paths.
         b_all = _placeholders(case.inputs, case.batch)
         b_xs = [x for x in b_all if x.dtype.is_floating]
-        b_grads = tf.gradients(_as_list(case.build(*b_all)), b_xs, grad_ys=ws)
+        b_grads = _dense(tf.gradients(_as_list(case.build(*b_all)), b_xs, grad_ys=ws))
         feeds = {**dict(zip(all_xs, case.inputs)), **dict(zip(b_all, case.inputs))}
         with tf.Session() as sess:
             fetch = [g for g in grads + b_grads if g is not None]

@@ -621,8 +621,27 @@ def _gather_infer(inputs, *, axis):
 
 
 def _gather_grad(op, g):
+    """For rows of a variable (an embedding lookup), TF1's sparse gradient: the rows of
+    ``g``, one per index (:class:`~daskflow.framework.indexed_slices.IndexedSlices`); else
+    dense. (TF1 gives rows for any gather along axis 0; daskflow's own ops gather inside
+    where TF1's do not, so only a variable's rows are kept sparse.)"""
+    from ..framework.indexed_slices import IndexedSlices
+
     params, indices = op.inputs
-    return [apply(ScatterAddTo, g, indices, shape_of(params), axis=op.attrs["axis"]), None]
+    axis, known = op.attrs["axis"], params.shape.is_fully_defined()
+    shape = constant(params.shape.as_list(), dtype=dtypes.int32) if known else shape_of(params)
+    if axis != 0 or params.shape.ndims is None or not params.op.primitive.is_variable:
+        return [apply(ScatterAddTo, g, indices, shape, axis=axis), None]
+    if indices.shape.ndims == 1:  # already one row per index
+        return [IndexedSlices(g, indices, shape), None]
+    tail = params.shape.as_list()[1:] if known else strided_slice_spec(shape, (slice(1, None),))
+    rows = [-1, *tail] if known else concat([constant([-1], dtype=dtypes.int32), tail], 0)
+    return [IndexedSlices(reshape(g, rows), reshape(indices, [-1]), shape), None]
+
+
+def dense_rows(values, indices, dense_shape):
+    """``values`` (``[n, ...]``) added into zeros of ``dense_shape`` at rows ``indices``."""
+    return apply(ScatterAddTo, values, indices, convert_to_tensor(dense_shape), axis=0)
 
 
 Gather = Primitive(

@@ -19,6 +19,7 @@ chief's queue runner are there for TF1 scripts to run, and do nothing more.
 
 from __future__ import annotations
 
+from ..framework.constant import convert_to_tensor
 from ..framework.graph import colocate_with, control_dependencies, name_scope
 from ..ops.control_flow_ops import no_op
 from ..ops.replica_ops import aggregate_replicas
@@ -86,6 +87,7 @@ class SyncReplicasOptimizer(Optimizer):
                 if g is None:
                     averaged.append((g, v))
                     continue
+                g = convert_to_tensor(g)  # rows made dense in the replica: replicas aggregate dense
                 with colocate_with(v.op):
                     mean = aggregate_replicas(g, self._replicas_to_aggregate, self._total_num_replicas)
                 averaged.append((mean, v))

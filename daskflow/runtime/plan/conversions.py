@@ -10,6 +10,7 @@ knows no composite by name.
 
 from __future__ import annotations
 
+from ...framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ...framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 # (type, fetch_function, feed_function, feed_function_for_partial_run), newest first.
@@ -90,4 +91,17 @@ register_session_run_conversion_functions(
     lambda fetch: (_sparse_parts(fetch), lambda values: SparseTensorValue(*values)),
     _feed_sparse,
     _sparse_parts,
+)
+
+
+def _rows_parts(rows):
+    return [rows.values, rows.indices] + ([rows.dense_shape] if rows.dense_shape is not None else [])
+
+
+register_session_run_conversion_functions(
+    IndexedSlices,
+    lambda fetch: (
+        _rows_parts(fetch),
+        lambda values: IndexedSlicesValue(*values, *([None] * (3 - len(values)))),
+    ),
 )
