@@ -33,7 +33,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from record import duration, record  # noqa: E402
+from record import duration, record, report  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 from daskflow.datasets import load_digits  # noqa: E402
@@ -232,17 +232,13 @@ def main(argv=None):
             )
         return
     rows, notes = table(measure(args.steps, args.rounds), args.steps, args.rounds)
-    for row in rows:
-        print(" | ".join(row))
-    for note in notes:
-        print(note)
-    if args.record:
-        record(
-            "compression",
-            "Compressed transfers: bytes to the ps, accuracy and step time against none",
-            rows,
-            notes,
-        )
+    report(
+        rows,
+        notes,
+        "compression",
+        "Compressed transfers: bytes to the ps, accuracy and step time against none",
+        args.record,
+    )
 
 
 if __name__ == "__main__":

@@ -159,6 +159,16 @@ def machine():
     return f"{cpu}; {', '.join(versions)}"
 
 
+def report(rows, notes, name, title, write):
+    """Print a table and its notes; with ``write``, also record them (see :func:`record`)."""
+    for row in rows:
+        print(" | ".join(row))
+    for note in notes:
+        print(note)
+    if write:
+        record(name, title, rows, notes)
+
+
 def duration(seconds):
     """A step's time for a table cell: µs below a millisecond, else ms.
 

@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from record import duration, record  # noqa: E402
+from record import duration, report  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 
@@ -118,17 +118,13 @@ def main(argv=None):
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     rows, notes = table(measure(args.vocab, args.steps, args.rounds), args.vocab, args.steps, args.rounds)
-    for row in rows:
-        print(" | ".join(row))
-    for note in notes:
-        print(note)
-    if args.record:
-        record(
-            "sparse_gradients",
-            "Sparse gradients: an embedding's gradient to the ps as rows, against dense",
-            rows,
-            notes,
-        )
+    report(
+        rows,
+        notes,
+        "sparse_gradients",
+        "Sparse gradients: an embedding's gradient to the ps as rows, against dense",
+        args.record,
+    )
 
 
 if __name__ == "__main__":
