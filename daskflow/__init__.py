@@ -375,6 +375,7 @@ from .ops.space_ops import (
 from .ops.sparse_ops import (
     sparse_add,
     sparse_concat,
+    sparse_fill_empty_rows,
     sparse_placeholder,
     sparse_reduce_sum,
     sparse_reorder,

@@ -44,7 +44,7 @@ from .ops.nn_ops import (
     xw_plus_b,
 )
 from .ops.sort_ops import in_top_k, top_k
-from .ops.sparse_ops import embedding_lookup_sparse
+from .ops.sparse_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
 from .rnn import rnn_cell  # tf.nn.rnn_cell
 from .rnn.dynamic import bidirectional_dynamic_rnn, dynamic_rnn
 from .rnn.static import static_bidirectional_rnn, static_rnn
@@ -64,6 +64,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "embedding_lookup_sparse",
+    "safe_embedding_lookup_sparse",
     "fused_batch_norm",
     "in_top_k",
     "l2_loss",

@@ -647,3 +647,73 @@ def embedding_lookup_sparse(
         if sp_weights is None:  # TF1's sparse_segment_mean/sqrt_n: an empty row is zeros
             norm = math_ops.maximum(norm, 1.0)
         return total / array_ops.expand_dims(norm, -1)
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """``sp_input`` with ``default_value`` at column 0 of each row that has no entry, in
+    row-major order; and a bool vector saying which rows were empty (TF1's function)."""
+    sp = _sparse(sp_input, "sparse_fill_empty_rows")
+    with name_scope(name, "SparseFillEmptyRows"):
+        rows = array_ops.shape_of(sp.dense_shape)  # (rank,)
+        n_rows = math_ops.cast(sp.dense_shape[0], dtypes.int32)
+        present = segment_ops.unsorted_segment_sum(
+            array_ops.ones_like(sp.indices[:, 0], dtype=dtypes.int32),
+            math_ops.cast(sp.indices[:, 0], dtypes.int32),
+            n_rows,
+        )
+        empty = math_ops.equal(present, 0)
+        empty_rows = math_ops.where(empty)  # (k, 1) int64
+        zeros = array_ops.zeros(
+            array_ops.stack([array_ops.shape(empty_rows)[0], rows[0] - 1]), dtype=dtypes.int64
+        )
+        filled_indices = array_ops.concat([sp.indices, array_ops.concat([empty_rows, zeros], 1)], 0)
+        fill = array_ops.fill(
+            array_ops.shape(empty_rows)[:1], convert_to_tensor(default_value, dtype=sp.values.dtype)
+        )
+        filled = SparseTensor(filled_indices, array_ops.concat([sp.values, fill], 0), sp.dense_shape)
+        return sparse_reorder(filled), empty
+
+
+def safe_embedding_lookup_sparse(
+    embedding_weights,
+    sparse_ids,
+    sparse_weights=None,
+    combiner="mean",
+    default_id=None,
+    name=None,
+    partition_strategy="div",
+    max_norm=None,
+    allow_fast_lookup=False,
+):
+    """``embedding_lookup_sparse`` that tolerates bad input, as TF1's: ids below 0 (and
+    weights not above 0) are dropped; a row left empty gets ``default_id`` 's embedding, or
+    zeros when it is None. ``sparse_ids`` of rank above 2 give a result of its leading
+    shape plus the embedding's."""
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    ids = _sparse(sparse_ids, "safe_embedding_lookup_sparse")
+    weights = None if sparse_weights is None else _sparse(sparse_weights, "safe_embedding_lookup_sparse")
+    with name_scope(name, "embedding_lookup"):
+        original_shape = ids.dense_shape
+        flat = array_ops.stack([math_ops.reduce_prod(original_shape[:-1]), original_shape[-1]])
+        ids = sparse_reshape(ids, flat)
+        weights = None if weights is None else sparse_reshape(weights, flat)
+        valid = math_ops.greater_equal(ids.values, 0)
+        if weights is not None:
+            valid = math_ops.logical_and(valid, math_ops.greater(weights.values, 0))
+            weights = sparse_retain(weights, valid)
+        ids = sparse_retain(ids, valid)
+        ids, empty = sparse_fill_empty_rows(ids, default_id or 0)
+        if weights is not None:
+            weights, _ = sparse_fill_empty_rows(weights, 1.0)
+        result = embedding_lookup_sparse(
+            embedding_weights, ids, weights, partition_strategy, combiner=combiner, max_norm=max_norm
+        )
+        if default_id is None:  # an empty row is zeros
+            result = math_ops.where(
+                array_ops.broadcast_to(array_ops.reshape(empty, [-1, 1]), array_ops.shape(result)),
+                array_ops.zeros_like(result),
+                result,
+            )
+        leading = math_ops.cast(original_shape[:-1], dtypes.int32)
+        return array_ops.reshape(result, array_ops.concat([leading, array_ops.shape(result)[1:]], 0))
