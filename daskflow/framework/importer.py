@@ -118,7 +118,7 @@ def import_graph_def(
     if not import_rules.RULES:
         import_rules.install()
     mapped = _input_map(input_map)
-    missing = [n for n in graph_def.node if n.op not in import_rules.RULES]
+    missing = [n for n in graph_def.node if not _importable(n)]
     if missing:
         kinds = sorted({n.op for n in missing})
         raise ValueError(
@@ -130,11 +130,57 @@ def import_graph_def(
     scope = name_scope(None) if name == "" else name_scope(name, "import")
     with scope:
         for node in _ordered(list(graph_def.node)):
-            outputs[node.name] = _import_node(node, outputs, mapped, import_rules.RULES[node.op])
+            outputs[node.name] = _import_node(node, outputs, mapped, _rule(node.op))
     unused = sorted(set(mapped) - {f"{n}:{i}" for n, outs in outputs.items() for i in range(len(outs))})
     if unused:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
     return None if return_elements is None else [_element(e, outputs, graph) for e in return_elements]
+
+
+def _rule(op_type):
+    """How to import a node of ``op_type``: its rule, else, for an op daskflow writes in
+    TF's form unchanged (no export rule) or as its own, its primitive applied to the
+    attributes it takes; None when there is neither."""
+    from ..ops import export_rules, import_rules
+    from .primitive import PRIMITIVES
+
+    found = import_rules.RULES.get(op_type)
+    if found is None and op_type in PRIMITIVES and op_type not in export_rules.RULES:
+        found = _primitive_rule(PRIMITIVES[op_type])
+    return found
+
+
+def _importable(node):
+    """Whether ``node`` has a rule, and the attributes a primitive's own rule needs."""
+    found = _rule(node.op)
+    needs = getattr(found, "needs", set())
+    return found is not None and all(k in node.attr or (k == "dims" and "shape" in node.attr) for k in needs)
+
+
+def _primitive_rule(prim):
+    import inspect
+
+    from .apply import apply
+
+    takes, needs = set(), set()
+    for fn in (prim.infer, prim.kernel):
+        if fn is not None:
+            params = [
+                p
+                for p in inspect.signature(fn).parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY
+            ]
+            takes |= {p.name for p in params}
+            needs |= {p.name for p in params if p.default is inspect.Parameter.empty}
+
+    def build(inputs, attrs, name):
+        if "dims" in takes and "dims" not in attrs and "shape" in attrs:
+            attrs = {**attrs, "dims": attrs["shape"]}  # the export's name of daskflow's dims
+        kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in attrs.items() if k in takes}
+        return apply(prim, *inputs, name=name, **kwargs)
+
+    build.needs = needs
+    return build
 
 
 def _input_map(input_map):

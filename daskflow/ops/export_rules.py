@@ -320,3 +320,47 @@ def _random(node):
     """daskflow's ``(graph seed, op seed)`` as TF's ``seed`` and ``seed2`` (0: none)."""
     seed = node.attrs.pop("seed", None)
     node.attrs["seed"], node.attrs["seed2"] = seed if seed is not None else (0, 0)
+
+
+RULES.update(
+    {
+        "Cumsum": _axis_input("axis", "axis"),
+        "Cumprod": _axis_input("axis", "axis"),
+        "ReverseV2": _axis_input("axis", "axis"),
+    }
+)
+
+
+@rule("MatrixBandPart")
+def _band(node):
+    for name in ("num_lower", "num_upper"):
+        node.inputs.append(node.constant(name, node.attrs.pop(name), "int64"))
+
+
+@rule("SparseConcat")
+def _sparse_concat(node):
+    node.attrs["concat_dim"], node.attrs["N"] = node.attrs.pop("axis"), node.attrs.pop("n")
+
+
+@rule("ReverseSequence")
+def _reverse_sequence(node):
+    node.attrs["seq_dim"], node.attrs["batch_dim"] = node.attrs.pop("seq_axis"), node.attrs.pop("batch_axis")
+
+
+@rule("SpaceToDepth")
+def _space_to_depth(node):
+    if not node.attrs.pop("to_depth"):
+        node.type = "DepthToSpace"  # daskflow's one primitive does both directions
+
+
+@rule("SpaceToBatchND")
+def _space_to_batch(node):
+    if not node.attrs.pop("to_batch"):
+        node.type = "BatchToSpaceND"
+
+
+@rule("PyFunc", "PyFuncStateless")
+def _py_func(node):
+    """A Python function stays in its process: TF's ``token`` names it by the op, as TF's
+    own graphs name theirs; running it elsewhere fails, as in TF."""
+    node.attrs["token"] = f"daskflow_{node.op.name}"

@@ -166,7 +166,10 @@ def _structural(tf):
         "GatherV2": lambda i, a, name: tf.gather(i[0], i[1], axis=_value(i[2], name, "axis"), name=name),
         "Pad": lambda i, a, name: tf.pad(i[0], _value(i[1], name, "paddings"), name=name),
         "PadV2": lambda i, a, name: tf.pad(
-            i[0], _value(i[1], name, "paddings"), constant_values=i[2], name=name
+            i[0],
+            _value(i[1], name, "paddings"),
+            constant_values=_value(i[2], name, "constant value"),
+            name=name,
         ),
         "Select": lambda i, a, name: tf.where(i[0], i[1], i[2], name=name),
         "SelectV2": lambda i, a, name: tf.where_v2(i[0], i[1], i[2], name=name),
@@ -377,6 +380,7 @@ def _gradients(tf):
         "BiasAddGrad": bias_add_grad,
         "StridedSliceGrad": strided_slice_grad,
         "InvertPermutation": lambda i, a, name: tf.invert_permutation(i[0], name=name),
+        **_array_forms(tf),
         "SoftmaxCrossEntropyWithLogits": xent,
         "SparseSoftmaxCrossEntropyWithLogits": sparse_xent,
         "Conv2DBackpropInput": primitive(conv_ops.Conv2DBackpropInput, conv),
@@ -402,6 +406,53 @@ def _gradients(tf):
             for op_type in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
         },
     }
+
+
+def _array_forms(tf):
+    """Ops whose attributes daskflow names otherwise, or reads as TF's constant inputs."""
+
+    def axis_of(fn):
+        return lambda i, a, name: fn(i[0], _value(i[1], name, "axis"), **_flags(a), name=name)
+
+    def space(fn, extra):
+        return lambda i, a, name: fn(*i[:1], *(_value(t, name, extra) for t in i[1:]), name=name)
+
+    return {
+        "Cumsum": axis_of(tf.cumsum),
+        "Cumprod": axis_of(tf.cumprod),
+        "ReverseV2": lambda i, a, name: tf.reverse(i[0], _value(i[1], name, "axis"), name=name),
+        "MatrixBandPart": lambda i, a, name: tf.matrix_band_part(
+            i[0], _value(i[1], name, "num_lower"), _value(i[2], name, "num_upper"), name=name
+        ),
+        "Unique": lambda i, a, name: list(tf.unique(i[0], out_idx=a.get("out_idx", dtypes.int32), name=name)),
+        "UniqueWithCounts": lambda i, a, name: list(
+            tf.unique_with_counts(i[0], out_idx=a.get("out_idx", dtypes.int32), name=name)
+        ),
+        "ReverseSequence": lambda i, a, name: tf.reverse_sequence(
+            i[0], i[1], seq_axis=a["seq_dim"], batch_axis=a.get("batch_dim", 0), name=name
+        ),
+        "SpaceToDepth": lambda i, a, name: tf.space_to_depth(
+            i[0], a["block_size"], data_format=a.get("data_format", "NHWC"), name=name
+        ),
+        "DepthToSpace": lambda i, a, name: tf.depth_to_space(
+            i[0], a["block_size"], data_format=a.get("data_format", "NHWC"), name=name
+        ),
+        "SpaceToBatchND": space(tf.space_to_batch_nd, "block shape and paddings"),
+        "BatchToSpaceND": space(tf.batch_to_space_nd, "block shape and crops"),
+        "SparseConcat": sparse_concat,
+    }
+
+
+def sparse_concat(i, a, name):
+    """TF's SparseConcat: the parts' indices, values and shapes, concatenated along ``concat_dim``."""
+    from ..framework.apply import apply
+    from .sparse_ops import SparseConcat
+
+    return list(apply(SparseConcat, *i, axis=a["concat_dim"], n=a["N"], name=name))
+
+
+def _flags(attrs):
+    return {"exclusive": attrs.get("exclusive", False), "reverse": attrs.get("reverse", False)}
 
 
 def _random(op_type):
