@@ -39,6 +39,18 @@ def test_a_saved_model_tensorflow_wrote_serves_tensorflows_outputs():
     np.testing.assert_allclose(got["probs"], RECORD["probs"], rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("train_op", sorted(RECORD["resource_losses"]))
+def test_its_graph_of_resource_variables_trains_on_as_in_tensorflow(train_op):
+    feed = {"x:0": X, "labels:0": np.asarray(RECORD["feed"]["labels:0"], np.int64)}
+    with tf.Session(graph=tf.Graph()) as sess:
+        tf.saved_model.loader.load(sess, ["serve"], str(FIXTURES / "saved_model"))
+        variables = {v.op.name for v in tf.global_variables()}
+        assert {"conv2d/kernel", "dense_1/bias", "global_step"} <= variables
+        train = tf.get_collection(train_op)[0]
+        losses = [sess.run(["loss:0", train], feed)[0] for _ in RECORD["resource_losses"][train_op]]
+    np.testing.assert_allclose(losses, RECORD["resource_losses"][train_op], rtol=2e-4, atol=2e-5)
+
+
 def _model():
     x = tf.placeholder(tf.float32, [None, 6, 6, 2], name="x")
     hidden = tf.layers.dense(tf.layers.flatten(x), 5, activation=tf.nn.relu)

@@ -216,8 +216,7 @@ def test_a_graph_def_daskflow_writes_runs_in_tensorflow_with_the_same_outputs(tm
 
 SAVED_MODEL_IN_TF = """
 import numpy as np
-tf.disable_v2_behavior()  # TF1's reference variables (resource variables do not import yet)
-x = np.asarray(ARGS["x"], np.float32)
+x = np.asarray(ARGS["x"], np.float32)  # (TF2's resource variables: compat.v1's default here)
 if ARGS["write"]:
     tf.set_random_seed(3)
     inputs = tf.placeholder(tf.float32, [None, 4], name="x")

@@ -40,6 +40,9 @@ COMPOSITE = {
     "SqrtGrad",
     "RsqrtGrad",
     "SparseSoftmaxCrossEntropyWithLogits",
+    "ResourceApplyGradientDescent",
+    "ResourceApplyMomentum",
+    "ResourceApplyAdam",
 }
 
 
@@ -298,7 +301,7 @@ def _variables(tf):
         with control_dependencies([assign(m, new_m), assign(v, new_v)]):
             return assign(var, new_var, name=name)
 
-    return {
+    rules = {
         "VariableV2": variable,
         "Assign": lambda i, a, name: assign(i[0], i[1], name=name),
         "AssignAdd": lambda i, a, name: assign_add(i[0], i[1], name=name),
@@ -308,6 +311,23 @@ def _variables(tf):
         "ApplyAdam": adam,
         "IsVariableInitialized": lambda i, a, name: tf.is_variable_initialized(i[0]),
     }
+    # TF2's resource variables (compat.v1 without disable_v2_behavior): the handle is the
+    # variable, a read its value; the updates are the reference variables' own.
+    rules.update(
+        {
+            "VarHandleOp": variable,
+            "ReadVariableOp": lambda i, a, name: tf.identity(i[0], name=name),
+            "AssignVariableOp": rules["Assign"],
+            "AssignAddVariableOp": rules["AssignAdd"],
+            "AssignSubVariableOp": rules["AssignSub"],
+            "VarIsInitializedOp": rules["IsVariableInitialized"],
+            "ResourceApplyGradientDescent": gradient_descent,
+            "ResourceApplyMomentum": momentum,
+            "ResourceApplyAdam": adam,
+            "ResourceGather": lambda i, a, name: tf.gather(i[0], i[1], name=name),
+        }
+    )
+    return rules
 
 
 def _dims(shape):
@@ -405,6 +425,33 @@ def _gradients(tf):
             op_type: _random(op_type)
             for op_type in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
         },
+        **_stateless_random(),
+    }
+
+
+def _stateless_random():
+    """TF2's stateless random ops (its initializers in compat.v1 graphs): daskflow's random
+    ops seeded by the seed TF's key came from. Their draws are daskflow's, not TF's: an
+    initializer's values differ, as daskflow's random numbers do."""
+    from ..framework.apply import apply
+    from . import random_ops
+
+    def draw(prim):
+        def build(i, a, name):
+            seed = constant_value(i[1])
+            seed = (
+                tuple(int(s) for s in seed.reshape(-1)[:2]) if seed is not None else random_ops.get_seed(None)
+            )
+            return apply(prim, i[0], dtype=a.get("dtype", dtypes.float32), seed=seed, name=name)
+
+        return build
+
+    return {
+        # The key and counter stand for the seed: the drawing op reads the seed from them.
+        "StatelessRandomGetKeyCounter": lambda i, a, name: [i[0], i[0]],
+        "StatelessRandomUniformV2": draw(random_ops.RandomUniform),
+        "StatelessRandomNormalV2": draw(random_ops.RandomStandardNormal),
+        "StatelessTruncatedNormalV2": draw(random_ops.TruncatedNormal),
     }
 
 
