@@ -14,7 +14,13 @@ from . import dtypes
 from .framework.apply import apply
 from .framework.constant import constant, convert_to_tensor
 from .framework.function import init_scope
-from .framework.graph import control_dependencies, get_default_graph, name_scope
+from .framework.graph import (
+    control_dependencies,
+    get_default_graph,
+    name_scope,
+    prepend_name_scope,
+    strip_name_scope,
+)
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
 from .ops.control_flow_ops import group
@@ -247,16 +253,14 @@ class Variable:
         """
         from tensorboard.compat.proto.variable_pb2 import VariableDef
 
+        from .framework.graph_export import snapshot_name
+
         def scoped(name):
-            return (
-                name[len(export_scope) + 1 :]
-                if export_scope and name.startswith(export_scope + "/")
-                else name
-            )
+            return strip_name_scope(name, export_scope)
 
         proto = VariableDef(
             variable_name=scoped(self.name),
-            snapshot_name=scoped(f"{self.op.name}/read:0"),
+            snapshot_name=scoped(f"{snapshot_name(self.op)}:0"),
             trainable=self.trainable,
         )
         if self._initializer is not None:
@@ -272,7 +276,7 @@ class Variable:
         graph = get_default_graph()
 
         def scoped(name):
-            return f"{import_scope}/{name}" if import_scope and name else name
+            return prepend_name_scope(name, import_scope)
 
         variable = graph.get_tensor_by_name(scoped(variable_def.variable_name)).op.attrs.get("variable")
         if not isinstance(variable, Variable):

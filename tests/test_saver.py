@@ -298,3 +298,16 @@ def test_a_default_saver_lists_the_graphs_variables_once_built(tmp_path):
     with tf.Session() as sess:
         saver.restore(sess, path)
         assert sess.run(b).tolist() == [5, 5, 5]
+
+
+def test_a_var_list_dict_saves_and_restores_under_its_own_names(tmp_path):
+    v = tf.Variable([1.0, 2.0], name="v1")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        prefix = tf.train.Saver({"renamed": v}).save(sess, str(tmp_path / "model"))
+    assert tf.train.list_variables(prefix) == [("renamed", [2])]
+    with tf.Graph().as_default():
+        other = tf.Variable([0.0, 0.0], name="other")
+        with tf.Session() as sess:
+            tf.train.Saver({"renamed": other}).restore(sess, prefix)
+            np.testing.assert_array_equal(sess.run(other), [1.0, 2.0])

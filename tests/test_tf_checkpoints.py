@@ -136,3 +136,27 @@ def test_a_damaged_string_tensor_is_a_data_loss_naming_it(tmp_path):
     (tmp_path / "model.data-00000-of-00001").write_bytes(bytes(data))
     with pytest.raises(DataLossError, match="words"):
         tf.train.load_variable(str(tmp_path / "model"), "words")
+
+
+def test_hostile_string_and_part_records_are_data_loss_naming_the_tensor(tmp_path):
+    from daskflow.runtime.checkpoint import read_variable
+
+    shard = tmp_path / "model.data-00000-of-00001"
+    shard.write_bytes(b"\x85")  # a length whose varint never ends
+    record = {"name": "words", "shape": [1], "dtype": "object", "offset": 0, "size": 1, "crc32c": None}
+    with pytest.raises(DataLossError, match="words"):
+        read_variable(str(shard), record)
+    with pytest.raises(DataLossError, match="words"):  # more strings than bytes
+        read_variable(str(shard), {**record, "shape": [10**9]})
+    with pytest.raises(DataLossError, match="emb.*cover"):  # parts that leave a gap
+        read_variable(str(shard), {"name": "emb", "shape": [2, 2], "dtype": "float32", "parts": []})
+
+
+def test_a_first_format_manifest_with_other_keys_is_refused(tmp_path):
+    from daskflow.train.checkpoint_files import FORMAT, read_manifest
+
+    record = {"file": "v.npy", "shape": [1], "dtype": "float32", "bytes": 1, "sha256": "0", "parts": []}
+    manifest = {"format": FORMAT, "data": "model.data", "variables": {"v": record}}
+    (tmp_path / "model.index.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataLossError, match="not a daskflow checkpoint manifest"):
+        read_manifest(str(tmp_path / "model"))

@@ -436,15 +436,23 @@ class Estimator:
             }
             if len(outputs) == 1:
                 outputs = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: next(iter(outputs.values())), **outputs}
+            elif DEFAULT_SERVING_SIGNATURE_DEF_KEY not in outputs:
+                raise ValueError(  # TF1's words
+                    "Multiple export_outputs were provided, but none of them is specified as the "
+                    "default.  Do this by naming one of them with "
+                    "signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY."
+                )
             signatures = {
                 key: out.as_signature_def(receiver.receiver_tensors) for key, out in outputs.items()
             }
             export_dir = _timestamped_dir(os.fspath(export_dir_base))
-            with Session() as sess:
+            temporary = os.path.join(os.path.dirname(export_dir), f"temp-{os.path.basename(export_dir)}")
+            with Session() as sess:  # written under a temporary name, moved when whole (as TF1)
                 Saver().restore(sess, checkpoint_path)
-                builder = SavedModelBuilder(export_dir)
+                builder = SavedModelBuilder(temporary)
                 builder.add_meta_graph_and_variables(sess, ["serve"], signatures, main_op=_local_init_op())
                 builder.save(as_text)
+            os.rename(temporary, export_dir)
         return export_dir.encode()
 
     export_savedmodel = export_saved_model  # TF1's earlier name

@@ -64,7 +64,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
         for name, tensor in features.items():
             dims = tensor.shape.as_list() if tensor.shape.ndims is not None else None
             shape = None if dims is None else [default_batch_size, *dims[1:]]
-            receivers[name] = placeholder(tensor.dtype, shape, name=name)
+            receivers[name] = placeholder(tensor.dtype, shape, name=tensor.op.name)  # as TF1 names them
         return ServingInputReceiver(receivers, receivers)
 
     return serving_input_receiver_fn

@@ -462,6 +462,17 @@ class Graph:
         return self._finalized
 
 
+def prepend_name_scope(name, import_scope):
+    """``name`` under ``import_scope`` (TF1's ``ops.prepend_name_scope``; None: unchanged)."""
+    return f"{import_scope}/{name}" if import_scope and name else name
+
+
+def strip_name_scope(name, export_scope):
+    """``name`` without a leading ``export_scope/`` (TF1's ``ops.strip_name_scope``)."""
+    prefix = f"{export_scope}/" if export_scope else None
+    return name[len(prefix) :] if prefix and name.startswith(prefix) else name
+
+
 def _primitive(op_type):
     from .primitive import PRIMITIVES
 

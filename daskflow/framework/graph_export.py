@@ -23,9 +23,6 @@ from ..summary import protos
 from .op_defs import op_def
 from .tensor_util import make_tensor_proto
 
-# Ops whose element type a non-TF op calls ``dtype``; every other op calls it ``T``.
-_SOURCE_TYPES = {"Const", "Placeholder", "PlaceholderWithDefault", "VariableV2"}
-
 
 def graph_def(graph, add_shapes=True) -> protos.GraphDef:
     """``graph`` as a ``GraphDef`` proto.
@@ -50,7 +47,8 @@ def graph_def(graph, add_shapes=True) -> protos.GraphDef:
     """
     ops = graph.get_operations()
     names = {op.name for op in ops}
-    snapshots = {op: _unique(f"{op.name}/read", names) for op in ops if op.primitive.is_variable}
+    snapshots = {op: snapshot_name(op) for op in ops if op.primitive.is_variable}
+    names.update(snapshots.values())
     nodes = []
     for op in ops:
         nodes.extend(node_defs(op, names, add_shapes, snapshots))
@@ -81,6 +79,16 @@ def node_defs(op, names=None, add_shapes=True, snapshots=None) -> list:
         shapes = [protos.shape_proto(t._dims) for t in op.outputs]
         own.attr["_output_shapes"].CopyFrom(protos.AttrValue(list=protos.AttrValue.ListValue(shape=shapes)))
     return [*node.helpers, own]
+
+
+def snapshot_name(variable_op):
+    """The name of a variable's snapshot: ``<variable>/read``, or ``read_1``... when the
+    graph has an op of that name."""
+    graph, name, count = variable_op.graph, f"{variable_op.name}/read", 0
+    while name in graph._by_name:
+        count += 1
+        name = f"{variable_op.name}/read_{count}"
+    return name
 
 
 def _snapshot(variable_op, name):
@@ -165,15 +173,21 @@ def _tf_attrs(node, signature, attrs, input_dtypes, output_dtypes):
     for key, (kind, _) in signature.attrs.items():
         value = attrs.get(key)
         given = value is not None or (kind == "shape" and key in attrs)  # None: unknown rank
-        attr = _typed_attr(kind, value) if given else signature.default(key)
-        if attr is not None:
+        attr = _typed_attr(kind, value) if given else None
+        # An attribute at TF's default is left out, as TF's strip_default_attrs leaves it:
+        # TF's importers fill it in, and a TensorFlow older than the table's reads the node.
+        if attr is not None and attr != signature.default(key):
             node.attr[key].CopyFrom(attr)
 
 
 def _types_from(args, types, attrs):
-    """Set the type, number and type-list attributes ``args`` take from ``types``."""
-    fixed = sum(1 for a in args if not a.number_attr and not a.type_list_attr)
-    spare = max(len(types) - fixed, 0)  # the tensors of the one variadic argument
+    """Set the type, number and type-list attributes ``args`` take from ``types``: the
+    tensors beyond the fixed arguments are shared evenly by the variadic ones whose
+    number is not given (``DynamicStitch`` 's indices and data)."""
+    variadic = [a for a in args if a.number_attr or a.type_list_attr]
+    open_ended = [a for a in variadic if not (a.number_attr and a.number_attr in attrs)]
+    given = sum(attrs[a.number_attr] for a in variadic if a not in open_ended)
+    spare = max(len(types) - (len(args) - len(variadic)) - given, 0) // max(len(open_ended), 1)
     position = 0
     for arg in args:
         if arg.number_attr or arg.type_list_attr:
@@ -223,7 +237,7 @@ def _bytes(value):
 
 def _daskflow_attrs(node, attrs, input_dtypes, output_dtypes):
     """A daskflow op's own attributes, for TensorBoard: the plain ones, and its element
-    type as ``dtype`` (sources) or ``T`` (the rest)."""
+    type as ``T``."""
     for key, value in attrs.items():
         if key == "dims" and _is_dims(value):
             key, attr = "shape", protos.AttrValue(shape=protos.shape_proto(value))
@@ -232,9 +246,8 @@ def _daskflow_attrs(node, attrs, input_dtypes, output_dtypes):
         if attr is not None:
             node.attr[key].CopyFrom(attr)
     element_type = (input_dtypes or output_dtypes or [None])[0]
-    type_key = "dtype" if node.op in _SOURCE_TYPES else "T"
-    if element_type is not None and type_key not in node.attr:
-        node.attr[type_key].CopyFrom(protos.AttrValue(type=element_type.as_datatype_enum))
+    if element_type is not None and "T" not in node.attr:
+        node.attr["T"].CopyFrom(protos.AttrValue(type=element_type.as_datatype_enum))
 
 
 def _is_dims(value) -> bool:
@@ -261,7 +274,7 @@ def attr_value(value):
     if isinstance(value, dtypes.DType):
         return AttrValue(type=value.as_datatype_enum)
     if isinstance(value, np.ndarray):
-        return AttrValue(tensor=protos.tensor_proto(value))
+        return AttrValue(tensor=make_tensor_proto(value))
     if isinstance(value, (list, tuple)):
         return _list_value(value)
     return None

@@ -153,8 +153,22 @@ def _rule(op_type):
 def _importable(node):
     """Whether ``node`` has a rule, and the attributes a primitive's own rule needs."""
     found = _rule(node.op)
-    needs = getattr(found, "needs", set())
-    return found is not None and all(k in node.attr or (k == "dims" and "shape" in node.attr) for k in needs)
+    needs, attrs = getattr(found, "needs", set()), _with_defaults(node)
+    return found is not None and all(k in attrs or (k == "dims" and "shape" in attrs) for k in needs)
+
+
+def _with_defaults(node):
+    """``node`` 's attributes, and TF's defaults of those it leaves out (as TF imports it)."""
+    from .op_defs import op_def
+
+    attrs = dict(node.attr.items())
+    signature = op_def(node.op)
+    for key in signature.attrs if signature is not None else ():
+        if key not in attrs:
+            default = signature.default(key)
+            if default is not None:
+                attrs[key] = default
+    return attrs
 
 
 def _primitive_rule(prim):
@@ -204,7 +218,7 @@ def _import_node(node, outputs, mapped, build):
             continue
         key = f"{producer}:{int(index or 0)}"
         inputs.append(mapped[key] if key in mapped else outputs[producer][int(index or 0)])
-    attrs = {key: _decode_attr(value) for key, value in node.attr.items()}
+    attrs = {key: _decode_attr(value) for key, value in _with_defaults(node).items()}
     composite = node.op in COMPOSITE
     with device(node.device or None), control_dependencies([c for c in controls if c is not None]):
         made = build(inputs, attrs, f"{node.name}_parts" if composite else node.name)

@@ -39,7 +39,10 @@ def _concat_offset_infer(inputs):
 
 def _concat_offset_kernel(xp, axis, *shapes):
     """Where each input of a concatenation along ``axis`` starts in its output."""
-    axis = int(axis) % len(shapes[0])
+    rank = len(shapes[0])
+    if not -rank <= int(axis) < rank:
+        raise InvalidArgumentError(None, None, f"Concat dim is out of range: {int(axis)} vs {rank}")
+    axis = int(axis) % rank
     offsets, start = [], 0
     for shape in shapes:
         offset = np.zeros_like(np.asarray(shape))

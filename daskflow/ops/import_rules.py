@@ -309,7 +309,7 @@ def _variables(tf):
         "ApplyGradientDescent": gradient_descent,
         "ApplyMomentum": momentum,
         "ApplyAdam": adam,
-        "IsVariableInitialized": lambda i, a, name: tf.is_variable_initialized(i[0]),
+        "IsVariableInitialized": lambda i, a, name: tf.identity(tf.is_variable_initialized(i[0]), name=name),
     }
     # TF2's resource variables (compat.v1 without disable_v2_behavior): the handle is the
     # variable, a read its value; the updates are the reference variables' own.
@@ -407,7 +407,10 @@ def _gradients(tf):
         "Conv2DBackpropFilter": primitive(conv_ops.Conv2DBackpropFilter, conv),
         "MaxPoolGrad": primitive(conv_ops.MaxPoolGrad, pool),
         "AvgPoolGrad": primitive(conv_ops.AvgPoolGrad, pool),
-        "ShapeN": lambda i, a, name: [tf.shape(t, out_type=a.get("out_type", dtypes.int32)) for t in i],
+        "ShapeN": lambda i, a, name: [
+            tf.shape(t, out_type=a.get("out_type", dtypes.int32), name=name if k == 0 else f"{name}_{k}")
+            for k, t in enumerate(i)
+        ],
         "IdentityN": lambda i, a, name: list(tf.identity_n(i, name=name)),
         "Split": lambda i, a, name: tf.split(
             i[1], a["num_split"], axis=_value(i[0], name, "split_dim"), name=name

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy
 
 from .. import dtypes
+from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
@@ -678,7 +679,13 @@ def _reduce_over_infer(inputs, *, method, keepdims):
 
 
 def _reduce_over_kernel(xp, x, axes, *, method, keepdims):
-    axes = tuple(int(a) % max(x.ndim, 1) for a in axes.reshape(-1))  # int(): a device scalar's read
+    given = [int(a) for a in axes.reshape(-1)]  # int(): a device scalar's read
+    bad = [a for a in given if not -max(x.ndim, 1) <= a < max(x.ndim, 1)]
+    if bad or len({a % max(x.ndim, 1) for a in given}) != len(given):
+        raise InvalidArgumentError(
+            None, None, f"Invalid reduction dimension(s) {given} for input with {x.ndim} dimensions"
+        )
+    axes = tuple(a % max(x.ndim, 1) for a in given)
     return getattr(xp, method)(x, axis=axes, keepdims=keepdims).astype(x.dtype, copy=False)
 
 

@@ -654,7 +654,7 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
     row-major order; and a bool vector saying which rows were empty (TF1's function)."""
     sp = _sparse(sp_input, "sparse_fill_empty_rows")
     with name_scope(name, "SparseFillEmptyRows"):
-        rows = array_ops.shape_of(sp.dense_shape)  # (rank,)
+        rank = array_ops.shape_of(sp.dense_shape)  # (rank,)
         n_rows = math_ops.cast(sp.dense_shape[0], dtypes.int32)
         present = segment_ops.unsorted_segment_sum(
             array_ops.ones_like(sp.indices[:, 0], dtype=dtypes.int32),
@@ -664,7 +664,7 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
         empty = math_ops.equal(present, 0)
         empty_rows = math_ops.where(empty)  # (k, 1) int64
         zeros = array_ops.zeros(
-            array_ops.stack([array_ops.shape(empty_rows)[0], rows[0] - 1]), dtype=dtypes.int64
+            array_ops.stack([array_ops.shape(empty_rows)[0], rank[0] - 1]), dtype=dtypes.int64
         )
         filled_indices = array_ops.concat([sp.indices, array_ops.concat([empty_rows, zeros], 1)], 0)
         fill = array_ops.fill(
@@ -685,10 +685,10 @@ def safe_embedding_lookup_sparse(
     max_norm=None,
     allow_fast_lookup=False,
 ):
-    """``embedding_lookup_sparse`` that tolerates bad input, as TF1's: ids below 0 (and
-    weights not above 0) are dropped; a row left empty gets ``default_id`` 's embedding, or
-    zeros when it is None. ``sparse_ids`` of rank above 2 give a result of its leading
-    shape plus the embedding's."""
+    """``embedding_lookup_sparse`` that tolerates bad input, as TF1's: ids below 0 (and,
+    unless ``combiner`` is ``"sum"``, weights not above 0) are dropped; a row left empty
+    gets ``default_id`` 's embedding, or zeros when it is None. ``sparse_ids`` of rank
+    above 2 give a result of its leading shape plus the embedding's."""
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     ids = _sparse(sparse_ids, "safe_embedding_lookup_sparse")
@@ -699,8 +699,9 @@ def safe_embedding_lookup_sparse(
         ids = sparse_reshape(ids, flat)
         weights = None if weights is None else sparse_reshape(weights, flat)
         valid = math_ops.greater_equal(ids.values, 0)
-        if weights is not None:
+        if weights is not None and combiner != "sum":  # TF1 keeps weights <= 0 for a sum
             valid = math_ops.logical_and(valid, math_ops.greater(weights.values, 0))
+        if weights is not None:
             weights = sparse_retain(weights, valid)
         ids = sparse_retain(ids, valid)
         ids, empty = sparse_fill_empty_rows(ids, default_id or 0)

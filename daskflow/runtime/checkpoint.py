@@ -19,7 +19,7 @@ import io
 import fsspec
 import numpy as np
 
-from ..errors import DataLossError, UnimplementedError
+from ..errors import DataLossError, InvalidArgumentError, UnimplementedError
 from ..kernels.devices import to_host
 
 CHUNK = 1 << 24  # bytes written (and checksummed) at a time: a large tensor is not copied whole
@@ -68,7 +68,13 @@ def _string_tensor(array):
     from ..lib.io.crc32c import extend, mask
     from ..lib.io.proto_wire import varint
 
-    items = [v if isinstance(v, bytes) else str(v).encode() for v in array.reshape(-1).tolist()]
+    items = array.reshape(-1).tolist()
+    if not all(isinstance(v, (bytes, str)) for v in items):
+        kinds = sorted({type(v).__name__ for v in items if not isinstance(v, (bytes, str))})
+        raise InvalidArgumentError(
+            None, None, f"a string tensor holds {kinds} values: only bytes and str are written"
+        )
+    items = [v if isinstance(v, bytes) else v.encode() for v in items]
     crc = 0
     for item in items:
         crc = extend(crc, _length_bytes(len(item)))
@@ -90,10 +96,15 @@ def _strings(raw, record, url):
     from ..lib.io.crc32c import extend, mask
     from ..lib.io.proto_wire import read_varint
 
-    count = int(np.prod(record["shape"], dtype=np.int64))
+    count, name = int(np.prod(record["shape"], dtype=np.int64)), record.get("name", "a tensor")
+    if count > len(raw):  # each element takes a byte of length at least
+        raise DataLossError(None, None, f"{url}: {name} claims {count} strings in {len(raw)} bytes")
     crc, lengths, pos = 0, [], 0
     for _ in range(count):
-        length, pos = read_varint(raw, pos)
+        try:
+            length, pos = read_varint(raw, pos)
+        except IndexError:
+            raise DataLossError(None, None, f"{url}: the lengths of {name} are cut short") from None
         lengths.append(length)
         crc = extend(crc, _length_bytes(length))
     lengths_crc = raw[pos : pos + 4]
@@ -160,10 +171,20 @@ def read_variable(url, record) -> np.ndarray:
 
 def _joined(record):
     """A partitioned tensor from its parts (``{url, record, where}``: each part's shard,
-    its record and its ``[start, stop]`` in each dimension)."""
-    array = np.empty(record["shape"], dtype=np.dtype(record["dtype"]))
+    its record and its ``[start, stop]`` in each dimension), which must cover it exactly."""
+    shape, name = record["shape"], record.get("name", "a tensor")
+    covered = np.zeros(shape, dtype=np.int8)
+    array = np.empty(shape, dtype=np.dtype(record["dtype"]))
     for part in record["parts"]:
-        array[tuple(slice(a, b) for a, b in part["where"])] = read_bundle_tensor(part["url"], part["record"])
+        where = tuple(slice(a, b) for a, b in part["where"])
+        if list(covered[where].shape) != list(part["record"]["shape"]):
+            raise DataLossError(
+                None, None, f"{part['url']}: a part of {name} does not fit its place {part['where']}"
+            )
+        array[where] = read_bundle_tensor(part["url"], part["record"])
+        covered[where] += 1
+    if (covered != 1).any():
+        raise DataLossError(None, None, f"the parts of {name} do not cover it exactly once")
     array.flags.writeable = False
     return array
 

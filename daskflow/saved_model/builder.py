@@ -71,8 +71,10 @@ class SavedModelBuilder:
 
         ``main_op`` (or ``legacy_init_op``) runs when the SavedModel is loaded, after the
         variables are restored. ``saver`` (default: one of every global variable) writes
-        them. ``assets_collection`` is not supported (daskflow copies no assets).
+        them. A non-empty ``assets_collection`` is refused (daskflow copies no assets yet);
+        attributes at TF's defaults are always left out (``strip_default_attrs``).
         """
+        _no_assets(assets_collection)
         if self._has_saved_variables:
             raise AssertionError(
                 "Graph state including variables and assets has already been saved. "
@@ -103,6 +105,7 @@ class SavedModelBuilder:
         saver=None,
     ):
         """Add the default graph as the meta graph of ``tags``, over the variables already saved."""
+        _no_assets(assets_collection)
         if not self._has_saved_variables:
             raise AssertionError(
                 "Graph state including variables and assets has not been saved yet. "
@@ -134,6 +137,13 @@ class SavedModelBuilder:
     def save(self, as_text=False):
         """Write ``saved_model.pb`` (``.pbtxt`` with ``as_text``); return its path as bytes."""
         return saved_model_file.write(self._export_dir, self._saved_model, as_text).encode()
+
+
+def _no_assets(assets_collection):
+    if assets_collection:  # (TF1 copies the files into assets/; daskflow does not yet)
+        from ..errors import UnimplementedError
+
+        raise UnimplementedError(None, None, "SavedModelBuilder: assets_collection is not supported yet")
 
 
 def _default_saver():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..framework.graph import prepend_name_scope
 from . import constants, saved_model_file
 
 __all__ = ["load", "maybe_saved_model_directory"]
@@ -39,17 +40,18 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         saver = import_meta_graph(meta, import_scope=import_scope, **saver_kwargs)
         if saver is not None:
             saver.restore(sess, saved_model_file.variables_path(export_dir))
-        main_op = _main_op(sess.graph, import_scope)
+        main_op = _main_op(meta, sess.graph, import_scope)
         if main_op is not None:
             sess.run(main_op)
     return meta
 
 
-def _main_op(graph, import_scope):
+def _main_op(meta, graph, import_scope):
+    """The meta graph's own main op (not one another loaded model put in the graph)."""
     for key in (constants.MAIN_OP_KEY, constants.LEGACY_INIT_OP_KEY):
-        ops = graph.get_collection(key)
-        if ops:
-            return ops[0]
+        names = meta.collection_def[key].node_list.value if key in meta.collection_def else []
+        if names:
+            return graph.get_operation_by_name(prepend_name_scope(names[0], import_scope))
     return None
 
 

@@ -65,7 +65,7 @@ def write(export_dir, saved_model, as_text=False):
 
 def read(export_dir):
     """The ``SavedModel`` in ``export_dir`` (its ``.pb``, else its ``.pbtxt``), or OSError."""
-    from google.protobuf import text_format
+    from google.protobuf import message, text_format
 
     for name in (constants.SAVED_MODEL_FILENAME_PB, constants.SAVED_MODEL_FILENAME_PBTXT):
         fs, stripped = fsspec.core.url_to_fs(posixpath.join(export_dir, name))
@@ -73,10 +73,13 @@ def read(export_dir):
             with fs.open(stripped, "rb") as f:
                 data = f.read()
             saved_model = saved_model_class()()
-            if name.endswith(".pb"):
-                saved_model.ParseFromString(data)
-            else:
-                text_format.Merge(data.decode(), saved_model)
+            try:
+                if name.endswith(".pb"):
+                    saved_model.ParseFromString(data)
+                else:
+                    text_format.Merge(data.decode(), saved_model)
+            except (message.DecodeError, text_format.ParseError, UnicodeDecodeError) as e:
+                raise OSError(f"Cannot parse file {export_dir}/{name}: {e}") from None
             return saved_model
     raise OSError(
         f"SavedModel file does not exist at: {export_dir}/"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..framework.graph import get_default_graph
+from ..framework.graph import get_default_graph, prepend_name_scope
 from ..framework.sparse_tensor import SparseTensor
 
 __all__ = ["build_tensor_info", "get_tensor_from_tensor_info"]
@@ -36,7 +36,7 @@ def get_tensor_from_tensor_info(tensor_info, graph=None, import_scope=None):
     graph = graph if graph is not None else get_default_graph()
 
     def find(name):
-        return graph.get_tensor_by_name(f"{import_scope}/{name}" if import_scope else name)
+        return graph.get_tensor_by_name(prepend_name_scope(name, import_scope))
 
     encoding = tensor_info.WhichOneof("encoding")
     if encoding == "name":

@@ -83,7 +83,7 @@ def read_manifest(save_path) -> dict:
             and _plain_name(manifest.get("data"))
             and all(
                 isinstance(r, dict)
-                and {"file", "shape", "dtype", "bytes", "sha256"} <= set(r)
+                and set(r) == {"file", "shape", "dtype", "bytes", "sha256"}  # only these: read by kind
                 and _plain_name(r["file"])
                 for r in manifest["variables"].values()
             )

@@ -24,7 +24,7 @@ import os
 import fsspec
 
 from .. import dtypes
-from ..framework.graph import Operation, Tensor, get_default_graph
+from ..framework.graph import Operation, Tensor, get_default_graph, prepend_name_scope, strip_name_scope
 from ..framework.graph_export import _node_def
 from ..framework.op_defs import tensorflow_version
 from ..summary.protos import GraphDef
@@ -83,8 +83,9 @@ def export_meta_graph(
     clear_devices : bool
         Leave devices out of the nodes.
     graph, as_text
-        As TF1's. ``export_scope``, ``clear_extraneous_savers``, ``strip_default_attrs``
-        and ``save_debug_info`` are TF1's arguments, accepted.
+        As TF1's. Attributes at TF's defaults are always left out (``strip_default_attrs``);
+        ``clear_extraneous_savers`` and ``save_debug_info`` are accepted; an ``export_scope``
+        is refused (``UnimplementedError``).
 
     Examples
     --------
@@ -99,6 +100,12 @@ def export_meta_graph(
     """
     from .. import __version__
 
+    if export_scope:
+        from ..errors import UnimplementedError
+
+        raise UnimplementedError(
+            None, None, f"export_meta_graph: export_scope={export_scope!r} is not supported yet"
+        )
     meta_graph_pb2, _ = _protos()
     graph = graph if graph is not None else get_default_graph()
     meta = meta_graph_pb2.MetaGraphDef()
@@ -272,17 +279,28 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             node.device = ""
     import_graph_def(graph_def, name=import_scope or "")
     graph = get_default_graph()
+    before = set(graph.get_collection("variables"))
     for key in sorted(meta.collection_def):
         _import_collection(graph, key, meta.collection_def[key], import_scope)
+    imported = [v for v in graph.get_collection("variables") if v not in before]
     saved = _restored_variables(list(saver_nodes.values()), graph, import_scope)
-    if saved is None:
-        from ..variables import global_variables
-
-        saved = {v.op.name: v for v in global_variables()} or None
+    if saved is None:  # no saver: the variables the meta graph lists, by their own names
+        saved = {strip_name_scope(v.op.name, import_scope): v for v in imported}
     if not saved:
         return None
     return Saver(var_list=saved, saver_def=meta.saver_def if meta.HasField("saver_def") else None)
 
+
+# Collections of TF protos daskflow has no objects for (TF rebuilds savers, queue runners
+# and control-flow contexts from them): left out, not kept as bytes code would misread.
+PROTO_COLLECTIONS = {
+    "savers",
+    "queue_runners",
+    "cond_context",
+    "while_context",
+    "local_resources",
+    "resources",
+}
 
 # TF's ops that write and read checkpoints: the nodes a TF ``Saver`` builds hold them.
 CHECKPOINT_OPS = {
@@ -352,7 +370,7 @@ def _import_collection(graph, key, entry, scope):
     from ..variables import Variable
 
     def scoped(name):
-        return f"{scope}/{name}" if scope else name
+        return prepend_name_scope(name, scope)
 
     kind = entry.WhichOneof("kind")
     if kind == "node_list":
@@ -365,7 +383,7 @@ def _import_collection(graph, key, entry, scope):
 
         for data in entry.bytes_list.value:
             graph.add_to_collection(key, Variable.from_proto(VariableDef.FromString(data), scope))
-    elif kind == "bytes_list":
+    elif kind == "bytes_list" and key not in PROTO_COLLECTIONS:
         graph.get_collection_ref(key).extend(entry.bytes_list.value)
     elif kind in ("int64_list", "float_list"):
         graph.get_collection_ref(key).extend(getattr(entry, kind).value)
@@ -381,27 +399,43 @@ def _has_element(graph, name):
 
 def _restored_variables(saver_nodes, graph, scope):
     """``{checkpoint name: variable}`` as the saver's ``RestoreV2`` nodes read them into
-    variables through its ``Assign`` nodes; None when there are none."""
+    variables (through ``Assign``, or a resource variable's ``AssignVariableOp`` of an
+    ``Identity``); None when there are none. A sliced restore (a partitioned variable's
+    part) is refused by name: daskflow's variables are whole."""
     from ..framework.tensor_util import make_ndarray
 
     by_name = {n.name: n for n in saver_nodes}
-    restores = {n.name: n for n in saver_nodes if n.op == "RestoreV2"}
-    if not restores:
-        return None
     saved = {}
     for node in saver_nodes:
-        if node.op != "Assign" or len(node.input) < 2:
+        if node.op not in ("Assign", "AssignVariableOp") or len(node.input) < 2:
             continue
-        source, _, index = node.input[1].partition(":")
-        restore = restores.get(source)
-        names_node = by_name.get(restore.input[1]) if restore is not None else None
+        source, index = _restored_from(node.input[1], by_name)
+        if source is None:
+            continue
+        names_node, slices_node = (by_name.get(source.input[k]) for k in (1, 2))
         if names_node is None or names_node.op != "Const":
             continue
         names = make_ndarray(names_node.attr["value"].tensor).reshape(-1)
-        variable_name = f"{scope}/{node.input[0]}" if scope else node.input[0]
+        if slices_node is not None and slices_node.op == "Const":
+            part = _text(make_ndarray(slices_node.attr["value"].tensor).reshape(-1)[index])
+            if part:
+                raise ValueError(f"import_meta_graph: {_text(names[index])} is restored in parts ({part})")
+        variable_name = prepend_name_scope(node.input[0], scope)
         variable = graph.get_operation_by_name(variable_name).attrs.get("variable")
-        saved[_text(names[int(index or 0)])] = variable
+        saved[_text(names[index])] = variable
     return saved or None
+
+
+def _restored_from(text, by_name):
+    """The ``RestoreV2`` node and output index a value comes from (through identities)."""
+    name, _, index = text.partition(":")
+    node = by_name.get(name)
+    while node is not None and node.op == "Identity" and node.input:
+        name, _, index = node.input[0].partition(":")
+        node = by_name.get(name)
+    if node is None or node.op != "RestoreV2":
+        return None, 0
+    return node, int(index or 0)
 
 
 def _text(value):

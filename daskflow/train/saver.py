@@ -262,9 +262,11 @@ class Saver:
         temporary = f".tempstate{uuid.uuid4().hex[:8]}"
         index = fs._strip_protocol(prefix + ".index")
         try:
+            keys = {v.op.name: key for key, v in self._vars.items()}  # variable -> checkpoint name
             records, shards = sess._write_checkpoint(
-                sorted(self._vars), lambda i, n: shard_name(prefix, i, n) + temporary
+                sorted(keys), lambda i, n: shard_name(prefix, i, n) + temporary
             )
+            records = {keys[name]: record for name, record in records.items()}
             with fs.open(index + temporary, "wb") as f:
                 f.write(index_bytes(records, shards))
         except BaseException:  # the save failed: its temporary files go, nothing else changed
@@ -348,7 +350,10 @@ class Saver:
             raise InvalidArgumentError(
                 None, None, f"checkpoint {save_path} does not match the graph: mismatched {wrong}"
             )
-        files = {name: (stored.url(name), stored.record(name), v.op.device) for name, v in self._vars.items()}
+        # keyed by the variable: a var_list dict may save it under another name
+        files = {
+            v.op.name: (stored.url(key), stored.record(key), v.op.device) for key, v in self._vars.items()
+        }
         sess._read_checkpoint(files)
 
 

@@ -84,7 +84,8 @@ def _signed(value):
 def slice_key(name, extents):
     """The index key of one part of a partitioned tensor (TF's ``EncodeTensorNameSlice``):
     0, the name (escaped, then ``00 01``), the rank and each extent's start and length."""
-    escaped = name.encode().replace(b"\x00", b"\x00\xff").replace(b"\xff", b"\xff\x00")
+    escape = {0x00: b"\x00\xff", 0xFF: b"\xff\x00"}
+    escaped = b"".join(escape.get(c, bytes([c])) for c in name.encode())
     key = b"\x00" + escaped + b"\x00\x01" + (bytes([1, len(extents)]) if extents else b"\x00")
     return key + b"".join(_signed(start) + _signed(length) for start, length in extents)
 

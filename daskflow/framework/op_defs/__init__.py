@@ -1,7 +1,7 @@
 """TF's op signatures (its ``OpDef`` s), read from ``tf_op_defs.json.gz``.
 
-The table was written by ``make_op_defs.py`` from TensorFlow (the version it names), so
-that a ``GraphDef`` daskflow writes gives each node the inputs and attributes TF's
+The table was written by ``docs/api_coverage/make_op_defs.py`` from TensorFlow (the version
+it names), so that a ``GraphDef`` daskflow writes gives each node the inputs and attributes TF's
 importer checks it against, and an imported node's absent attributes take TF's defaults.
 
 Examples

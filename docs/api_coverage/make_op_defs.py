@@ -1,6 +1,8 @@
-"""Writes ``tf_op_defs.json.gz``: TF's signatures of its ops (``OpDef``), as much of them as
-daskflow's GraphDef export and import read. Run in a virtual environment with TensorFlow
-(not a dependency of daskflow): ``python make_op_defs.py`` (it writes beside itself).
+"""Writes ``daskflow/framework/op_defs/tf_op_defs.json.gz``: TF's signatures of its ops
+(``OpDef``), as much of them as daskflow's GraphDef export and import read. Run in a
+virtual environment with TensorFlow (not a dependency of daskflow)::
+
+    /work/tfenv/bin/python docs/api_coverage/make_op_defs.py
 
 Each op: ``inputs`` and ``outputs`` as ``[name, type_attr, number_attr, type_list_attr,
 type, is_ref]`` (``type``: the fixed ``DataType`` number, 0 when an attr gives it);
@@ -43,7 +45,8 @@ def main():
         op_def = op_def_registry.get(name)
         if op_def is not None and not name.startswith("_"):
             ops[name] = _op(op_def)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_op_defs.json.gz")
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(repo, "daskflow", "framework", "op_defs", "tf_op_defs.json.gz")
     text = json.dumps({"tensorflow": tf.__version__, "ops": ops}, sort_keys=True, separators=(",", ":"))
     with open(path, "wb") as f:  # mtime 0: the same bytes from the same TensorFlow
         f.write(gzip.compress(text.encode(), mtime=0))
