@@ -3,8 +3,8 @@
 An embedding table (``--vocab`` × 64 floats) lives on ``ps-0``; two worker processes each
 look up a batch of 256 ids per step (from a ``tf.data`` pipeline on the worker) and train
 a small model on them with SGD, asynchronously. The table's gradient is an
-``IndexedSlices`` (the looked-up rows): the optimizer makes it dense beside the table, on
-the ps, so only the rows cross. The baseline is the same program with the gradient made
+``IndexedSlices`` (the looked-up rows): SGD subtracts them from the table's rows on the
+ps (TF1's sparse update), so only the rows cross. The baseline is the same program with the gradient made
 dense on the worker first (``tf.convert_to_tensor``), as daskflow did before ``IndexedSlices``.
 Both runs start from the same weights and read the same ids; ``--rounds`` rounds run each
 once, alternating which goes first.

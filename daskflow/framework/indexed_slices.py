@@ -4,8 +4,9 @@ The gradient of a ``gather`` of a variable's rows (an embedding lookup) is one: 
 the gradient of row ``indices[i]`` of a tensor of shape ``dense_shape``; rows repeat when
 an id does. It is made where the lookup's gradient is computed and made dense
 (``convert_to_tensor``: the rows added into zeros) only where a dense tensor is needed:
-an optimizer does it beside the variable it updates, so only the rows travel to the
-parameter server. Contributions that are all ``IndexedSlices`` are joined as rows;
+an optimizer applies the rows beside the variable it updates (TF1's sparse update for
+SGD and momentum, the rows made dense there for the others), so only the rows travel to
+the parameter server. Contributions that are all ``IndexedSlices`` are joined as rows;
 any other mix is added dense (:mod:`daskflow.gradients`).
 """
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 from .. import dtypes
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import colocate_with, control_dependencies, name_scope
+from ..framework.indexed_slices import IndexedSlices
 from ..gradients import gradients
-from ..ops import array_ops, math_ops, training_ops
+from ..ops import array_ops, math_ops, segment_ops, training_ops, unique_ops
 from ..ops.control_flow_ops import group
+from ..ops.scatter_extra_ops import scatter_sub
+from ..ops.segment_ops import scatter_update
 from ..variables import GraphKeys, Variable, assign, assign_add, assign_sub, trainable_variables
 
 
@@ -145,7 +148,7 @@ class Optimizer:
             updates = []
             for g, v in pairs:
                 with name_scope("update_" + v.op.name.replace("/", "_")), colocate_with(v.op):
-                    updates.append(self._constrained(self._apply(convert_to_tensor(g, dtype=v.dtype), v), v))
+                    updates.append(self._constrained(self._apply_any(g, v), v))
             updates.extend(self._finish(updates))
             # TF1 names the training op after the optimizer ("Adam", "GradientDescent", ...).
             if global_step is None:
@@ -166,7 +169,19 @@ class Optimizer:
         with control_dependencies([update]):
             return assign(var, constraint(var))
 
+    def _apply_any(self, grad, var):
+        """A dense gradient's update, or rows' (``IndexedSlices``): TF1's sparse update where
+        the optimizer has one (its rows only), else the rows made dense here, beside the
+        variable, so only the rows travel to it."""
+        if isinstance(grad, IndexedSlices):
+            if self._apply_sparse is not None:
+                return self._apply_sparse(grad, var)
+            grad = convert_to_tensor(grad)
+        return self._apply(convert_to_tensor(grad, dtype=var.dtype), var)
+
     # -- hooks for subclasses ------------------------------------------------------------
+    _apply_sparse = None  # ``_apply_sparse(rows, var)``: an update of only the rows given
+
     def _prepare(self, var_list):
         pass
 
@@ -228,6 +243,12 @@ class Optimizer:
         return []
 
 
+def _deduplicated(rows):
+    """``(unique indices, summed rows)`` of ``IndexedSlices`` (TF1's ``_deduplicate_indexed_slices``)."""
+    unique, position = unique_ops.unique(rows.indices)
+    return unique, segment_ops.unsorted_segment_sum(rows.values, position, array_ops.size(unique))
+
+
 def _is_tensor(value):
     return hasattr(value, "op") or hasattr(value, "_as_tensor")
 
@@ -241,6 +262,10 @@ class GradientDescentOptimizer(Optimizer):
 
     def _apply(self, grad, var):
         return assign_sub(var, self._hyper(self._lr, var) * grad)
+
+    def _apply_sparse(self, rows, var):
+        """TF1's: the rows subtracted (a repeated row's gradients add up)."""
+        return scatter_sub(var, rows.indices, self._hyper(self._lr, var) * rows.values)
 
 
 class MomentumOptimizer(Optimizer):
@@ -260,6 +285,17 @@ class MomentumOptimizer(Optimizer):
         new_accum = assign(accum, accum * mu + grad)
         step = grad * lr + new_accum * mu * lr if self._nesterov else new_accum * lr
         return assign_sub(var, step)
+
+    def _apply_sparse(self, rows, var):
+        """TF1's sparse momentum: only the rows given (a repeated row's gradients summed)
+        decay and move; the other rows' accumulators and values stay as they are."""
+        lr, mu = self._hyper(self._lr, var), self._hyper(self._momentum, var)
+        accum = self._slot(var, "momentum")
+        indices, grad = _deduplicated(rows)
+        new_accum = array_ops.gather(accum, indices) * mu + grad
+        step = grad * lr + new_accum * mu * lr if self._nesterov else new_accum * lr
+        with control_dependencies([scatter_update(accum, indices, new_accum)]):
+            return scatter_sub(var, indices, step)
 
 
 class AdagradOptimizer(Optimizer):
