@@ -93,8 +93,10 @@ def test_tensor_from_another_graph():
 
 def test_unknown_names():
     with tf.Session() as sess:
-        with pytest.raises(KeyError, match="no operation named 'nope'"):
-            sess.run("nope:0")
+        with pytest.raises(ValueError, match="The operation, 'nope', does not exist in the graph"):
+            sess.run("nope:0")  # TF1's type and words
+        with pytest.raises(ValueError, match="The name 'nope' refers to an Operation not in the graph"):
+            sess.run("nope")
         with pytest.raises(tf.errors.InvalidArgumentError, match="cannot feed 'ghost:0'"):
             sess.run(tf.constant(1.0), {"ghost:0": 1.0})
 
@@ -231,3 +233,34 @@ def test_errors_survive_pickling_without_their_op():
 def test_nan_loss_error_says_what_tf1_says():
     assert str(tf.train.NanLossDuringTrainingError()) == "NaN loss during training."
     assert str(tf.train.NanLossDuringTrainingError("loss:0 is NaN")).startswith("NaN loss during training.")
+
+
+def test_dimensions_are_int64_and_a_float_beyond_int32_is_refused():
+    """TF1's answers (TF 2.21's compat.v1): no dimension wraps at 2**32."""
+    assert tf.zeros([2**32 + 5]).shape.as_list() == [2**32 + 5]
+    assert tf.zeros([10**12]).shape.as_list() == [10**12]
+    assert tf.zeros([5.7]).shape.as_list() == [5]  # TF1 truncates a float that fits
+    with pytest.raises(TypeError, match="Expected int32, but got 1000000000000.0 of type 'float'"):
+        tf.zeros([1e12])
+    with pytest.raises(ValueError, match="cannot reshape"):
+        tf.reshape(tf.range(6), [2**32 + 2, 3])
+    assert tf.constant([1, 2**40]).dtype == tf.int64 and tf.constant(3).dtype == tf.int32
+    assert tf.constant(2**63).dtype == tf.uint64
+
+
+def test_a_while_loop_condition_must_be_bool():
+    with pytest.raises(
+        TypeError, match="'LoopCond' Op has type float32 that does not match expected type of bool"
+    ):
+        tf.while_loop(lambda i: tf.cast(i, tf.float32), lambda i: i + 1, [tf.constant(0)])
+
+
+def test_cross_entropy_of_mismatched_batches_names_both_sizes():
+    labels = tf.zeros([3, 4])
+    logits = tf.placeholder_with_default(tf.zeros([2, 4]), [None, 4])
+    loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+    with (
+        tf.Session() as sess,
+        pytest.raises(tf.errors.InvalidArgumentError, match=r"logits_size=\[2,4\] labels_size=\[3,4\]"),
+    ):
+        sess.run(loss)

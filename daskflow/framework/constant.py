@@ -21,16 +21,27 @@ Const = Primitive("Const", _const_infer, _const_kernel)
 
 
 def _default_dtype(value) -> dtypes.DType:
-    """TF1's defaults: Python floats are float32 and ints int32; numpy keeps its dtype;
-    str and bytes are strings."""
+    """TF1's defaults: Python floats are float32 and ints int32 (int64 when one does not
+    fit, uint64 beyond that); numpy keeps its dtype; str and bytes are strings."""
     if isinstance(value, (np.ndarray, np.generic)):
         return dtypes.as_dtype(value.dtype)
-    kind = np.asarray(value).dtype.kind
+    raw = np.asarray(value)
+    kind = raw.dtype.kind
     if kind in "SUO":
         return dtypes.string
-    return {"f": dtypes.float32, "i": dtypes.int32, "u": dtypes.int32, "b": dtypes.bool}.get(
-        kind, None
-    ) or dtypes.as_dtype(np.asarray(value).dtype)
+    if kind in "iu":
+        return _int_dtype(raw)
+    return {"f": dtypes.float32, "b": dtypes.bool}.get(kind, None) or dtypes.as_dtype(raw.dtype)
+
+
+def _int_dtype(raw) -> dtypes.DType:
+    """The narrowest of TF1's int32, int64 and uint64 that holds Python ints ``raw``."""
+    if raw.size == 0:
+        return dtypes.int32
+    low, high = int(raw.min()), int(raw.max())
+    if -(2**31) <= low and high < 2**31:
+        return dtypes.int32
+    return dtypes.int64 if high < 2**63 else dtypes.uint64
 
 
 def _as_array(value, dtype) -> np.ndarray:

@@ -161,7 +161,12 @@ def _as_shape_tensor(shape):
     parts = list(shape)
     if any(isinstance(p, Tensor) for p in parts):
         return stack([cast_int32(p) for p in parts])
-    return constant([int(-1 if p is None else p) for p in parts], dtype=dtypes.int32)
+    for p in parts:  # TF1 truncates a float dimension that fits int32 and refuses the others
+        if isinstance(p, float) and not -(2**31) <= p < 2**31:
+            raise TypeError(f"Expected int32, but got {p} of type 'float'.")
+    dims = [int(-1 if p is None else p) for p in parts]
+    wide = any(not -(2**31) <= d < 2**31 for d in dims)  # TF1's shape tensor is int64 then
+    return constant(dims, dtype=dtypes.int64 if wide else dtypes.int32)
 
 
 def cast_int32(p):

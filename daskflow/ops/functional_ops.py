@@ -366,6 +366,11 @@ def while_loop(
         with cond_g.as_default():
             cond_args = args(cond_g)
             test = _own(cond_g, convert_to_tensor(cond(*_call_args(structure, cond_args))))
+            if test.dtype is not dtypes.bool:  # TF1's words
+                raise TypeError(
+                    f"Input 'input' of 'LoopCond' Op has type {test.dtype.name} that does not match "
+                    "expected type of bool."
+                )
         body_g = FuncGraph(outer, scope + "body")
         with body_g.as_default():
             body_args = args(body_g)

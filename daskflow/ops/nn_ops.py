@@ -6,6 +6,7 @@ numerical stability and speed); the rest is composed from other ops.
 
 from __future__ import annotations
 
+from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
@@ -80,6 +81,13 @@ def _xent_infer(inputs):
 
 
 def _xent_kernel(xp, labels, logits):
+    if labels.shape != logits.shape:  # TF1's words
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"logits and labels must be broadcastable: logits_size=[{','.join(map(str, logits.shape))}] "
+            f"labels_size=[{','.join(map(str, labels.shape))}]",
+        )
     shifted = logits - logits.max(axis=-1, keepdims=True)
     e = xp.exp(shifted)  # one exp serves both outputs
     total = e.sum(axis=-1, keepdims=True)

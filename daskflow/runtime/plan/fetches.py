@@ -69,7 +69,11 @@ class FetchMapper:
             raise invalid_fetch(fetch)
         try:
             element = graph.as_graph_element(fetch)
-        except (KeyError, ValueError, TypeError) as e:
+        except KeyError:  # TF1's words for a name the graph lacks
+            raise ValueError(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({_missing(fetch)})"
+            ) from None
+        except (ValueError, TypeError) as e:
             detail = e.args[0] if e.args else e  # KeyError's str() would quote it again
             raise type(e)(
                 f"Fetch argument {fetch!r} cannot be interpreted as a Tensor or Operation: {detail}"
@@ -77,3 +81,13 @@ class FetchMapper:
         if not isinstance(element, (Tensor, Operation)):
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
         return element
+
+
+def _missing(name):
+    op_name, colon, _ = str(name).partition(":")
+    if colon:
+        return (
+            f"\"The name '{name}' refers to a Tensor which does not exist. "
+            f"The operation, '{op_name}', does not exist in the graph.\""
+        )
+    return f"\"The name '{name}' refers to an Operation not in the graph.\""
