@@ -264,3 +264,20 @@ def test_cross_entropy_of_mismatched_batches_names_both_sizes():
         pytest.raises(tf.errors.InvalidArgumentError, match=r"logits_size=\[2,4\] labels_size=\[3,4\]"),
     ):
         sess.run(loss)
+
+
+def test_a_step_past_its_deadline_is_tf1s_error_and_changes_nothing():
+    """RunOptions(timeout_in_ms) and ConfigProto(operation_timeout_in_ms) on a loop that
+    never ends (TF1: DeadlineExceededError, 'Timed out waiting for notification')."""
+    v = tf.Variable(1.0)
+    forever = tf.while_loop(lambda i: i >= 0, lambda i: i + 1, [tf.constant(0)])
+    bump = tf.assign_add(v, 1.0)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.DeadlineExceededError, match="Timed out waiting for notification"):
+            sess.run([forever, bump], options=tf.RunOptions(timeout_in_ms=200))
+        assert sess.run(v) == 1.0
+        assert sess.run(bump, options=tf.RunOptions(timeout_in_ms=60_000)) == 2.0  # in time: runs
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=200)) as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(forever)

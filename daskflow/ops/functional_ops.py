@@ -25,6 +25,7 @@ from ..framework.function import FuncGraph, SubProgram, needed_ops
 from ..framework.graph import Operation, get_default_graph, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, compatible, fmt
+from ..kernels import deadline
 
 # -- nested structures (TF's nest: framework/nest.py) ----------------------------------
 # A TensorArray is one leaf: its value tensor travels through the op (TF1 passes its
@@ -236,6 +237,7 @@ def _iterate(xp, state, loop, captured, limit):
     i, owned = 0, ()  # the first iteration's values come from outside: others may hold them
     handed = state.body.compiled(xp).owned_outputs - state.cond.kept_inputs(xp)
     while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        deadline.check()
         loop = list(state.body.run(xp, *loop, *captured, owned=owned))
         owned = handed  # made by the last iteration, held by no one else
         i += 1
@@ -285,6 +287,7 @@ def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, l
     history = []  # (loop values, saved forward values) of each iteration
     owned, handed = (), _handed_over(xp, state, n)
     while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        deadline.check()
         outs = state.saving.run(xp, *loop, *captured, owned=owned)
         history.append((loop, outs[n:]))
         loop, owned = list(outs[:n]), handed

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
+from ..kernels import deadline
 from ..kernels.devices import free_memory
 from . import allocator
 from .checkpoint import read_variable, shard_records, write_shard
@@ -120,6 +121,10 @@ class Session:
             if executable.next_profile is not None and executable.profile_due():
                 return mapper.build(self._profiled_step(executable, feed_values, steps))
             return mapper.build(self._cluster.step(executable, feed_values, steps))
+        limit = _timeout_ms(options, self.config)
+        if limit:  # a deadline: TF1's DeadlineExceededError once the step runs past it
+            with deadline.within(limit):
+                return mapper.build(self._embedded_steps(executable, feed_values, steps))
         if steps > 1:
             return mapper.build(self._embedded_steps(executable, feed_values, steps))
         values = executable.execute(executable.bind(feed_values, self._store))
@@ -564,6 +569,12 @@ def _check_address(target):
         raise ValueError(f"Session target {target!r}: {e}; {hint}") from None
     if not location:
         raise ValueError(f"Session target {target!r} names no host; {hint}")
+
+
+def _timeout_ms(options, config):
+    """A step's deadline in milliseconds: ``RunOptions.timeout_in_ms``, else the session's
+    ``ConfigProto.operation_timeout_in_ms`` (0: none)."""
+    return getattr(options, "timeout_in_ms", 0) or getattr(config, "operation_timeout_in_ms", 0)
 
 
 def _connect_timeout(config) -> float:

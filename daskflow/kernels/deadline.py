@@ -1,0 +1,36 @@
+"""A step's deadline (TF1's ``RunOptions(timeout_in_ms)`` and
+``ConfigProto(operation_timeout_in_ms)``), as the kernels that could run forever see it.
+
+The session sets it around one step's execution (:func:`within`); a loop kernel calls
+:func:`check` once per iteration, so a loop that never ends fails the step with TF1's
+``DeadlineExceededError`` instead of holding ``run`` forever. With no deadline the check is
+one attribute read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def within(milliseconds):
+    """Run the body under a deadline ``milliseconds`` from now (None or 0: none)."""
+    previous = getattr(_local, "at", None)
+    _local.at = time.monotonic() + milliseconds / 1000 if milliseconds else None
+    try:
+        yield
+    finally:
+        _local.at = previous
+
+
+def check():
+    """Raise TF1's ``DeadlineExceededError`` if this thread's step is past its deadline."""
+    at = getattr(_local, "at", None)
+    if at is not None and time.monotonic() > at:
+        from ..errors import DeadlineExceededError
+
+        raise DeadlineExceededError(None, None, "Timed out waiting for notification")
