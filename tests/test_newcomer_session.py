@@ -62,7 +62,7 @@ def test_placement_without_feeds_places_as_if_the_placeholders_were_fed():
 
 
 def test_placement_still_names_a_fetch_that_is_not_in_the_graph():
-    with tf.Session() as sess, pytest.raises(KeyError, match="nope"):
+    with tf.Session() as sess, pytest.raises(ValueError, match="nope"):
         sess.placement("nope:0")
 
 
