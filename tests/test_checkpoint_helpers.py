@@ -130,3 +130,50 @@ def test_saver_takes_tf1s_arguments_by_name_and_position():
         "save_relative_paths",
         "filename",
     ]
+
+
+def _three_checkpoints(folder):
+    """Checkpoints at steps 1, 2, 3 of a model whose variable holds its step (a fresh graph);
+    returns the graph, the variable and the checkpoints' prefixes."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.train.get_or_create_global_step()
+        step = tf.Variable(0.0, name="step")
+        saver = tf.train.Saver()
+        prefixes = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in (1, 2, 3):
+                sess.run(step.assign(float(i)))
+                prefixes.append(saver.save(sess, str(folder / "model"), global_step=i))
+    return graph, step, prefixes
+
+
+def _restored(folder, graph, step):
+    config = dict(save_checkpoint_secs=None, save_summaries_steps=None, log_step_count_steps=None)
+    with graph.as_default(), tf.train.MonitoredTrainingSession(checkpoint_dir=str(folder), **config) as sess:
+        return sess.run(step)
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before_and_says_so(tmp_path, caplog):
+    graph, step, prefixes = _three_checkpoints(tmp_path)
+    data = pathlib.Path(prefixes[-1] + ".data-00000-of-00001")
+    data.write_bytes(b"\xff" * len(data.read_bytes()))
+    assert _restored(tmp_path, graph, step) == 2.0
+    assert "model-3 skipped" in caplog.text
+
+
+def test_a_lost_state_file_restores_the_newest_checkpoint_and_says_so(tmp_path, caplog):
+    graph, step, _ = _three_checkpoints(tmp_path)
+    (tmp_path / "checkpoint").unlink()
+    assert _restored(tmp_path, graph, step) == 3.0
+    assert "no checkpoint state file" in caplog.text
+
+
+def test_a_state_file_naming_a_checkpoint_outside_its_folder_is_refused(tmp_path):
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "../../etc/model"\n')
+    with pytest.raises(ValueError, match="outside its folder"):
+        tf.train.get_checkpoint_state(str(tmp_path))
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "/elsewhere/run/model-3"\n')
+    with pytest.raises(ValueError, match="'/elsewhere/run/model-3', outside its folder"):
+        tf.train.latest_checkpoint(str(tmp_path))

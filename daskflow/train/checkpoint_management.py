@@ -198,11 +198,38 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
         return None
     if not state.model_checkpoint_path:
         raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
-    if not _is_absolute(state.model_checkpoint_path):
-        state.model_checkpoint_path = posixpath.join(checkpoint_dir, state.model_checkpoint_path)
+    state.model_checkpoint_path = _within(state.model_checkpoint_path, checkpoint_dir, state_file)
     paths = state.all_model_checkpoint_paths
-    paths[:] = [p if _is_absolute(p) else posixpath.join(checkpoint_dir, p) for p in paths]
+    paths[:] = [_within(p, checkpoint_dir, state_file) for p in paths]
     return state
+
+
+def _within(path, checkpoint_dir, state_file):
+    """A path the state file names, joined to its folder when relative (as TF1's). One
+    outside the folder is refused, unless the folder holds a checkpoint of its name (the
+    folder was moved since TF wrote absolute paths)."""
+    joined = path if _is_absolute(path) else posixpath.join(checkpoint_dir, path)
+    if _split(joined)[0] == _split(checkpoint_dir)[0] and _inside(
+        _split(joined)[1], _split(checkpoint_dir)[1]
+    ):
+        return joined
+    moved = posixpath.join(checkpoint_dir, posixpath.basename(path))
+    if checkpoint_exists(moved):
+        logger.warning("%s names %s, outside its folder: using %s", state_file, path, moved)
+        return moved
+    raise ValueError(f"{state_file} names the checkpoint {path!r}, outside its folder {checkpoint_dir!r}")
+
+
+def _split(path):
+    """``(protocol, normalized path)``: ``memory://a/../b`` is ``("memory", "/b")``."""
+    protocol, sep, rest = path.partition("://")
+    if not sep:
+        protocol, rest = "", path
+    return protocol, posixpath.normpath("/" + rest if protocol else posixpath.abspath(rest))
+
+
+def _inside(path, folder):
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _parse_state(text):
@@ -236,6 +263,27 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
             return state.model_checkpoint_path
         logger.error("Couldn't match files for checkpoint %s", state.model_checkpoint_path)
     return None
+
+
+def checkpoints_in(checkpoint_dir):
+    """The prefixes of the checkpoints in ``checkpoint_dir`` (TF's ``.index`` files),
+    newest first by the files' times."""
+    fs, path = fsspec.core.url_to_fs(os.fspath(checkpoint_dir))
+    try:
+        entries = fs.ls(path, detail=True)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    index = [e for e in entries if e["name"].endswith(TF_INDEX)]
+    index.sort(key=lambda e: (_modified(fs, e), e["name"]), reverse=True)
+    base = os.fspath(checkpoint_dir)
+    return [posixpath.join(base, posixpath.basename(e["name"])[: -len(TF_INDEX)]) for e in index]
+
+
+def _modified(fs, entry):
+    try:
+        return fs.modified(entry["name"]).timestamp()
+    except (NotImplementedError, AttributeError, OSError):
+        return 0.0
 
 
 def _matching(pattern):

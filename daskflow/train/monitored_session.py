@@ -41,7 +41,7 @@ import logging
 import sys
 import time
 
-from ..errors import AbortedError, DeadlineExceededError, OutOfRangeError
+from ..errors import AbortedError, DataLossError, DeadlineExceededError, OutOfRangeError
 from ..framework.graph import get_default_graph
 from ..variables import (
     global_variables,
@@ -49,6 +49,7 @@ from ..variables import (
     local_variables_initializer,
     report_uninitialized_variables,
 )
+from .checkpoint_management import checkpoint_exists, checkpoints_in, get_checkpoint_state
 from .coordinator import Coordinator
 from .hooks import (
     CheckpointSaverHook,
@@ -62,7 +63,7 @@ from .hooks import (
 )
 from .optimizer import get_global_step
 from .queue_runner import start_queue_runners
-from .saver import Saver, latest_checkpoint
+from .saver import Saver
 
 logger = logging.getLogger("daskflow")
 
@@ -80,10 +81,41 @@ _USE_DEFAULT = object()  # TF1's sentinel: "not given" differs from an explicit 
 _CALLER = "caller"  # the caller's entry in the merged fetches; hooks use their index
 
 
-def _checkpoint_to_restore(checkpoint_dir, checkpoint_filename_with_path):
+def _checkpoints_to_restore(checkpoint_dir, checkpoint_filename_with_path):
+    """The checkpoints a chief may begin from, newest first: the one given; else those the
+    folder's state file lists that are there; else, with no state file, every checkpoint
+    in the folder by time (the state file lost: said in the log, not a fresh start)."""
     if checkpoint_filename_with_path is not None:
-        return checkpoint_filename_with_path
-    return None if checkpoint_dir is None else latest_checkpoint(checkpoint_dir)
+        return [checkpoint_filename_with_path]
+    if checkpoint_dir is None:
+        return []
+    state = get_checkpoint_state(checkpoint_dir)
+    if state is None:
+        found = checkpoints_in(checkpoint_dir)
+        if found:
+            logger.warning(
+                "%s has no checkpoint state file: restoring the newest checkpoint there", checkpoint_dir
+            )
+        return found
+    listed = [state.model_checkpoint_path, *reversed(state.all_model_checkpoint_paths)]
+    return [p for i, p in enumerate(listed) if p not in listed[:i] and checkpoint_exists(p)]
+
+
+def _restore_newest_valid(saver, sess, candidates):
+    """Restore the newest of ``candidates`` that reads back whole; a damaged or missing
+    one is skipped, and the log says which and why. Returns the one restored; raises the
+    newest one's error when none does."""
+    first = None
+    for path in candidates:
+        try:
+            saver.restore(sess, path)
+            return path
+        except (DataLossError, ValueError) as e:  # damaged, or its files gone
+            logger.warning("checkpoint %s skipped: %s", path, e)
+            first = first or e
+    if first is not None:
+        raise first
+    return None
 
 
 # -- scaffold and session creators -----------------------------------------------------------------
@@ -214,7 +246,12 @@ class ChiefSessionCreator:
 
     def checkpoint_to_restore(self):
         """The checkpoint a (re)started chief session begins from, or None."""
-        return _checkpoint_to_restore(*self._checkpoint)
+        found = self.checkpoints_to_restore()
+        return found[0] if found else None
+
+    def checkpoints_to_restore(self):
+        """The checkpoints a (re)started chief session may begin from, newest first."""
+        return _checkpoints_to_restore(*self._checkpoint)
 
     def saver(self):
         if self._scaffold.saver is None:
@@ -223,7 +260,7 @@ class ChiefSessionCreator:
 
     def create_session(self):
         self._scaffold.finalize()
-        restore = self.checkpoint_to_restore()
+        restore = self.checkpoints_to_restore()
         return _initialised(
             self._master, self._config, lambda sess: _chief_init(self._scaffold, sess, restore)
         )
@@ -278,10 +315,10 @@ def _chief_init(scaffold, sess, restore=None):
         _run_local_init(sess, scaffold)
         return
     _run_unless_none(sess, scaffold.init_op, scaffold.init_feed_dict)
-    if restore is not None:
+    if restore:  # the checkpoints to begin from, newest first
         if scaffold.saver is None:
             scaffold.saver = Saver()
-        scaffold.saver.restore(sess, restore)
+        _restore_newest_valid(scaffold.saver, sess, restore)
     elif scaffold.init_fn is not None:
         scaffold.init_fn(scaffold, sess)
     _run_local_init(sess, scaffold)
@@ -434,11 +471,10 @@ class MonitoredSession:
             sess._steps_left = None
 
     def _restore_latest(self):
-        restore = getattr(self._creator, "checkpoint_to_restore", lambda: None)()
-        if restore is None:
+        candidates = getattr(self._creator, "checkpoints_to_restore", lambda: [])()
+        if not candidates:
             return False
-        saver = self._creator.saver()
-        saver.restore(self._sess, restore)
+        restore = _restore_newest_valid(self._creator.saver(), self._sess, candidates)
         self.recoveries.append({"checkpoint": restore})
         logger.warning("variables lost with their worker: training goes on from %s", restore)
         return True

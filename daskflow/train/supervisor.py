@@ -24,10 +24,10 @@ from ..variables import (
     report_uninitialized_variables,
 )
 from .hooks import _write_scalar
-from .monitored_session import Coordinator, _chief_init, wait_until_ready
+from .monitored_session import Coordinator, _checkpoints_to_restore, _chief_init, wait_until_ready
 from .optimizer import get_global_step
 from .queue_runner import start_queue_runners
-from .saver import Saver, latest_checkpoint
+from .saver import Saver
 
 USE_DEFAULT = 0  # TF1's marker: "build the default for this argument"
 
@@ -178,10 +178,10 @@ class Supervisor:
         return sess
 
     def _prepare_chief(self, sess):
-        restore = latest_checkpoint(self._logdir) if self._logdir else None
+        restore = _checkpoints_to_restore(self._logdir, None) if self._logdir else []
         scaffold = _Ops(self)
         _chief_init(scaffold, sess, restore)
-        if restore is None and self._init_fn is not None:
+        if not restore and self._init_fn is not None:
             self._init_fn(sess)
 
     @contextlib.contextmanager
