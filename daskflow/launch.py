@@ -40,6 +40,14 @@ LIGHT_MONITORING = {
 }
 
 
+def _bound(address, host):
+    """A dashboard address without a host (``":0"``) on the cluster's ``host``: Dask would
+    bind it on every interface."""
+    if address and host and str(address).startswith(":"):
+        return f"{host}{address}"
+    return address
+
+
 def local_cluster(
     ps=1,
     workers=2,
@@ -105,6 +113,7 @@ def local_cluster(
     cls = Nanny if processes else Worker
     tls = {} if security is None else {"security": security}
     base = {"nthreads": threads_per_worker, "memory_limit": memory_limit, "host": host}
+    base["dashboard_address"] = _bound(":0", host)  # each worker's page too, where the cluster is
     if processes:  # as LocalCluster does: a worker process logs warnings and errors only
         base["silence_logs"] = logging.WARNING
     base.update(tls, **worker_options)
@@ -119,7 +128,12 @@ def local_cluster(
         if pinned >= 0:
             options["env"] = {**options.get("env", {}), "CUDA_VISIBLE_DEVICES": str(pinned)}
         spec[f"worker-{i}"] = {"cls": cls, "options": options}
-    options = {"host": host, "dashboard_address": dashboard_address, **_preloads(dashboard_page), **tls}
+    options = {
+        "host": host,
+        "dashboard_address": _bound(dashboard_address, host),
+        **_preloads(dashboard_page),
+        **tls,
+    }
     if security is not None:
         options["protocol"] = "tls://"
     scheduler = {"cls": Scheduler, "options": options}

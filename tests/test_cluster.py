@@ -446,8 +446,10 @@ def test_session_targets_and_dashboard(cluster):
         with tf.Session(client) as sess:
             assert sess.run(c) == 6.0
         assert client.status == "running"  # the session does not close a client it was given
+    with tf.Session(cluster.scheduler_address.removeprefix("tcp://")) as sess:  # as Client takes it
+        assert sess.run(c) == 6.0
     with pytest.raises(ValueError, match="scheduler address"):
-        tf.Session("localhost:8786")
+        tf.Session("localhost")
     with pytest.raises(TypeError, match="Session target"):
         tf.Session(42)
 

@@ -20,3 +20,21 @@ def test_worker_processes_get_one_blas_thread_and_this_process_keeps_its_environ
         with Client(cluster, set_as_default=False) as client:
             seen = client.run(_blas_threads)
         assert list(seen.values()) == ["1"]  # the worker process still has it
+
+
+def _listening_addresses():
+    import psutil
+
+    process = psutil.Process()
+    found = set()
+    for p in [process, *process.children(recursive=True)]:
+        found |= {c.laddr.ip for c in p.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN}
+    return found
+
+
+def test_every_port_and_dashboard_is_bound_where_the_cluster_is():
+    before = _listening_addresses()
+    with tf.local_cluster(ps=1, workers=1, processes=False, host="127.0.0.1") as cluster:
+        opened = _listening_addresses() - before
+        assert cluster.dashboard_link.startswith("http://127.0.0.1:")
+    assert opened == {"127.0.0.1"}  # nothing on every interface (Dask's default for ":0")

@@ -560,7 +560,7 @@ def _check_address(target):
     from distributed.comm.registry import get_backend
 
     hint = "daskflow takes a Dask scheduler address like 'tcp://host:8786'"
-    if "://" not in target:
+    if "://" not in target and ":" not in target:  # 'host:port' is Dask's tcp, as Client takes it
         raise ValueError(f"Session target {target!r} is not a scheduler address; {hint}")
     scheme, location = parse_address(target)
     try:
