@@ -18,7 +18,8 @@ from distributed import Client
 
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
-from daskflow.runtime.wire import bulk
+from daskflow.runtime.wire import bulk, log_limit
+from daskflow.runtime.wire.log_limit import OncePerPeer
 from tests.models import ps_linear_graph
 
 CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
@@ -229,7 +230,7 @@ def test_a_malformed_message_is_refused_and_the_receiver_goes_on(receiver, heade
         header = {**header, "to": r.token}
     assert _raw(r.port, header, b"\0" * 8) == b""  # hung up on
     assert arrived.empty()
-    assert "refused a bulk transfer" in caplog.text
+    assert "refused bulk transfers from 127.0.0.1" in caplog.text
     bulk.submit(r.where, {"kind": "ok"}, (np.ones(2),), CREDENTIALS).result(10)
     assert arrived.get(timeout=10)[0] == {"kind": "ok"}
 
@@ -484,3 +485,24 @@ def test_a_closed_sessions_connections_and_their_threads_end_with_it():
         while _bulk_threads() != before and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _bulk_threads() == before
+
+
+def test_refusals_are_logged_once_a_minute_per_peer_with_a_count(caplog):
+    clock = [100.0]
+    limit = OncePerPeer(bulk.logger, "refused from %s: %s", seconds=60.0)
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(log_limit.time, "monotonic", lambda: clock[0])
+    try:
+        for _ in range(1000):
+            limit("10.0.0.9", "bad header")
+        limit("10.0.0.8", "bad header")  # another peer: its own line
+        clock[0] += 61
+        limit("10.0.0.9", "bad header")
+    finally:
+        monkeypatch.undo()
+    lines = [r.getMessage() for r in caplog.records if "refused from" in r.getMessage()]
+    assert lines == [
+        "refused from 10.0.0.9: bad header",
+        "refused from 10.0.0.8: bad header",
+        "refused from 10.0.0.9: bad header (and 999 more refused since the last such line)",
+    ]

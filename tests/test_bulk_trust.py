@@ -93,7 +93,7 @@ class _Session:
 
 class _Captured(logging.Handler):
     def __init__(self):
-        super().__init__(logging.WARNING)
+        super().__init__(logging.DEBUG)  # each refusal's own line is at debug level
         self.messages = []
 
     def emit(self, record):
@@ -104,6 +104,9 @@ def _capture(dask_worker):
     handler = _Captured()
     for name in ("daskflow.runtime.wire.bulk", "daskflow.runtime.wire.pushes"):
         logging.getLogger(name).addHandler(handler)
+    logging.getLogger("daskflow.runtime.wire.bulk").setLevel(
+        logging.DEBUG
+    )  # each refusal, not a minute's first
     dask_worker._bulk_trust_log = handler
 
 

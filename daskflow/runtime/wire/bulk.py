@@ -84,6 +84,7 @@ from distributed.comm.addressing import get_address_host
 from .. import dask_compat
 from ..worker.state import find_state
 from . import inplace
+from .log_limit import OncePerPeer
 
 logger = logging.getLogger(__name__)
 
@@ -471,6 +472,8 @@ class Receiver:
         self._buffered: dict = {}  # session -> bytes delivered here and not yet released
         self._lock = threading.Lock()
         self._closed = False
+        # A peer's refusals: one log line a minute per host (a flood writes no more).
+        self._refused = OncePerPeer(logger, "daskflow refused bulk transfers from %s and hung up: %s")
         self.received = 0  # messages handed on
         self.received_in_place = 0  # of which read from the sender's memory (:mod:`.inplace`)
         self._local = inplace.listen(self.token) if in_place_enabled() else None
@@ -543,7 +546,7 @@ class Receiver:
                 conn.sendall(ACK)
         except Exception as e:  # noqa: BLE001 - whatever the peer sent, the reader only hangs up
             if not self._closed:
-                logger.warning("daskflow refused a bulk transfer from %s and hung up: %s", who, e)
+                self._refused(who.rsplit(":", 1)[0], e, who)  # by host: each attempt comes from a new port
         finally:
             self._forget(conn)
             conn.close()
