@@ -25,6 +25,7 @@ import time
 
 from distributed.diagnostics.plugin import SchedulerPlugin
 
+from ..runtime.worker.arrivals import OUTCOMES_HANDLER
 from .publish import COLLECTOR, OP
 
 logger = logging.getLogger(__name__)
@@ -140,6 +141,7 @@ class Collector(SchedulerPlugin):
         self.sessions: collections.OrderedDict = collections.OrderedDict()
         self._instances: set = set()  # every kept session's partition instances: the tasks to time
         self._polled = 0.0
+        self._running: set = set()  # the workers that ran a partition task
         self._polling = None
 
     # -- installing ----------------------------------------------------------------------------
@@ -204,6 +206,7 @@ class Collector(SchedulerPlugin):
             return
         start = min(s["start"] for s in stops)
         duration = sum(s["stop"] - s["start"] for s in stops)
+        self._running.add(kwargs.get("worker"))  # it keeps a step log: asked while the page is open
         session.add_task(n, instance, self._name(kwargs.get("worker")), start, duration)
 
     def _name(self, address) -> str:
@@ -255,7 +258,8 @@ class Collector(SchedulerPlugin):
         from ..runtime import dask_compat
 
         try:
-            found = await dask_compat.run_on_workers(self.scheduler, worker_outcomes, since)
+            asked = [a for a in self._running if a in self.scheduler.workers]  # not workers in no session
+            found = await dask_compat.ask_workers(self.scheduler, OUTCOMES_HANDLER, asked, since=since)
         except Exception:  # noqa: BLE001 - the page shows what it has
             logger.debug("daskflow's dashboard could not ask the workers", exc_info=True)
             return
@@ -295,20 +299,6 @@ class Collector(SchedulerPlugin):
 def _step_of(session_of, plan, n):
     session = session_of.get(plan)
     return None if session is None else session.by_n.get(n)
-
-
-def worker_outcomes(since: dict, dask_worker=None) -> dict:
-    """On a worker: its log and bytes sent (in all, and by the worker they went to) for plans
-    ``since`` (plan -> step), newer steps only."""
-    from ..runtime.worker.arrivals import step_log
-
-    found = step_log(list(since), dask_worker=dask_worker)
-    return {
-        "log": [e for e in found["log"] if e["step"] > since[e["plan"]]],
-        "sent": {k: v for k, v in found["sent"].items() if k[1] > since[k[0]]},
-        "sent_to": {k: v for k, v in found.get("sent_to", {}).items() if k[1] > since[k[0]]},
-        "phases": [p for p in found.get("phases", ()) if p[1] > since[p[0]]],
-    }
 
 
 def _partition_task(name) -> bool:

@@ -310,6 +310,24 @@ def serve_stream(scheduler, op: str, handler) -> None:
     scheduler.stream_handlers[op] = handler
 
 
+async def ask_workers(scheduler, op: str, workers, **kwargs) -> dict:
+    """Ask ``workers`` ' comm handler ``op`` from the scheduler: address -> its answer
+    (one sent ``to_serialize`` d, unpickled); workers without the handler, or that fail, are left out.
+    """
+    from distributed.protocol.serialize import Serialized, deserialize
+
+    if not workers:
+        return {}
+    responses = await scheduler.broadcast(msg={"op": op, **kwargs}, workers=list(workers), on_error="ignore")
+    out = {}
+    for address, response in responses.items():
+        if isinstance(response, Serialized):
+            response = deserialize(response.header, response.frames)
+        if isinstance(response, dict):
+            out[address] = response
+    return out
+
+
 async def run_on_workers(scheduler, function, *args) -> dict:
     """``function(*args, dask_worker=...)`` on every worker, from the scheduler: address -> result.
 

@@ -129,6 +129,13 @@ def install(worker):
         await _deliver(worker, to, tuple(box), payload, bulk.credentials(worker, plan))
 
     dask_compat.serve_handler(worker, shared_reads.READ_HANDLER, send_shared)
+    from ..worker import arrivals  # (it reads this module's types)
+
+    dask_compat.serve_handler(
+        worker,
+        arrivals.OUTCOMES_HANDLER,
+        lambda since=None: to_serialize(arrivals.outcomes_since(since or {}, dask_worker=worker)),
+    )
     state.receiver = bulk.serve(worker, deliver, refusal)
     state.receiving = True
     # Expiry with no new arrivals too; Dask stops the callback when the worker closes.

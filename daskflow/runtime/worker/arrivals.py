@@ -176,3 +176,19 @@ def step_log(plan_ids, dask_worker=None):
         "name": name,
         "device_memory": memory_in_use(),
     }
+
+
+OUTCOMES_HANDLER = "daskflow_outcomes"  # the dashboard's question to each worker (no log line)
+
+
+def outcomes_since(since: dict, dask_worker=None) -> dict:
+    """This worker's log and bytes sent (in all, and by the worker they went to) for the
+    plans of ``since`` (plan -> step), newer steps only: what the dashboard's collector asks
+    every worker for, on :data:`OUTCOMES_HANDLER` (Dask's ``run`` would log each ask)."""
+    found = step_log(list(since), dask_worker=dask_worker)
+    return {
+        "log": [e for e in found["log"] if e["step"] > since[e["plan"]]],
+        "sent": {k: v for k, v in found["sent"].items() if k[1] > since[k[0]]},
+        "sent_to": {k: v for k, v in found.get("sent_to", {}).items() if k[1] > since[k[0]]},
+        "phases": [p for p in found.get("phases", ()) if p[1] > since[p[0]]],
+    }
