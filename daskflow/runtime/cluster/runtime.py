@@ -297,7 +297,7 @@ class ClusterRuntime:
             return
         sources, _ = executable.traced_sources()
         ids = {f"{lowered.plan_id}-{key}": source for key, source in sources.items()}
-        self.client.register_plugin(TracedPrograms(lowered.plan_id, ids, self.token))
+        _register(self.client, TracedPrograms(lowered.plan_id, ids, self.token))
         self._registries.append(name)
 
     def sync(self):
@@ -561,7 +561,7 @@ class ClusterRuntime:
         bindings, blocks = sources.place(self.client, lowered)
         self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
         registry = ProgramRegistry(plan_id, programs, self.token, bindings, self.secret)
-        self.client.register_plugin(registry)
+        _register(self.client, registry)
         self._registries.append(registry.name)
         self.metrics.planned(lowered, workers, self.config.allow_soft_placement)
         if self.config.log_device_placement:
@@ -792,3 +792,16 @@ class _Pending:
     used: dict  # address -> name of each worker the step runs on
     replica: int | None = None  # the replica it runs alone (ConfigProto(independent_replicas=True))
     steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number
+
+
+def _register(client, plugin, tries=5):
+    """Register a worker plugin, again when a comm closes under it: a worker leaving while
+    the scheduler hands the plugin out fails the call (Dask's ``CommClosedError``, an
+    ``OSError``), though registering again is harmless (the scheduler keeps one per name)."""
+    for attempt in range(tries):
+        try:
+            return client.register_plugin(plugin)
+        except OSError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
