@@ -12,6 +12,7 @@ A node whose op type has no rule is a ``ValueError`` naming it, before anything 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .. import dtypes
@@ -137,6 +138,7 @@ def import_graph_def(
     return None if return_elements is None else [_element(e, outputs, graph) for e in return_elements]
 
 
+@functools.cache  # the tables are filled before the first import and fixed after
 def _rule(op_type):
     """How to import a node of ``op_type``: its rule, else, for an op daskflow writes in
     TF's form unchanged (no export rule) or as its own, its primitive applied to the

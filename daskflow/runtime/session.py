@@ -61,6 +61,8 @@ class Session:
     def __init__(self, target="", graph=None, config=None, *, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
         self.config = config or ConfigProto()
+        # A step's default deadline (TF1 reads the config once, at the session's start).
+        self._operation_timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
         log_ignored_fields(self.config)
         job = None
         if isinstance(target, str) and target.startswith("grpc://"):  # a tf.train.Server's cluster
@@ -121,7 +123,7 @@ class Session:
             if executable.next_profile is not None and executable.profile_due():
                 return mapper.build(self._profiled_step(executable, feed_values, steps))
             return mapper.build(self._cluster.step(executable, feed_values, steps))
-        limit = _timeout_ms(options, self.config)
+        limit = (options is not None and getattr(options, "timeout_in_ms", 0)) or self._operation_timeout_ms
         if limit:  # a deadline: TF1's DeadlineExceededError once the step runs past it
             with deadline.within(limit):
                 return mapper.build(self._embedded_steps(executable, feed_values, steps))
@@ -569,12 +571,6 @@ def _check_address(target):
         raise ValueError(f"Session target {target!r}: {e}; {hint}") from None
     if not location:
         raise ValueError(f"Session target {target!r} names no host; {hint}")
-
-
-def _timeout_ms(options, config):
-    """A step's deadline in milliseconds: ``RunOptions.timeout_in_ms``, else the session's
-    ``ConfigProto.operation_timeout_in_ms`` (0: none)."""
-    return getattr(options, "timeout_in_ms", 0) or getattr(config, "operation_timeout_in_ms", 0)
 
 
 def _connect_timeout(config) -> float:

@@ -375,9 +375,10 @@ def _import_collection(graph, key, entry, scope):
     kind = entry.WhichOneof("kind")
     if kind == "node_list":
         for name in entry.node_list.value:
-            found = graph.as_graph_element(scoped(name)) if _has_element(graph, scoped(name)) else None
-            if found is not None:
-                graph.add_to_collection(key, found)
+            try:
+                graph.add_to_collection(key, graph.as_graph_element(scoped(name)))
+            except (KeyError, ValueError):  # a node the import left out (a saver's)
+                continue
     elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
         from tensorboard.compat.proto.variable_pb2 import VariableDef
 
@@ -387,14 +388,6 @@ def _import_collection(graph, key, entry, scope):
         graph.get_collection_ref(key).extend(entry.bytes_list.value)
     elif kind in ("int64_list", "float_list"):
         graph.get_collection_ref(key).extend(getattr(entry, kind).value)
-
-
-def _has_element(graph, name):
-    try:
-        graph.as_graph_element(name)
-    except (KeyError, ValueError):
-        return False
-    return True
 
 
 def _restored_variables(saver_nodes, graph, scope):
