@@ -443,10 +443,42 @@ def test_the_default_config_survives_kill_minus_9_of_the_ps():
             value = sess.run(w)
             (recovered,) = sess.recoveries
     assert recovered["lost"] == ["ps-0"] and not recovered["stand_ins"]
-    # The default window is 30 s: unless these steps took that long, back to the initial values.
-    assert 0 <= recovered["steps_lost"] <= 5
+    # The window (30 s) has not passed, but the 1st, 2nd and 4th updating steps copied
+    # (the initializer, training steps 1 and 3): of the 5 steps, at most 2 are lost.
+    assert 0 <= recovered["steps_lost"] <= 2
     went_on_from = 5 - recovered["steps_lost"]
     np.testing.assert_allclose(value, _numpy_step(expected[went_on_from], batches[5]), rtol=1e-5)
+
+
+def test_two_workers_lost_one_after_the_other_never_abort_training():
+    # ps-0's copies are on worker-0 (the next name): kill it, then ps-0. The first loss takes
+    # the copies with it; they are made again at once, and the second loss restores them.
+    batches = _batches(12)
+    expected = _trajectory(batches)
+    w, train, x, y = _regression()
+    config = tf.ConfigProto(recovery_wait_secs=20)
+    with cli_cluster(["ps-0", "worker-0", "worker-1"], nanny=True) as (address, _):
+        with tf.Session(address, config=config) as sess:
+            sess.run(w.initializer)
+            _train(sess, train, x, y, batches[:6])
+            _kill_minus_9(address, "worker-0", sess)
+            _train(sess, train, x, y, batches[6:10])  # the Nanny's worker-0 takes the copies
+            _kill_minus_9(address, "ps-0", sess)
+            _train(sess, train, x, y, batches[10:])
+            value = sess.run(w)
+            first, second = sess.recoveries
+    assert first["lost"] == ["worker-0"] and first["steps_lost"] == 0
+    assert second["lost"] == ["ps-0"]
+    # Step 7, the first after the copies left, copied again: at most steps 8-10 are lost.
+    assert 0 <= second["steps_lost"] <= 3
+    went_on_from = 10 - second["steps_lost"]
+    np.testing.assert_allclose(value, _replay_from(expected[went_on_from], batches[10:]), rtol=1e-5)
+
+
+def _replay_from(w, batches):
+    for batch in batches:
+        w = _numpy_step(w, batch)
+    return w
 
 
 def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
@@ -518,23 +550,37 @@ def test_copies_are_on_by_default_and_off_by_either_switch():
     assert BackupSchedule(tf.ConfigProto(backup_variables_secs=0, backup_variables_every=3)).on
 
 
+def test_the_early_steps_copy_at_doubling_counts_so_a_loss_costs_under_half_the_work():
+    from daskflow.runtime.cluster import recovery
+
+    schedule = recovery.BackupSchedule(tf.ConfigProto())  # the default: a 30 s window
+    copies = {"w": ("future", 0)}
+    due = [n for n in range(1, 40) if schedule.due(n, ["w"], copies)]
+    assert due == [1, 2, 4, 8, 16, 32]  # the window never passed: no step ran
+    assert not schedule.due(40, [], copies)  # a step updating nothing does not count
+    assert schedule.due(41, ["w"], copies) is False and schedule.updating == 40
+    assert schedule.due(64, ["w"], copies) is False  # counted in updating steps, not step numbers
+    assert not recovery.BackupSchedule(tf.ConfigProto(backup_variables_secs=0, backup_variables_every=5)).due(
+        2, ["w"], copies
+    )  # with the window off, only the steps asked for
+
+
 def test_a_step_copies_when_a_variable_has_none_or_its_steps_ran_for_the_window():
     from daskflow.runtime.cluster import recovery
 
     schedule = recovery.BackupSchedule(tf.ConfigProto(backup_variables_secs=30.0, backup_variables_every=4))
-    copies = {}
-    assert schedule.due(1, ["w"], copies)  # w has no copy: the initializer's step
-    copies["w"] = ("future", 1)
+    copies = {"w": ("future", 1)}
+    assert [n for n in range(1, 9) if schedule.due(n, ["w"], copies)] == [1, 2, 4, 8]  # the doubling
     schedule.ran(100.0, 101.0)
     schedule.ran(500.0, 528.0)  # 29 s in steps; the 399 s between them do not count
     assert schedule.busy == 29.0
-    assert not schedule.due(2, ["w"], copies)
-    assert schedule.due(4, ["w"], copies)  # every 4th step
+    assert not schedule.due(9, ["w"], copies)
+    assert schedule.due(12, ["w"], copies)  # every 4th step
     schedule.ran(600.0, 620.0)
     schedule.ran(610.0, 629.0)  # in flight with the one before: its 10 s overlap count once
     assert schedule.busy == 29.0
-    assert not schedule.due(5, ["w"], copies)
-    assert schedule.due(6, ["w", "b"], copies)  # b has none
+    assert not schedule.due(13, ["w"], copies)
+    assert schedule.due(14, ["w", "b"], copies)  # b has none
     schedule.ran(700.0, 730.0)
-    assert schedule.due(7, [], copies)  # the window: other variables' copies are refreshed after it
-    assert schedule.busy == 0.0 and schedule.taken == 4
+    assert schedule.due(15, [], copies)  # the window: other variables' copies are refreshed after it
+    assert schedule.busy == 0.0 and schedule.taken == 7

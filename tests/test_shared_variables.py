@@ -64,10 +64,21 @@ def test_copies_keep_the_newest_and_restore_only_an_empty_job():
 
 def test_a_copy_is_due_once_the_interval_has_passed():
     store = SharedVariables()
-    assert not store.copy_due("job", 0)  # off
-    assert not store.copy_due("job", 60)
-    assert store.copy_due("job", 1e-9) or (time.sleep(0.01) or store.copy_due("job", 1e-9))
-    assert not store.copy_due("job", 60)  # the clock started again
+    assert not store.copy_due("job", 0, "w1")  # off
+    for _ in range(4):  # past the early copies (1st, 2nd and 4th updates), see below
+        store.copy_due("job", 60, "w1")
+    assert not store.copy_due("job", 60, "w1")  # the 5th
+    time.sleep(0.01)
+    assert store.copy_due("job", 1e-3, "w1")
+    assert not store.copy_due("job", 60, "w1")  # the clock started again
+
+
+def test_the_early_updates_and_a_new_copy_holder_make_a_copy_due():
+    store = SharedVariables()
+    due = [n for n in range(1, 20) if store.copy_due("job", 60, "w1")]
+    assert due == [1, 2, 4, 8, 16]  # a ps lost early loses under half its updates
+    assert store.copy_due("job", 60, "w2")  # the worker holding the copies changed
+    assert not store.copy_due("job", 60, "w2")
 
 
 def test_drop_forgets_values_and_copies():

@@ -76,9 +76,11 @@ def test_falling_back_makes_the_copy_the_value_and_counts_the_steps_lost(futures
     table.commit({"a": Held(futures["c"]), "b": Held(futures["t1"], 0)}, {"a": "ps-0", "b": "ps-0"})
     table.finished(["a", "b"], 10, {"a": futures["d"], "b": futures["t2"]})
     table.finished(["a"], 14, {})
-    assert table.fall_back(["a", "b"]) == 4
+    assert table.fall_back(["a", "b"], {"a": "worker-0", "b": "worker-1"}) == 4
     assert table.values == {"a": Held(futures["d"]), "b": Held(futures["t2"])}
-    assert table.copies == {} and table.homes == {}  # the next update makes a new copy
+    assert table.copies == {}  # the next update, or the next flush, makes a new copy
+    assert table.homes == {"a": "worker-0", "b": "worker-1"}  # where the copies were
+    assert sorted(table.stale()) == ["a", "b"]
 
 
 def test_a_restored_checkpoint_drops_the_copies_of_older_values(futures):

@@ -15,15 +15,22 @@ session watches the workers of each step while it waits; when one has left:
 The copies are in memory, made by *backup steps* (:class:`BackupSchedule`):
 such a step also sends each new variable value it makes to a second worker,
 as part of the step (``variable backup`` tasks, :mod:`.steps`). By default a step is
-a backup step when it updates a variable that has no copy (the initializer:
-a run that loses its ps right after it goes on from the initial values; or
-the first update after a restore) or when the session has spent
-``ConfigProto(backup_variables_secs=30)`` seconds running steps since the last
-one (time between steps loses no work, so it does not count);
-``backup_variables_every=K`` adds every K-th step. A variable that other steps updated since its copy (a
-one-off ``assign``) is copied after a backup step, from where it is (with
+a backup step when it updates a variable that has no copy (the initializer;
+the first update after a restore or after the worker holding its copy left),
+when it is the 1st, 2nd, 4th, 8th, ... step that updates variables, or when the
+session has spent ``ConfigProto(backup_variables_secs=30)`` seconds running steps
+since the last one (time between steps loses no work, so it does not count);
+``backup_variables_every=K`` adds every K-th step. So a ps lost after ``n`` such
+steps loses fewer than ``n / 2`` of them (the doubling) and no more than ran in
+the last window of step time. A variable that other steps updated since its
+copy (a one-off ``assign``) is copied after a backup step, from where it is (with
 ``async_dispatch``, once no later step is in flight), so a loss goes back at
 most about one window. ``ConfigProto(backup_variables=False)`` keeps none.
+
+Copies follow the cluster: after any loss, the copies that left with their
+worker are forgotten and every variable without one is copied again, to the
+next live worker, by the next step (or just after it), so two workers lost one
+after the other never leave a value without a copy.
 
 A replica's worker that leaves is not waited for: the step runs with the
 replicas there are (sync training aggregates no more than are present), and
@@ -92,6 +99,7 @@ class BackupSchedule:
         self.busy = 0.0
         self._ended = float("-inf")  # time.perf_counter() when the last finished step ended
         self.taken = 0  # backup steps so far
+        self.updating = 0  # steps so far that updated variables (the early copies double)
         self.flush_owed = False  # a backup step ran: copy the stale variables after it
         # variable name -> (Future of its copy, step of the value copied, the value's Held.ident)
         self.flushing: dict = {}
@@ -109,9 +117,14 @@ class BackupSchedule:
         (``copies``: the variables' current copies)."""
         if not self.on:
             return False
+        if updated:
+            self.updating += 1
+        # The 1st, 2nd, 4th, ... updating step: the work lost stays under half of that done
+        # while the window has not yet passed (a ps lost early would go back to the start).
+        doubling = bool(updated) and self.updating & (self.updating - 1) == 0
         if (
             (self.every and n % self.every == 0)
-            or (self.secs and self.busy >= self.secs)
+            or (self.secs and (self.busy >= self.secs or doubling))
             or (self.secs and any(name not in copies for name in updated))
         ):
             self.busy, self.flush_owed = 0.0, True
@@ -206,17 +219,39 @@ def wait_for(runtime, missing, wait_for_same_name, give_up):
         time.sleep(POLL)
 
 
-def restore_lost(client, table, schedule):
+def forget_lost_copies(client, table, schedule, names_of) -> dict:
+    """Forget the copies of ``table`` that left with their worker (they are made again: see
+    the module); return variable name -> the worker name holding each copy that is left.
+
+    ``names_of``: worker address -> name. Copies still on their way are dropped too: one
+    bound for a worker that left would wait forever, and keep its variable from a new one.
+    """
+    schedule.flushing.clear()
+    copies = table.copies
+    where = client.who_has([c.future for c in copies.values()]) if copies else {}
+    held = {}
+    for name, copy in list(copies.items()):
+        holders_ = [names_of[a] for a in where.get(copy.future.key, ()) if a in names_of]
+        if holders_:
+            held[name] = holders_[0]
+        else:
+            del copies[name]
+    schedule.flush_owed = True  # the stale ones (no copy now) are copied after the next step
+    return held
+
+
+def restore_lost(client, table, schedule, names_of):
     """Swap each lost variable value of ``table`` for its copy; return (steps lost, their names).
 
-    Raises AbortedError, changing nothing, when a lost value has no copy left.
+    ``names_of``: worker address -> name. Copies lost with their worker are forgotten
+    first (:func:`forget_lost_copies`). Raises AbortedError, changing nothing but
+    that, when a lost value has no copy left.
     """
+    held = forget_lost_copies(client, table, schedule, names_of)
     lost = table.lost(client)
     if not lost:
         return 0, []
-    backed = {name: table.copies[name] for name in lost if name in table.copies}
-    alive = client.who_has([c.future for c in backed.values()]) if backed else {}
-    gone = sorted(name for name in lost if name not in backed or not alive.get(backed[name].future.key))
+    gone = sorted(name for name in lost if name not in held)
     if gone:
         why = (
             "copies are off (ConfigProto(backup_variables=False))"
@@ -229,8 +264,7 @@ def restore_lost(client, table, schedule):
             f"the values of {gone} were lost with their worker and have no copy on another worker: "
             f"{why}; restore them from a checkpoint",
         )
-    schedule.flushing.clear()  # copies still on their way may wait for a lost value
-    lost_steps = table.fall_back(lost)
+    lost_steps = table.fall_back(lost, held)
     logger.warning("restored %d variable(s) from their copies; %d step(s) lost", len(lost), lost_steps)
     return lost_steps, lost
 

@@ -495,7 +495,8 @@ class ClusterRuntime:
         here = set(self.workers_now())
         awaited = recovery.must_return(names, self._plans.values(), set(self.table.homes.values()), here)
         self._aliases.update(recovery.wait_for(self, awaited, wait, give_up))
-        steps_lost, _ = recovery.restore_lost(self.client, self.table, self.backup_schedule)
+        names_of = {a: n for n, a in self.workers_now().items()}
+        steps_lost, _ = recovery.restore_lost(self.client, self.table, self.backup_schedule, names_of)
         self.recoveries.append(
             {
                 "lost": sorted(names),

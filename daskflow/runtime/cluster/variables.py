@@ -130,17 +130,18 @@ class VariableTable:
         """The variables whose value no worker holds any more (one request)."""
         return [name for name, where in holders(client, self.values).items() if not where]
 
-    def fall_back(self, names) -> int:
+    def fall_back(self, names, held: dict) -> int:
         """Each of ``names`` takes its copy as its value; return the steps lost (the most of any).
 
-        The copy is the value now, held where the copy is: its next update makes a new
-        copy (:class:`.recovery.BackupSchedule`).
+        The copy is the value now, held where the copy is (``held``: name -> worker name):
+        it has no copy until its next update or the next flush makes one
+        (:class:`.recovery.BackupSchedule`).
         """
         steps_lost = 0
         for name in names:
             copy = self.copies.pop(name)
             self.values[name] = Held(copy.future)
-            self.homes.pop(name, None)
+            self.homes[name] = held[name]
             steps_lost = max(steps_lost, self.versions.get(name, copy.step) - copy.step)
         return steps_lost
 

@@ -421,7 +421,7 @@ def _copy_if_due(worker, store, shared):
     to ``shared.backup_to`` when one is due, without waiting for it."""
     if shared.backup_to is None or shared.backup_to == worker.address:
         return
-    if store.copy_due(shared.job, shared.backup_secs):
+    if store.copy_due(shared.job, shared.backup_secs, shared.backup_to):
         snapshot = store.snapshot(shared.job)
         worker.loop.add_callback(shared_reads.send_copy, worker, shared.backup_to, shared.job, snapshot)
 

@@ -89,7 +89,17 @@ class Snapshot:
 
 
 class _Job:
-    __slots__ = ("lock", "values", "versions", "definitions", "served", "rounds", "copied_at")
+    __slots__ = (
+        "lock",
+        "values",
+        "versions",
+        "definitions",
+        "served",
+        "rounds",
+        "copied_at",
+        "copied_to",
+        "updates",
+    )
 
     def __init__(self):
         self.lock = threading.RLock()
@@ -99,6 +109,8 @@ class _Job:
         self.served: dict = {}  # step -> {name: version} its readers were sent
         self.rounds: dict = {}  # the variables a synchronous update writes -> its current round
         self.copied_at = time.monotonic()  # when a copy of the values was last sent
+        self.copied_to = None  # the address it was sent to
+        self.updates = 0  # updates applied here (the early copies double)
 
 
 class SharedVariables:
@@ -203,14 +215,23 @@ class SharedVariables:
         """The variables of ``job`` that have a value here."""
         return sorted(self._job(job).values)
 
-    def copy_due(self, job, secs) -> bool:
-        """Whether a copy of ``job``'s values is due (``secs`` since the last); if so, the
-        clock starts again. Called after an update, under the job's lock."""
-        state = self._job(job)
-        now = time.monotonic()
-        if not secs or now - state.copied_at < secs:
+    def copy_due(self, job, secs, to=None) -> bool:
+        """Whether a copy of ``job``'s values for the worker at ``to`` is due; if so, the
+        clock starts again. Called after an update, under the job's lock.
+
+        Due ``secs`` after the last copy; after the 1st, 2nd, 4th, ... update here (a ps
+        lost early loses under half its updates, not all); and when the copy goes to
+        another worker than the last did (the one holding it left, or a new one is next).
+        """
+        if not secs:
             return False
-        state.copied_at = now
+        state = self._job(job)
+        state.updates += 1
+        now = time.monotonic()
+        doubling = state.updates & (state.updates - 1) == 0
+        if not (doubling or to != state.copied_to or now - state.copied_at >= secs):
+            return False
+        state.copied_at, state.copied_to = now, to
         return True
 
     def snapshot(self, job) -> Snapshot:
