@@ -58,7 +58,10 @@ class OpError(Exception):
 
 
 def _rebuild(cls, node_def, message, error_code):
-    error = cls.__new__(cls)
+    try:
+        error = cls.__new__(cls)
+    except TypeError:  # MemoryError's own __new__ refuses a subclass called so: construct it
+        error = cls(node_def, None, message)
     OpError.__init__(error, node_def, None, message, error_code)
     return error
 

@@ -309,15 +309,19 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
     one from the same process is the producer's own array, perhaps held elsewhere."""
     import asyncio
 
-    from daskflow.runtime.wire import transport
+    from daskflow.runtime.wire import bulk, transport, trust
     from daskflow.runtime.worker import arrivals
     from daskflow.runtime.worker.state import WorkerState
 
-    keys = [("own-test", 0, way) for way in ("bulk", "comm", "local")]
-    sent = {way: np.full(3, i, np.float32) for i, (*_, way) in enumerate(keys)}
+    keys = [("own-test", 0, way, "ps") for way in ("bulk", "comm", "local")]
+    sent = {way: np.full(3, i, np.float32) for i, (*_, way, _) in enumerate(keys)}
     state = WorkerState()  # a worker's, as its three ways of receiving file into it
+    credentials = bulk.Credentials("s", b"secret")
+    state.trusted.admit("own-test", credentials)  # as the plan's programs do
     transport._arrived(state, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
-    transport._receive(state.mailbox, key=list(keys[1]), value=(sent["comm"],))
+    proof = trust.signed(credentials, transport.HANDLER, list(keys[1]))
+    refused = transport._receive(state, "w", ("h", "h:1"), None, list(keys[1]), (sent["comm"],), **proof)
+    assert refused is None
     state.mailbox.put(keys[2], (sent["local"],))
     args = [transport.FromReplicas(tuple(keys))]
     (per_replica,) = asyncio.run(arrivals.first(state.mailbox, args, 3, 5.0, lambda **_: None))

@@ -59,7 +59,6 @@ refuses.
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import functools
 import hashlib
@@ -85,6 +84,9 @@ from .. import dask_compat
 from ..worker.state import find_state
 from . import inplace
 from .log_limit import OncePerPeer
+from .trust import Credentials, Sessions, Unclaimed
+
+__all__ = ["Credentials", "Sessions"]  # (their home is .trust; many callers know them as bulk's)
 
 logger = logging.getLogger(__name__)
 
@@ -113,99 +115,6 @@ CLIENT_PLANS = 1024  # plans a client process remembers the credentials of (see 
 
 class BulkFormatError(ValueError):
     """A connection or message refused (the connection is closed; nothing is delivered)."""
-
-
-@dataclass(frozen=True, eq=False)
-class Credentials:
-    """A session's id and secret: what proves a bulk message is the session's."""
-
-    session: str
-    secret: bytes = field(repr=False)
-
-
-class Sessions:
-    """The sessions a worker (or a client process) takes part in, by plan.
-
-    A plan's programs admit its session's credentials (:meth:`admit`) and
-    dismiss them when they are taken off (:meth:`dismiss`); a session's
-    secret is known while one of its plans is. ``limit``: keep at most that
-    many plans, forgetting the least recently used — admitted, or its
-    credentials looked up (a client, which is told of no close: a plan it
-    still runs stays, one it left goes). Thread-safe: readers, senders and
-    the event loop all ask.
-
-    Examples
-    --------
-    >>> sessions = Sessions(limit=2)
-    >>> for plan in ("p1", "p2"):
-    ...     sessions.admit(plan, Credentials("s", b"secret"))
-    True
-    True
-    >>> sessions.credentials("p1").session  # p1 is now the most recently used
-    's'
-    >>> sessions.admit("p3", Credentials("s", b"secret"))  # forgets p2
-    True
-    >>> sessions.credentials("p2") is None
-    True
-    """
-
-    def __init__(self, limit=None):
-        self._lock = threading.Lock()
-        self._plans: collections.OrderedDict = collections.OrderedDict()  # plan -> [Credentials, count]
-        self._sessions: dict = {}  # session id -> (Credentials, set of its plans here)
-        self._limit = limit
-
-    def admit(self, plan: str, credentials: Credentials) -> bool:
-        """Remember ``plan``'s credentials; False where another secret has its session's id."""
-        with self._lock:
-            known = self._sessions.get(credentials.session)
-            if known is not None and not hmac.compare_digest(known[0].secret, credentials.secret):
-                return False
-            entry = self._plans.get(plan)
-            if entry is not None and entry[0].session != credentials.session:
-                return False
-            if known is None:
-                known = self._sessions[credentials.session] = (credentials, set())
-            known[1].add(plan)
-            self._plans.setdefault(plan, [credentials, 0])[1] += 1
-            self._plans.move_to_end(plan)  # the most recently used
-            while self._limit is not None and len(self._plans) > self._limit:
-                self._forget(next(iter(self._plans)))
-        return True
-
-    def dismiss(self, plan: str):
-        with self._lock:
-            entry = self._plans.get(plan)
-            if entry is not None:
-                entry[1] -= 1
-                if entry[1] <= 0:
-                    self._forget(plan)
-
-    def credentials(self, plan: str) -> Credentials | None:
-        """``plan``'s credentials (None: not admitted here); the plan counts as used."""
-        with self._lock:
-            entry = self._plans.get(plan)
-            if entry is None:
-                return None
-            self._plans.move_to_end(plan)
-        return entry[0]
-
-    def secret(self, session: str) -> bytes | None:
-        with self._lock:
-            known = self._sessions.get(session)
-        return None if known is None else known[0].secret
-
-    def plans(self, session: str) -> frozenset:
-        with self._lock:
-            known = self._sessions.get(session)
-            return frozenset(known[1]) if known is not None else frozenset()
-
-    def _forget(self, plan):  # under _lock
-        credentials, _ = self._plans.pop(plan)
-        plans = self._sessions[credentials.session][1]
-        plans.discard(plan)
-        if not plans:
-            del self._sessions[credentials.session]
 
 
 class Seal:
@@ -285,6 +194,16 @@ def _bytes(key, default) -> int:
     return int(parse_bytes(dask.config.get(key, default)))
 
 
+def max_bytes() -> int:
+    """``daskflow.bulk-max-bytes``: the largest message (or value on Dask's comms) a worker takes."""
+    return _bytes("daskflow.bulk-max-bytes", MAX_BYTES)
+
+
+def max_buffered() -> int:
+    """``daskflow.bulk-max-buffered``: a session's unclaimed bytes a worker holds at most."""
+    return _bytes("daskflow.bulk-max-buffered", MAX_BUFFERED)
+
+
 def _recv_into(conn, view, deadline=None) -> bool:
     """Fill ``view`` from ``conn``; False if the peer closed before the first byte.
 
@@ -360,7 +279,7 @@ def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | N
     specs = [None if spec is None else _checked(spec) for spec in header.pop("items")]
     at = header.pop("at", None)
     total = sum(math.prod(spec[1]) * spec[0].itemsize for spec in specs if spec is not None)
-    limit = _bytes("daskflow.bulk-max-bytes", MAX_BYTES)
+    limit = max_bytes()
     if total > limit:
         raise BulkFormatError(f"a message of {total} bytes (daskflow.bulk-max-bytes: {limit})")
     release = reserve(header, len(specs), total) if reserve is not None else _nothing
@@ -455,21 +374,23 @@ class Receiver:
     ``check(header, count, session, plans)``: why a message of ``count``
     items from ``session`` (which has registered ``plans`` here) is not
     taken, or None; called before any item is allocated. ``sessions``: whose
-    messages are taken (:class:`Sessions`), admitted by their programs.
+    messages are taken (:class:`Sessions`), admitted by their programs; ``unclaimed``:
+    the bytes each holds here (:class:`.trust.Unclaimed`). Both are the worker's, shared
+    with its handlers on Dask's comms (:mod:`.transport`); new ones by default.
     """
 
-    def __init__(self, host: str, deliver, check=None):
+    def __init__(self, host: str, deliver, check=None, sessions=None, unclaimed=None):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._server = socket.create_server((host, 0), family=family)
         self.port = self._server.getsockname()[1]
         self.token = secrets.token_hex(8)  # senders name the receiver they mean: ports get reused
         self.where = (host, self.port, self.token)  # what senders submit to
-        self.sessions = Sessions()
+        self.sessions = Sessions() if sessions is None else sessions
+        self.unclaimed = Unclaimed() if unclaimed is None else unclaimed
         self._deliver = deliver
         self._check = check
         self._conns: set = set()
         self._handshakes = 0  # connections not yet authenticated
-        self._buffered: dict = {}  # session -> bytes delivered here and not yet released
         self._lock = threading.Lock()
         self._closed = False
         # A peer's refusals: one log line a minute per host (a flood writes no more).
@@ -483,9 +404,8 @@ class Receiver:
             accept.start()
 
     def buffered(self, session: str) -> int:
-        """Bytes of ``session``'s messages delivered here and not yet claimed."""
-        with self._lock:
-            return self._buffered.get(session, 0)
+        """Bytes of ``session``'s values delivered here and not yet claimed."""
+        return self.unclaimed.held(session)
 
     def _accept(self, server):
         local = server is self._local
@@ -585,31 +505,13 @@ class Receiver:
         reason = self._check(header, count, session, self.sessions.plans(session)) if self._check else None
         if reason is not None:
             raise BulkFormatError(reason)
-        cap = _bytes("daskflow.bulk-max-buffered", MAX_BUFFERED)
-        with self._lock:
-            held = self._buffered.get(session, 0)
-            if held + nbytes > cap:
-                raise BulkFormatError(
-                    f"a message of {nbytes} bytes for session {session}, which holds {held} bytes "
-                    f"unclaimed here (daskflow.bulk-max-buffered: {cap})"
-                )
-            self._buffered[session] = held + nbytes
-        return self._releaser(session, nbytes)
-
-    def _releaser(self, session, nbytes):
-        released = []
-
-        def release():
-            with self._lock:
-                if released:
-                    return
-                released.append(True)
-                left = self._buffered.get(session, 0) - nbytes
-                if left > 0:
-                    self._buffered[session] = left
-                else:
-                    self._buffered.pop(session, None)
-
+        cap = max_buffered()
+        release = self.unclaimed.reserve(session, nbytes, cap)
+        if release is None:
+            raise BulkFormatError(
+                f"a message of {nbytes} bytes for session {session}, which holds "
+                f"{self.unclaimed.held(session)} bytes unclaimed here (daskflow.bulk-max-buffered: {cap})"
+            )
         return release
 
     def _forget(self, conn):
@@ -834,34 +736,36 @@ async def send(rpc, address, header, items, credentials) -> bool:
     return True
 
 
-def serve(worker, deliver, check=None) -> Receiver | None:
+def serve(worker, deliver, check=None, sessions=None, unclaimed=None) -> Receiver | None:
     """Start a receiver for ``worker`` and answer :data:`HANDLER` with its address; None
     where it serves none (TLS, or ``daskflow.bulk-transfers`` false).
 
     Call it once per worker: the caller owns the receiver (the worker's state
-    keeps it, and closes it with the worker).
+    keeps it, and closes it with the worker). ``sessions``, ``unclaimed``: the worker's
+    (see :class:`Receiver`).
     """
     enabled = dask.config.get("daskflow.bulk-transfers", True)
     if not enabled or not worker.address.startswith("tcp://"):
         dask_compat.serve_handler(worker, HANDLER, lambda: None)
         return None
-    receiver = Receiver(get_address_host(worker.address), deliver, check)
+    receiver = Receiver(get_address_host(worker.address), deliver, check, sessions, unclaimed)
     dask_compat.serve_handler(worker, HANDLER, lambda: [receiver.port, receiver.token])
     return receiver
 
 
 def sessions_of(worker, state=None) -> Sessions | None:
-    """The sessions ``worker``'s receiver takes messages from (None: it serves none);
-    ``worker`` None: the client process's. ``state``: ``worker``'s, where the caller has it."""
+    """The sessions ``worker`` takes values from and sends as, on its receiver and on Dask's
+    comms alike (None: nothing installed daskflow there yet); ``worker`` None: the client
+    process's. ``state``: ``worker``'s, where the caller has it."""
     if worker is None:
         return CLIENT_SESSIONS
     if state is None:
         state = find_state(worker)
-    receiver = None if state is None else state.receiver
-    return None if receiver is None else receiver.sessions
+    return None if state is None else state.trusted
 
 
 def credentials(worker, plan: str) -> Credentials | None:
-    """What ``worker`` (None: this client) sends ``plan``'s messages as; None: not by bulk."""
+    """What ``worker`` (None: this client) sends ``plan``'s messages as; None: none (they are
+    refused)."""
     table = sessions_of(worker)
     return None if table is None else table.credentials(plan)

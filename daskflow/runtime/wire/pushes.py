@@ -21,6 +21,9 @@ A worker keeps the newest few versions of each variable it reads: as
 many as steps may be in flight (at most ``variable_cache.MAX_KEEP``). A
 push whose name, version or count is malformed is dropped with a warning,
 never stored: one bad version would break the ordering of all of them.
+Pushes on Dask's comms carry their session's proof (:mod:`.trust`) and name
+its variables, as on the bulk port; a value over ``daskflow.bulk-max-bytes``
+is kept as a :class:`.trust.TooLarge`, which fails its reader.
 """
 
 from __future__ import annotations
@@ -30,10 +33,13 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+from dask.sizeof import sizeof
 
 from ...kernels import compression
 from .. import dask_compat
 from ..worker.state import state_of
+from . import bulk, trust
+from .variable_cache import entry_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -67,12 +73,30 @@ def cache_name(session, variable):
     return f"{session}/{variable}"
 
 
-def install(worker):
-    """Give ``worker`` the receiving end of pushes on Dask's comms (idempotent)."""
-    cache = state_of(worker).cache
+def install(worker, refused):
+    """Give ``worker`` the receiving end of pushes on Dask's comms (idempotent); ``refused``:
+    where refusals are logged (:class:`.log_limit.OncePerPeer`)."""
+    state = state_of(worker)
 
-    def receive(name=None, version=None, keep=2, value=None):
-        cache.put(name, version, value, keep)
+    def receive(comm=None, name=None, version=None, keep=2, value=None, session=None, mac=None):
+        entry = [name, version, keep]
+        reason = trust.call_refusal(state.trusted, HANDLER, entry, session, mac)
+        if reason is None:
+            reason = entry_refusal(entry, cache_name(session, ""))
+        if reason is not None:
+            host, who = trust.peer_of(comm)
+            refused(host, reason, who)
+            return reason
+        nbytes, limit = sizeof(value), bulk.max_bytes()
+        if nbytes > limit:
+            value = trust.TooLarge(
+                f"the value of variable {name} from step {version} pushed to worker {worker.address} is "
+                f"{nbytes} bytes, over the {limit} bytes it takes in one value (daskflow.bulk-max-bytes)"
+            )
+            host, who = trust.peer_of(comm)
+            refused(host, value.message, who)
+        state.cache.put(name, version, value, keep)
+        return None
 
     dask_compat.serve_handler(worker, HANDLER, receive)
 

@@ -19,12 +19,17 @@ import logging
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
-from ...errors import FailedPreconditionError, InvalidArgumentError
+from ...errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    ResourceExhaustedError,
+    UnauthenticatedError,
+)
 from .. import dask_compat
 from ..checkpoint import write_shard
 from ..worker.shared import DROP_HANDLER, READ_HANDLER, Definition, SharedRead, Snapshot
 from ..worker.state import state_of
-from . import calls
+from . import calls, trust
 
 logger = logging.getLogger(__name__)
 COPY_HANDLER = "daskflow_shared_copy"
@@ -125,9 +130,33 @@ async def _read(worker, state, home, job, names, plan, step, timeout):
     """``{name: value}`` of ``names`` held at ``home``, sent to this worker's mailbox."""
     box = (plan, step, f"shared-{home}", worker.address)
     request = dict(job=job, names=names, step=step, to=worker.address, box=box, plan=plan)
-    await calls.call(worker.rpc, home, READ_HANDLER, **request)
+    fields = read_fields(**request)
+    proof = trust.signed(state.trusted.credentials(plan), READ_HANDLER, fields)
+    refused = await calls.call(worker.rpc, home, READ_HANDLER, **request, **proof)
+    if refused is not None:
+        raise UnauthenticatedError(
+            None, None, f"worker {home} refused to send job {job}'s variables: {refused}"
+        )
     sent = await state.mailbox.take(box, timeout)
+    if type(sent) is trust.TooLarge:
+        raise ResourceExhaustedError(None, None, sent.message)
     return {name: value for name, value in zip(names, sent) if value is not None}
+
+
+def read_fields(job, names, step, to, box, plan) -> list:
+    """The fields of a request for a job's variables, as its proof covers them."""
+    return [job, list(names) if type(names) in (list, tuple) else names, step, to, box, plan]
+
+
+def read_refusal(sessions, fields, session, mac) -> str | None:
+    """Why a request for a job's variables (:func:`read_fields`) is not answered (None: it is):
+    a session with the plan on this worker asks for them, into that plan's mailbox."""
+    job, names, _, to, box, plan = fields
+    if type(job) is not str or type(to) is not str or type(names) is not list:
+        return "a request for shared variables whose job, names or destination is malformed"
+    if type(box) not in (list, tuple) or len(box) != 4 or box[0] != plan:
+        return f"a request for shared variables into the mailbox {box!r:.120}, not its plan's"
+    return trust.call_refusal(sessions, READ_HANDLER, fields, session, mac, plan=plan)
 
 
 def _value_of(arg, values):

@@ -17,9 +17,14 @@ consumers fail at once rather than wait.
 Values sent by :mod:`.bulk` are checked before they are read
 (:func:`refusal`): mail for a plan the sending session has registered on
 this worker, pushes of that session's variables, every field of the right
-type. The mailbox and the push cache are the worker's own (its
-:class:`..worker.state.WorkerState`): workers sharing a process share
-neither. A value nobody can claim any more is dropped after
+type. Values sent on Dask's comms (:data:`HANDLER`, and pushes) must carry
+the same proof, a MAC by the session's secret (:mod:`.trust`), and keep
+within the bulk port's caps: a stranger's call is refused (logged once a
+minute per host) and nothing is kept; a session's value too large to keep is
+replaced by a :class:`.trust.TooLarge`, so its consumer fails at once with
+``ResourceExhaustedError`` naming it and the sizes. The mailbox and the push
+cache are the worker's own (its :class:`..worker.state.WorkerState`):
+workers sharing a process share neither. A value nobody can claim any more is dropped after
 ``daskflow.mailbox-ttl`` seconds (:mod:`.mailbox`), and a consumer that
 comes for it later is told so.
 """
@@ -31,13 +36,16 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
+from dask.sizeof import sizeof
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
+from ...errors import ResourceExhaustedError, UnauthenticatedError
 from ...kernels import compression
 from .. import dask_compat
 from ..worker.state import state_of
-from . import bulk, calls, pushes, shared_reads
+from . import bulk, calls, pushes, shared_reads, trust
+from .log_limit import OncePerPeer
 from .mailbox import ttl
 from .variable_cache import entry_refusal
 
@@ -111,19 +119,30 @@ def install(worker):
     if state.receiving:
         return
     mailbox = state.mailbox
+    # Calls refused on Dask's comms: a line a minute per host, with the count held back.
+    refused = OncePerPeer(logger, "daskflow refused a call from %s: %s")
 
-    def receive(key=None, value=None):
-        _receive(mailbox, key, value)
+    def receive(comm=None, key=None, value=None, session=None, mac=None):
+        return _receive(state, worker.address, trust.peer_of(comm), refused, key, value, session, mac)
 
     def deliver(header, items, release):
         worker.loop.add_callback(_arrived, state, header, items, release)
 
     dask_compat.serve_handler(worker, HANDLER, receive)
-    pushes.install(worker)
+    pushes.install(worker, refused)
     shared_reads.install(worker)
 
-    async def send_shared(job=None, names=(), step=None, to=None, box=None, plan=None):
-        # A reader's request for a job's variables held here (shared_reads._read).
+    async def send_shared(
+        comm=None, job=None, names=(), step=None, to=None, box=None, plan=None, session=None, mac=None
+    ):
+        # A reader's request for a job's variables held here (shared_reads._read): only a
+        # session with the plan here may have them sent anywhere.
+        fields = shared_reads.read_fields(job, names, step, to, box, plan)
+        reason = shared_reads.read_refusal(state.trusted, fields, session, mac)
+        if reason is not None:
+            host, who = trust.peer_of(comm)
+            refused(host, reason, who)
+            return reason
         values = state.shared.read_many(job, names, step)
         payload = tuple(values.get(name) for name in names)
         await _deliver(worker, to, tuple(box), payload, bulk.credentials(worker, plan))
@@ -136,7 +155,7 @@ def install(worker):
         arrivals.OUTCOMES_HANDLER,
         lambda since=None: to_serialize(arrivals.outcomes_since(since or {}, dask_worker=worker)),
     )
-    state.receiver = bulk.serve(worker, deliver, refusal)
+    state.receiver = bulk.serve(worker, deliver, refusal, state.trusted, state.unclaimed)
     state.receiving = True
     # Expiry with no new arrivals too; Dask stops the callback when the worker closes.
     dask_compat.every(worker, "daskflow-mailbox", mailbox.sweep, min(ttl() / 4, 30.0))
@@ -163,12 +182,37 @@ def _arrived(state, header, items, release=None):
         release()  # pushes are kept in the bounded cache, not the mailbox
 
 
-def _receive(mailbox, key=None, value=None):
-    """A value that came on Dask's comms (the handler :data:`HANDLER`), into ``mailbox``."""
-    if type(key) not in (list, tuple):
-        logger.warning("daskflow dropped a value sent under the key %r", key)
-        return
-    mailbox.put(tuple(key), value)
+def _receive(state, address, peer, refused, key, value, session, mac):
+    """A value that came on Dask's comms (the handler :data:`HANDLER`) for the worker at
+    ``address`` whose ``state`` it is, from ``peer`` = (host, address).
+
+    Returns None where it was filed (the value, or a :class:`.trust.TooLarge` in its
+    place), else why it was refused: nothing is filed then.
+    """
+    if type(key) not in (list, tuple) or not is_mailbox_key(list(key)):
+        reason = f"a mailbox key that is not [plan, step, name, name]: {_short(key)}"
+    else:
+        reason = trust.call_refusal(state.trusted, HANDLER, list(key), session, mac, plan=key[0])
+    if reason is not None:
+        refused(peer[0], reason, peer[1])
+        return reason
+    key, nbytes = tuple(key), sizeof(value)
+    limit, cap = bulk.max_bytes(), bulk.max_buffered()
+    release = state.unclaimed.reserve(session, nbytes, cap) if nbytes <= limit else None
+    if release is None:
+        what = f"the value of {key[2]} for partition {key[3]} in step {key[1]}"
+        if nbytes > limit:
+            why = f"over the {limit} bytes worker {address} takes in one value (daskflow.bulk-max-bytes)"
+        else:
+            held = state.unclaimed.held(session)
+            why = (
+                f"and this session's values waiting on worker {address} hold {held} bytes: over "
+                f"{cap} bytes with it (daskflow.bulk-max-buffered)"
+            )
+        value = trust.TooLarge(f"{what} is {nbytes} bytes, {why}")
+        refused(peer[0], value.message, peer[1])
+    state.mailbox.put(key, value, release)
+    return None
 
 
 _MAIL_FIELDS = frozenset({"kind", "key", "single"})
@@ -284,6 +328,8 @@ async def receive_args(worker, state, task_key, args, timeout):
 def unless_failed(value):
     if type(value) is Failed:
         raise UpstreamFailedError(f"partition {value.producer} failed, so this step cannot finish")
+    if type(value) is trust.TooLarge:
+        raise ResourceExhaustedError(None, None, value.message)
     return value
 
 
@@ -318,10 +364,10 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
         else:
             payload = _payload(results, send.indices)
             state.count_sent(send.key[:2], send.address, payload)
+        credentials = _credentials(sessions, send.key[0])
         if j in early:
-            deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j])))
+            deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j], credentials)))
         else:
-            credentials = _credentials(sessions, send.key[0])
             deliveries.append(
                 asyncio.ensure_future(_deliver(worker, send.address, send.key, payload, credentials))
             )
@@ -333,7 +379,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
 
 
 def _credentials(sessions, plan):
-    """What ``plan``'s messages go by bulk as, from a session table (None: on Dask's comms)."""
+    """What ``plan``'s messages go as, from a session table (None: none, they are refused)."""
     return None if sessions is None else sessions.credentials(plan)
 
 
@@ -397,13 +443,13 @@ def send_early(worker, state, results, sends) -> dict:
     return early
 
 
-async def _confirm(worker, send, payload, sent):
+async def _confirm(worker, send, payload, sent, credentials):
     """Wait for an early delivery; on Dask's comms again if it did not go."""
     try:
         await asyncio.wrap_future(sent)
     except OSError:
         bulk.forget(send.address)
-        await calls.call(worker.rpc, send.address, HANDLER, key=send.key, value=to_serialize(payload))
+        await _call_receive(worker.rpc, send.address, send.key, payload, credentials)
 
 
 def _repush(done, worker, address, entries, credentials):
@@ -435,7 +481,24 @@ async def _deliver(worker, address, key, payload, credentials):
     by_bulk = type(payload) is not Failed and bulk.eligible(payload)
     if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload, credentials):
         return
-    await calls.call(worker.rpc, address, HANDLER, key=key, value=to_serialize(payload))
+    await _call_receive(worker.rpc, address, key, payload, credentials)
+
+
+async def _call_receive(rpc, address, key, value, credentials):
+    """Put ``value`` under ``key`` in the mailbox at ``address`` on Dask's comms, proved as
+    ``credentials``' session (:mod:`.trust`).
+
+    Raises
+    ------
+    UnauthenticatedError
+        If the worker refused it (it knows no such session or plan: nothing was kept).
+    """
+    proof = trust.signed(credentials, HANDLER, list(key))
+    refused = await calls.call(rpc, address, HANDLER, key=key, value=to_serialize(value), **proof)
+    if refused is not None:
+        raise UnauthenticatedError(
+            None, None, f"worker {address} refused the value of {key[2]} for partition {key[3]}: {refused}"
+        )
 
 
 def _mail(key, single=False):
@@ -496,7 +559,8 @@ async def _push_in_background(worker, address, entries, credentials, delay=PUSH_
             return
         rpc = worker.rpc(address)
         for (name, version, keep), value in entries:
-            await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value))
+            proof = trust.signed(credentials, pushes.HANDLER, [name, version, keep])
+            await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value), **proof)
     except Exception:  # noqa: BLE001 - the reader's worker is gone: recovery handles it
         names = ", ".join(name for (name, _, _), _ in entries)
         logger.warning("daskflow could not push variables %s to %s", names, address)
@@ -546,6 +610,6 @@ async def _post(client, address, key, value):
         by_bulk, credentials = bulk.eligible((value,)), bulk.credentials(None, key[0])
         if by_bulk and await bulk.send(client.rpc, address, _mail(key, single=True), (value,), credentials):
             return
-        await client.rpc(address).daskflow_recv(key=key, value=to_serialize(value))
+        await _call_receive(client.rpc, address, key, value, credentials)
     except Exception:  # noqa: BLE001 - the consumer times out and names what it waited for
         logger.exception("daskflow could not send a fed value to %s", address)

@@ -44,9 +44,10 @@ PREFIX = "daskflow-programs-"
 class ProgramRegistry(WorkerPlugin):
     """Installs a plan's compiled partitions on each worker.
 
-    ``secret``: the session's (``secrets.token_bytes(32)``), proving its bulk
-    messages; None sends the plan's values on Dask's comms only. Made on the
-    client, the registry also lets the client send the plan's fed values.
+    ``secret``: the session's (``secrets.token_bytes(32)``), proving its
+    messages (:mod:`..wire.trust`); with None, the workers take none of the plan's
+    values. Made on the client, the registry also lets the client send the plan's
+    fed values.
     """
 
     def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None, secret=None):
@@ -67,20 +68,18 @@ class ProgramRegistry(WorkerPlugin):
         state.install_programs(self.plan_id, programs, self.sources, self.session)
         transport.install(worker)
         allocator.keep_step_buffers()
-        sessions = bulk.sessions_of(worker, state)
-        if self.credentials is not None and sessions is not None:
-            if not sessions.admit(self.plan_id, self.credentials):  # two sessions, one id: rare
-                logger.warning("daskflow session %s sends on Dask's comms: its id is in use", self.session)
+        # Its values are taken here (bulk port and Dask's comms alike) while a plan of it is.
+        if self.credentials is not None and not state.trusted.admit(self.plan_id, self.credentials):
+            logger.warning("daskflow session %s's values are refused here: another has its id", self.session)
 
     def teardown(self, worker):
         state = find_state(worker)
         if state is None:  # never set up here
             return
         state.uninstall_programs(self.plan_id, self.programs)
-        sessions = bulk.sessions_of(worker, state)
-        if self.credentials is not None and sessions is not None:
-            sessions.dismiss(self.plan_id)
-            if sessions.secret(self.credentials.session) is None:  # its last plan here
+        if self.credentials is not None:
+            state.trusted.dismiss(self.plan_id)
+            if state.trusted.secret(self.credentials.session) is None:  # its last plan here
                 bulk.close_links(self.credentials.session)
         state.mailbox.clear(self.plan_id)
         if not state.has_session(self.session):  # its other plans' readers still use the cache

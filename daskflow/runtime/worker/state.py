@@ -21,6 +21,7 @@ import collections
 import uuid
 
 from ..wire.mailbox import Mailbox
+from ..wire.trust import Sessions, Unclaimed
 from ..wire.variable_cache import VariableCache
 from .shared import SharedVariables
 
@@ -62,8 +63,12 @@ class WorkerState:
         The newest ``LOG_LIMIT`` partition instances' time by phase:
         ``(plan, step, instance, updates variables, waiting, computing, sending)``.
     receiver : bulk.Receiver or None
-        The worker's bulk port (None: it serves none); its session table
-        says whose messages it takes.
+        The worker's bulk port (None: it serves none).
+    trusted : trust.Sessions
+        The sessions whose values this worker takes, by plan, with their
+        secrets (:mod:`..wire.trust`): on its bulk port and on Dask's comms alike.
+    unclaimed : trust.Unclaimed
+        The bytes of each session's values delivered here and not yet claimed.
     receiving : bool
         Whether the worker serves its receiving ends yet
         (:func:`..wire.transport.install`).
@@ -96,6 +101,8 @@ class WorkerState:
         self.log: collections.deque = collections.deque(maxlen=LOG_LIMIT)
         self.phases: collections.deque = collections.deque(maxlen=LOG_LIMIT)
         self.receiver = None
+        self.trusted = Sessions()
+        self.unclaimed = Unclaimed()
         self.receiving = False
         self.traces: dict = {}
         self.traced_programs: dict = {}  # program id -> its traced variant (programs.TracedPrograms)
