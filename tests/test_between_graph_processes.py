@@ -297,3 +297,65 @@ def test_sync_training_on_a_cluster_of_dask_worker_processes_reaches_the_embedde
     assert [r["steps"] for r in reports] == [steps, steps]  # every worker took part in every round
     assert all(r["dropped"] == 0 for r in reports)
     assert reports[0]["accuracy"] >= _embedded_accuracy(steps, batch_size=64) - 0.03
+
+
+def test_a_job_whose_workers_end_at_different_times_ends_cleanly():
+    """`daskflow launch` of the usual TF1 script (the ps joins, the chief initializes), one
+    worker ending while the other trains: exit 0, both workers done, no traceback in any
+    process's log. Two runs here (the chief's plain Session, then its MonitoredTrainingSession,
+    each worker once the longer); tests/faults/between_graph_ends.py runs 20."""
+    from tests.faults.between_graph_ends import problems, run_job
+
+    for run in (0, 3):
+        code, output = run_job(run)
+        assert problems(code, output) == [], output[-4000:]
+
+
+def test_a_session_waits_for_the_tasks_its_graph_names_then_names_every_one_missing(monkeypatch):
+    from distributed import LocalCluster
+
+    ps = [f"127.0.0.1:{open_port()}" for _ in range(2)]
+    spec = tf.train.ClusterSpec({"ps": ps, "worker": [f"127.0.0.1:{open_port()}" for _ in range(2)]})
+    with LocalCluster(
+        n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+        servers = [tf.train.Server(spec, "worker", i) for i in range(2)]
+        server = servers[1]
+        graph = tf.Graph()
+        with graph.as_default():
+            with tf.device("/job:ps/task:0"):
+                a = tf.Variable(1.0, name="a")
+            with tf.device("/job:ps/task:1"):
+                b = tf.Variable(2.0, name="b")
+            total = a + b
+            init = tf.global_variables_initializer()
+        try:
+            config = tf.ConfigProto(operation_timeout_in_ms=1000)
+            with tf.Session(server.target, graph=graph, config=config) as sess:
+                with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+                    sess.run(init)
+            message = str(raised.value)
+            assert "['/job:ps/task:0', '/job:ps/task:1']" in message and "in 1 s" in message, message
+
+            def join_later():
+                time.sleep(1.0)
+                joined.extend(tf.train.Server(spec, "ps", i) for i in range(2))
+
+            joined = []
+            late = threading.Thread(target=join_later)
+            late.start()
+            try:
+                with tf.Session(server.target, graph=graph) as sess:  # waits up to 60 s by default
+                    sess.run(init)
+                    assert sess.run(total) == 3.0
+                    # An unplaced op runs on the session's own task, as in TF1 (checked with
+                    # TF 2.21's compat.v1: /job:worker/replica:0/task:1), not on worker 0.
+                    assert sess.placement(total)[total.op.name][1] == "worker-1"
+            finally:
+                late.join()
+                for task in joined:
+                    task.stop()
+        finally:
+            for task in servers:
+                task.stop()

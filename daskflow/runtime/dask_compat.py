@@ -274,6 +274,44 @@ def unregister_worker_plugins(scheduler, names) -> None:
             scheduler.loop.add_callback(scheduler.unregister_worker_plugin, None, name)
 
 
+async def to_running_workers(scheduler, msg: dict, tries=4, pause=0.25, timeout=10.0) -> dict:
+    """Send ``msg`` to every running worker, from the scheduler, quietly: address -> answer.
+
+    What ``Scheduler.broadcast`` does, less its error log: a worker that cannot
+    be reached is sent ``msg`` again (up to ``tries`` times) while the scheduler
+    still counts it as running; one that left meanwhile is left out, and is no
+    error (its plugins and state went with it). Those still there that never
+    answered map to None. Relies on ``Scheduler.workers`` (``WorkerState.status``),
+    ``Scheduler.rpc.connect``/``reuse`` and ``distributed.core.send_recv``.
+    """
+    from distributed.core import Status, send_recv
+
+    def running():
+        return {a for a, ws in scheduler.workers.items() if ws.status in (Status.running, Status.paused)}
+
+    async def send(address):
+        try:
+            comm = await asyncio.wait_for(scheduler.rpc.connect(address), timeout)
+            try:
+                return await asyncio.wait_for(send_recv(comm, close=True, **msg), timeout)
+            finally:
+                scheduler.rpc.reuse(address, comm)
+        except (OSError, asyncio.TimeoutError):  # leaving, or gone: asked again below
+            return None
+
+    answers: dict = {}
+    pending = sorted(running())
+    for attempt in range(tries):
+        for address, answer in zip(pending, await asyncio.gather(*map(send, pending))):
+            if answer is not None:
+                answers[address] = answer
+        pending = sorted(running() & {a for a in pending if a not in answers})
+        if not pending:
+            break
+        await asyncio.sleep(pause * (attempt + 1))
+    return {**answers, **dict.fromkeys(pending)}
+
+
 def worker_plugin_names(scheduler) -> list:
     """The names of the worker plugins the scheduler hands to workers that join."""
     return list(scheduler.worker_plugins)

@@ -78,7 +78,11 @@ class Session:
             try:
                 shared_job = None if job is None else job.job
                 self._cluster = ClusterRuntime(
-                    self._client, self.config, graph=self.graph, shared_job=shared_job
+                    self._client,
+                    self.config,
+                    graph=self.graph,
+                    shared_job=shared_job,
+                    own_task=None if job is None else job.task,
                 )
             except BaseException:
                 if self._owns_client:  # a half-made session leaves no client behind

@@ -23,6 +23,7 @@ class JobTarget:
     scheduler_address: str
     job: str
     security: object = None
+    task: str = ""  # the task a target names (``/job:worker/task:1``): where unplaced ops run
 
 
 _known: dict = {}  # "host:port" of a task -> JobTarget

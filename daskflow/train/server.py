@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import logging
@@ -121,11 +122,15 @@ class Server:
             self.scheduler_address = f"{_protocol(security)}{spec.task_address(*first)}"
         from ..runtime.targets import JobTarget, register
 
-        tasks = [spec.task_address(job, i) for job in spec.jobs for i in spec.task_indices(job)]
-        register(tasks, JobTarget(self.scheduler_address, self.job, security))
+        for name in spec.jobs:
+            for i in spec.task_indices(name):
+                # A session on a task's target runs the ops its graph leaves unplaced there, as in TF1.
+                target = JobTarget(self.scheduler_address, self.job, security, f"/job:{name}/task:{i}")
+                register([spec.task_address(name, i)], target)
         self._loop = None
         self._scheduler = None
         self._worker = None
+        self._heartbeats = None
         if start:
             self.start()
 
@@ -224,6 +229,7 @@ class Server:
         from ..runtime.wire.shared_reads import host
 
         host(self.job, self.server_def.cluster.as_dict(), dask_worker=worker)
+        self._heartbeats = _Heartbeats(worker)
         return worker
 
     def join(self):
@@ -247,6 +253,11 @@ class Server:
 
         # The worker leaves the scheduler first: other clients' steps and sessions then no
         # longer count on it (nor send it their plugins' removal).
+        # Its heartbeats stop first, none in flight: one crossing its leaving would have the
+        # scheduler warn of an unknown worker, or fail with a traceback as its comms close.
+        if self._heartbeats is not None:
+            with contextlib.suppress(Exception):
+                loop.run(self._heartbeats.stop(), timeout=10)
         closing = [leave_cluster(self._worker, "daskflow server stop") if self._worker else None]
         closing.append(self._scheduler.close() if self._scheduler else None)
         for coroutine in closing:
@@ -374,6 +385,37 @@ async def _wait_for_scheduler(address, seconds, security):
             continue
         await comm.close()
         return
+
+
+class _Heartbeats:
+    """The hosted worker's heartbeats to the scheduler, stopped with none in flight.
+
+    Relies on ``Worker.periodic_callbacks["heartbeat"]``, a tornado ``PeriodicCallback``
+    whose ``callback`` (``Worker.heartbeat``) is awaited on each period.
+    """
+
+    def __init__(self, worker):
+        self._periodic = worker.periodic_callbacks.get("heartbeat")
+        self._idle = asyncio.Event()
+        self._idle.set()
+        if self._periodic is not None:
+            beat = self._periodic.callback
+
+            async def tracked():
+                self._idle.clear()
+                try:
+                    await beat()
+                finally:
+                    self._idle.set()
+
+            self._periodic.callback = tracked
+
+    async def stop(self, timeout=5.0):
+        """Stop the heartbeats; return once the one in flight (if any) is answered."""
+        if self._periodic is not None:
+            self._periodic.stop()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
 
 
 class _LoopThread:

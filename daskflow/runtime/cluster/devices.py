@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -53,10 +54,16 @@ def scheduler_identity(client) -> dict:
     and its return. A session would then see its workers gone, rarely on an
     idle cluster and often while the poll runs.
     """
-    try:
-        return client.sync(client.scheduler.identity, n_workers=-1)
-    except TypeError:  # a scheduler older than ``n_workers``, which lists every worker
-        return client.sync(client.scheduler.identity)
+    for attempt in range(5):  # asked again when a comm closes under it (a task leaving)
+        try:
+            try:
+                return client.sync(client.scheduler.identity, n_workers=-1)
+            except TypeError:  # a scheduler older than ``n_workers``, which lists every worker
+                return client.sync(client.scheduler.identity)
+        except OSError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def filtered(workers: list[WorkerDevice], filters) -> list[WorkerDevice]:
@@ -155,6 +162,26 @@ def place(device: str, workers, allow_soft_placement=False) -> tuple[WorkerDevic
     message = f"device {device!r} is not in the cluster: placed on {fallback.name} (CPU)"
     warnings.warn(message, stacklevel=_callers_level())
     return fallback, False
+
+
+def on_task(device: str, home: str | None) -> str:
+    """``device`` on task ``home`` (``/job:worker/task:1``) where it names neither job nor task.
+
+    In TF1 a session on a task's target (``tf.Session(server.target)``) runs the ops its
+    graph leaves unplaced on that task, not on ``/job:worker/task:0``: one worker's
+    unplaced ops must not run on (and wait for) another's.
+
+    Examples
+    --------
+    >>> on_task("", "/job:worker/task:1")
+    '/job:worker/task:1'
+    >>> on_task("/job:ps/task:0", "/job:worker/task:1")
+    '/job:ps/task:0'
+    """
+    spec = DeviceSpec.from_string(device)
+    if not home or spec.job is not None or spec.task is not None:
+        return device
+    return DeviceSpec.from_string(home).make_merged_spec(spec).to_string()
 
 
 def warn_ignored_devices(plan, session) -> bool:

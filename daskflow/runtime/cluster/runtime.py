@@ -24,13 +24,14 @@ import uuid
 from dataclasses import dataclass
 
 from ...errors import FailedPreconditionError, OpError
+from ...framework.device_spec import DeviceSpec
 from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
-from . import lineage, recovery, scope, shared, sources
-from .devices import DeviceNotInClusterError, cluster_workers, filtered, place, scheduler_identity
+from . import lineage, plugins, recovery, scope, shared, sources
+from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .steps import BACKUP_PREFIX, Lowered
@@ -52,7 +53,7 @@ SESSION_SLOTS = 2**53 // STEPS_PER_SESSION  # 2**20: as many as five hex digits 
 class ClusterRuntime:
     """A session's link to a cluster: placement, variables, step submission."""
 
-    def __init__(self, client, config, graph=None, shared_job=None):
+    def __init__(self, client, config, graph=None, shared_job=None, own_task=None):
         self.client = client
         self.config = config
         self.graph = graph
@@ -70,6 +71,7 @@ class ClusterRuntime:
         if shared_job is None and self.independent:
             shared_job = scope.private_job(self.token)
         self.shared_job = shared_job
+        self.own_task = own_task  # a between-graph session's task (/job:worker/task:1): unplaced ops go there
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
@@ -271,14 +273,9 @@ class ClusterRuntime:
         """Take a plan no step will use again off the workers, its credentials with it."""
         bulk.CLIENT_SESSIONS.dismiss(lowered.plan_id)
         name = scope.programs_prefix(self.token) + lowered.plan_id
-        for plugin in (f"{name}-traced", name):
-            if plugin not in self._registries:
-                continue
-            try:
-                self.client.unregister_worker_plugin(plugin)
-            except Exception:  # noqa: BLE001 - close() tries again; the plan's steps are over
-                logger.warning("daskflow could not take %s off the workers", plugin, exc_info=True)
-                continue
+        names = [plugin for plugin in (f"{name}-traced", name) if plugin in self._registries]
+        plugins.remove(self.client, names)  # from the workers still there: one that left is no error
+        for plugin in names:
             self._registries.remove(plugin)
 
     def forget(self, executable):
@@ -506,26 +503,35 @@ class ClusterRuntime:
             }
         )
 
-    def _placed(self, lower, workers):
+    def _placed(self, lower, workers, plan):
         """``(lower(workers), workers)``; in a between-graph job, whose tasks start on their
-        own, a device whose task has not joined yet is waited for (as TF1's sessions wait for
-        their cluster's tasks), up to ``JOIN_WAIT`` seconds, before its error stands."""
-        deadline, waited = time.monotonic() + JOIN_WAIT, False
+        own, the tasks ``plan`` names that have not joined yet are waited for, as TF1's
+        sessions wait for their cluster's tasks (logging those missing every 10 s), up to
+        ``ConfigProto(operation_timeout_in_ms)`` or else ``JOIN_WAIT`` seconds (TF1 waits
+        for ever); then the error names every task still missing."""
+        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+        wait = timeout_ms / 1000 if timeout_ms > 0 else JOIN_WAIT
+        start = said = time.monotonic()
         while True:
             try:
                 return lower(workers), workers
             except DeviceNotInClusterError as e:
-                if self.shared_job is None:
+                if not self.between_graph:
                     raise
-                if time.monotonic() > deadline:
+                missing = _missing_tasks(plan, workers, self.own_task) or [str(e).splitlines()[0]]
+                if time.monotonic() - start > wait:
                     raise DeviceNotInClusterError(
-                        None, None, f"{e.message}\n(after waiting {JOIN_WAIT:.0f} s for it to join)"
+                        None,
+                        None,
+                        f"the tasks {missing} that the graph names did not join the cluster in {wait:g} s "
+                        "(ConfigProto(operation_timeout_in_ms=) sets how long a session waits for them)\n"
+                        f"{e.message}",
                     ) from None
-                if not waited:
-                    logger.info("waiting for the cluster's other tasks to join: %s", str(e).splitlines()[0])
-                waited = True
-                time.sleep(0.5)
-                workers = self.workers()
+                if time.monotonic() - said >= 10.0:
+                    logger.warning("session still waiting for the tasks %s to join the cluster", missing)
+                    said = time.monotonic()
+                time.sleep(0.25)
+                workers = self._look()
 
     def _replay(self, lost):
         """Recover, then submit again every dispatched step from the first unfinished one."""
@@ -537,7 +543,7 @@ class ClusterRuntime:
             self._commit(self._pending[-1])
 
     def _lower(self, executable, workers=None):
-        workers = workers or self.workers()
+        workers = workers or (self._look() if self.between_graph else self.workers())  # tasks may join yet
         plan_id = uuid.uuid4().hex[:12]
         timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
@@ -551,8 +557,10 @@ class ClusterRuntime:
                 self.token,
                 self.shared_job,
                 self.independent,
+                self.own_task,
             ),
             workers,
+            executable.plan,
         )
         if self.shared_job is not None:
             shared.define(self.client, self.shared_job, lowered)
@@ -723,15 +731,31 @@ class ClusterRuntime:
         for plan_id in self.metrics.plans:  # the client's copy of the session's secret
             bulk.CLIENT_SESSIONS.dismiss(plan_id)
         bulk.close_links(self.token)  # its fed values' connections
-        try:
-            for name in list(self._registries) if self.client.status == "running" else ():
-                try:
-                    self.client.unregister_worker_plugin(name)
-                except Exception:  # noqa: BLE001 - the others, and the session's effects, still go
-                    logger.warning("daskflow could not take %s off the workers", name, exc_info=True)
+        try:  # from the workers still there: one that left (a between-graph task ending) is no error
+            plugins.remove(self.client, self._registries)
         finally:
             self._registries.clear()
             scope.close_session(self.client, self.token)
+
+
+def _missing_tasks(plan, workers, own_task=None) -> list:
+    """The devices ``plan`` names (its partitions', its variables') that no worker of
+    ``workers`` offers, each as its task (``/job:ps/task:0``) where no worker is that task."""
+    devices = {on_task(p.device, own_task) for p in plan.partitions}
+    devices |= {plan.device_of(op) for op in plan.ops if op.primitive.is_variable}
+    missing = set()
+    for device in devices:
+        spec = DeviceSpec.from_string(device)
+        task = f"/job:{spec.job or 'worker'}" + ("" if spec.task is None else f"/task:{spec.task}")
+        if not workers:
+            missing.add(task)
+            continue
+        try:
+            place(device, workers)
+        except DeviceNotInClusterError:
+            there = any(w.job == (spec.job or "worker") and spec.task in (None, w.task) for w in workers)
+            missing.add(device if there else task)
+    return sorted(missing)
 
 
 def _open_session(client, low_latency, blas_threads, tries=8):
@@ -795,14 +819,7 @@ class _Pending:
     steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number
 
 
-def _register(client, plugin, tries=5):
-    """Register a worker plugin, again when a comm closes under it: a worker leaving while
-    the scheduler hands the plugin out fails the call (Dask's ``CommClosedError``, an
-    ``OSError``), though registering again is harmless (the scheduler keeps one per name)."""
-    for attempt in range(tries):
-        try:
-            return client.register_plugin(plugin)
-        except OSError:
-            if attempt == tries - 1:
-                raise
-            time.sleep(0.2 * (attempt + 1))
+def _register(client, plugin):
+    """Register a worker plugin on the workers running (and those to come): a worker leaving
+    meanwhile (a between-graph task ending) is no error, and fails no broadcast (plugins.py)."""
+    plugins.add(client, plugin)

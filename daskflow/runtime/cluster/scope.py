@@ -33,7 +33,7 @@ from ...kernels.devices import free_memory
 from .. import dask_compat, threads
 from ..worker.programs import PREFIX as PROGRAMS_PREFIX
 from ..worker.state import find_state
-from . import lineage, streams
+from . import lineage, plugins, streams
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,9 @@ class SessionOnScheduler(SchedulerPlugin):
 
     async def start(self, scheduler):
         # No await before add_plugin follows: two sessions cannot both pass this check.
-        taken = [p.name for p in _sessions(scheduler).values() if _overlap(p.steps, self.steps)]
+        # Not its own name: a registration made again after a comm closed finds itself there.
+        others = [p for p in _sessions(scheduler).values() if p.name != self.name]
+        taken = [p.name for p in others if _overlap(p.steps, self.steps)]
         if taken:
             raise StepsTakenError(f"steps {self.steps} are those of the open session {taken[0]}")
         self.scheduler = scheduler
@@ -131,8 +133,9 @@ class SessionOnWorker(WorkerPlugin):
 def open_session(client, token: str, steps: tuple[int, int], low_latency: bool, blas_threads=0) -> None:
     """Install session ``token``'s effects on ``client``'s cluster (its steps: ``steps``;
     ``blas_threads``: numpy's BLAS threads on its workers, 0 for as they are)."""
-    client.register_plugin(SessionOnScheduler(token, client.id, steps, low_latency))
-    client.register_plugin(SessionOnWorker(token, steps, low_latency, blas_threads))
+    # Made again when a comm closes under it: a worker leaving fails a broadcast (plugins.py).
+    plugins.retried(client.register_plugin, SessionOnScheduler(token, client.id, steps, low_latency))
+    plugins.add(client, SessionOnWorker(token, steps, low_latency, blas_threads))
     if low_latency:
         streams.unbatch(dask_compat.client_stream(client), token)
 
@@ -143,9 +146,8 @@ def close_session(client, token: str) -> None:
     if client.status != "running":
         return
     with contextlib.suppress(Exception):  # a scheduler that is gone took them with it
-        client.run_on_scheduler(_end_on_scheduler, token=token)
-    with contextlib.suppress(Exception):
-        client.unregister_worker_plugin(PREFIX + token)
+        plugins.retried(client.run_on_scheduler, _end_on_scheduler, token=token)
+    plugins.remove(client, [PREFIX + token])  # from the workers still there
 
 
 def _end_on_scheduler(dask_scheduler, token, workers_too=False):
@@ -157,9 +159,7 @@ def _end_on_scheduler(dask_scheduler, token, workers_too=False):
     if workers_too:  # the client left without closing: its programs and secret go too
         programs = programs_prefix(token)
         names = dask_compat.worker_plugin_names(dask_scheduler)
-        dask_compat.unregister_worker_plugins(
-            dask_scheduler, [name for name in names if name == PREFIX + token or name.startswith(programs)]
-        )
+        plugins.later(dask_scheduler, [n for n in names if n == PREFIX + token or n.startswith(programs)])
 
 
 def _sessions(scheduler) -> dict:

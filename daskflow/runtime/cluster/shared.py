@@ -14,7 +14,7 @@ import uuid
 from ...errors import AbortedError, InvalidArgumentError
 from ..wire import shared_reads
 from ..worker.shared import Definition
-from . import recovery
+from . import plugins, recovery
 from .devices import cluster_workers, place, scheduler_identity
 
 
@@ -40,7 +40,8 @@ def define(client, job, lowered):
     """
     for address, defs in definitions(lowered).items():
         try:
-            client.run(shared_reads.define, job, defs, workers=[address])
+            # Made again when a comm closes under it (a task of the job leaving meanwhile).
+            plugins.retried(client.run, shared_reads.define, job, defs, workers=[address])
         except InvalidArgumentError as e:
             raise InvalidArgumentError(None, None, e.message) from None
 
@@ -125,7 +126,8 @@ def reset(client, job):
 
 def initialized(client, job) -> set:
     """The names of ``job``'s variables that have a value, on any worker."""
-    return {name for found in client.run(shared_reads.names, job).values() for name in found}
+    found = plugins.retried(client.run, shared_reads.names, job)  # again if a task leaves meanwhile
+    return {name for names in found.values() for name in names}
 
 
 def recover(runtime, lost) -> dict:

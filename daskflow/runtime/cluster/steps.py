@@ -45,7 +45,7 @@ from ..worker.arrivals import EachReplica, FirstReplicas
 from ..worker.programs import AGAIN, run_loop, run_program
 from ..worker.shared import SharedRead, SharedWrite
 from . import lineage
-from .devices import place
+from .devices import on_task, place
 from .held import Held
 from .recovery import BACKUP_PREFIX, WorkerLost
 
@@ -160,6 +160,7 @@ class Lowered:
         session="",
         shared_job=None,
         independent=False,
+        own_task=None,
     ):
         self.executable = executable
         self.shared_job = shared_job  # a between-graph job's id: its variables live on their workers
@@ -178,7 +179,9 @@ class Lowered:
         self._roles = {}  # instance name -> its worker as task keys name it: ps_0, worker_1_gpu0
         for p in plan.partitions:
             for inst in self.instances(p.key):
-                device = p.device if inst.replica is None else replica_device(p.device, tasks[inst.replica])
+                device = on_task(p.device, own_task)  # a between-graph session's task, in TF1
+                if inst.replica is not None:
+                    device = replica_device(p.device, tasks[inst.replica])
                 self.placement[inst.name] = place(device, workers, soft)
                 self._roles[inst.name] = _role(*self.placement[inst.name], device)
         self.required: dict = {}  # variable name -> must it have a value (some partition reads it)
