@@ -59,9 +59,7 @@ class SessionOnScheduler(SchedulerPlugin):
 
     async def start(self, scheduler):
         # No await before add_plugin follows: two sessions cannot both pass this check.
-        # Not its own name: a registration made again after a comm closed finds itself there.
-        others = [p for p in _sessions(scheduler).values() if p.name != self.name]
-        taken = [p.name for p in others if _overlap(p.steps, self.steps)]
+        taken = [p.name for p in _sessions(scheduler).values() if _overlap(p.steps, self.steps)]
         if taken:
             raise StepsTakenError(f"steps {self.steps} are those of the open session {taken[0]}")
         self.scheduler = scheduler
