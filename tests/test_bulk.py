@@ -437,7 +437,8 @@ def _settled(read, quiet=0.3, deadline=10.0):
 
 def _run_two_variables(target, steps, between=lambda: None):
     g, a, b, train = _two_variables_graph()
-    with tf.Session(target, graph=g) as sess:
+    config = tf.ConfigProto(backup_variables=False)  # only pushes reach the reader: counted
+    with tf.Session(target, graph=g, config=config) as sess:
         sess.run([a.initializer, b.initializer])
         for _ in range(3):
             sess.run(train)

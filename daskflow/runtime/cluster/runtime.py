@@ -23,6 +23,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
+import dask
+
 from ...errors import FailedPreconditionError, OpError
 from ...framework.device_spec import DeviceSpec
 from .. import dask_compat, steps_per_run
@@ -30,7 +32,7 @@ from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
-from . import lineage, plugins, recovery, scope, shared, sources
+from . import lineage, memory, plugins, recovery, scope, shared, sources
 from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
@@ -75,6 +77,7 @@ class ClusterRuntime:
         self._steps = itertools.count(first_step)
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
+        self._room: dict = {}  # worker address -> (memory limit, bytes in use), as _known
         self._pending: collections.deque = collections.deque()
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -107,10 +110,10 @@ class ClusterRuntime:
 
     def _look(self):
         """The workers there are, asked of the scheduler; remembered as ``_known``."""
-        workers = filtered(
-            cluster_workers(scheduler_identity(self.client)), getattr(self.config, "device_filters", None)
-        )
+        identity = scheduler_identity(self.client)
+        workers = filtered(cluster_workers(identity), getattr(self.config, "device_filters", None))
         self._known = ({w.name: w.address for w in workers}, time.monotonic())
+        self._room.update(memory.rooms(identity))  # a worker gone keeps its last (lost_too_often)
         return workers
 
     def _addresses(self):
@@ -151,7 +154,7 @@ class ClusterRuntime:
             return []
         self.sync()
         start = time.perf_counter()
-        pending = None
+        pending, losses = None, 0
         while True:
             try:
                 pending = self._submit(lowered, feed_values, steps=steps)
@@ -159,7 +162,7 @@ class ClusterRuntime:
                 fetched = self._finish(pending)
                 break
             except recovery.WorkerLost as lost:
-                self._recover(lost)  # then run the step again
+                losses = self._recover_counted(lost, losses)  # then run the step again
             except OpError as e:
                 if steps == 1 or pending is None:  # pending: a run that was never submitted
                     raise
@@ -332,11 +335,26 @@ class ClusterRuntime:
         self._pending.clear()
 
     def _submit_recovering(self, lowered, feed_values, steps=1):
+        losses = 0
         while True:
             try:
                 return self._submit(lowered, feed_values, steps=steps)
             except recovery.WorkerLost as lost:
-                self._replay(lost) if self._pending else self._recover(lost)
+                if self._pending:
+                    self._replay(lost)
+                else:
+                    losses = self._recover_counted(lost, losses)
+
+    def _recover_counted(self, lost, losses) -> int:
+        """Recover from the ``losses + 1``-th loss of one step; past Dask's
+        ``distributed.scheduler.allowed-failures``, end the step instead: a step that loses
+        its workers each time it runs (one filling a worker's memory) would run for ever."""
+        losses += 1
+        if losses > dask.config.get("distributed.scheduler.allowed-failures", 3):
+            here = set(self.workers_now().values())
+            raise memory.lost_too_often(lost.names, losses, self._room, here) from None
+        self._recover(lost)
+        return losses
 
     def _submit(self, lowered, feed_values, only=None, steps=1):
         first = n = next(self._steps)
@@ -353,6 +371,9 @@ class ClusterRuntime:
         else:
             backups = None
         step = lowered.graph(first, feed_values, table.values, addresses, backups, table.pushed, only, steps)
+        if step.posts:  # before anything is sent: a value too big would push its worker over
+            names_of = {a: name for name, a in addresses.items()}
+            memory.check_posts(step.posts, self._room, names_of, lowered.executable.feeds)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks({name: held for name, held in read if name not in step.prior})
