@@ -498,3 +498,26 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             assert layer.annotations["resources"] == {"GPU": 1}
             # The dashboard names a task by key_split: the worker, its GPU and what the task does.
             assert {key_split(k) for k in layer} == {"worker_1_gpu0 step"}
+
+
+def test_a_cluster_step_past_its_deadline_is_tf1s_error_and_changes_nothing(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="weights")
+    with tf.device("/job:worker/task:0"):  # a loop that never ends, checked on its worker
+        forever = tf.while_loop(lambda i: i >= 0, lambda i: i + 1, [tf.constant(0)])
+    with tf.device("/job:worker/task:1"):  # a kernel that checks no deadline: the session ends it
+        slow = tf.py_func(lambda: (time.sleep(3.0), np.float32(0))[1], [], tf.float32)
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, 1.0)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        for fetches in ([forever, bump], [slow, bump]):
+            start = time.monotonic()
+            with pytest.raises(tf.errors.DeadlineExceededError, match="Timed out waiting for notification"):
+                sess.run(fetches, options=tf.RunOptions(timeout_in_ms=300))
+            assert time.monotonic() - start < 2.5  # not the 3 s of the slow kernel
+            assert sess.run(v) == 1.0  # the step's update was not kept
+        assert sess.run(bump, options=tf.RunOptions(timeout_in_ms=60_000)) == 2.0  # in time: runs
+    with tf.Session(cluster, config=tf.ConfigProto(operation_timeout_in_ms=300)) as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(forever)

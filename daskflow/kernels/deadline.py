@@ -14,6 +14,7 @@ import threading
 import time
 
 _local = threading.local()
+TIMED_OUT = "Timed out waiting for notification"  # TF1's message past a run's deadline
 
 
 @contextlib.contextmanager
@@ -27,10 +28,33 @@ def within(milliseconds):
         _local.at = previous
 
 
+@contextlib.contextmanager
+def until(at):
+    """Run the body under a deadline at ``time.monotonic() == at`` (None: none)."""
+    previous = getattr(_local, "at", None)
+    _local.at = at
+    try:
+        yield
+    finally:
+        _local.at = previous
+
+
+def bounded(fn, milliseconds):
+    """``fn`` called under a deadline ``milliseconds`` from now, whichever thread calls it:
+    a cluster step's partition gets the step's deadline as it starts on its worker."""
+    at = time.monotonic() + milliseconds / 1000
+
+    def call(*args, **kwargs):
+        with until(at):
+            return fn(*args, **kwargs)
+
+    return call
+
+
 def check():
     """Raise TF1's ``DeadlineExceededError`` if this thread's step is past its deadline."""
     at = getattr(_local, "at", None)
     if at is not None and time.monotonic() > at:
         from ..errors import DeadlineExceededError
 
-        raise DeadlineExceededError(None, None, "Timed out waiting for notification")
+        raise DeadlineExceededError(None, None, TIMED_OUT)

@@ -123,11 +123,11 @@ class Session:
         if run_metadata is not None:  # reported on, traced if asked: not the per-step path
             return mapper.build(self._run_reporting(executable, feed_values, options, run_metadata))
         steps = self._steps(executable)
+        limit = (options is not None and getattr(options, "timeout_in_ms", 0)) or self._operation_timeout_ms
         if self._cluster is not None:
             if executable.next_profile is not None and executable.profile_due():
                 return mapper.build(self._profiled_step(executable, feed_values, steps))
-            return mapper.build(self._cluster.step(executable, feed_values, steps))
-        limit = (options is not None and getattr(options, "timeout_in_ms", 0)) or self._operation_timeout_ms
+            return mapper.build(self._cluster.step(executable, feed_values, steps, limit or None))
         if limit:  # a deadline: TF1's DeadlineExceededError once the step runs past it
             with deadline.within(limit):
                 return mapper.build(self._embedded_steps(executable, feed_values, steps))

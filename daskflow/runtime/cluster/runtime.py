@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import dask
 
-from ...errors import FailedPreconditionError, OpError
+from ...errors import DeadlineExceededError, FailedPreconditionError, OpError
 from ...framework.device_spec import DeviceSpec
+from ...kernels.deadline import TIMED_OUT
 from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..wire import bulk
@@ -42,6 +43,9 @@ from .variables import Change, VariableTable
 logger = logging.getLogger(__name__)
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
+# Seconds past a run's deadline before the session itself ends the step: a partition's loops
+# stop at the deadline on their worker, with a more precise error than ours.
+DEADLINE_GRACE = 1.0
 JOIN_WAIT = 60.0  # seconds a between-graph session waits for a task its graph names to join
 LEAVING_SECS = 5.0  # how long a lost connection is given to show as a worker leaving
 # Each session numbers its steps from its own offset: one of SESSION_SLOTS slots of
@@ -130,9 +134,13 @@ class ClusterRuntime:
         return {**known, **stand_ins}
 
     # -- a step -------------------------------------------------------------------------------
-    def step(self, executable, feed_values, steps=1):
+    def step(self, executable, feed_values, steps=1, limit_ms=None):
         """Run one step (``steps`` steps: ``ConfigProto(steps_per_run=...)``): submit its
         graph, wait, commit new variable futures, return fetches.
+
+        ``limit_ms``: the run's deadline (TF1's ``RunOptions(timeout_in_ms)``), recoveries
+        included: past it the step's tasks are cancelled, its partitions' loops stop, and
+        ``DeadlineExceededError`` is raised with the variables as before the step.
 
         With ``ConfigProto(async_dispatch=N)``, a step that fetches only ops
         returns once submitted, so up to N steps are in flight; its variable
@@ -141,14 +149,15 @@ class ClusterRuntime:
         with the variables as they were before the failing step.
         """
         lowered = self._plan(executable)
+        at = time.monotonic() + limit_ms / 1000 if limit_ms else None
         if steps > 1 and self.shared_job is not None:  # variables shared in place: step by step
             return self._steps_one_by_one(executable, feed_values, steps)
         if lowered.independent and lowered.replicated:
-            return self._replica_step(lowered, executable, feed_values)
+            return self._replica_step(lowered, executable, feed_values, at)
         depth = getattr(self.config, "async_dispatch", 0)
         if depth and not executable.fetch_sources:
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
-            self._pending.append(self._submit_recovering(lowered, feed_values, steps))
+            self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
             self._commit(self._pending[-1])
             self._drain(keep=depth)
             return []
@@ -157,7 +166,7 @@ class ClusterRuntime:
         pending, losses = None, 0
         while True:
             try:
-                pending = self._submit(lowered, feed_values, steps=steps)
+                pending = self._submit(lowered, feed_values, steps=steps, at=at)
                 pending.start = start  # a recovered step's wall time includes the pause
                 fetched = self._finish(pending)
                 break
@@ -218,7 +227,7 @@ class ClusterRuntime:
             out[key] = steps_per_run.failed_step(error)
         return out
 
-    def _replica_step(self, lowered, executable, feed_values):
+    def _replica_step(self, lowered, executable, feed_values, at=None):
         """One step of the next free replica (``ConfigProto(independent_replicas=True)``).
 
         A step fetching only ops returns once submitted: the others go on
@@ -227,7 +236,7 @@ class ClusterRuntime:
         """
         replica = self._free_replica(lowered)
         feed_values = _copies(feed_values)
-        pending = self._submit(lowered, feed_values, only=replica)
+        pending = self._submit(lowered, feed_values, only=replica, at=at)
         pending.replica = replica
         if not executable.fetch_sources:
             self._pending.append(pending)
@@ -334,11 +343,11 @@ class ClusterRuntime:
         self.table.roll_back([step.change for step in steps])
         self._pending.clear()
 
-    def _submit_recovering(self, lowered, feed_values, steps=1):
+    def _submit_recovering(self, lowered, feed_values, steps=1, at=None):
         losses = 0
         while True:
             try:
-                return self._submit(lowered, feed_values, steps=steps)
+                return self._submit(lowered, feed_values, steps=steps, at=at)
             except recovery.WorkerLost as lost:
                 if self._pending:
                     self._replay(lost)
@@ -356,7 +365,12 @@ class ClusterRuntime:
         self._recover(lost)
         return losses
 
-    def _submit(self, lowered, feed_values, only=None, steps=1):
+    def _submit(self, lowered, feed_values, only=None, steps=1, at=None):
+        limit_ms = None
+        if at is not None:  # what is left of the run's deadline (a recovery took some)
+            limit_ms = int((at - time.monotonic()) * 1000)
+            if limit_ms <= 0:
+                raise DeadlineExceededError(None, None, TIMED_OUT)
         first = n = next(self._steps)
         if steps > 1:  # a run of several steps takes their numbers; n is its last step's
             n = next(itertools.islice(self._steps, steps - 2, None))
@@ -370,7 +384,9 @@ class ClusterRuntime:
             backups = recovery.backup_workers(self._known[0])
         else:
             backups = None
-        step = lowered.graph(first, feed_values, table.values, addresses, backups, table.pushed, only, steps)
+        step = lowered.graph(
+            first, feed_values, table.values, addresses, backups, table.pushed, only, steps, limit_ms
+        )
         if step.posts:  # before anything is sent: a value too big would push its worker over
             names_of = {a: name for name, a in addresses.items()}
             memory.check_posts(step.posts, self._room, names_of, lowered.executable.feeds)
@@ -400,11 +416,18 @@ class ClusterRuntime:
         names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
         used = {addresses[name]: name for name in names if name in addresses}
         change = table.change(updated)
-        return _Pending(lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps)
+        pending = _Pending(lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps)
+        if at is not None:  # the workers' own checks end the step first, naming what stopped
+            pending.at = at + DEADLINE_GRACE
+        return pending
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
-        self._wait_watching(pending.awaited, pending.used)
+        try:
+            self._wait_watching(pending.awaited, pending.used, pending.at)
+        except DeadlineExceededError:  # its loops stop on their own; its waits end here
+            self.client.cancel(list(pending.futures.values()))
+            raise
         if any(f.status == "error" for f in pending.awaited):
             with contextlib.suppress(TimeoutError):  # the cause may be a replica: give it a moment
                 dask_compat.wait_quietly(self.client, list(pending.futures.values()), REFRESH)
@@ -462,21 +485,25 @@ class ClusterRuntime:
                 raise recovery.WorkerLost({pending.used[a] for a in gone}) from None
             raise
 
-    def _wait_watching(self, futures, used):
-        """Wait for ``futures``; raise WorkerLost if a worker of ``used`` (address -> name) leaves.
+    def _wait_watching(self, futures, used, at=None):
+        """Wait for ``futures``; raise WorkerLost if a worker of ``used`` (address -> name) leaves,
+        DeadlineExceededError at ``time.monotonic() == at`` (None: no deadline).
 
         Waiting costs no request: completions arrive on the client's stream. A
         worker that dies leaves its tasks waiting forever, so look now and then.
         """
         while True:
+            wait = REFRESH if at is None else max(0.0, min(REFRESH, at - time.monotonic()))
             try:
-                return dask_compat.wait_quietly(self.client, futures, REFRESH)
+                return dask_compat.wait_quietly(self.client, futures, wait)
             except TimeoutError:
                 if any(f.status == "error" for f in futures):
                     return  # an error ends the wait: its consumers may wait for a sender that failed
                 gone = set(used) - set(self.workers_now().values())
                 if gone:
                     raise recovery.WorkerLost({used[a] for a in gone}) from None
+                if at is not None and time.monotonic() >= at:
+                    raise DeadlineExceededError(None, None, TIMED_OUT) from None
 
     def _commit(self, pending):
         lowered = pending.lowered
@@ -799,8 +826,12 @@ def _open_session(client, low_latency, blas_threads, tries=8):
 
 
 def _lost_connection(futures) -> bool:
-    """Whether a failed task lost a connection (a worker it talked to may be dying)."""
-    return any(f.status == "error" and isinstance(f.exception(), OSError) for f in futures)
+    """Whether a failed task lost a connection (a worker it talked to may be dying); not TF1's
+    errors, though some are OSErrors too (``DeadlineExceededError`` is a ``TimeoutError``)."""
+    return any(
+        f.status == "error" and isinstance(f.exception(), OSError) and not isinstance(f.exception(), OpError)
+        for f in futures
+    )
 
 
 def _raise_first_failure(futures):
@@ -838,6 +869,7 @@ class _Pending:
     used: dict  # address -> name of each worker the step runs on
     replica: int | None = None  # the replica it runs alone (ConfigProto(independent_replicas=True))
     steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number
+    at: float | None = None  # the run's deadline (time.monotonic()), or None
 
 
 def _register(client, plugin):

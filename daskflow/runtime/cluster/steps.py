@@ -355,7 +355,18 @@ class Lowered:
         return GatheredArg(tuple(i.name for i in self.instances(part)))
 
     # -- one step -----------------------------------------------------------------------------
-    def graph(self, n, feed_values, variables, addresses, backups=None, pushed=None, only=None, rounds=1):
+    def graph(
+        self,
+        n,
+        feed_values,
+        variables,
+        addresses,
+        backups=None,
+        pushed=None,
+        only=None,
+        rounds=1,
+        limit_ms=None,
+    ):
         """Step ``n``'s :class:`StepGraph`.
 
         A replica whose worker has left is skipped (the step runs with the
@@ -373,8 +384,10 @@ class Lowered:
         ``rounds``: steps ``n`` to ``n + rounds - 1`` in one graph
         (``ConfigProto(steps_per_run=...)``), each instance's task running its
         program once per step (:func:`.run_loop`); the keys are the last step's,
-        and so are the fetches and new values.
+        and so are the fetches and new values. ``limit_ms``: the step's deadline
+        (``RunOptions(timeout_in_ms)``), which each partition's loops check.
         """
+        limit = {"limit_ms": limit_ms} if limit_ms else {}
         absent = {
             t.inst.name
             for t in self._templates
@@ -440,6 +453,7 @@ class Lowered:
                     trace,
                     shared,
                     *args,
+                    **limit,
                 )
             else:
                 loop = self._loop(t, n, rounds, read, here, addresses, absent, takers, prior)
@@ -448,7 +462,7 @@ class Lowered:
                 loop[0] = (s, first_sends, None)  # its arguments go as the task's: Dask resolves those
                 forget = self._forget[t.inst.name]
                 call = (key, t.program_id, replica, mode, self.timeout, trace, commit, forget, tuple(loop))
-                task = Task(key, run_loop, *call, *first_args)
+                task = Task(key, run_loop, *call, *first_args, **limit)
             layers[t.inst.name] = MaterializedLayer({key: task}, annotations=self._annotations(t.inst, here))
             if takers:  # on the same worker, but holding no GPU while they wait
                 pinned = {"workers": [here], "allow_other_workers": False}

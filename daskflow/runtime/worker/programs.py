@@ -30,6 +30,7 @@ from distributed.protocol import pickle
 
 from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
+from ...kernels import deadline
 from .. import allocator
 from ..cluster import sources
 from ..plan.executable import traced_function
@@ -86,7 +87,9 @@ class ProgramRegistry(WorkerPlugin):
             state.cache.clear(pushes.cache_name(self.session, ""))
 
 
-async def run_program(task_key, program_id, replica, mode, sends, timeout, trace, shared, *args):
+async def run_program(
+    task_key, program_id, replica, mode, sends, timeout, trace, shared, *args, limit_ms=None
+):
     """The task a partition instance runs on its worker.
 
     Arguments that other instances produce arrive through the mailbox
@@ -98,9 +101,10 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     the step's trace token, when it is traced (else None). ``shared``: a
     :class:`.shared.SharedWrite` when the instance reads or updates a job's
     shared variables (else None): it reads the newest values, and an update
-    writes its results under the job's lock (:mod:`.shared`).
+    writes its results under the job's lock (:mod:`.shared`). ``limit_ms``: the
+    step's deadline, from now (TF1's ``timeout_in_ms``): its loops check it.
     """
-    run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, sends)
+    run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, sends, limit_ms)
     try:
         results, early, _ = await run.round(task_key[1], sends, args, shared)
     except Exception as e:
@@ -110,7 +114,9 @@ async def run_program(task_key, program_id, replica, mode, sends, timeout, trace
     run.note_phases()
 
 
-async def run_loop(task_key, program_id, replica, mode, timeout, trace, commit, forget, rounds, *args):
+async def run_loop(
+    task_key, program_id, replica, mode, timeout, trace, commit, forget, rounds, *args, limit_ms=None
+):
     """Several steps of one partition instance in one task (``ConfigProto(steps_per_run=K)``).
 
     Each of ``rounds``, ``(step, sends, args)``, is one step, with its own
@@ -130,7 +136,9 @@ async def run_loop(task_key, program_id, replica, mode, timeout, trace, commit, 
     the session can keep them, and the error carries ``daskflow_step = k``.
     """
     loop = Loop(rounds, commit)
-    run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, loop.sends_from(0))
+    run = await _Instance.start(
+        task_key, program_id, replica, mode, timeout, trace, loop.sends_from(0), limit_ms
+    )
     first = last = None
     try:
         for k, (step, sends, round_args) in enumerate(rounds):
@@ -200,12 +208,14 @@ class TracedPrograms(WorkerPlugin):
 class _Instance:
     """One partition instance's task on its worker: its program, clock and step rounds."""
 
-    def __init__(self, worker, state, task_key, program_id, program, replica, mode, timeout, trace):
+    def __init__(self, worker, state, task_key, program_id, program, replica, mode, timeout, trace, limit_ms):
         self.worker, self.state, self.task_key = worker, state, task_key
         self.plan_id = program_id.partition("-")[0]
         self.key, fn, bindings = program
         if trace is not None:  # a traced step: note this instance's times here
             fn = _Timed(fn, self.key, replica, state.trace(trace), state.traced_programs.get(program_id))
+        if limit_ms:  # on the computing thread, where the loops look for it
+            fn = deadline.bounded(fn, limit_ms)
         self.fn, self.replica, self.mode, self.timeout = fn, replica, mode, timeout
         self.clock = _Clock()
         self.loop = asyncio.get_running_loop()
@@ -213,14 +223,14 @@ class _Instance:
         self.blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
 
     @classmethod
-    async def start(cls, task_key, program_id, replica, mode, timeout, trace, sends):
+    async def start(cls, task_key, program_id, replica, mode, timeout, trace, sends, limit_ms=None):
         worker = get_worker()
         state = state_of(worker)  # the one look-up of the worker's state for this task
         program = state.program(program_id)
         if program is None:
             await transport.fail_consumers(worker, state, program_id, sends)
             raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
-        return cls(worker, state, task_key, program_id, program, replica, mode, timeout, trace)
+        return cls(worker, state, task_key, program_id, program, replica, mode, timeout, trace, limit_ms)
 
     async def round(self, n, sends, args, shared, first=None):
         """One step's computation (step number ``n``): ``(results, early sends, arguments)``.
