@@ -17,26 +17,20 @@ _local = threading.local()
 TIMED_OUT = "Timed out waiting for notification"  # TF1's message past a run's deadline
 
 
-@contextlib.contextmanager
 def within(milliseconds):
     """Run the body under a deadline ``milliseconds`` from now (None or 0: none)."""
-    previous = getattr(_local, "at", None)
-    _local.at = time.monotonic() + milliseconds / 1000 if milliseconds else None
-    try:
-        yield
-    finally:
-        _local.at = previous
+    return until(time.monotonic() + milliseconds / 1000 if milliseconds else None)
 
 
 @contextlib.contextmanager
 def until(at):
     """Run the body under a deadline at ``time.monotonic() == at`` (None: none)."""
-    previous = getattr(_local, "at", None)
+    saved = getattr(_local, "at", None)
     _local.at = at
     try:
         yield
     finally:
-        _local.at = previous
+        _local.at = saved
 
 
 def bounded(fn, milliseconds):
