@@ -302,11 +302,11 @@ def test_sync_training_on_a_cluster_of_dask_worker_processes_reaches_the_embedde
 def test_a_job_whose_workers_end_at_different_times_ends_cleanly():
     """`daskflow launch` of the usual TF1 script (the ps joins, the chief initializes), one
     worker ending while the other trains: exit 0, both workers done, no traceback in any
-    process's log. Two runs here (the chief's plain Session, then its MonitoredTrainingSession,
-    each worker once the longer); tests/faults/between_graph_ends.py runs 20."""
+    process's log. One run here (the chief's MonitoredTrainingSession, worker 1 the longer);
+    tests/faults/between_graph_ends.py runs 20, of every variant."""
     from tests.faults.between_graph_ends import problems, run_job
 
-    for run in (0, 3):
+    for run in (3,):
         code, output = run_job(run)
         assert problems(code, output) == [], output[-4000:]
 

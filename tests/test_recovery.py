@@ -450,29 +450,39 @@ def test_the_default_config_survives_kill_minus_9_of_the_ps():
     np.testing.assert_allclose(value, _numpy_step(expected[went_on_from], batches[5]), rtol=1e-5)
 
 
-def test_two_workers_lost_one_after_the_other_never_abort_training():
-    # ps-0's copies are on worker-0 (the next name): kill it, then ps-0. The first loss takes
-    # the copies with it; they are made again at once, and the second loss restores them.
-    batches = _batches(12)
+@pytest.mark.parametrize(
+    "names, first",
+    [
+        (["ps-0", "worker-0", "worker-1"], "worker-0"),  # runs the gradients: the step recovers
+        (["ps-0", "ps-1", "worker-0"], "ps-1"),  # in no step: none notices, the copies go anyway
+    ],
+)
+def test_two_workers_lost_one_after_the_other_never_abort_training(names, first):
+    # ps-0's copies are on the next name: kill it, then ps-0. The first loss takes the copies
+    # with it; they are made again at once, and the second loss restores them.
+    batches = _batches(14)
     expected = _trajectory(batches)
     w, train, x, y = _regression()
     config = tf.ConfigProto(recovery_wait_secs=20)
-    with cli_cluster(["ps-0", "worker-0", "worker-1"], nanny=True) as (address, _):
+    with cli_cluster(names, nanny=True) as (address, _):
         with tf.Session(address, config=config) as sess:
             sess.run(w.initializer)
-            _train(sess, train, x, y, batches[:6])
-            _kill_minus_9(address, "worker-0", sess)
-            _train(sess, train, x, y, batches[6:10])  # the Nanny's worker-0 takes the copies
+            _train(sess, train, x, y, batches[:8])  # the initializer and 8 steps: 9 updates
+            _kill_minus_9(address, first, sess)
+            # Updates 10-13, none a doubling's (16): the first copies again as a copy left.
+            _train(sess, train, x, y, batches[8:12])
             _kill_minus_9(address, "ps-0", sess)
-            _train(sess, train, x, y, batches[10:])
+            _train(sess, train, x, y, batches[12:])
             value = sess.run(w)
-            first, second = sess.recoveries
-    assert first["lost"] == ["worker-0"] and first["steps_lost"] == 0
+            recoveries = sess.recoveries
+    *before, second = recoveries
+    assert [r["lost"] for r in before] == ([[first]] if first == "worker-0" else [])
+    assert all(r["steps_lost"] == 0 for r in before)
     assert second["lost"] == ["ps-0"]
-    # Step 7, the first after the copies left, copied again: at most steps 8-10 are lost.
+    # Step 9, the first after the copies left, copied again: at most steps 10-12 are lost.
     assert 0 <= second["steps_lost"] <= 3
-    went_on_from = 10 - second["steps_lost"]
-    np.testing.assert_allclose(value, _replay_from(expected[went_on_from], batches[10:]), rtol=1e-5)
+    went_on_from = 12 - second["steps_lost"]
+    np.testing.assert_allclose(value, _replay_from(expected[went_on_from], batches[12:]), rtol=1e-5)
 
 
 def _replay_from(w, batches):

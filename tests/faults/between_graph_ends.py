@@ -11,7 +11,7 @@ By hand, or in CI (about 6 s a run on two cores)::
 
     python tests/faults/between_graph_ends.py --runs 20
 
-``tests/test_between_graph_processes.py`` runs two of them in the suite.
+``tests/test_between_graph_processes.py`` runs one of them in the suite.
 """
 
 import argparse

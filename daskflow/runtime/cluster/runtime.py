@@ -82,6 +82,7 @@ class ClusterRuntime:
         self._registries: list[str] = []
         self._known = ({}, float("-inf"))
         self._room: dict = {}  # worker address -> (memory limit, bytes in use), as _known
+        self._left = False  # a worker left since the copies were last looked for
         self._pending: collections.deque = collections.deque()
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -116,7 +117,10 @@ class ClusterRuntime:
         """The workers there are, asked of the scheduler; remembered as ``_known``."""
         identity = scheduler_identity(self.client)
         workers = filtered(cluster_workers(identity), getattr(self.config, "device_filters", None))
+        before = self._known[0]
         self._known = ({w.name: w.address for w in workers}, time.monotonic())
+        if not self._left and set(before.values()) - {w.address for w in workers}:
+            self._left = True  # copies may have left with it, though no step needed recovering
         self._room.update(memory.rooms(identity))  # a worker gone keeps its last (lost_too_often)
         return workers
 
@@ -378,6 +382,11 @@ class ClusterRuntime:
         addresses = self._addresses()
         updated = lowered.updated()
         table = self.table
+        if self._left and self.shared_job is None:  # a replica's worker, say, holding copies
+            self._left = False
+            table.pushed.clear()  # one of the same name would come back with an empty cache
+            names_of = {a: name for name, a in self._known[0].items()}
+            recovery.forget_lost_copies(self.client, table, self.backup_schedule, names_of)
         if self.shared_job is not None:  # the ps sends its copies where these name, when due
             backups = recovery.backup_workers(self._known[0]) if self.backup_schedule.on else None
         elif self.backup_schedule.due(n, updated, table.copies):
@@ -542,6 +551,7 @@ class ClusterRuntime:
         self._aliases.update(recovery.wait_for(self, awaited, wait, give_up))
         names_of = {a: n for n, a in self.workers_now().items()}
         steps_lost, _ = recovery.restore_lost(self.client, self.table, self.backup_schedule, names_of)
+        self._left = False  # the copies lost were looked for just now
         self.recoveries.append(
             {
                 "lost": sorted(names),
