@@ -1,6 +1,11 @@
 """daskflow's handlers on Dask's comms take values only from a session's processes, within
 the bulk port's caps (runtime/wire/trust.py, transport.py, pushes.py, shared_reads.py).
 
+So do those of a between-graph job's variables: ``daskflow_shared_copy`` (a ps's copy, kept
+for recovery) and ``daskflow_shared_copy_get`` (its fetch by a restored ps) need a session
+with plans on the worker, and a copy is kept within the same caps; a job's variables are
+dropped only by Dask's ``run`` (``Session.reset``), never by a handler of daskflow's.
+
 A worker's ``daskflow_recv`` (a fed batch, a partition's results), ``daskflow_push`` (a new
 variable value) and ``daskflow_shared_read`` (send a job's variables somewhere) are Dask
 comm handlers any peer of the cluster can call. Each must carry the MAC of its session's
@@ -20,7 +25,8 @@ from distributed import Client
 from distributed.protocol.serialize import to_serialize
 
 import daskflow as tf
-from daskflow.runtime.wire import bulk, pushes, transport, trust
+from daskflow.runtime.cluster import shared as cluster_shared
+from daskflow.runtime.wire import bulk, pushes, shared_reads, transport, trust
 from daskflow.runtime.worker.shared import READ_HANDLER
 from daskflow.runtime.worker.state import EXTENSION
 from tests.models import ps_linear_graph
@@ -209,3 +215,104 @@ def test_training_with_every_value_on_dasks_comms_carries_the_proof():
                         sess.run(train, {x: FEED})
                     np.testing.assert_allclose(sess.run(w), _embedded(3), rtol=1e-5)
                 assert all(w.extensions[EXTENSION].receiver is None for w in cluster.workers.values())
+
+
+# -- a between-graph job's copies and drops ------------------------------------------------------
+
+
+def _copy(client, address, job, source, value, updates, **proof):
+    """A call of ``daskflow_shared_copy``: ``job``'s variable ``w`` on ``source``, as the ps
+    sends it (``shared_reads.send_copy``), with ``proof`` as given."""
+    snapshot = dict(
+        values={"w": to_serialize(value)},
+        versions={"w": updates},
+        definitions={"w": [list(value.shape), value.dtype.name, "/job:ps/task:0"]},
+    )
+    return _call(client, address, shared_reads.COPY_HANDLER, job=job, source=source, **snapshot, **proof)
+
+
+def _copy_proof(credentials, job, source, plan):
+    return {"plan": plan, **trust.signed(credentials, shared_reads.COPY_HANDLER, [job, source, plan])}
+
+
+def test_a_copy_of_a_jobs_variables_is_kept_only_from_a_session_with_a_plan_there(cluster, session):
+    worker, state = _worker(cluster, "worker-0")
+    job, source, plan = f"job-{secrets.token_hex(4)}", "ps-0", session.plan
+    other = bulk.Credentials(session.credentials.session, secrets.token_bytes(32))
+    refusals = [
+        ("no session's credentials", {"plan": plan}),
+        ("wrong MAC", {"plan": plan, "session": session.credentials.session, "mac": secrets.token_bytes(32)}),
+        ("wrong MAC", _copy_proof(other, job, source, plan)),  # not its secret
+        (
+            "has no plan on this worker",
+            _copy_proof(bulk.Credentials("f00dbabe", b"x" * 32), job, source, plan),
+        ),
+        (
+            "its session has not registered on this worker",
+            _copy_proof(session.credentials, job, source, "nope"),
+        ),
+        ("is not a string", _copy_proof(session.credentials, job, source, None)),
+    ]
+    for reason, proof in refusals:
+        reply = _copy(session.client, worker.address, job, source, BIG, 7, **proof)
+        assert reason in reply, (reason, reply)
+        assert (job, source) not in state.shared.copies
+    proof = _copy_proof(session.credentials, job, source, plan)
+    assert _copy(session.client, worker.address, job, source, BIG, 7, **proof) is None  # the session's: kept
+    held = session.client.run(shared_reads.newest_copy, job, source, workers=[worker.address])
+    assert held == {worker.address: 7}
+    # Nor does a stranger get the copy: only a session with plans on the holder.
+    get = dict(job=job, source=source)
+    for reason, proof in [
+        ("no session's credentials", {}),
+        ("wrong MAC", trust.signed(other, shared_reads.COPY_GET_HANDLER, [job, source])),
+    ]:
+        reply = _call(session.client, worker.address, shared_reads.COPY_GET_HANDLER, **get, **proof)
+        assert list(reply) == ["refused"] and reason in reply["refused"], reply
+    right = trust.signed(session.credentials, shared_reads.COPY_GET_HANDLER, [job, source])
+    answer = _call(session.client, worker.address, shared_reads.COPY_GET_HANDLER, **get, **right)
+    np.testing.assert_array_equal(answer["values"]["w"], BIG)
+    assert answer["versions"] == {"w": 7}
+    state.shared.drop(job)
+
+
+def test_a_copy_over_the_caps_is_refused_and_the_kept_one_stays(cluster, session, caplog):
+    worker, state = _worker(cluster, "worker-0")
+    job = f"job-{secrets.token_hex(4)}"
+
+    def copy(source, value, updates):
+        proof = _copy_proof(session.credentials, job, source, session.plan)
+        return _copy(session.client, worker.address, job, source, value, updates, **proof)
+
+    assert copy("ps-0", np.ones(4, np.float32), 1) is None
+    with caplog.at_level(logging.WARNING, logger="daskflow.runtime.wire.shared_reads"):
+        with dask.config.set({"daskflow.bulk-max-bytes": 2**21}):
+            reply = copy("ps-0", BIG, 2)
+    assert f"on ps-0 is {BIG.nbytes}" in reply and f"{2**21} bytes" in reply, reply
+    assert "daskflow.bulk-max-bytes" in reply, reply
+    assert any(reply in r.getMessage() for r in caplog.records), caplog.records  # said on the worker
+    kept = state.shared.copies[(job, "ps-0")]
+    assert kept.updates() == 1 and kept.values["w"].shape == (4,)  # the older copy stays
+    # All the copies a worker keeps: within daskflow.bulk-max-buffered, the one replaced aside.
+    with dask.config.set({"daskflow.bulk-max-buffered": int(1.5 * BIG.nbytes)}):
+        assert copy("ps-0", BIG, 2) is None  # replaces the small one
+        reply = copy("ps-1", BIG, 1)
+        assert "daskflow.bulk-max-buffered" in reply and f"hold {BIG.nbytes}" in reply, reply
+        assert copy("ps-0", BIG, 3) is None  # a newer one of ps-0 replaces its own
+    assert state.shared.copies[(job, "ps-0")].updates() == 3 and (job, "ps-1") not in state.shared.copies
+    state.shared.drop(job)
+
+
+def test_a_jobs_variables_are_dropped_only_by_dasks_run_never_by_a_plain_rpc(cluster, session):
+    ps, state = _worker(cluster, "ps-0")
+    job = f"job-{secrets.token_hex(4)}"
+    with state.shared.lock(job):
+        state.shared.write(job, {"w": np.ones(3, np.float32)})
+    # daskflow serves no drop handler: a call of one (forged proof or none) reaches nothing.
+    assert "daskflow_shared_drop" not in ps.handlers
+    forged = {"session": session.credentials.session, "mac": secrets.token_bytes(32)}
+    for proof in ({}, forged, trust.signed(session.credentials, "daskflow_shared_drop", [job])):
+        _call(session.client, ps.address, "daskflow_shared_drop", job=job, **proof)
+    assert state.shared.names(job) == ["w"]
+    cluster_shared.reset(session.client, job)  # Session.reset's way: Dask's run, as any client's
+    assert state.shared.names(job) == []

@@ -9,13 +9,26 @@ reader's session, the way partitions send each other tensors
 (:mod:`.transport`): by the bulk port, read in place on one machine, else on
 Dask's comms. Nothing waits for any other client: the values are whatever
 version each variable has now.
+
+The ps also sends copies of a job's variables to another worker, for a ps
+restored after a loss to take back (:func:`send_copy`, :func:`restore_from`).
+Both calls carry a session's proof (:mod:`.trust`): a copy is signed by the
+session whose update made it due, for that plan, and kept only by a worker
+where that plan is; a restored ps's fetch is signed by a session with plans
+there, and answered only where that session has plans too. A copy is kept
+within ``daskflow.bulk-max-bytes``, and within ``daskflow.bulk-max-buffered``
+with the other copies its worker keeps. ``Session.reset``'s drop of a job's
+variables, which no session proves, is Dask's ``run`` (:func:`drop`), not a
+handler of daskflow's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
+from dask.sizeof import sizeof
 from distributed import get_worker
 from distributed.protocol.serialize import to_serialize
 
@@ -27,32 +40,97 @@ from ...errors import (
 )
 from .. import dask_compat
 from ..checkpoint import write_shard
-from ..worker.shared import DROP_HANDLER, READ_HANDLER, Definition, SharedRead, Snapshot
+from ..worker.shared import READ_HANDLER, Definition, SharedRead, Snapshot
 from ..worker.state import state_of
-from . import calls, trust
+from . import bulk, calls, trust
 
 logger = logging.getLogger(__name__)
 COPY_HANDLER = "daskflow_shared_copy"
 COPY_GET_HANDLER = "daskflow_shared_copy_get"
+PLANS_WAIT = 10.0  # seconds a restored worker waits for a session's plans to prove its fetch
 
 
-def install(worker):
-    """Let other workers read, and sessions drop, the shared variables held by ``worker``."""
-    store = state_of(worker).shared
+def install(worker, refused):
+    """Let the sessions of ``worker``'s plans copy to it, and fetch from it, the variables of a
+    job's ps (:data:`COPY_HANDLER`, :data:`COPY_GET_HANDLER`); ``refused``: where strangers'
+    calls are logged (:class:`.log_limit.OncePerPeer`)."""
+    state = state_of(worker)
 
-    def drop(job=None):
-        store.drop(job)
+    def refuse(comm, reason):
+        host, who = trust.peer_of(comm)
+        refused(host, reason, who)
 
-    def keep_copy(job=None, source=None, values=None, versions=None, definitions=None):
-        store.keep_copy(job, source, _snapshot(values, versions, definitions))
+    def keep_copy(
+        comm=None,
+        job=None,
+        source=None,
+        plan=None,
+        values=None,
+        versions=None,
+        definitions=None,
+        session=None,
+        mac=None,
+    ):
+        fields = [job, source, plan]
+        reason = copy_refusal(state.trusted, fields, values, versions, definitions, session, mac)
+        if reason is not None:
+            refuse(comm, reason)
+            return reason
+        snapshot = _snapshot(values, versions, definitions)
+        reason = _too_large(state.shared, job, source, snapshot, worker.address)
+        if reason is not None:  # a session's own copy: rare (one per copy window), said each time
+            logger.warning("daskflow refused a copy of a job's variables: %s", reason)
+            return reason
+        state.shared.keep_copy(job, source, snapshot)
+        return None
 
-    def get_copy(job=None, source=None):
-        kept = store.copies.get((job, source))
+    def get_copy(comm=None, job=None, source=None, session=None, mac=None):
+        reason = trust.call_refusal(state.trusted, COPY_GET_HANDLER, [job, source], session, mac)
+        if reason is not None:
+            refuse(comm, reason)
+            return {"refused": reason}
+        kept = state.shared.copies.get((job, source))
         return None if kept is None else _message(kept)
 
-    dask_compat.serve_handler(worker, DROP_HANDLER, drop)
     dask_compat.serve_handler(worker, COPY_HANDLER, keep_copy)
     dask_compat.serve_handler(worker, COPY_GET_HANDLER, get_copy)
+
+
+def copy_refusal(sessions, fields, values, versions, definitions, session=None, mac=None) -> str | None:
+    """Why a copy of a job's variables (``fields`` = [job, source, plan]) is not kept (None: it
+    may be, size permitting): one of a session with that plan on this worker, its values,
+    versions and definitions maps by variable name."""
+    job, source, plan = fields
+    if type(job) is not str or type(source) is not str or type(plan) is not str:
+        return "a copy of shared variables whose job, source or plan is not a string"
+    reason = trust.call_refusal(sessions, COPY_HANDLER, fields, session, mac, plan=plan)
+    if reason is not None:
+        return reason
+    maps = (values, versions, definitions)
+    if any(type(m) is not dict or any(type(k) is not str for k in m) for m in maps):
+        return f"a copy of job {job}'s variables whose values, versions or definitions are not maps by name"
+    if any(type(v) is not int for v in versions.values()) or any(
+        type(d) not in (list, tuple) or len(d) != 3 for d in definitions.values()
+    ):
+        return f"a copy of job {job}'s variables with malformed versions or definitions"
+    return None
+
+
+def _too_large(store, job, source, snapshot, address) -> str | None:
+    """Why ``snapshot`` is too large to keep here (None: it is not): over
+    ``daskflow.bulk-max-bytes`` by itself, or over ``daskflow.bulk-max-buffered`` with the
+    other copies kept here (the one it replaces aside)."""
+    what = f"the copy of job {job}'s variables on {source} is {snapshot.nbytes} bytes"
+    limit = bulk.max_bytes()
+    if snapshot.nbytes > limit:
+        return f"{what}, over the {limit} bytes worker {address} takes in one value (daskflow.bulk-max-bytes)"
+    others, cap = store.copies_bytes(but=(job, source)), bulk.max_buffered()
+    if others + snapshot.nbytes > cap:
+        return (
+            f"{what}, and the other copies kept on worker {address} hold {others} bytes: over {cap} bytes "
+            "with it (daskflow.bulk-max-buffered); the copy kept there, if any, stays"
+        )
+    return None
 
 
 def _message(snapshot) -> dict:
@@ -69,19 +147,32 @@ def _snapshot(values, versions, definitions) -> Snapshot:
         name: Definition(None if shape is None else tuple(shape), dtype, device)
         for name, (shape, dtype, device) in (definitions or {}).items()
     }
-    return Snapshot(dict(values or {}), dict(versions or {}), defs)
+    values = dict(values or {})
+    nbytes = sum(sizeof(v) for v in values.values())  # each value's own: sizeof samples a large dict
+    return Snapshot(values, dict(versions or {}), defs, nbytes)
 
 
-async def send_copy(worker, address, job, snapshot):
-    """Send a copy of ``job``'s variables held here to the worker at ``address``."""
+async def send_copy(worker, address, job, snapshot, plan, credentials):
+    """Send a copy of ``job``'s variables held here to the worker at ``address``, as
+    ``credentials``' session, for its ``plan`` (whose update made the copy due)."""
+    source = str(worker.name)
+    proof = trust.signed(credentials, COPY_HANDLER, [job, source, plan])
+    message = {"job": job, "source": source, "plan": plan, **_message(snapshot), **proof}
     try:
-        await calls.call(
-            worker.rpc, address, COPY_HANDLER, job=job, source=str(worker.name), **_message(snapshot)
-        )
+        refused = await calls.call(worker.rpc, address, COPY_HANDLER, **message)
     except Exception:  # noqa: BLE001 - the next copy goes again; training goes on
         logger.warning(
             "daskflow could not send a copy of job %s's variables to %s", job, address, exc_info=True
         )
+        return
+    if refused is not None:
+        logger.warning("worker %s refused a copy of job %s's variables: %s", address, job, refused)
+
+
+def drop(job, dask_worker=None):
+    """Forget ``job``'s variables, definitions and copies here (``client.run``: ``Session.reset``,
+    which no session's secret proves, uses Dask's own way of running code on a worker)."""
+    state_of(dask_worker).shared.drop(job)
 
 
 def newest_copy(job, source, dask_worker=None):
@@ -93,13 +184,36 @@ def newest_copy(job, source, dask_worker=None):
 
 async def restore_from(job, address, dask_worker=None) -> bool:
     """Give ``job`` here the copy of this worker's variables that the worker at ``address``
-    keeps, unless they have values (another client restored them first)."""
-    answer = await calls.call(
-        dask_worker.rpc, address, COPY_GET_HANDLER, job=job, source=str(dask_worker.name)
-    )
+    keeps, unless they have values (another client restored them first).
+
+    The fetch is proved by a session whose plans this worker has (the restoring
+    session's, sent to it as it joined): the holder gives copies to no stranger.
+
+    Raises
+    ------
+    UnauthenticatedError
+        If the holder refused the fetch (no session of this worker's has plans there).
+    """
+    source = str(dask_worker.name)
+    credentials = await _any_session(state_of(dask_worker).trusted)
+    proof = trust.signed(credentials, COPY_GET_HANDLER, [job, source])
+    answer = await calls.call(dask_worker.rpc, address, COPY_GET_HANDLER, job=job, source=source, **proof)
     if answer is None:
         return False
+    if "refused" in answer:
+        raise UnauthenticatedError(
+            None, None, f"worker {address} refused the copy of job {job}'s variables: {answer['refused']}"
+        )
     return state_of(dask_worker).shared.restore(job, _snapshot(**answer))
+
+
+async def _any_session(sessions, within=PLANS_WAIT):
+    """Credentials of a session with plans here, waiting up to ``within`` seconds for one: a
+    worker that just joined is sent the cluster's plans right after it registers."""
+    deadline = time.monotonic() + within
+    while (credentials := sessions.latest()) is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return credentials
 
 
 async def resolve(worker, state, args, plan, step, timeout=None) -> list:

@@ -130,7 +130,7 @@ def install(worker):
 
     dask_compat.serve_handler(worker, HANDLER, receive)
     pushes.install(worker, refused)
-    shared_reads.install(worker)
+    shared_reads.install(worker, refused)
 
     async def send_shared(
         comm=None, job=None, names=(), step=None, to=None, box=None, plan=None, session=None, mac=None

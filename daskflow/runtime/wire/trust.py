@@ -5,7 +5,9 @@ the workers in its programs' plugin (:mod:`..worker.programs`): on the bulk
 port by a handshake and a MAC per header (:mod:`.bulk`), and on Dask's
 comms, where daskflow's own handlers take values (a fed batch, a partition's
 results, a pushed variable), by a MAC of the call's fields
-(:func:`signed`, checked by :func:`call_refusal`). A worker keeps one table
+(:func:`signed`, checked by :func:`call_refusal`); so do the copies of a
+between-graph job's variables that its ps sends another worker, and their
+fetch by a ps restored from one (:mod:`.shared_reads`). A worker keeps one table
 of the sessions it takes part in (:class:`Sessions`, in its
 :class:`..worker.state.WorkerState`) for both ways, and one count of each
 session's bytes delivered and not yet claimed (:class:`Unclaimed`), so
@@ -64,6 +66,8 @@ class Sessions:
     True
     >>> sessions.credentials("p2") is None
     True
+    >>> sessions.latest().session  # p3's, admitted last
+    's'
     """
 
     def __init__(self, limit=None):
@@ -106,6 +110,11 @@ class Sessions:
                 return None
             self._plans.move_to_end(plan)
         return entry[0]
+
+    def latest(self) -> Credentials | None:
+        """The credentials of the plan admitted or used last (None: no plan is here)."""
+        with self._lock:
+            return self._plans[next(reversed(self._plans))][0] if self._plans else None
 
     def secret(self, session: str) -> bytes | None:
         with self._lock:

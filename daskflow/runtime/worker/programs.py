@@ -270,7 +270,7 @@ class _Instance:
         if shared.sync:
 
             async def apply(merged, write=True):
-                call = (worker, state, shared, replica, blocks, fn, merged, clock, write)
+                call = (worker, state, shared, step[0], replica, blocks, fn, merged, clock, write)
                 return await self.loop.run_in_executor(self.executor, _apply_round, *call)
 
             release = functools.partial(transport.release_slot, worker, self.task_key)
@@ -407,32 +407,36 @@ def _update_shared(worker, state, shared, step, replica, blocks, fn, values, clo
         applied = shared.max_staleness is None or stale <= shared.max_staleness
         if applied:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
-            _copy_if_due(worker, store, shared)
+            _copy_if_due(worker, state, shared, step[0])
     outcome = {"used": [0], "dropped": [], "staleness": [stale]} if applied else {"used": [], "dropped": [0]}
     arrivals.recorder(state.log, step[:2], step[2])(**outcome)
     return results
 
 
-def _apply_round(worker, state, shared, replica, blocks, fn, merged, clock, write=True):
-    """Apply one synchronous round (:mod:`.sync_rounds`): its clients' gradients, merged,
-    to the variables as they are now, under the job's lock (``write=False``: compute only)."""
+def _apply_round(worker, state, shared, plan, replica, blocks, fn, merged, clock, write=True):
+    """Apply one synchronous round (:mod:`.sync_rounds`) of ``plan``: its clients' gradients,
+    merged, to the variables as they are now, under the job's lock (``write=False``: compute
+    only)."""
     store = state.shared
     with store.lock(shared.job):
         results = _call(replica, blocks, fn, shared_reads.read_local(store, merged), clock)
         if write:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
-            _copy_if_due(worker, store, shared)
+            _copy_if_due(worker, state, shared, plan)
     return results
 
 
-def _copy_if_due(worker, store, shared):
-    """After an update, under the job's lock: send a copy of the job's variables held here
-    to ``shared.backup_to`` when one is due, without waiting for it."""
+def _copy_if_due(worker, state, shared, plan):
+    """After an update of ``plan``'s, under the job's lock: send a copy of the job's variables
+    held here to ``shared.backup_to`` when one is due, without waiting for it, signed as the
+    plan's session (the worker there keeps it only for a plan it has)."""
     if shared.backup_to is None or shared.backup_to == worker.address:
         return
+    store = state.shared
     if store.copy_due(shared.job, shared.backup_secs, shared.backup_to):
-        snapshot = store.snapshot(shared.job)
-        worker.loop.add_callback(shared_reads.send_copy, worker, shared.backup_to, shared.job, snapshot)
+        snapshot, credentials = store.snapshot(shared.job), state.trusted.credentials(plan)
+        call = (worker, shared.backup_to, shared.job, snapshot, plan, credentials)
+        worker.loop.add_callback(shared_reads.send_copy, *call)
 
 
 def _call(replica, blocks, fn, values, clock):

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from ...errors import FailedPreconditionError, InvalidArgumentError
 
 READ_HANDLER = "daskflow_shared_read"
-DROP_HANDLER = "daskflow_shared_drop"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +81,7 @@ class Snapshot:
     values: dict
     versions: dict
     definitions: dict
+    nbytes: int = 0  # its values' bytes, as received from the ps (counted against the copies' cap)
 
     def updates(self) -> int:
         """How many updates the snapshot includes: the newer copy has more."""
@@ -247,6 +247,10 @@ class SharedVariables:
         kept = self.copies.get((job, source))
         if kept is None or snapshot.updates() >= kept.updates():
             self.copies[(job, source)] = snapshot
+
+    def copies_bytes(self, but=None) -> int:
+        """The bytes of the copies kept here, but the one of key ``but`` ((job, source))."""
+        return sum(kept.nbytes for key, kept in list(self.copies.items()) if key != but)
 
     def restore(self, job, snapshot) -> bool:
         """Give ``job`` the snapshot's values unless it has values already (another client
