@@ -492,8 +492,8 @@ def _replay_from(w, batches):
 
 
 def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
-    window = 1.0
-    batches = _batches(3)
+    window = 2.0  # longer than the six steps before the slow one take, even on a busy machine
+    batches = _batches(7)
     w, train, x, y = _regression()
     with tf.device("/job:ps/task:0"):
         rate = tf.Variable(1.0, name="rate")  # not trained: only a one-off assign changes it
@@ -503,9 +503,10 @@ def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
     with cli_cluster(["ps-0", "worker-0"], nanny=False) as (address, _):
         with tf.Session(address, config=config) as sess:
             sess.run(tf.global_variables_initializer())
-            sess.run(set_rate)  # within the window of the initializer's copy: not copied
+            _train(sess, train, x, y, batches[:4])  # updating steps 2-5: past the early copies' 4th
+            sess.run(set_rate)  # the 6th: no copy is due (its window has not passed)
             sess.run(slow)
-            _train(sess, train, x, y, batches[:1])  # a timed copy: rate's is refreshed after it
+            _train(sess, train, x, y, batches[4:5])  # a timed copy (7th): rate's is refreshed after it
             flushing = sess._cluster.backup_schedule.flushing
             assert list(flushing) == ["rate"]
             for future, _, _ in flushing.values():
@@ -513,9 +514,9 @@ def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
             held = sess._cluster.variables["rate"]
             # Only the value crossed: the variable's own key (its tuple) is held at home alone.
             assert len(sess._client.who_has([held.future])[held.future.key]) == 1
-            _train(sess, train, x, y, batches[1:2])  # takes the refreshed copy in
+            _train(sess, train, x, y, batches[5:6])  # takes the refreshed copy in
             _kill_minus_9(address, "ps-0", sess)
-            _train(sess, train, x, y, batches[2:])
+            _train(sess, train, x, y, batches[6:])
             assert sess.run(rate) == 0.25
             (recovered,) = sess.recoveries
     assert recovered["lost"] == ["ps-0"]

@@ -286,8 +286,12 @@ async def to_running_workers(scheduler, msg: dict, tries=4, pause=0.25, timeout=
     """
     from distributed.core import Status, send_recv
 
+    # Leaving: every state but these. A worker that has just joined may not say "running"
+    # yet, and it must not miss a plugin (it got the scheduler's plugins as it registered).
+    leaving = {Status.closing, Status.closing_gracefully, Status.closed, Status.stopping, Status.stopped}
+
     def running():
-        return {a for a, ws in scheduler.workers.items() if ws.status in (Status.running, Status.paused)}
+        return {a for a, ws in scheduler.workers.items() if ws.status not in leaving}
 
     async def send(address):
         try:
