@@ -25,27 +25,9 @@ def cli_cluster(names, nanny=True, timeout=90):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     with tempfile.TemporaryDirectory() as folder:
-        # The scheduler picks its own port and says which in its scheduler file: a port
-        # picked here and freed could be taken by another process before it binds it.
-        scheduler_file = os.path.join(folder, "scheduler.json")
         try:
-            procs.append(
-                subprocess.Popen(
-                    _dask(
-                        "scheduler",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        "0",
-                        "--dashboard-address",
-                        ":0",
-                        "--scheduler-file",
-                        scheduler_file,
-                    ),
-                    **quiet,
-                )
-            )
-            address = _scheduler_address(scheduler_file, procs[0], timeout)
+            process, address = start_scheduler(folder, timeout, **quiet)
+            procs.append(process)
             for name in names:
                 procs.append(start_worker(address, name, nanny))
             _wait_for(address, len(names), timeout)
@@ -61,6 +43,23 @@ def cli_cluster(names, nanny=True, timeout=90):
                 except subprocess.TimeoutExpired:
                     with contextlib.suppress(ProcessLookupError):
                         os.killpg(p.pid, signal.SIGKILL)
+
+
+def start_scheduler(folder, timeout=60, **popen):
+    """A `dask scheduler` process on 127.0.0.1: ``(process, its address)``.
+
+    It picks its own port and says which in its scheduler file (in ``folder``): a port
+    picked here and freed could be taken by another process before it binds it.
+    """
+    scheduler_file = os.path.join(folder, "scheduler.json")
+    argv = ["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0"]
+    process = subprocess.Popen(_dask(*argv, "--scheduler-file", scheduler_file), **popen)
+    try:
+        return process, _scheduler_address(scheduler_file, process, timeout)
+    except BaseException:
+        process.kill()
+        process.wait(10)
+        raise
 
 
 def _scheduler_address(scheduler_file, proc, timeout):

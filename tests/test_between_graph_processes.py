@@ -208,19 +208,10 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
 @pytest.fixture
 def scheduler(tmp_path):
     """A Dask scheduler process apart from the tasks (so that the ps can die alone)."""
-    file = tmp_path / "scheduler.json"
-    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"]
-    process = subprocess.Popen(
-        [*argv, "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(file)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while not file.exists() or not file.read_text().strip():
-        assert time.monotonic() < deadline and process.poll() is None, "no scheduler"
-        time.sleep(0.1)
-    time.sleep(0.2)  # written whole
-    yield json.loads(file.read_text())["address"]
+    from tests.cli_cluster import start_scheduler
+
+    process, address = start_scheduler(tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    yield address
     process.kill()
     process.wait(10)
 

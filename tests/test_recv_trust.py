@@ -30,8 +30,8 @@ from daskflow.runtime.wire import bulk, pushes, shared_reads, transport, trust
 from daskflow.runtime.worker.shared import READ_HANDLER
 from daskflow.runtime.worker.state import EXTENSION
 from tests.models import ps_linear_graph
+from tests.test_bulk_trust import FEED, _embedded  # 300 KB: posted directly
 
-FEED = np.random.default_rng(0).random((256, 300), dtype=np.float32)  # 300 KB: posted directly
 BIG = np.zeros(2**20, np.float32)  # 4 MiB
 LOGGER = "daskflow.runtime.wire.transport"
 
@@ -57,15 +57,6 @@ def session(cluster):
     sess.client = runtime.client
     yield sess
     sess.close()
-
-
-def _embedded(steps):
-    g, w, x, train = ps_linear_graph()
-    with tf.Session(graph=g) as sess:
-        sess.run(w.initializer)
-        for _ in range(steps):
-            sess.run(train, {x: FEED})
-        return sess.run(w)
 
 
 def _worker(cluster, name):

@@ -30,6 +30,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from distributed import Client  # noqa: E402
 
 import daskflow as tf  # noqa: E402
-from tests.cli_cluster import cli_cluster  # noqa: E402
+from tests.cli_cluster import cli_cluster, start_scheduler  # noqa: E402
 from tests.test_data_parallel import contract_program  # noqa: E402
 
 NAMES = ["ps-0", "worker-0", "worker-1", "worker-2"]
@@ -154,24 +155,6 @@ def in_graph_problems(run, baseline):
 # -- between-graph ------------------------------------------------------------------------------
 
 
-def _scheduler(folder):
-    import subprocess
-
-    file = Path(folder) / "scheduler.json"
-    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"]
-    process = subprocess.Popen(
-        [*argv, "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(file)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while not file.exists() or not file.read_text().strip():
-        if time.monotonic() > deadline or process.poll() is not None:
-            raise RuntimeError("no scheduler")
-        time.sleep(0.1)
-    return process, json.loads(file.read_text())["address"]
-
-
 def between_graph_run(rng_faults=()):
     """The between-graph job once, with faults at the chief's global steps; its figures."""
     from distributed.utils import open_port
@@ -179,7 +162,8 @@ def between_graph_run(rng_faults=()):
     from tests.test_between_graph_processes import Task
 
     with tempfile.TemporaryDirectory() as folder:
-        scheduler, address = _scheduler(folder)
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        scheduler, address = start_scheduler(folder, **quiet)
         ps = f"127.0.0.1:{open_port()}"
         hosts = [
             f"--ps_hosts={ps}",

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import time
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from ...errors import InvalidArgumentError
 from ...framework.device_spec import DeviceSpec
 from ...kernels.devices import gpu_count
+from .plugins import retried
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)-(\d+)$")
 _DEFAULT_JOB = "worker"  # the job of a worker Dask named by a number
@@ -54,16 +54,14 @@ def scheduler_identity(client) -> dict:
     and its return. A session would then see its workers gone, rarely on an
     idle cluster and often while the poll runs.
     """
-    for attempt in range(5):  # asked again when a comm closes under it (a task leaving)
-        try:
-            try:
-                return client.sync(client.scheduler.identity, n_workers=-1)
-            except TypeError:  # a scheduler older than ``n_workers``, which lists every worker
-                return client.sync(client.scheduler.identity)
-        except OSError:
-            if attempt == 4:
-                raise
-            time.sleep(0.2 * (attempt + 1))
+    return retried(_identity, client)  # asked again when a comm closes under it (a task leaving)
+
+
+def _identity(client) -> dict:
+    try:
+        return client.sync(client.scheduler.identity, n_workers=-1)
+    except TypeError:  # a scheduler older than ``n_workers``, which lists every worker
+        return client.sync(client.scheduler.identity)
 
 
 def filtered(workers: list[WorkerDevice], filters) -> list[WorkerDevice]:

@@ -38,9 +38,9 @@ def _fraction() -> float:
     return 1.0
 
 
-def check_posts(posts, room: dict, names_of: dict, feeds) -> None:
+def check_posts(posts, room: dict, addresses: dict, feeds) -> None:
     """Raise ResourceExhaustedError if the values of ``posts`` (:class:`.steps.Post`) sent to a
-    worker exceed its room (``room``: :func:`rooms`); ``names_of``: address -> worker name,
+    worker exceed its room (``room``: :func:`rooms`); ``addresses``: worker name -> address,
     ``feeds``: the executable's fed tensors, which the posts' mailbox keys index."""
     sent: dict = {}
     for p in posts:
@@ -53,7 +53,8 @@ def check_posts(posts, room: dict, names_of: dict, feeds) -> None:
         total = sum(getattr(p.value, "nbytes", 0) for p in group)
         if total > free:
             largest = max(group, key=lambda p: getattr(p.value, "nbytes", 0))
-            raise _too_big(largest, total, free, limit, names_of.get(address, address), feeds)
+            worker = next((name for name, a in addresses.items() if a == address), address)
+            raise _too_big(largest, total, free, limit, worker, feeds)
 
 
 def _too_big(post, total, free, limit, worker, feeds):

@@ -231,9 +231,9 @@ def forget_lost_copies(client, table, schedule, names_of) -> dict:
     where = client.who_has([c.future for c in copies.values()]) if copies else {}
     held = {}
     for name, copy in list(copies.items()):
-        holders_ = [names_of[a] for a in where.get(copy.future.key, ()) if a in names_of]
-        if holders_:
-            held[name] = holders_[0]
+        holding = [names_of[a] for a in where.get(copy.future.key, ()) if a in names_of]
+        if holding:
+            held[name] = holding[0]
         else:
             del copies[name]
     schedule.flush_owed = True  # the stale ones (no copy now) are copied after the next step

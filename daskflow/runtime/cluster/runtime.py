@@ -83,6 +83,7 @@ class ClusterRuntime:
         self._known = ({}, float("-inf"))
         self._room: dict = {}  # worker address -> (memory limit, bytes in use), as _known
         self._left = False  # a worker left since the copies were last looked for
+        self._losses = 0  # workers lost since a step last finished (_recover)
         self._pending: collections.deque = collections.deque()
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -167,7 +168,7 @@ class ClusterRuntime:
             return []
         self.sync()
         start = time.perf_counter()
-        pending, losses = None, 0
+        pending = None
         while True:
             try:
                 pending = self._submit(lowered, feed_values, steps=steps, at=at)
@@ -175,7 +176,7 @@ class ClusterRuntime:
                 fetched = self._finish(pending)
                 break
             except recovery.WorkerLost as lost:
-                losses = self._recover_counted(lost, losses)  # then run the step again
+                self._recover(lost)  # then run the step again
             except OpError as e:
                 if steps == 1 or pending is None:  # pending: a run that was never submitted
                     raise
@@ -348,26 +349,11 @@ class ClusterRuntime:
         self._pending.clear()
 
     def _submit_recovering(self, lowered, feed_values, steps=1, at=None):
-        losses = 0
         while True:
             try:
                 return self._submit(lowered, feed_values, steps=steps, at=at)
             except recovery.WorkerLost as lost:
-                if self._pending:
-                    self._replay(lost)
-                else:
-                    losses = self._recover_counted(lost, losses)
-
-    def _recover_counted(self, lost, losses) -> int:
-        """Recover from the ``losses + 1``-th loss of one step; past Dask's
-        ``distributed.scheduler.allowed-failures``, end the step instead: a step that loses
-        its workers each time it runs (one filling a worker's memory) would run for ever."""
-        losses += 1
-        if losses > dask.config.get("distributed.scheduler.allowed-failures", 3):
-            here = set(self.workers_now().values())
-            raise memory.lost_too_often(lost.names, losses, self._room, here) from None
-        self._recover(lost)
-        return losses
+                self._replay(lost) if self._pending else self._recover(lost)
 
     def _submit(self, lowered, feed_values, only=None, steps=1, at=None):
         limit_ms = None
@@ -397,8 +383,7 @@ class ClusterRuntime:
             first, feed_values, table.values, addresses, backups, table.pushed, only, steps, limit_ms
         )
         if step.posts:  # before anything is sent: a value too big would push its worker over
-            names_of = {a: name for name, a in addresses.items()}
-            memory.check_posts(step.posts, self._room, names_of, lowered.executable.feeds)
+            memory.check_posts(step.posts, self._room, addresses, lowered.executable.feeds)
         table.pushed.update(step.pushes)
         read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks({name: held for name, held in read if name not in step.prior})
@@ -425,15 +410,16 @@ class ClusterRuntime:
         names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
         used = {addresses[name]: name for name in names if name in addresses}
         change = table.change(updated)
-        pending = _Pending(lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps)
-        if at is not None:  # the workers' own checks end the step first, naming what stopped
-            pending.at = at + DEADLINE_GRACE
-        return pending
+        return _Pending(
+            lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps, at=at
+        )
 
     def _finish(self, pending):
         """Wait for a step; return its fetched values, or raise naming the failing op."""
+        # Past its deadline, the workers' own checks end the step first, naming what stopped.
+        at = None if pending.at is None else pending.at + DEADLINE_GRACE
         try:
-            self._wait_watching(pending.awaited, pending.used, pending.at)
+            self._wait_watching(pending.awaited, pending.used, at)
         except DeadlineExceededError:  # its loops stop on their own; its waits end here
             self.client.cancel(list(pending.futures.values()))
             raise
@@ -449,6 +435,7 @@ class ClusterRuntime:
             if any(f.status == "error" for f in pending.awaited):
                 _raise_first_failure(pending.futures.values())
             fetched = self._gather(pending)
+            self._losses = 0  # a step finished: the workers lost before it were recovered from
             self.metrics.finished(pending)
             if self.shared_job is None:  # a job's variables are its ps's, copied by no session
                 self.backup_schedule.ran(pending.start, time.perf_counter())
@@ -536,7 +523,16 @@ class ClusterRuntime:
             schedule.flush(self.client, self.table, targets, self._addresses(), n, exclude=set(updated))
 
     def _recover(self, lost):
-        """After a worker loss: wait for it or a stand-in, restore lost variables."""
+        """After a worker loss: wait for it or a stand-in, restore lost variables.
+
+        Past Dask's ``distributed.scheduler.allowed-failures`` losses with no step finished
+        between them, end the run instead: a step that loses its workers each time it runs
+        (one filling a worker's memory) would be recovered from for ever."""
+        self._losses += 1
+        if self._losses > dask.config.get("distributed.scheduler.allowed-failures", 3):
+            losses, self._losses = self._losses, 0
+            here = set(self.workers_now().values())
+            raise memory.lost_too_often(lost.names, losses, self._room, here) from None
         if self.shared_job is not None:
             self.recoveries.append(shared.recover(self, lost.names))
             self._ids_seen.update(shared.worker_ids(self.client, set(self._ids_seen)))
@@ -597,7 +593,7 @@ class ClusterRuntime:
         self._roll_back(steps)
         self._recover(lost)
         for old in steps:
-            self._pending.append(self._submit(old.lowered, old.feed_values, steps=old.steps))
+            self._pending.append(self._submit(old.lowered, old.feed_values, steps=old.steps, at=old.at))
             self._commit(self._pending[-1])
 
     def _lower(self, executable, workers=None):
