@@ -96,6 +96,15 @@ async def fetch_from_worker(worker, key, address):
     return await get_data_from_worker(worker.rpc, [key], address, who=worker.address)
 
 
+# The states (distributed.core.Status names) of a worker that has begun to leave.
+LEAVING = frozenset({"stopping", "stopped", "closing", "closing_gracefully", "closed", "failed"})
+
+
+def is_leaving(status) -> bool:
+    """Whether a worker in ``status`` (a ``distributed.core.Status``) has begun to leave."""
+    return status.name in LEAVING
+
+
 async def leave_cluster(worker, reason):
     """Close ``worker`` after the scheduler has let it go, as ``Worker.close_gracefully``
     does, without its race: the scheduler's "closing gracefully" can reach a worker that
@@ -106,12 +115,16 @@ async def leave_cluster(worker, reason):
     """
     from distributed.core import Status
 
-    await worker.scheduler.retire_workers(
-        workers=[worker.address],
-        close_workers=False,
-        remove=True,
-        stimulus_id=f"daskflow-leave-{time.time()}",
-    )
+    try:
+        await worker.scheduler.retire_workers(
+            workers=[worker.address],
+            close_workers=False,
+            remove=True,
+            stimulus_id=f"daskflow-leave-{time.time()}",
+        )
+    except (OSError, RuntimeError):  # "ConnectionPool is closed": it began closing meanwhile
+        if not is_leaving(worker.status):
+            raise
     for _ in range(100):  # its word comes on the worker's stream, after the answer
         if worker.status == Status.closing_gracefully:
             break
@@ -284,14 +297,12 @@ async def to_running_workers(scheduler, msg: dict, tries=4, pause=0.25, timeout=
     answered map to None. Relies on ``Scheduler.workers`` (``WorkerState.status``),
     ``Scheduler.rpc.connect``/``reuse`` and ``distributed.core.send_recv``.
     """
-    from distributed.core import Status, send_recv
+    from distributed.core import send_recv
 
-    # Leaving: every state but these. A worker that has just joined may not say "running"
-    # yet, and it must not miss a plugin (it got the scheduler's plugins as it registered).
-    leaving = {Status.closing, Status.closing_gracefully, Status.closed, Status.stopping, Status.stopped}
-
+    # Every worker not leaving: one that has just joined may not say "running" yet, and it
+    # must not miss a plugin (it got the scheduler's plugins as it registered).
     def running():
-        return {a for a, ws in scheduler.workers.items() if ws.status not in leaving}
+        return {a for a, ws in scheduler.workers.items() if not is_leaving(ws.status)}
 
     async def send(address):
         try:

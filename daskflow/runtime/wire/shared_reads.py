@@ -152,10 +152,6 @@ def _snapshot(values, versions, definitions) -> Snapshot:
     return Snapshot(values, dict(versions or {}), defs, nbytes)
 
 
-# A worker's states (distributed.core.Status) once it has begun to leave.
-LEAVING = {"stopping", "stopped", "closing", "closing_gracefully", "closed", "failed"}
-
-
 async def send_copy(worker, address, job, snapshot, plan, credentials):
     """Send a copy of ``job``'s variables held here to the worker at ``address``, as
     ``credentials``' session, for its ``plan`` (whose update made the copy due)."""
@@ -165,7 +161,7 @@ async def send_copy(worker, address, job, snapshot, plan, credentials):
     try:
         refused = await calls.call(worker.rpc, address, COPY_HANDLER, **message)
     except Exception as e:  # noqa: BLE001 - the next copy goes again; training goes on
-        if worker.status.name in LEAVING:  # this ps is leaving: the job has ended
+        if dask_compat.is_leaving(worker.status):  # this ps is leaving: the job has ended
             logger.debug("copy of job %s not sent to %s: this worker is closing (%r)", job, address, e)
             return
         if isinstance(e, OSError):  # its worker left (a script that ended): the next goes elsewhere
