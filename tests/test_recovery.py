@@ -595,3 +595,23 @@ def test_a_step_copies_when_a_variable_has_none_or_its_steps_ran_for_the_window(
     schedule.ran(700.0, 730.0)
     assert schedule.due(15, [], copies)  # the window: other variables' copies are refreshed after it
     assert schedule.busy == 0.0 and schedule.taken == 7
+
+
+def test_a_run_that_only_fetches_a_variable_recovers_when_its_ps_was_lost():
+    # The first run after the ps died reads w and runs no step: it restores w from its copy
+    # instead of waiting for ever on the dead worker's value. The deadline only makes a
+    # regression fail instead of hang.
+    batches = _batches(8)
+    expected = _trajectory(batches)
+    w, train, x, y = _regression()
+    with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
+        with tf.Session(address, config=tf.ConfigProto(recovery_wait_secs=20)) as sess:
+            sess.run(w.initializer)
+            _train(sess, train, x, y, batches)  # updating steps 2-9: copies after 2, 4 and 8
+            _kill_minus_9(address, "ps-0", sess)
+            value = sess.run(w, options=tf.RunOptions(timeout_in_ms=60_000))
+            (recovery,) = sess.recoveries
+    assert recovery["lost"] == ["ps-0"]
+    # The copy of updating step 8 (7 training steps) at the latest, step 4's at the earliest.
+    assert 1 <= recovery["steps_lost"] <= 4
+    np.testing.assert_allclose(value, expected[8 - recovery["steps_lost"]], rtol=1e-5)

@@ -379,13 +379,16 @@ class ClusterRuntime:
             backups = recovery.backup_workers(self._known[0])
         else:
             backups = None
+        read = lowered.fetched_variables(table.values)  # values as the step starts
+        held_by = {table.homes.get(name) for name, _ in read} - {None}  # a fetch's holder may leave too
+        if held_by - set(addresses):  # a run that only reads runs no partition there to notice
+            raise recovery.WorkerLost(held_by - set(addresses))
         step = lowered.graph(
             first, feed_values, table.values, addresses, backups, table.pushed, only, steps, limit_ms
         )
         if step.posts:  # before anything is sent: a value too big would push its worker over
             memory.check_posts(step.posts, self._room, addresses, lowered.executable.feeds)
         table.pushed.update(step.pushes)
-        read = lowered.fetched_variables(table.values)  # values as the step starts
         items = item_tasks({name: held for name, held in read if name not in step.prior})
         keys = step.wanted + [t.key for t in items.values()]  # submitted with the step: one a run
         keys += step.variable_keys
@@ -401,12 +404,13 @@ class ClusterRuntime:
             post(self.client, sent.address, sent.box, sent.value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in step.optional]
+        awaited += [f for f in read if f.key not in futures]  # held before: watched all the same
         fetch = [futures[k] for k in step.fetch_keys] + read
         names = set(lowered.worker_names)
         if self.shared_job is None:  # a step waits for its copies' tasks; a ps sends its own
             names |= set((backups or {}).values())
         # Also the workers holding the variables it reads: a lost input leaves a task waiting.
-        names |= {table.homes[v] for v in lowered.required if table.homes.get(v)}
+        names |= {table.homes[v] for v in lowered.required if table.homes.get(v)} | held_by
         names |= {lowered.shared_homes[v].name for v in lowered.required if v in lowered.shared_homes}
         used = {addresses[name]: name for name in names if name in addresses}
         change = table.change(updated)
