@@ -211,8 +211,10 @@ class Collector(SchedulerPlugin):
 
     def _name(self, address) -> str:
         """The name of the worker at ``address`` (its address once it has left)."""
-        ws = self.scheduler.workers.get(address) if self.scheduler else None
-        return str(ws.name) if ws is not None else str(address)
+        from ..runtime import dask_compat
+
+        name = dask_compat.worker_name(self.scheduler, address) if self.scheduler else None
+        return str(name) if name is not None else str(address)
 
     def _session_of(self, instance, n):
         """The session whose steps ``n`` is one of: the newest with the highest first step below it."""
@@ -258,7 +260,8 @@ class Collector(SchedulerPlugin):
         from ..runtime import dask_compat
 
         try:
-            asked = [a for a in self._running if a in self.scheduler.workers]  # not workers in no session
+            # Not workers in no session.
+            asked = [a for a in self._running if dask_compat.is_worker(self.scheduler, a)]
             found = await dask_compat.ask_workers(self.scheduler, OUTCOMES_HANDLER, asked, since=since)
         except Exception:  # noqa: BLE001 - the page shows what it has
             logger.debug("daskflow's dashboard could not ask the workers", exc_info=True)

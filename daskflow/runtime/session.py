@@ -562,15 +562,16 @@ def _connect(target, security, config):
 
 def _check_address(target):
     """Refuse, before any client is made, an address Dask cannot connect to."""
-    from distributed.comm.addressing import parse_address
-    from distributed.comm.registry import get_backend
+    from distributed.comm import parse_address
+
+    from .dask_compat import comm_backend
 
     hint = "daskflow takes a Dask scheduler address like 'tcp://host:8786'"
     if "://" not in target and ":" not in target:  # 'host:port' is Dask's tcp, as Client takes it
         raise ValueError(f"Session target {target!r} is not a scheduler address; {hint}")
     scheme, location = parse_address(target)
     try:
-        get_backend(scheme)
+        comm_backend(scheme)
     except ValueError as e:
         raise ValueError(f"Session target {target!r}: {e}; {hint}") from None
     if not location:

@@ -272,7 +272,7 @@ class Server:
     @staticmethod
     def create_local_server(config=None, start=True):
         """A one-task cluster in this process: a scheduler and the worker ``localhost-0``."""
-        from distributed.utils import open_port
+        from ..runtime.dask_compat import open_port
 
         spec = ClusterSpec({"localhost": [f"127.0.0.1:{open_port('127.0.0.1')}"]})
         return Server(spec, job_name="localhost", task_index=0, config=config, start=start)
@@ -395,7 +395,9 @@ class _Heartbeats:
     """
 
     def __init__(self, worker):
-        self._periodic = worker.periodic_callbacks.get("heartbeat")
+        from ..runtime.dask_compat import heartbeat_callback
+
+        self._periodic = heartbeat_callback(worker)
         self._idle = asyncio.Event()
         self._idle.set()
         if self._periodic is not None:

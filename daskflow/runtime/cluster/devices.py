@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ...errors import InvalidArgumentError
 from ...framework.device_spec import DeviceSpec
 from ...kernels.devices import gpu_count
+from .. import dask_compat
 from .plugins import retried
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)-(\d+)$")
@@ -54,14 +55,8 @@ def scheduler_identity(client) -> dict:
     and its return. A session would then see its workers gone, rarely on an
     idle cluster and often while the poll runs.
     """
-    return retried(_identity, client)  # asked again when a comm closes under it (a task leaving)
-
-
-def _identity(client) -> dict:
-    try:
-        return client.sync(client.scheduler.identity, n_workers=-1)
-    except TypeError:  # a scheduler older than ``n_workers``, which lists every worker
-        return client.sync(client.scheduler.identity)
+    # asked again when a comm closes under it (a task leaving)
+    return retried(dask_compat.scheduler_identity, client)
 
 
 def filtered(workers: list[WorkerDevice], filters) -> list[WorkerDevice]:

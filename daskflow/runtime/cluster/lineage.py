@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import time
 
-from distributed.utils import log_errors
-
 from .. import dask_compat
 
 VAR_PREFIX = "var-"  # a variable's value on its own: ("var-<name>", step or tag)
@@ -76,7 +74,7 @@ def cut(scheduler, key):
     orphans = dask_compat.unlink_from_dependencies(scheduler, key)
     if orphans:  # forgotten on the next loop tick: not from inside a transition
         stimulus = f"daskflow-cut-lineage-{time.time()}"
-        scheduler.loop.add_callback(dask_compat.forget_released, scheduler, orphans, stimulus)
+        dask_compat.call_soon(scheduler, dask_compat.forget_released, scheduler, orphans, stimulus)
 
 
 def cut_on_worker(worker, key):
@@ -111,7 +109,7 @@ def groups_in_order(dependencies):
     return order
 
 
-@log_errors
+@dask_compat.log_errors
 def group_layout(graph):
     """``TaskGroupGraph.update_layout``: (x, y) of each task group, and its arrows.
 

@@ -16,8 +16,6 @@ import functools
 import logging
 import time
 
-from distributed.protocol.pickle import dumps
-
 from .. import dask_compat
 
 logger = logging.getLogger(__name__)
@@ -47,7 +45,7 @@ def add(client, plugin) -> None:
         Naming the workers where its setup failed, or that never answered though still
         in the cluster.
     """
-    answers = retried(client.run_on_scheduler, _add_on_scheduler, plugin.name, dumps(plugin))
+    answers = retried(client.run_on_scheduler, _add_on_scheduler, plugin.name, dask_compat.pickled(plugin))
     failed = {address: why for address, why in answers.items() if why}
     if failed:
         raise RuntimeError(f"daskflow could not start {plugin.name} on the workers: {failed}")
@@ -72,8 +70,8 @@ async def _add_on_scheduler(name, data, dask_scheduler=None) -> dict:
     """On the scheduler: keep plugin ``name`` (pickled: ``data``) for workers that join, send it
     to those running; address -> why it failed there ("" where it started).
 
-    Relies on ``Scheduler.worker_plugins`` and the workers' ``plugin-add`` handler."""
-    dask_scheduler.worker_plugins[name] = data
+    Relies on the workers' ``plugin-add`` handler."""
+    dask_compat.keep_worker_plugin(dask_scheduler, name, data)
     msg = {"op": "plugin-add", "plugin": data, "name": name}
     answers = await dask_compat.to_running_workers(dask_scheduler, msg)
     return {address: _failure(answer) for address, answer in answers.items()}
@@ -85,9 +83,8 @@ async def remove_on_scheduler(names, dask_scheduler=None) -> list:
     also runs as a callback (:func:`later`), where an error would only be logged."""
     try:
         for name in names:
-            dask_scheduler.worker_plugins.pop(name, None)
-        run = {"function": dumps(_drop), "args": dumps((names,)), "kwargs": dumps({}), "wait": True}
-        msg = {"op": "run", **run}  # Client.run's message
+            dask_compat.forget_worker_plugin(dask_scheduler, name)
+        msg = dask_compat.run_message(_drop, names)  # Client.run's message
         answers = await dask_compat.to_running_workers(dask_scheduler, msg)
         return sorted(address for address, answer in answers.items() if answer is None)
     except Exception as e:  # noqa: BLE001 - a scheduler closing under it
@@ -102,16 +99,15 @@ async def _drop(names, dask_worker=None) -> None:
     removed twice logs a ``KeyError`` traceback. ``Worker.plugin_remove`` pops the plugin
     before its first await, so no close can start between this check and the pop.
     """
-    from distributed.core import Status
-
     for name in names:
-        if dask_worker.status in (Status.running, Status.paused) and name in dask_worker.plugins:
+        if dask_compat.is_running(dask_worker) and dask_compat.has_plugin(dask_worker, name):
             await dask_worker.plugin_remove(name)
 
 
 def later(scheduler, names) -> None:
     """:func:`remove_on_scheduler` of ``names``, soon, on the scheduler's event loop."""
-    scheduler.loop.add_callback(functools.partial(remove_on_scheduler, list(names), dask_scheduler=scheduler))
+    remove = functools.partial(remove_on_scheduler, list(names), dask_scheduler=scheduler)
+    dask_compat.call_soon(scheduler, remove)
 
 
 def _failure(answer) -> str:

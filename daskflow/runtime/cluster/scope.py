@@ -88,7 +88,7 @@ class SessionOnScheduler(SchedulerPlugin):
 
     def remove_client(self, scheduler, client):
         if client == self.client_id:  # gone without closing its session: undo for it
-            scheduler.loop.add_callback(_end_on_scheduler, scheduler, self.token, True)
+            dask_compat.call_soon(scheduler, _end_on_scheduler, scheduler, self.token, True)
 
     def end(self):
         streams.release(self.token)

@@ -14,7 +14,10 @@ from __future__ import annotations
 import itertools
 
 from distributed import futures_of
-from distributed.utils import sync
+
+from .. import dask_compat
+
+_ABSENT = object()
 
 
 def place(client, lowered):
@@ -82,18 +85,16 @@ def resolver(worker, bindings, replica):
 
 def _read(worker, key, holders):
     """One block, from this worker's memory or from a worker holding it (called off the loop)."""
-    if key in worker.data:
-        return worker.data[key]
-    return sync(worker.loop, _fetch, worker, key, holders)
+    value = dask_compat.local_value(worker, key, _ABSENT)
+    if value is not _ABSENT:
+        return value
+    return dask_compat.run_on_loop(worker, _fetch, worker, key, holders)
 
 
 async def _fetch(worker, key, holders):
-    for _ in range(2):
-        for address in holders:
-            response = await worker.rpc(address).get_data(keys=[key], who=worker.address)
-            data = response.get("data", {}) if isinstance(response, dict) else {}
-            if key in data:
-                return data[key]
-        # Moved or recomputed since the plan was made: ask the scheduler where it is now.
-        holders = (await worker.scheduler.who_has(keys=[key])).get(key, ())
-    raise RuntimeError(f"dataset block {key} is on no worker of the cluster")
+    """One block from a worker holding it, with Dask's handshake (the holder gets its "OK");
+    moved or recomputed since the plan was made, from where the scheduler says it is now."""
+    data = await dask_compat.fetch_block(worker, key, holders)
+    if data is None:
+        raise RuntimeError(f"dataset block {key} is on no worker of the cluster")
+    return data[key]

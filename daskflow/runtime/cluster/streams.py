@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import weakref
 
+from .. import dask_compat
+
 _ORIGINAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # stream -> its interval
 _WANTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # stream -> tokens unbatching it
 
@@ -26,9 +28,9 @@ def unbatch(stream, token: str) -> None:
     """Flush ``stream`` (a ``distributed.batched.BatchedSend``) at once, for session ``token``."""
     if stream is None:
         return
-    _ORIGINAL.setdefault(stream, stream.interval)
+    _ORIGINAL.setdefault(stream, dask_compat.stream_interval(stream))
     _WANTED.setdefault(stream, set()).add(token)
-    stream.interval = 0
+    dask_compat.set_stream_interval(stream, 0)
 
 
 def release(token: str) -> None:
@@ -36,7 +38,9 @@ def release(token: str) -> None:
     for stream, tokens in list(_WANTED.items()):
         tokens.discard(token)
         if not tokens:
-            stream.interval = _ORIGINAL.pop(stream, stream.interval)
+            original = _ORIGINAL.pop(stream, None)
+            if original is not None:
+                dask_compat.set_stream_interval(stream, original)
             del _WANTED[stream]
 
 

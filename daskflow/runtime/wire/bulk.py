@@ -78,7 +78,7 @@ import dask
 import msgpack
 import numpy as np
 from dask.utils import parse_bytes, parse_timedelta
-from distributed.comm.addressing import get_address_host
+from distributed.comm import get_address_host
 
 from .. import dask_compat
 from ..worker.state import find_state

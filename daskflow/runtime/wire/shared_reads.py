@@ -30,7 +30,7 @@ import time
 
 from dask.sizeof import sizeof
 from distributed import get_worker
-from distributed.protocol.serialize import to_serialize
+from distributed.protocol import to_serialize
 
 from ...errors import (
     FailedPreconditionError,
@@ -159,7 +159,7 @@ async def send_copy(worker, address, job, snapshot, plan, credentials):
     proof = trust.signed(credentials, COPY_HANDLER, [job, source, plan])
     message = {"job": job, "source": source, "plan": plan, **_message(snapshot), **proof}
     try:
-        refused = await calls.call(worker.rpc, address, COPY_HANDLER, **message)
+        refused = await calls.call(dask_compat.comms(worker), address, COPY_HANDLER, **message)
     except Exception as e:  # noqa: BLE001 - the next copy goes again; training goes on
         if dask_compat.is_leaving(worker.status):  # this ps is leaving: the job has ended
             logger.debug("copy of job %s not sent to %s: this worker is closing (%r)", job, address, e)
@@ -203,7 +203,9 @@ async def restore_from(job, address, dask_worker=None) -> bool:
     source = str(dask_worker.name)
     credentials = await _any_session(state_of(dask_worker).trusted)
     proof = trust.signed(credentials, COPY_GET_HANDLER, [job, source])
-    answer = await calls.call(dask_worker.rpc, address, COPY_GET_HANDLER, job=job, source=source, **proof)
+    answer = await calls.call(
+        dask_compat.comms(dask_worker), address, COPY_GET_HANDLER, job=job, source=source, **proof
+    )
     if answer is None:
         return False
     if "refused" in answer:
@@ -252,7 +254,7 @@ async def _read(worker, state, home, job, names, plan, step, timeout):
     request = dict(job=job, names=names, step=step, to=worker.address, box=box, plan=plan)
     fields = read_fields(**request)
     proof = trust.signed(state.trusted.credentials(plan), READ_HANDLER, fields)
-    refused = await calls.call(worker.rpc, home, READ_HANDLER, **request, **proof)
+    refused = await calls.call(dask_compat.comms(worker), home, READ_HANDLER, **request, **proof)
     if refused is not None:
         raise UnauthenticatedError(
             None, None, f"worker {home} refused to send job {job}'s variables: {refused}"

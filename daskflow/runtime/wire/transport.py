@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from dask.sizeof import sizeof
 from distributed import get_worker
-from distributed.protocol.serialize import to_serialize
+from distributed.protocol import to_serialize
 
 from ...errors import ResourceExhaustedError, UnauthenticatedError
 from ...kernels import compression
@@ -126,7 +126,7 @@ def install(worker):
         return _receive(state, worker.address, trust.peer_of(comm), refused, key, value, session, mac)
 
     def deliver(header, items, release):
-        worker.loop.add_callback(_arrived, state, header, items, release)
+        dask_compat.call_soon(worker, _arrived, state, header, items, release)
 
     dask_compat.serve_handler(worker, HANDLER, receive)
     pushes.install(worker, refused)
@@ -449,14 +449,14 @@ async def _confirm(worker, send, payload, sent, credentials):
         await asyncio.wrap_future(sent)
     except OSError:
         bulk.forget(send.address)
-        await _call_receive(worker.rpc, send.address, send.key, payload, credentials)
+        await _call_receive(dask_compat.comms(worker), send.address, send.key, payload, credentials)
 
 
 def _repush(done, worker, address, entries, credentials):
     """Early pushes that did not go: again, from the event loop, on whatever way there is."""
     if done.exception() is not None:
         bulk.forget(address)
-        worker.loop.add_callback(_spawn, _push_in_background(worker, address, entries, credentials))
+        dask_compat.call_soon(worker, _spawn, _push_in_background(worker, address, entries, credentials))
 
 
 async def take(task_key, box, index, timeout):
@@ -479,9 +479,9 @@ async def _deliver(worker, address, key, payload, credentials):
     """Send ``payload`` to ``key`` at ``address``: by bulk as ``credentials``' session where it
     can go so, else on Dask's comms."""
     by_bulk = type(payload) is not Failed and bulk.eligible(payload)
-    if by_bulk and await bulk.send(worker.rpc, address, _mail(key), payload, credentials):
+    if by_bulk and await bulk.send(dask_compat.comms(worker), address, _mail(key), payload, credentials):
         return
-    await _call_receive(worker.rpc, address, key, payload, credentials)
+    await _call_receive(dask_compat.comms(worker), address, key, payload, credentials)
 
 
 async def _call_receive(rpc, address, key, value, credentials):
@@ -555,9 +555,11 @@ async def _push_in_background(worker, address, entries, credentials, delay=PUSH_
         await asyncio.sleep(delay)
     header, values = _push_message(entries)
     try:
-        if bulk.eligible(values) and await bulk.send(worker.rpc, address, header, values, credentials):
+        if bulk.eligible(values) and await bulk.send(
+            dask_compat.comms(worker), address, header, values, credentials
+        ):
             return
-        rpc = worker.rpc(address)
+        rpc = dask_compat.comms(worker)(address)
         for (name, version, keep), value in entries:
             proof = trust.signed(credentials, pushes.HANDLER, [name, version, keep])
             await rpc.daskflow_push(name=name, version=version, keep=keep, value=to_serialize(value), **proof)
@@ -596,20 +598,22 @@ def post(client, address, key, value):
         sent = bulk.submit(where, _mail(key, single=True), (value,), credentials)
         sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
         return
-    client.loop.add_callback(_post, client, address, key, value)
+    dask_compat.call_soon(client, _post, client, address, key, value)
 
 
 def _post_again(done, client, address, key, value):
     if done.exception() is not None:  # the worker's port changed: look it up again
         bulk.forget(address)
-        client.loop.add_callback(_post, client, address, key, value)
+        dask_compat.call_soon(client, _post, client, address, key, value)
 
 
 async def _post(client, address, key, value):
     try:
         by_bulk, credentials = bulk.eligible((value,)), bulk.credentials(None, key[0])
-        if by_bulk and await bulk.send(client.rpc, address, _mail(key, single=True), (value,), credentials):
+        if by_bulk and await bulk.send(
+            dask_compat.comms(client), address, _mail(key, single=True), (value,), credentials
+        ):
             return
-        await _call_receive(client.rpc, address, key, value, credentials)
+        await _call_receive(dask_compat.comms(client), address, key, value, credentials)
     except Exception:  # noqa: BLE001 - the consumer times out and names what it waited for
         logger.exception("daskflow could not send a fed value to %s", address)

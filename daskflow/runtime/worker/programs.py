@@ -26,12 +26,11 @@ from dataclasses import dataclass
 
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
-from distributed.protocol import pickle
 
 from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ...kernels import deadline
-from .. import allocator
+from .. import allocator, dask_compat
 from ..cluster import sources
 from ..plan.executable import traced_function
 from ..wire import bulk, pushes, shared_reads, transport
@@ -64,7 +63,7 @@ class ProgramRegistry(WorkerPlugin):
     def setup(self, worker):
         # A copy per worker: workers sharing a process (a test cluster) must not
         # share the per-session state of stateful ops (an iterator's position).
-        programs = pickle.loads(pickle.dumps(self.programs))
+        programs = dask_compat.pickle_roundtrip(self.programs)
         state = state_of(worker)
         state.install_programs(self.plan_id, programs, self.sources, self.session)
         transport.install(worker)
@@ -219,7 +218,7 @@ class _Instance:
         self.fn, self.replica, self.mode, self.timeout = fn, replica, mode, timeout
         self.clock = _Clock()
         self.loop = asyncio.get_running_loop()
-        self.executor = worker.executors["default"]
+        self.executor = dask_compat.thread_pool(worker)
         self.blocks = sources.resolver(worker, bindings, 0 if replica is None else replica[0])
 
     @classmethod
@@ -436,7 +435,7 @@ def _copy_if_due(worker, state, shared, plan):
     if store.copy_due(shared.job, shared.backup_secs, shared.backup_to):
         snapshot, credentials = store.snapshot(shared.job), state.trusted.credentials(plan)
         call = (worker, shared.backup_to, shared.job, snapshot, plan, credentials)
-        worker.loop.add_callback(shared_reads.send_copy, *call)
+        dask_compat.call_soon(worker, shared_reads.send_copy, *call)
 
 
 def _call(replica, blocks, fn, values, clock):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import uuid
 
+from .. import dask_compat
 from ..wire.mailbox import Mailbox
 from ..wire.trust import Sessions, Unclaimed
 from ..wire.variable_cache import VariableCache
@@ -201,12 +202,9 @@ def state_of(worker) -> WorkerState:
     >>> state_of(get_worker()).mailbox  # doctest: +SKIP
     <daskflow.runtime.wire.mailbox.Mailbox object at ...>
     """
-    state = worker.extensions.get(EXTENSION)
-    if state is None:
-        state = worker.extensions[EXTENSION] = WorkerState()  # Worker.close calls its close()
-    return state
+    return dask_compat.worker_extension(worker, EXTENSION, WorkerState)  # closed with the worker
 
 
 def find_state(worker) -> WorkerState | None:
     """``worker``'s daskflow state, or None where it has none (nothing installed it yet)."""
-    return worker.extensions.get(EXTENSION)
+    return dask_compat.worker_extension(worker, EXTENSION)
