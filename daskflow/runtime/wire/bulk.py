@@ -74,13 +74,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import dask
 import msgpack
 import numpy as np
 from dask.utils import parse_bytes, parse_timedelta
 from distributed.comm import get_address_host
 
 from .. import dask_compat
+from ..defaults import setting
 from ..worker.state import find_state
 from . import inplace
 from .log_limit import OncePerPeer
@@ -104,12 +104,9 @@ MAC = 32  # HMAC-SHA256
 ACK = b"\x01"
 RESEND = b"\x02"  # to a sender of addresses: the receiver could not read them, send the bytes
 TIMEOUT = 60.0  # seconds a connection may stall before its send fails
-HANDSHAKE_TIMEOUT = 5.0  # seconds a new connection has to prove its session
 IDLE = 120.0  # seconds a link to a receiver stays open unused
 MAX_CONNECTIONS = 256  # per receiver: one per sending process and session is the normal case
 MAX_HANDSHAKES = 32  # of those, not yet authenticated: strangers cannot take every slot
-MAX_BYTES = 2**33  # daskflow.bulk-max-bytes: the largest message
-MAX_BUFFERED = 2**32  # daskflow.bulk-max-buffered: a session's unclaimed bytes on a worker
 CLIENT_PLANS = 1024  # plans a client process remembers the credentials of (see ProgramRegistry)
 
 
@@ -184,24 +181,24 @@ def describe(header: dict, items) -> tuple[dict, list]:
     return {**header, "items": specs}, buffers
 
 
-def _seconds(key, default) -> float:
+def _seconds(key) -> float:
     """A duration from Dask's config: seconds, or a string such as ``"5s"``."""
-    return float(parse_timedelta(dask.config.get(key, default), default="seconds"))
+    return float(parse_timedelta(setting(key), default="seconds"))
 
 
-def _bytes(key, default) -> int:
+def _bytes(key) -> int:
     """A size from Dask's config: bytes, or a string such as ``"8GiB"``."""
-    return int(parse_bytes(dask.config.get(key, default)))
+    return int(parse_bytes(setting(key)))
 
 
 def max_bytes() -> int:
     """``daskflow.bulk-max-bytes``: the largest message (or value on Dask's comms) a worker takes."""
-    return _bytes("daskflow.bulk-max-bytes", MAX_BYTES)
+    return _bytes("daskflow.bulk-max-bytes")
 
 
 def max_buffered() -> int:
     """``daskflow.bulk-max-buffered``: a session's unclaimed bytes a worker holds at most."""
-    return _bytes("daskflow.bulk-max-buffered", MAX_BUFFERED)
+    return _bytes("daskflow.bulk-max-buffered")
 
 
 def _recv_into(conn, view, deadline=None) -> bool:
@@ -264,7 +261,7 @@ def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | N
     conn.settimeout(2 * IDLE)  # between messages: a sender's link closes itself after IDLE
     if not _recv_into(conn, memoryview(length)[:1]):
         return None
-    conn.settimeout(_seconds("daskflow.bulk-read-timeout", TIMEOUT))
+    conn.settimeout(_seconds("daskflow.bulk-read-timeout"))
     if not _recv_into(conn, memoryview(length)[1:]):
         raise BulkFormatError("the connection closed in the middle of a message")
     (n,) = _LENGTH.unpack(length)
@@ -473,7 +470,7 @@ class Receiver:
 
     def _greet(self, conn) -> _Inbound:
         """Challenge a new connection; its session once it has proved it knows the secret."""
-        timeout = _seconds("daskflow.bulk-handshake-timeout", HANDSHAKE_TIMEOUT)
+        timeout = _seconds("daskflow.bulk-handshake-timeout")
         deadline = time.monotonic() + timeout  # the whole handshake, not each read: no trickling
         conn.settimeout(timeout)
         challenge = secrets.token_bytes(CHALLENGE)
@@ -687,7 +684,7 @@ async def lookup(rpc, address):
 
 def in_place_enabled() -> bool:
     """Whether arrays between processes of one machine are read in place (:mod:`.inplace`)."""
-    return inplace.AVAILABLE and bool(dask.config.get("daskflow.bulk-in-place", True))
+    return inplace.AVAILABLE and bool(setting("daskflow.bulk-in-place"))
 
 
 def submit(where, header, items, credentials: Credentials) -> concurrent.futures.Future:
@@ -744,7 +741,7 @@ def serve(worker, deliver, check=None, sessions=None, unclaimed=None) -> Receive
     keeps it, and closes it with the worker). ``sessions``, ``unclaimed``: the worker's
     (see :class:`Receiver`).
     """
-    enabled = dask.config.get("daskflow.bulk-transfers", True)
+    enabled = setting("daskflow.bulk-transfers")
     if not enabled or not worker.address.startswith("tcp://"):
         dask_compat.serve_handler(worker, HANDLER, lambda: None)
         return None

@@ -22,19 +22,19 @@ import collections
 import logging
 from time import monotonic
 
-import dask
 from dask.utils import parse_timedelta
+
+from ..defaults import setting
 
 logger = logging.getLogger(__name__)
 
-TTL = 600.0  # seconds an unclaimed value is kept at least: daskflow.mailbox-ttl
 EXPIRED_KEPT = 10_000  # keys of dropped values remembered, to tell a late consumer
 _ABSENT = object()
 
 
 def ttl() -> float:
     """``daskflow.mailbox-ttl`` in seconds (Dask config: a number or a string like ``"10m"``)."""
-    return float(parse_timedelta(dask.config.get("daskflow.mailbox-ttl", TTL), default="seconds"))
+    return float(parse_timedelta(setting("daskflow.mailbox-ttl"), default="seconds"))
 
 
 class Mailbox:
