@@ -100,7 +100,7 @@ def test_a_cluster_without_the_page_serves_no_page_and_is_sent_nothing(tmp_path)
         with tf.Session(cluster, graph=g) as sess:
             sess.run(init)
             assert step(sess, 0) > 0
-            publisher = sess._cluster.metrics.publisher
+            publisher = publish.publisher_of(sess._cluster.token)
             assert publisher.active is False  # asked once, found no collector
             assert publisher not in publish.open_publishers()
     writer.close()

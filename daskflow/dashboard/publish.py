@@ -21,7 +21,10 @@ Records, each a small dict of plain values (the stream is msgpack):
   ``FileWriter`` wrote (:func:`scalars`);
 * ``{"kind": "closed"}``.
 
-This module imports no dask: :mod:`daskflow.summary.writer` imports it.
+The runtime knows nothing of this module: it emits typed records
+(:mod:`daskflow.runtime.events`), and this module subscribes to them when
+imported (the runtime imports the modules ``daskflow.subscribers`` names, this
+one by default). It imports no dask.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import logging
 import threading
 import time
 import weakref
+
+from ..runtime import events
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +49,9 @@ _OPEN_LOCK = threading.Lock()
 
 
 def _has_collector(dask_scheduler=None) -> bool:
-    return COLLECTOR in getattr(dask_scheduler, "plugins", {})
+    from ..runtime import dask_compat
+
+    return COLLECTOR in dask_compat.scheduler_plugins(dask_scheduler)
 
 
 class Publisher:
@@ -157,6 +164,61 @@ def open_publishers() -> list:
     """The publishers of the cluster sessions open in this process."""
     with _OPEN_LOCK:
         return list(_OPEN)
+
+
+# -- the runtime's records ---------------------------------------------------------------------
+
+_BY_SESSION: dict = {}  # session token -> its Publisher, while the session is open
+
+
+def publisher_of(session: str) -> Publisher | None:
+    """The publisher of the open cluster session ``session`` (its token), if any."""
+    return _BY_SESSION.get(session)
+
+
+def _opened(record: events.SessionOpened) -> None:
+    _BY_SESSION[record.session] = Publisher(record.client, record.session, record.first_step, record.graph)
+
+
+def _placed(record: events.PlanPlaced) -> None:
+    """A new plan: its placement on the page (the session's first plan asks whether it is served)."""
+    publisher = _BY_SESSION.get(record.session)
+    if publisher is None or not publisher.connect():
+        return
+    lowered = record.lowered
+    try:
+        placement = placement_record(lowered, record.workers, record.soft)
+    except Exception:  # noqa: BLE001 - the page lacks this placement; the plan runs regardless
+        logger.warning(
+            "daskflow could not describe plan %s for the dashboard", lowered.plan_id, exc_info=True
+        )
+        return
+    publisher.put({"kind": "plan", "plan": lowered.plan_id, "placement": placement})
+
+
+def _finished(record: events.StepFinished) -> None:
+    publisher = _BY_SESSION.get(record.session)
+    if publisher is not None and publisher.active:
+        publisher.put(
+            {"kind": "step", "plan": record.plan, "n": record.n, "wall": record.wall} | {"time": record.time}
+        )
+
+
+def _closed(record: events.SessionClosed) -> None:
+    publisher = _BY_SESSION.pop(record.session, None)
+    if publisher is not None:
+        publisher.close()
+
+
+def _scalars(record: events.ScalarsWritten) -> None:
+    scalars(record.summary, record.global_step, record.graph)
+
+
+events.subscribe(events.SessionOpened, _opened)
+events.subscribe(events.PlanPlaced, _placed)
+events.subscribe(events.StepFinished, _finished)
+events.subscribe(events.SessionClosed, _closed)
+events.subscribe(events.ScalarsWritten, _scalars)
 
 
 # -- placement ---------------------------------------------------------------------------------

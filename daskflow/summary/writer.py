@@ -17,7 +17,7 @@ import threading
 import time
 import weakref
 
-from ..dashboard import publish
+from ..runtime import events
 
 logger = logging.getLogger("daskflow")
 
@@ -135,10 +135,11 @@ class FileWriter:
         """Add a ``Summary`` proto, or its serialized bytes (what ``sess.run`` of a summary gives).
 
         Plugin metadata is written with the first value of each tag only, as
-        TF1 does: TensorBoard keeps the first it reads. Its scalar values also
-        go to the dashboard page of each cluster session open in this process
-        (:mod:`daskflow.dashboard`) running this writer's graph (any, if it has
-        none), against ``global_step``.
+        TF1 does: TensorBoard keeps the first it reads. The summary is also
+        emitted as a record (:class:`daskflow.runtime.events.ScalarsWritten`):
+        the dashboard page shows its scalars for each cluster session open in
+        this process running this writer's graph (any, if it has none), against
+        ``global_step``.
         """
         from .protos import Event, Summary
 
@@ -157,7 +158,7 @@ class FileWriter:
                 self._seen_summary_tags.add(value.tag)
         self._add_event(Event(summary=summary), global_step)
         if not self._closed:
-            publish.scalars(summary, global_step, self._graph and self._graph())
+            events.emit(events.ScalarsWritten(summary, global_step, self._graph and self._graph()))
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""

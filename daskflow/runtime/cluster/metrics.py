@@ -6,10 +6,9 @@ partitions sent each other — is logged on the workers as it happens and
 collected only when asked (one ``client.run``), so measuring costs the
 steps nothing.
 
-Where the scheduler serves daskflow's dashboard page (:mod:`daskflow.dashboard`),
-each finished step and each plan's placement are also published to it, on
-the client's stream to the scheduler, without waiting for an answer
-(:mod:`daskflow.dashboard.publish`).
+Each plan made and each step finished is also emitted as a record
+(:mod:`..events`) to whoever listens: the dashboard's publisher
+(:mod:`daskflow.dashboard.publish`) sends them to the scheduler's page.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import collections
 import logging
 import time
 
-from ...dashboard.publish import Publisher, placement_record
+from .. import events
 from ..worker.arrivals import step_log
 from ..worker.state import LOG_LIMIT
 
@@ -33,21 +32,14 @@ class StepMetrics:
         self.first_step = first_step  # the session's step keys count from here
         self.plans: list = []
         self._walls: collections.deque = collections.deque(maxlen=LOG_LIMIT)
-        self.publisher = Publisher(client, session, first_step, graph)
+        self.session = session
+        events.load_subscribers()
+        events.emit(events.SessionOpened(session, client, first_step, graph))
 
     def planned(self, lowered, workers, soft):
-        """A new plan: remember it, and show its placement on the dashboard (if served)."""
+        """A new plan: remember it, and tell the listeners where it placed what."""
         self.plans.append(lowered.plan_id)
-        if not self.publisher.connect():  # asks the scheduler with the session's first plan only
-            return
-        try:
-            record = placement_record(lowered, workers, soft)
-        except Exception:  # noqa: BLE001 - the page lacks this placement; the plan runs regardless
-            logger.warning(
-                "daskflow could not describe plan %s for the dashboard", lowered.plan_id, exc_info=True
-            )
-            return
-        self.publisher.put({"kind": "plan", "plan": lowered.plan_id, "placement": record})
+        events.emit(events.PlanPlaced(self.session, lowered, workers, soft))
 
     def finished(self, pending):
         """A finished run: one entry per step (a run of several shares its time among them)."""
@@ -55,12 +47,12 @@ class StepMetrics:
         wall = (time.perf_counter() - pending.start) / steps
         for n in range(pending.n - steps + 1, pending.n + 1):
             self._walls.append((plan, n, wall))
-            if self.publisher.active:
-                self.publisher.put({"kind": "step", "plan": plan, "n": n, "wall": wall, "time": time.time()})
+            if events.listened(events.StepFinished):
+                events.emit(events.StepFinished(self.session, plan, n, wall, time.time()))
 
     def close(self):
-        """Tell the dashboard the session closed; publish nothing more."""
-        self.publisher.close()
+        """Tell the listeners the session closed."""
+        events.emit(events.SessionClosed(self.session))
 
     def collect(self):
         """One dict per finished step, oldest first.

@@ -1,0 +1,118 @@
+"""What a session's runtime tells whoever listens: typed records, and a tiny registry.
+
+The runtime emits a record as something happens (a session opened, a plan
+placed, a step finished, a session closed; a ``FileWriter`` wrote scalars) and
+knows nothing of who listens. A listener registers itself for a record type
+with :func:`subscribe` when its module is imported; the modules named in the
+Dask configuration key ``daskflow.subscribers`` (``daskflow/daskflow.yaml``:
+the dashboard's publisher) are imported by :func:`load_subscribers`, as Dask
+imports its preloads, so the runtime imports none of them.
+
+A listener's failure is logged, never raised: it must not fail a step.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    """A cluster session opened: its ``client``, token ``session``, first step number and graph."""
+
+    session: str
+    client: Any
+    first_step: int
+    graph: Any = None
+
+
+@dataclass(frozen=True)
+class PlanPlaced:
+    """Session ``session`` made a plan: ``lowered`` (its ``Lowered``), placed on ``workers``."""
+
+    session: str
+    lowered: Any
+    workers: Any
+    soft: bool
+
+
+@dataclass(frozen=True)
+class StepFinished:
+    """Step ``n`` of plan ``plan`` finished after ``wall`` s, at ``time`` (``time.time()``)."""
+
+    session: str
+    plan: str
+    n: int
+    wall: float
+    time: float
+
+
+@dataclass(frozen=True)
+class SessionClosed:
+    """Session ``session`` closed."""
+
+    session: str
+
+
+@dataclass(frozen=True)
+class ScalarsWritten:
+    """A ``FileWriter`` of ``graph`` (None: of none) wrote ``summary`` at ``global_step``."""
+
+    summary: Any
+    global_step: int
+    graph: Any = None
+
+
+_SUBSCRIBERS: dict[type, list] = {}
+_LOCK = threading.Lock()
+_LOADED = False
+
+
+def subscribe(kind: type, handler) -> None:
+    """Call ``handler(record)`` for every record of type ``kind`` emitted (once per handler)."""
+    with _LOCK:
+        handlers = _SUBSCRIBERS.setdefault(kind, [])
+        if handler not in handlers:
+            handlers.append(handler)
+
+
+def unsubscribe(kind: type, handler) -> None:
+    """Stop calling ``handler`` for ``kind``."""
+    with _LOCK:
+        if handler in _SUBSCRIBERS.get(kind, ()):
+            _SUBSCRIBERS[kind].remove(handler)
+
+
+def listened(kind: type) -> bool:
+    """Whether anyone listens to ``kind`` (a record nobody wants need not be made)."""
+    return bool(_SUBSCRIBERS.get(kind))
+
+
+def emit(record) -> None:
+    """Hand ``record`` to each handler subscribed to its type, in order; errors are logged."""
+    for handler in list(_SUBSCRIBERS.get(type(record), ())):
+        try:
+            handler(record)
+        except Exception:  # noqa: BLE001 - a listener never fails the runtime
+            logger.warning("daskflow: %r failed on %s", handler, type(record).__name__, exc_info=True)
+
+
+def load_subscribers() -> None:
+    """Import, once, the modules ``daskflow.subscribers`` names; each subscribes on import."""
+    global _LOADED
+    if _LOADED:
+        return
+    from .defaults import setting
+
+    _LOADED = True
+    for name in setting("daskflow.subscribers") or ():
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a listener that cannot load listens to nothing
+            logger.warning("daskflow could not load the subscriber %s", name, exc_info=True)
