@@ -115,8 +115,17 @@ class Faults(tf.train.SessionRunHook):
             self._inject(kind, victim, run_context.session)
             self.done.append({"step": int(run_values.results), "kind": kind, "victim": victim})
 
+    def _pid_when_back(self, victim):
+        """The victim's process id, once a Nanny has restarted it after an earlier fault."""
+        deadline = time.monotonic() + 60
+        while (pid := _pids(self.address).get(victim)) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{victim} not back 60 s after its last fault")
+            time.sleep(0.5)
+        return pid
+
     def _inject(self, kind, victim, sess):
-        pid = _pids(self.address)[victim]
+        pid = self._pid_when_back(victim)
         if kind == "slow":
             os.kill(pid, signal.SIGSTOP)
             threading.Timer(SLOW_SECS, os.kill, (pid, signal.SIGCONT)).start()
