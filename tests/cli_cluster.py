@@ -12,6 +12,8 @@ import time
 
 from distributed import Client
 
+from tests.waiting import poll_for
+
 
 def _dask(*args):
     # The `dask` console script of this interpreter's environment.
@@ -63,15 +65,14 @@ def start_scheduler(folder, timeout=60, **popen):
 
 
 def _scheduler_address(scheduler_file, proc, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    def written():
         if proc.poll() is not None:
             raise RuntimeError(f"dask scheduler exited with code {proc.returncode}")
         with contextlib.suppress(FileNotFoundError, ValueError, KeyError):
             with open(scheduler_file) as f:
                 return json.load(f)["address"]
-        time.sleep(0.1)
-    raise TimeoutError(f"dask scheduler wrote no {scheduler_file} within {timeout} s")
+
+    return poll_for(written, timeout, f"dask scheduler to write its address into {scheduler_file}", every=0.1)
 
 
 def start_worker(address, name, nanny=True):
@@ -84,13 +85,14 @@ def start_worker(address, name, nanny=True):
 
 
 def _wait_for(address, n, timeout):
-    deadline = time.time() + timeout
-    while True:
+    deadline = time.monotonic() + timeout
+
+    def joined():
         try:
             with Client(address, timeout=5, set_as_default=False) as client:
-                client.wait_for_workers(n, timeout=max(deadline - time.time(), 1))
-                return
+                client.wait_for_workers(n, timeout=max(deadline - time.monotonic(), 1))
+                return True
         except (OSError, TimeoutError):
-            if time.time() > deadline:
-                raise
-            time.sleep(0.5)
+            return False
+
+    poll_for(joined, timeout, f"{n} workers to join the scheduler at {address}", every=0.5)

@@ -1,4 +1,4 @@
-"""Suite-wide settings.
+"""Suite-wide settings and the fixtures test modules share.
 
 After each test module, the garbage is collected and what survives is frozen
 (``gc.freeze``): objects earlier modules keep alive (graphs, plans, compiled
@@ -23,12 +23,15 @@ import gc
 import os
 import pathlib
 import re
+import uuid
 
 import pytest
 
+import daskflow as tf
+
 # What a module does to start clusters, processes or a browser.
 STARTS_PROCESSES = re.compile(
-    r"local_cluster|LocalCluster|cli_cluster|subprocess|Popen|chromium|Client\(|multiprocessing"
+    r"local_cluster|module_cluster|LocalCluster|cli_cluster|subprocess|Popen|chromium|Client\(|multiprocessing"
 )
 
 
@@ -39,7 +42,8 @@ RUNS_PROGRAMS = re.compile(r"survey_daskflow|conformance import|nbclient|tf_orac
 # What a module does that another cluster beside it could upset: time its steps, wait out
 # timeouts, bind a fixed port.
 TIMED = re.compile(
-    r"monotonic\(\)|perf_counter\(\)|time\.time\(\)|wall_time|straggl|timeout|seconds|8786|8787"
+    r"monotonic\(\)|perf_counter\(\)|time\.time\(\)|wall_time|straggl|timeout|seconds|poll_for|settled\("
+    r"|8786|8787"
 )
 
 
@@ -78,3 +82,52 @@ def _old_objects_out_of_the_collectors_way():
     yield
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture
+def fresh_graph():
+    """A new, empty default graph for the test (also the default graph of the threads it
+    starts), dropped after it: no names taken, no ops left by earlier tests."""
+    tf.reset_default_graph()
+    yield tf.get_default_graph()
+    tf.reset_default_graph()
+
+
+class FakeClock:
+    """A monotonic clock that moves only when told (:meth:`advance`)."""
+
+    def __init__(self, start=1000.0):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds):
+        self.now += seconds
+
+
+@pytest.fixture
+def mailbox_clock(monkeypatch):
+    """The clock the workers' mailboxes read (:mod:`daskflow.runtime.wire.mailbox`), faked:
+    a value's age is what the test advances it by, not what the machine's load makes it."""
+    from daskflow.runtime.wire import mailbox
+
+    clock = FakeClock()
+    monkeypatch.setattr(mailbox, "monotonic", clock)
+    return clock
+
+
+@pytest.fixture(params=["local", "memory"])
+def root(request, tmp_path):
+    """A folder for the test's files: on the local disk, then in fsspec's memory file system
+    (removed after the test, as ``tmp_path`` is in time)."""
+    if request.param == "local":
+        yield str(tmp_path)
+        return
+    from daskflow.platform import gfile
+
+    url = f"memory://test-{uuid.uuid4().hex}"
+    gfile.MakeDirs(url)
+    yield url
+    if gfile.Exists(url):
+        gfile.DeleteRecursively(url)

@@ -90,6 +90,7 @@ def test_appends_to_a_file_ending_in_a_newline(tmp_path):
     assert path.read_text().startswith("intro\n\n<!-- results:x begin -->\n**X**\n\nMeasured ")
 
 
+@pytest.mark.process
 def test_heading_holds_commit_date_command_and_machine(results, monkeypatch):
     monkeypatch.setattr(sys, "orig_argv", ["python", "benchmarks/toy.py", "--record"])
     monkeypatch.setitem(sys.modules, "tensorflow", types.SimpleNamespace(__version__="9.8.7"))

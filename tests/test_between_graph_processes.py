@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,11 @@ from distributed.utils import open_port
 
 import daskflow as tf
 from daskflow.datasets import load_digits
+from daskflow.runtime.cluster import runtime as runtime_module
+from daskflow.runtime.cluster.devices import scheduler_identity
+from tests.waiting import poll_for
+
+pytestmark = pytest.mark.process
 
 SCRIPT = Path(__file__).parent / "between_graph" / "digits_replica.py"
 ROOT = Path(__file__).parent.parent
@@ -51,14 +55,19 @@ class Task:
             self.lines.append(line.rstrip())
 
     def wait_for(self, text, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        """Until this task prints a line holding ``text`` (fails at once if it exits)."""
+
+        def printed():
             if any(text in line for line in self.lines):
-                return
+                return True
             if self.process.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise AssertionError(f"{self.name} never printed {text!r}:\n" + "\n".join(self.lines[-30:]))
+                raise AssertionError(f"{self.name} exited, never printing {text!r}:\n{self._last_lines()}")
+            return False
+
+        poll_for(printed, timeout, lambda: f"{self.name} to print {text!r}:\n{self._last_lines()}", every=0.1)
+
+    def _last_lines(self):
+        return "\n".join(self.lines[-30:])
 
     def finish(self, timeout=180):
         try:
@@ -115,15 +124,15 @@ def _embedded_accuracy(steps, hidden=64, batch_size=32, learning_rate=0.05):
             return float(sess.run(accuracy, {x: data.test.images, y_: data.test.labels}))
 
 
+@pytest.mark.slow
 def test_sync_with_a_backup_worker_goes_on_without_a_killed_one(hosts, tasks, tmp_path):
     steps = 400
-    flags = (f"--train_steps={steps}", "--sync_replicas", "--replicas_to_aggregate=1")
+    flags = (f"--train_steps={steps}", "--sync_replicas", "--replicas_to_aggregate=1", "--print_every=10")
     ps = Task("ps", 0, hosts)
     chief = Task("worker", 0, hosts, *flags, "--step_delay=0.005", report=tmp_path / "chief.json")
     other = Task("worker", 1, hosts, *flags)
     tasks.extend([ps, chief, other])
-    other.wait_for("session ready")
-    time.sleep(1.0)
+    other.wait_for("Worker 1: step 20")  # both train
     os.kill(other.process.pid, signal.SIGKILL)
     chief.finish()
     report = json.loads((tmp_path / "chief.json").read_text())
@@ -157,6 +166,7 @@ def _fast_worker_rate(tmp_path, tag, other_delay, steps=400, max_staleness=4):
     return fast["steps"] / fast["seconds"], fast, other
 
 
+@pytest.mark.slow
 def test_async_training_reaches_the_embedded_accuracy_and_a_straggler_slows_no_one(tmp_path):
     both_fast, first, second = _fast_worker_rate(tmp_path, "fast", 0.0)
     # Both trained (no meeting point: neither waited for the other), and together made the
@@ -178,6 +188,7 @@ def test_async_training_reaches_the_embedded_accuracy_and_a_straggler_slows_no_o
 ESTIMATOR = Path(__file__).parent / "between_graph" / "estimator_replica.py"
 
 
+@pytest.mark.slow
 def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_path):
     """chief, worker, ps and evaluator from TF_CONFIG; the evaluator's accuracy matches the
     same program run in one process (no TF_CONFIG)."""
@@ -205,6 +216,10 @@ def test_estimator_train_and_evaluate_runs_every_role_under_the_launcher(tmp_pat
     assert job["accuracy"] >= alone["accuracy"] - 0.05, (job, alone)
 
 
+def _worker_names(client):
+    return {worker["name"] for worker in scheduler_identity(client)["workers"].values()}
+
+
 @pytest.fixture
 def scheduler(tmp_path):
     """A Dask scheduler process apart from the tasks (so that the ps can die alone)."""
@@ -216,30 +231,30 @@ def scheduler(tmp_path):
     process.wait(10)
 
 
+@pytest.mark.slow
 def test_killed_worker_and_ps_scripts_come_back_and_training_goes_on(hosts, tasks, scheduler, tmp_path):
     """A killed worker script leaves the others training and rejoins when started again;
     a killed ps script started again is restored from its copy, and training goes on."""
     steps = 800
-    flags = (f"--train_steps={steps}", "--backup_secs=0.5")
+    flags = (f"--train_steps={steps}", "--backup_secs=0.5", "--print_every=10")
     ps = Task("ps", 0, hosts, scheduler=scheduler)
     chief = Task(
         "worker", 0, hosts, *flags, "--step_delay=0.01", report=tmp_path / "chief.json", scheduler=scheduler
     )
     other = Task("worker", 1, hosts, *flags, scheduler=scheduler)
     tasks.extend([ps, chief, other])
-    other.wait_for("session ready")
-    chief.wait_for("session ready")
-    time.sleep(1.0)
+    other.wait_for("Worker 1: step 20")  # both train
+    chief.wait_for("Worker 0: step 20")
     os.kill(other.process.pid, signal.SIGKILL)
     other.process.wait(10)
     restarted = Task("worker", 1, hosts, *flags, report=tmp_path / "other.json", scheduler=scheduler)
     tasks.append(restarted)
-    restarted.wait_for("session ready")
-    time.sleep(1.0)  # several copies sent
+    restarted.wait_for("Worker 1: step 30")  # it trains again; the ps sent copies meanwhile
     assert chief.process.poll() is None, "the chief finished before its ps was killed: too few steps"
     os.kill(ps.process.pid, signal.SIGKILL)
     ps.process.wait(10)
-    time.sleep(1.0)
+    with Client(scheduler, set_as_default=False) as client:  # its name is free again
+        poll_for(lambda: "ps-0" not in _worker_names(client), 30, "the scheduler to drop the killed ps-0")
     tasks.append(Task("ps", 0, hosts, scheduler=scheduler))  # the ps script started again
     chief.finish()
     restarted.finish()
@@ -252,6 +267,7 @@ def test_killed_worker_and_ps_scripts_come_back_and_training_goes_on(hosts, task
     assert reports[0]["accuracy"] > 0.85
 
 
+@pytest.mark.slow
 def test_sync_training_on_a_cluster_of_dask_worker_processes_reaches_the_embedded_accuracy(
     hosts, tasks, tmp_path
 ):
@@ -290,6 +306,7 @@ def test_sync_training_on_a_cluster_of_dask_worker_processes_reaches_the_embedde
     assert reports[0]["accuracy"] >= _embedded_accuracy(steps, batch_size=64) - 0.03
 
 
+@pytest.mark.slow
 def test_a_job_whose_workers_end_at_different_times_ends_cleanly():
     """`daskflow launch` of the usual TF1 script (the ps joins, the chief initializes), one
     worker ending while the other trains: exit 0, both workers done, no traceback in any
@@ -329,8 +346,18 @@ def test_a_session_waits_for_the_tasks_its_graph_names_then_names_every_one_miss
             message = str(raised.value)
             assert "['/job:ps/task:0', '/job:ps/task:1']" in message and "in 1 s" in message, message
 
+            # The ps tasks join once the session has found them missing and waits for them.
+            waiting = threading.Event()
+            missing_tasks = runtime_module._missing_tasks
+
+            def found_missing(*args, **kwargs):
+                waiting.set()
+                return missing_tasks(*args, **kwargs)
+
+            monkeypatch.setattr(runtime_module, "_missing_tasks", found_missing)
+
             def join_later():
-                time.sleep(1.0)
+                assert waiting.wait(60), "the session never found the ps tasks missing"
                 joined.extend(tf.train.Server(spec, "ps", i) for i in range(2))
 
             joined = []

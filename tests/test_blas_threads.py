@@ -26,6 +26,7 @@ def test_an_embedded_session_holds_blas_at_its_threads_and_restores_them():
     assert blas_threads() == before
 
 
+@pytest.mark.process
 def test_a_cluster_session_sets_its_workers_blas_threads_and_restores_them():
     with tf.local_cluster(workers=1, ps=0, processes=True) as cluster, Client(cluster) as client:
         before = list(client.run(blas_threads).values())

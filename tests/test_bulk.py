@@ -21,6 +21,7 @@ from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import bulk, log_limit
 from daskflow.runtime.wire.log_limit import OncePerPeer
 from tests.models import ps_linear_graph
+from tests.waiting import poll_for, settled
 
 CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
 
@@ -147,9 +148,7 @@ def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, 
     sock.sendall(_greeted(sock)(header))
     sock.close()
     hung_up.set()
-    deadline = time.monotonic() + 10
-    while "gave up" not in caplog.text and time.monotonic() < deadline:
-        time.sleep(0.05)
+    poll_for(lambda: "gave up" in caplog.text, 10, "the receiver's log line that the sender gave up")
     assert "the sender gave up before its arrays were read" in caplog.text
     assert arrived.empty() and r.received == 0
 
@@ -337,6 +336,7 @@ def test_steps_move_their_values_by_bulk_or_else_on_dasks_comms(enabled):
 
 @pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
 @pytest.mark.parametrize("in_place", [True, False])
+@pytest.mark.process
 def test_worker_processes_read_each_others_arrays_in_place_unless_told_not_to(in_place):
     expected = _train(None)
     with dask.config.set({"daskflow.bulk-in-place": in_place}):
@@ -421,20 +421,6 @@ def _two_variables_graph():
     return g, a, b, train
 
 
-def _settled(read, quiet=0.3, deadline=10.0):
-    """``read()`` once it has stayed the same for ``quiet`` seconds (at most ``deadline``)."""
-    end = time.monotonic() + deadline
-    value, since = read(), time.monotonic()
-    while time.monotonic() < end:
-        time.sleep(0.05)
-        now = read()
-        if now != value:
-            value, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return value
-
-
 def _run_two_variables(target, steps, between=lambda: None):
     g, a, b, train = _two_variables_graph()
     config = tf.ConfigProto(backup_variables=False)  # only pushes reach the reader: counted
@@ -459,7 +445,7 @@ def test_a_reader_gets_the_new_values_of_a_step_in_one_message(enabled):
 
             def received():
                 # A step's pushes are not waited for: count once the last one has landed.
-                return _settled(lambda: client.run(_received, workers=[tower])[tower])
+                return settled(lambda: client.run(_received, workers=[tower])[tower], 10, f"{tower}'s counts")
 
             got, before, after = _run_two_variables(client, steps, received)
     for value, want in zip(got, expected):
@@ -482,10 +468,11 @@ def test_a_closed_sessions_connections_and_their_threads_end_with_it():
         before = _bulk_threads()
         _train(client)
         assert all(count > 0 for count, _ in client.run(_received).values())
-        deadline = time.monotonic() + 10
-        while _bulk_threads() != before and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _bulk_threads() == before
+        poll_for(
+            lambda: _bulk_threads() == before,
+            10,
+            lambda: f"the bulk threads to be {before} again: {_bulk_threads()}",
+        )
 
 
 def test_refusals_are_logged_once_a_minute_per_peer_with_a_count(caplog):

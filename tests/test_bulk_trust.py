@@ -26,6 +26,8 @@ import numpy as np
 import pytest
 from distributed import Client
 from distributed.protocol.serialize import to_serialize
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
@@ -33,10 +35,7 @@ from daskflow.runtime.wire import bulk, mailbox, pushes, transport, trust
 from daskflow.runtime.wire.variable_cache import VariableCache
 from daskflow.runtime.worker.state import state_of
 from tests.models import HYPOTHESIS_SETTINGS, ps_linear_graph
-
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from tests.waiting import poll_for, settled
 
 SETTINGS = settings(**HYPOTHESIS_SETTINGS, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HANDSHAKE_S = 1.0
@@ -399,6 +398,7 @@ async def _malformed_pushes_on_dasks_comms(client, address, name, credentials):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the workers' memory in /proc")
+@pytest.mark.process
 def test_hostile_peers_are_refused_while_a_step_runs_on(client):
     mine, other = _Session(client), _Session(client)
     try:
@@ -448,26 +448,19 @@ def test_hostile_peers_are_refused_while_a_step_runs_on(client):
                 client.run(_in_mailbox, [mine.plan, 1, "hostile", "peer"], workers=[address])[address]
                 is False
             )
-            held = _settled(lambda a=address: client.run(_buffered, mine.credentials.session, workers=[a])[a])
+            held = settled(
+                lambda a=address: client.run(_buffered, mine.credentials.session, workers=[a])[a],
+                10,
+                f"the bytes {address} holds for the session",
+                quiet=0.2,
+            )
             assert held == 8, name  # the two 4-byte originals
     finally:
         other.close()
         mine.close()
 
 
-def _settled(read, deadline=10.0):
-    """``read()`` once two reads 0.2 s apart agree (at most ``deadline`` seconds)."""
-    end = time.monotonic() + deadline
-    value = read()
-    while time.monotonic() < end:
-        time.sleep(0.2)
-        now = read()
-        if now == value:
-            return now
-        value = now
-    return value
-
-
+@pytest.mark.process
 def test_a_closed_sessions_secret_is_forgotten_by_the_workers(client):
     session = _Session(client)
     address, where = _workers(client)["ps-0"]
@@ -701,9 +694,7 @@ def test_strangers_cannot_take_every_connection_slot(receiver, monkeypatch, capl
         finally:
             for s in silent:
                 s.close()
-        deadline = time.monotonic() + 5
-        while "not yet authenticated" not in caplog.text and time.monotonic() < deadline:
-            time.sleep(0.02)
+        poll_for(lambda: "not yet authenticated" in caplog.text, 5, "the refusal's log line", every=0.02)
         assert "2 of them not yet authenticated" in caplog.text
         bulk.submit(r.where, {"kind": "mail", "key": [PLAN, 1, "a", "b"]}, (np.ones(2),), CREDENTIALS).result(
             10
@@ -738,15 +729,13 @@ def test_a_session_id_taken_by_another_secret_is_not_admitted():
     assert repr(CREDENTIALS.secret) not in repr(CREDENTIALS)  # a secret stays out of logs
 
 
-def test_unclaimed_values_expire_and_a_late_consumer_is_told(monkeypatch, caplog):
-    now = [1000.0]
-    monkeypatch.setattr(mailbox, "monotonic", lambda: now[0])
+def test_unclaimed_values_expire_and_a_late_consumer_is_told(mailbox_clock, caplog):
     box, released = mailbox.Mailbox(), []  # no plan installed: what is unclaimed expires
     with dask.config.set({"daskflow.mailbox-ttl": 60}):
         box.put(("p", 1, "a", "b"), "old", lambda: released.append("old"))
-        now[0] += 30
+        mailbox_clock.advance(30)
         box.put(("p", 2, "a", "b"), "new", lambda: released.append("new"))
-        now[0] += 31  # the first is 61 s old, the second 31 s
+        mailbox_clock.advance(31)  # the first is 61 s old, the second 31 s
         box.sweep()
         assert released == ["old"] and not box.ready(("p", 1, "a", "b")) and box.ready(("p", 2, "a", "b"))
         assert "dropped 1 values unclaimed for 60 s (daskflow.mailbox-ttl)" in caplog.text

@@ -17,10 +17,7 @@ def cli():
         yield address
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = [pytest.mark.usefixtures("fresh_graph"), pytest.mark.process]
 
 
 def test_in_graph_replication_on_a_cli_cluster(cli):

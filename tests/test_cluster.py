@@ -13,21 +13,17 @@ from distributed import Client, Scheduler, SpecCluster, Worker
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import daskflow as tf
+from tests.clusters import module_cluster
 from tests.models import assert_same_training, digits_batches, initial_weights, mlp_logits, xent
+from tests.waiting import poll_for
 
 SHAPES = [64, 32, 10]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=2, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=2, processes=False)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _model_parallel(steps, target):
@@ -120,11 +116,12 @@ def test_a_value_left_in_a_tuple_whose_others_were_replaced_does_not_keep_the_tu
         assert held["b"].index is None  # a future of its own now
         np.testing.assert_array_equal(sess.run(b), np.zeros(1000))
         np.testing.assert_array_equal(sess.run(a), [4.0])
-        for _ in range(50):  # so the initializer's tuple, with a's first value, is freed
-            if not sess._client.run_on_scheduler(_held_on_a_worker, key=initial):
-                break
-            time.sleep(0.1)
-        assert not sess._client.run_on_scheduler(_held_on_a_worker, key=initial)
+        poll_for(  # so the initializer's tuple, with a's first value, is freed
+            lambda: not sess._client.run_on_scheduler(_held_on_a_worker, key=initial),
+            5,
+            f"{initial} to be released",
+            every=0.1,
+        )
 
 
 def _in_graph_replicated(steps, target, towers=2):
@@ -280,11 +277,12 @@ def test_a_failing_partition_tells_its_consumers_on_other_workers(cluster):
         with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
             sess.run(total, {n: [1, 2, 3]})
         client = sess._client
-        for _ in range(50):  # the consumer on ps-0 got the failure marker: nothing waits
-            if not any(client.run(_consumers_waiting).values()):
-                break
-            time.sleep(0.1)
-        assert not any(client.run(_consumers_waiting).values())
+        poll_for(  # the consumer on ps-0 got the failure marker: nothing waits
+            lambda: not any(client.run(_consumers_waiting).values()),
+            5,
+            lambda: f"no consumer waiting: {client.run(_consumers_waiting)}",
+            every=0.1,
+        )
         assert sess.run(total, {n: [1, 2, 3, 4]}) == 10.0
 
 
@@ -421,6 +419,7 @@ def test_a_worker_name_off_the_convention_is_refused():
 
 
 @pytest.mark.parametrize("light", [True, False])
+@pytest.mark.process
 def test_local_cluster_turns_dasks_sampling_down_in_its_processes_unless_asked_not_to(light):
     before = dask.config.get("distributed")
     with tf.local_cluster(ps=1, workers=1, light_monitoring=light) as processes:

@@ -7,6 +7,7 @@ import daskflow as tf
 from daskflow.datasets import load_digits
 from daskflow.kernels import compression
 from daskflow.kernels.compiled import use_compiled
+from tests.clusters import module_cluster
 
 # -- the encodings ------------------------------------------------------------------------
 
@@ -142,10 +143,7 @@ def test_an_unknown_encoding_is_refused_by_name(field, value):
 # -- on a cluster --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=2, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=2, processes=False)
 
 
 def _train(target, config, steps=40, sync=True, poison=False):

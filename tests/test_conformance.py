@@ -76,6 +76,7 @@ def subset_runs():
 
 
 @pytest.mark.parametrize("program", SUBSET)
+@pytest.mark.process
 def test_corpus_program_runs_within_tfs_spread_with_tfs_shapes(program, subset_runs):
     oracle = ORACLE[program]
     entry = driver.daskflow_entry(subset_runs[program], oracle)

@@ -89,6 +89,7 @@ def test_a_variable_made_in_a_loop_body_lives_in_the_outer_graph():
             assert sess.run(h) == 8.0
 
 
+@pytest.mark.process
 def test_a_loop_runs_inside_one_task_on_a_cluster():
     # Worker processes: the loop's function graphs travel to the worker with its program.
     with tf.local_cluster(ps=1, workers=1, dashboard_address=None) as cluster:

@@ -8,6 +8,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.runtime.plan.cost_placement import CostPlacer, Rates
+from tests.clusters import module_cluster
 
 DEVICES = ["/job:worker/task:0", "/job:worker/task:1"]
 RATES = Rates(flops=1e10, memory=1e10)  # stated, so the test does not depend on this machine
@@ -77,10 +78,7 @@ def test_explicit_devices_and_colocation_are_kept():
     assert not any(name.startswith("GradientDescent/update_w") for name in where)  # with w, on the ps
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=0, workers=2, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=0, workers=2, processes=False)
 
 
 def test_a_cost_placed_step_computes_what_the_default_does_and_says_why(cluster):

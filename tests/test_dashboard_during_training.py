@@ -32,10 +32,7 @@ REQUIRED_PAGES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 class _Keys(SchedulerPlugin):
@@ -181,6 +178,8 @@ class _Records(logging.Handler):
 BOKEH_APPLICATION = "distributed.scheduler.dashboard.bokeh-application"
 
 
+@pytest.mark.process
+@pytest.mark.slow
 def test_every_dashboard_page_answers_while_training_and_no_integer_is_out_of_range():
     batches, _ = digits_batches(400, 16)
     train, loss, x, y = _ps_worker_training(batches)

@@ -17,7 +17,10 @@ import daskflow as tf
 from daskflow.dashboard import publish
 from daskflow.dashboard.collector import LIMIT, Collector
 from tests.browser import CHROMIUM, chromium, until
+from tests.clusters import module_cluster
 from tests.models import digits_batches, initial_weights, mlp_logits, ps_linear_graph, xent
+
+pytestmark = pytest.mark.process
 
 BATCHES = [np.random.default_rng(i).standard_normal((8, 300)).astype(np.float32) for i in range(6)]
 
@@ -93,10 +96,7 @@ def test_scalars_go_nowhere_without_a_cluster_session(tmp_path):
 # -- a local cluster while training ------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=1) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=1)
 
 
 @pytest.fixture(scope="module")
@@ -282,8 +282,8 @@ LOSS_POINTS = """(() => {
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium to draw the page")
+@pytest.mark.browser
 def test_the_page_draws_the_loss_curve_in_a_browser(cluster, base, tmp_path):
-    pytest.importorskip("websocket")  # websocket-client
     g, w, x, train = ps_linear_graph()
     step, losses, writer = _training(g, w, x, train, str(tmp_path))
     with writer, tf.Session(cluster, graph=g) as sess, chromium() as browser:

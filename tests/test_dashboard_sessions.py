@@ -10,7 +10,11 @@ import pytest
 
 import daskflow as tf
 from daskflow.dashboard import publish
+from tests.clusters import module_cluster
 from tests.models import ps_linear_graph
+from tests.waiting import poll_for
+
+pytestmark = pytest.mark.process
 
 BATCH = np.ones((4, 300), np.float32)
 
@@ -21,14 +25,14 @@ def _data(base):
 
 
 def _scalars(base, token, tag, count, timeout=30):
-    """Session ``token``'s values of ``tag`` once it has ``count`` of them (or what it has)."""
-    deadline = time.monotonic() + timeout
-    while True:
+    """Session ``token``'s values of ``tag`` once it has ``count`` of them."""
+
+    def shown():
         session = next((s for s in _data(base)["sessions"] if s["session"] == token), None)
         values = (session or {}).get("scalars", {}).get(tag, [])
-        if len(values) >= count or time.monotonic() > deadline:
-            return values
-        time.sleep(0.1)
+        return values if len(values) >= count else None
+
+    return poll_for(shown, timeout, f"{count} values of {tag!r} on the page of session {token}", every=0.1)
 
 
 def _trainer(logdir, rate):
@@ -48,10 +52,7 @@ def _trainer(logdir, rate):
     return g, init, step, writer
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=1) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=1)
 
 
 def test_each_sessions_page_shows_the_scalars_of_its_own_graph(cluster, tmp_path):
@@ -126,14 +127,14 @@ def test_a_steps_time_by_phase_is_where_its_tasks_spent_it(cluster):
             sess.run(train)
         metrics = sess.step_metrics()[-1]
         token = sess._cluster.token
-        deadline = time.monotonic() + 30
-        while True:  # the step's record comes within 0.2 s; the page asks the workers each second
+
+        def with_phases():  # the step's record comes within 0.2 s; the page asks the workers each second
             session = next(s for s in _data(base)["sessions"] if s["session"] == token)
             step = next((s for s in session["steps"] if s["step"] == metrics["step"]), {})
-            shown = step.get("phases")
-            if shown or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+            return step if step.get("phases") else None
+
+        step = poll_for(with_phases, 30, f"step {metrics['step']}'s phases on the page", every=0.2)
+        shown = step["phases"]
     assert shown == metrics["phases"]
     # Its first task (worker-0's) started after the client submitted the step, and before the nap.
     # The submission is read off two processes' wall clocks, the wall time off the client's

@@ -11,19 +11,13 @@ import daskflow as tf
 from daskflow.data.cluster_source import DaskSlices
 from daskflow.datasets import load_digits
 from daskflow.runtime.cluster import sources
+from tests.clusters import module_cluster
 from tests.models import mlp_logits
 
-
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=3, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=3, processes=False)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _elements(ds, n):

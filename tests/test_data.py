@@ -9,11 +9,7 @@ import pytest
 import daskflow as tf
 from daskflow.datasets import load_digits
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def drain(tensors, sess=None, limit=10_000):

@@ -20,10 +20,7 @@ from daskflow.datasets import load_digits
 FIXTURE = json.loads((pathlib.Path(__file__).parent / "fixtures" / "data_iterators.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def plain(value):
@@ -466,6 +463,7 @@ def test_digits_with_a_feedable_iterator():
 # -- on a cluster: every compiled step reaches the same iterator -----------------------------------
 
 
+@pytest.mark.process
 def test_every_iterator_kind_on_a_local_cluster():
     x = tf.placeholder(tf.float32, [None])
     it = tf.data.Dataset.from_tensor_slices(x).batch(2).make_initializable_iterator()

@@ -9,19 +9,13 @@ from distributed import Client, WorkerPlugin
 
 import daskflow as tf
 from daskflow.datasets import load_digits
+from tests.clusters import module_cluster
 from tests.models import mlp_logits
 
-
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=3, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=3, processes=False)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _params(shapes, seed=0):
@@ -89,6 +83,7 @@ def contract_program(
     return evaluate.value, evaluate.metrics
 
 
+@pytest.mark.slow
 def test_sync_replicas_with_a_backup_worker_train_the_contract_program(cluster):
     accuracy, metrics = contract_program(cluster.scheduler_address, sync=True)
     assert accuracy >= 0.95

@@ -22,10 +22,7 @@ TF1 = json.loads((FIXTURES / "readers.json").read_text())
 TF_MADE = FIXTURES / "readers"
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def run(fetch, feed=None):

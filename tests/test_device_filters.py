@@ -4,14 +4,12 @@ import numpy as np
 import pytest
 
 import daskflow as tf
+from tests.clusters import module_cluster
 
 SPEC = {"ps": ["ps-0"], "worker": ["worker-0", "worker-1", "worker-2"]}
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=3, processes=False, dashboard_page=False) as c:
-        yield c
+cluster = module_cluster(ps=1, workers=3, processes=False, dashboard_page=False)
 
 
 def _replicated_step(replicas):

@@ -9,10 +9,7 @@ from tests.models import digits_batches, xent
 CLUSTER = {"ps": ["ps-0", "ps-1"], "worker": ["worker-0", "worker-1"]}
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _layers(sizes):

@@ -5,11 +5,7 @@ import pytest
 
 import daskflow as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 @pytest.fixture
@@ -174,6 +170,7 @@ def test_a_tf1_name_daskflow_lacks_says_so(get, name):
     "module",
     ["app", "contrib", "flags", "gfile", "initializers", "layers", "logging", "losses", "metrics", "summary"],
 )
+@pytest.mark.process
 def test_tf1_submodules_are_attributes_of_the_package(module):
     # Scripts reach them as tf.layers.dense, never by importing daskflow.layers.
     import subprocess

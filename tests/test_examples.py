@@ -26,10 +26,7 @@ CASES = {c["case"]: c for c in ANSWERS["cases"]}
 OWN_MESSAGES = {"err_empty_list", "err_sparse_lengths"}
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()  # other modules' tests in this process leave theirs
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def specs(raw):

@@ -14,10 +14,7 @@ import pytest
 
 import daskflow as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_floats_fed_to_an_int_placeholder_are_truncated_toward_zero():

@@ -883,12 +883,6 @@ def test_float32_gradients_keep_float32():
     assert vx.dtype == np.float32 and vx.shape == (4, 3) and vw.dtype == np.float32 and vw.shape == (3, 2)
 
 
-@pytest.fixture
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
-
-
 @pytest.mark.usefixtures("fresh_graph")
 def test_unconnected_gradients_zero_gives_zeros_of_each_xs_shape_and_dtype():
     x = tf.placeholder(tf.float32, [None, 3])

@@ -6,11 +6,7 @@ import pytest
 import daskflow as tf
 from daskflow.framework.device_spec import DeviceSpec, merge_device
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_default_graph_stack():

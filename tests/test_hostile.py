@@ -3,14 +3,12 @@ error and leaves variables and checkpoints as they were (hypothesis-generated)."
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import daskflow as tf
 from tests.models import HYPOTHESIS_SETTINGS
-
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from hypothesis.extra import numpy as hnp  # noqa: E402
 
 SETTINGS = settings(**HYPOTHESIS_SETTINGS, suppress_health_check=[HealthCheck.function_scoped_fixture])
 CLEAR = (tf.errors.InvalidArgumentError, ValueError, TypeError)

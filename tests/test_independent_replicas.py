@@ -9,18 +9,13 @@ from distributed import Client
 import daskflow as tf
 from daskflow.framework.replica import current_replica
 from daskflow.runtime.wire.shared_reads import names as shared_names
+from tests.clusters import module_cluster
+from tests.waiting import poll_for
+
+cluster = module_cluster(ps=1, workers=2, processes=False, dashboard_page=False)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=2, processes=False, dashboard_page=False) as cluster:
-        yield cluster
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _linear(straggler_secs=0.0):
@@ -85,12 +80,11 @@ def test_a_straggling_replica_does_not_hold_the_others_back(cluster):
 def _names_appear(client, job, deadline=10.0):
     """The shared variables the workers hold for ``job``, once any are there: this looks at
     the workers from outside the session, and under load their state may trail the run."""
-    end = time.monotonic() + deadline
-    while True:
-        names = sorted(n for found in client.run(shared_names, job).values() for n in found)
-        if names or time.monotonic() > end:
-            return names
-        time.sleep(0.05)
+    return poll_for(
+        lambda: sorted(n for found in client.run(shared_names, job).values() for n in found),
+        deadline,
+        f"the shared variables of job {job} on the workers",
+    )
 
 
 def test_the_sessions_own_variables_go_with_it(cluster):
@@ -123,7 +117,9 @@ def test_a_client_that_leaves_without_closing_takes_its_variables_with_it(cluste
     job = sess._cluster.shared_job
     sess._client.close()  # gone, as a killed notebook's client is
     with Client(cluster, set_as_default=False) as client:
-        deadline = time.monotonic() + 10
-        while any(client.run(shared_names, job).values()) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert all(found == [] for found in client.run(shared_names, job).values())
+        poll_for(
+            lambda: all(found == [] for found in client.run(shared_names, job).values()),
+            10,
+            lambda: f"job {job}'s shared variables to go: {client.run(shared_names, job)}",
+            every=0.2,
+        )

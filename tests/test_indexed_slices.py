@@ -14,10 +14,7 @@ VOCAB = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
 UPDATES = json.loads((pathlib.Path(__file__).parent / "fixtures" / "sparse_updates.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _dense_by_hand(rows, indices, shape):

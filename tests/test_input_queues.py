@@ -56,10 +56,7 @@ def _with_input_api():
 TF = _with_input_api()
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def assert_close(got, want):

@@ -6,11 +6,6 @@ import pytest
 import daskflow as tf
 
 
-@pytest.fixture(params=["file", "memory"])
-def root(request, tmp_path):
-    return str(tmp_path) if request.param == "file" else f"memory://io-gfile-{tmp_path.name}"
-
-
 def test_files_and_folders_as_tf_io_gfile_makes_them(root):
     g = tf.io.gfile
     folder = g.join(root, "a", "b")

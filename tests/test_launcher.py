@@ -132,6 +132,7 @@ def test_launch_refuses_impossible_clusters(tmp_path, kwargs, name):
 # --------------------------------------------------------------------- runs
 
 
+@pytest.mark.process
 def test_a_cluster_runs_until_the_chief_ends_and_leaves_no_process(tmp_path, capsys):
     script = write_script(tmp_path, TASK_SCRIPT)
     code = launch(script, ["--extra=1"], ps=1, workers=2, evaluator=True, grace=30)
@@ -167,6 +168,7 @@ def test_a_cluster_runs_until_the_chief_ends_and_leaves_no_process(tmp_path, cap
     assert [pid for pid in pids if alive(pid)] == []
 
 
+@pytest.mark.process
 def test_an_early_ps_exit_stops_every_task_with_exit_code_1(tmp_path, capsys):
     script = write_script(
         tmp_path,
@@ -189,6 +191,7 @@ def test_an_early_ps_exit_stops_every_task_with_exit_code_1(tmp_path, capsys):
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.process
 def test_a_separate_chief_ends_the_run_after_the_grace_period_on_a_scheduler_that_stays(tmp_path, capsys):
     scheduler_file = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen(
@@ -229,6 +232,7 @@ def test_a_separate_chief_ends_the_run_after_the_grace_period_on_a_scheduler_tha
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.process
 def test_a_signal_to_the_launcher_stops_everything(tmp_path, signum, code):
     script = write_script(
         tmp_path,
@@ -299,6 +303,7 @@ def test_main_returns_exit_codes(capsys):
     assert "'--steps'" in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_demo_still_trains(capsys):
     assert main(["demo", "--steps", "20", "--quiet"]) == 0
     assert re.search(r"test accuracy: [01]\.\d{4}  \(20 steps", capsys.readouterr().out)

@@ -2,9 +2,12 @@
 
 import os
 
+import pytest
 from distributed import Client
 
 import daskflow as tf
+
+pytestmark = pytest.mark.process
 
 
 def _blas_threads():

@@ -23,10 +23,7 @@ import scenarios_losses_metrics as sc  # noqa: E402
 TF1 = json.loads((FIXTURES / "losses_metrics.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def close(mine, theirs):

@@ -17,10 +17,7 @@ from tests import tf1_answers
 sc, TF1 = tf1_answers.load("scenarios_math_extra", "math_extra.json")
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default():  # names the tests expect are not taken yet
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +86,7 @@ def test_op_names_are_tf1s():
     assert tf.erf(tf.ones([2])).op.type == "Erf" and tf.igammac(1.0, 2.0).op.type == "Igammac"
 
 
+@pytest.mark.process
 def test_special_functions_need_no_scipy_to_build_a_graph():
     import subprocess
 

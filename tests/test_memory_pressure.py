@@ -11,10 +11,7 @@ import daskflow as tf
 LIMIT = 300 * 10**6  # each worker's memory limit, bytes
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = [pytest.mark.usefixtures("fresh_graph"), pytest.mark.process]
 
 
 def _graph():

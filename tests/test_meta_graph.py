@@ -24,10 +24,7 @@ FEED = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 @pytest.mark.parametrize("train_op", sorted(RECORD["losses"]))

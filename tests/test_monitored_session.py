@@ -18,11 +18,7 @@ import daskflow as tf
 from daskflow.datasets import load_digits
 from daskflow.train import monitored_session
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def softmax_model(lr=0.5):

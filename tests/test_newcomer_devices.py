@@ -29,10 +29,7 @@ def plain():
             yield client
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _gradient_descent_losses(steps, lr=0.1):
@@ -147,6 +144,7 @@ def _run_script(tmp_path, body):
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
 
 
+@pytest.mark.process
 def test_a_script_without_a_main_guard_gets_one_clear_error(tmp_path):
     done = _run_script(
         tmp_path,
@@ -162,6 +160,7 @@ def test_a_script_without_a_main_guard_gets_one_clear_error(tmp_path):
     assert done.stderr.count("Traceback") == 1, done.stderr
 
 
+@pytest.mark.process
 def test_a_guarded_script_runs(tmp_path):
     done = _run_script(
         tmp_path,

@@ -24,10 +24,7 @@ WORKER, PS = "/job:worker/task:0", "/job:ps/task:0"
 UNREACHABLE = "tcp://127.0.0.1:1"  # nothing listens on port 1: refused, retried until the timeout
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _readme_model():
@@ -113,6 +110,7 @@ def test_an_unreachable_scheduler_is_unavailable_within_dasks_connect_timeout():
         (UNREACHABLE, "tf.ConfigProto(operation_timeout_in_ms=1000)", "UnavailableError"),
     ],
 )
+@pytest.mark.process
 def test_a_failed_connection_leaves_nothing_that_holds_the_interpreter(target, config, error):
     # A half-made distributed.Client used to block the interpreter's exit for 60 s.
     script = textwrap.dedent(f"""

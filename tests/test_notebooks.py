@@ -3,10 +3,11 @@
 import json
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
+pytestmark = pytest.mark.process
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KERNEL = "python3"
@@ -116,6 +117,7 @@ def test_basics_trains_digits(kernel_name, private_tmp):
     assert f"tensorboard --logdir {logdir}" in "".join(stdout(c) for c in nb.cells if c.cell_type == "code")
 
 
+@pytest.mark.slow
 def test_data_parallel_runs_the_contract_program(kernel_name):
     nb = read("02-data-parallel.ipynb")
     nb.cells.append(

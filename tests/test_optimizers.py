@@ -14,10 +14,7 @@ from daskflow.datasets import load_digits
 STEPS = 10
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 # -- the model and its analytic gradient --------------------------------------------------------------

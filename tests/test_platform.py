@@ -262,6 +262,7 @@ def _run_python(code):
     return done.stderr
 
 
+@pytest.mark.process
 def test_default_output_when_nothing_is_configured():
     # As TF1: stderr, BASIC_FORMAT, WARNING unless set_verbosity says otherwise;
     # and no second copy of each line once the program configured the root logger.
@@ -281,18 +282,6 @@ TF_GFILE = json.loads((FIXTURES / "gfile.json").read_text())["steps"]
 # written reports what its buffered writer has flushed (0 here); daskflow
 # reports the bytes written so far.
 DEVIATIONS = {"write: size": 16}
-
-
-@pytest.fixture(params=["local", "memory"])
-def root(request, tmp_path):
-    if request.param == "local":
-        yield str(tmp_path)
-        return
-    url = f"memory://test-platform-{uuid.uuid4().hex}"
-    gfile.MakeDirs(url)
-    yield url
-    if gfile.Exists(url):
-        gfile.DeleteRecursively(url)
 
 
 def test_gfile_answers_as_tf1(root):

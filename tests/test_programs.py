@@ -20,6 +20,8 @@ PROGRAMS = pathlib.Path(__file__).parent / "programs"
 sys.path.insert(0, str(PROGRAMS))
 import survey_daskflow  # noqa: E402
 
+pytestmark = [pytest.mark.process, pytest.mark.slow]
+
 REFERENCE = json.loads((PROGRAMS / "tf1_reference.json").read_text())["programs"]
 
 # The programs that run under daskflow today; tests/programs/STATUS.md says why the rest do not.

@@ -10,12 +10,9 @@ import daskflow as tf
 from daskflow.runtime.wire.pushes import Pushed, cache_name, value_of
 from daskflow.runtime.wire.variable_cache import VariableCache
 from daskflow.runtime.worker.state import state_of
+from tests.clusters import module_cluster
 
-
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=2, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=2, processes=False)
 
 
 def test_the_cache_keeps_the_newest_versions_and_wakes_a_waiting_reader():

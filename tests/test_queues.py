@@ -17,6 +17,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.datasets import load_digits
+from tests.waiting import poll_for
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -25,10 +26,7 @@ import scenarios_readers as sc  # noqa: E402
 TF1 = json.loads((FIXTURES / "readers.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def started(target, *args):
@@ -278,8 +276,7 @@ def test_looper_thread_calls_its_target_until_the_coordinator_stops():
     coord = tf.train.Coordinator()
     ticks = []
     looper = coord.loop(0.001, ticks.append, args=(1,))
-    while len(ticks) < 3:
-        time.sleep(0.01)
+    poll_for(lambda: len(ticks) >= 3, 10, "the looper's third tick", every=0.01)
     coord.request_stop()
     coord.join([looper], stop_grace_period_secs=10)
     assert not looper.is_alive()

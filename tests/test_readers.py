@@ -23,10 +23,7 @@ TF1 = json.loads((FIXTURES / "readers.json").read_text())
 TF_MADE = FIXTURES / "readers"
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as graph:
-        yield graph
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_every_reader_gives_tf1s_keys_values_and_counts(tmp_path):

@@ -16,12 +16,9 @@ from daskflow.runtime.cluster.devices import scheduler_identity
 from daskflow.runtime.wire import transport
 from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
+from tests.waiting import poll_for
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = [pytest.mark.usefixtures("fresh_graph"), pytest.mark.process]
 
 
 def _worker_pids(address):
@@ -61,6 +58,7 @@ class KillAt(tf.train.SessionRunHook):
 
 
 @pytest.mark.parametrize("victim", ["ps-0", "worker-1"])
+@pytest.mark.slow
 def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=True) as (address, _):
@@ -126,10 +124,12 @@ class ReplaceAt(KillAt):
         super().after_run(run_context, run_values)
         self.procs.append(start_worker(self.address, self.newcomer, nanny=False))
         with Client(self.address, set_as_default=False) as client:
-            deadline = time.time() + 60
-            while self.newcomer not in {w["name"] for w in scheduler_identity(client)["workers"].values()}:
-                assert time.time() < deadline, f"{self.newcomer} did not join"
-                time.sleep(0.2)
+            poll_for(
+                lambda: self.newcomer in {w["name"] for w in scheduler_identity(client)["workers"].values()},
+                60,
+                f"{self.newcomer} to join",
+                every=0.2,
+            )
 
 
 class PlansOnTheWorkers(tf.train.SessionRunHook):
@@ -146,6 +146,7 @@ class PlansOnTheWorkers(tf.train.SessionRunHook):
         self.installed = set(runtime.client.run_on_scheduler(installed))
 
 
+@pytest.mark.slow
 def test_a_worker_joining_under_a_new_name_takes_a_lost_replicas_place():
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=False) as (address, procs):
@@ -163,6 +164,7 @@ def test_a_worker_joining_under_a_new_name_takes_a_lost_replicas_place():
     assert accuracy >= 0.9
 
 
+@pytest.mark.slow
 def test_a_ps_that_does_not_come_back_is_replaced_by_a_stand_in():
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=False) as (address, _):  # no Nanny: a killed worker stays dead
@@ -207,17 +209,22 @@ def _read_part_then_kill(fifo, address, report):
     ``report``: what was seen (bytes read, the writer); nothing killed if the write never came."""
     pids = _worker_pids(address)
     fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # at once, whether or not a writer is there
-    try:
-        deadline = time.monotonic() + 60
-        while report["read"] < PART and time.monotonic() < deadline:
+
+    def read_part():  # what the pipe holds now, until PART bytes are read
+        while report["read"] < PART:
             try:
                 chunk = os.read(fd, PART - report["read"])
             except BlockingIOError:  # the writer is there, between writes
-                chunk = b""
+                return False
+            if not chunk:  # no writer yet
+                return False
             report["read"] += len(chunk)
-            if not chunk:
-                time.sleep(0.01)
-        if report["read"] < PART:
+        return True
+
+    try:
+        try:
+            poll_for(read_part, 60, f"{PART} bytes written into {fifo}", every=0.01)
+        except AssertionError:  # the write never came: the caller sees report["read"] short
             return
         report["writer"] = _writer_of(fifo, pids)
         if report["writer"] is not None:
@@ -289,6 +296,7 @@ def test_variable_futures_after_their_worker_died_say_so_instead_of_waiting():
                 sess.variable_futures()
 
 
+@pytest.mark.slow
 def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
     from daskflow.datasets import load_digits
     from tests.test_data_parallel import _params, mlp
@@ -322,6 +330,7 @@ def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
     assert value >= 0.93
 
 
+@pytest.mark.slow
 def test_without_copies_training_goes_on_from_the_latest_checkpoint(tmp_path):
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]
     with cli_cluster(names, nanny=True) as (address, _):
@@ -387,10 +396,7 @@ def _kill_minus_9(address, name, sess):
     """kill -9 worker ``name``; return once ``sess`` has seen it leave (a step built before
     would send to the dead worker's address and fail instead of recovering)."""
     _kill(address, name)
-    deadline = time.monotonic() + 30
-    while name in sess._cluster.workers_now():
-        assert time.monotonic() < deadline, f"{name} still listed 30 s after kill -9"
-        time.sleep(0.1)
+    poll_for(lambda: name not in sess._cluster.workers_now(), 30, f"{name} to leave after kill -9", every=0.1)
 
 
 def _train(sess, train, x, y, batches):

@@ -29,6 +29,7 @@ from daskflow.runtime.cluster import shared as cluster_shared
 from daskflow.runtime.wire import bulk, pushes, shared_reads, transport, trust
 from daskflow.runtime.worker.shared import READ_HANDLER
 from daskflow.runtime.worker.state import EXTENSION
+from tests.clusters import module_cluster
 from tests.models import ps_linear_graph
 from tests.test_bulk_trust import FEED, _embedded  # 300 KB: posted directly
 
@@ -36,11 +37,8 @@ BIG = np.zeros(2**20, np.float32)  # 4 MiB
 LOGGER = "daskflow.runtime.wire.transport"
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    # In this process: the test reads the workers' state and logs directly.
-    with tf.local_cluster(ps=1, workers=1, processes=False, dashboard_address=None) as cluster:
-        yield cluster
+# In this process: the test reads the workers' state and logs directly.
+cluster = module_cluster(ps=1, workers=1, processes=False, dashboard_address=None)
 
 
 @pytest.fixture

@@ -18,10 +18,7 @@ RECORD = json.loads((FIXTURES / "losses.json").read_text())
 X = np.asarray(RECORD["feed"]["x:0"], np.float32)
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _serve(export_dir, tags=("serve",), key="serving_default"):

@@ -12,11 +12,7 @@ from distributed import Client, get_task_stream
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _model():

@@ -41,10 +41,7 @@ NS = types.SimpleNamespace(
 SCHEDULE_REFS = {case["id"]: case for case in REF["schedules"]}
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    with tf.Graph().as_default() as g:
-        yield g
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def assert_close(actual, expected, what):

@@ -10,11 +10,7 @@ import pytest
 
 import daskflow as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_ops_the_fetches_do_not_need_are_not_executed():
@@ -268,6 +264,7 @@ def test_placement_and_log_device_placement(capsys):
     assert y.op.name in capsys.readouterr().out
 
 
+@pytest.mark.process
 def test_building_graphs_imports_no_dask():
     code = (
         "import sys, daskflow as tf\n"

@@ -8,13 +8,15 @@ sessions do not disturb each other, and closing a session, or its client
 leaving, undoes what it did: plugins, programs and secret included.
 """
 
-import time
-
 import numpy as np
 import pytest
 from distributed import Client
 
 import daskflow as tf
+from tests.clusters import module_cluster
+from tests.waiting import poll_for
+
+pytestmark = pytest.mark.process
 
 # Dask's batching intervals (seconds), as distributed sets them.
 CLIENT_TO_SCHEDULER = 0.01
@@ -23,11 +25,8 @@ SCHEDULER_TO_WORKER = 0.005
 WORKER_TO_SCHEDULER = 0.002
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    # Worker processes: each process keeps its own record of what it unbatched.
-    with tf.local_cluster(ps=1, workers=1) as cluster:
-        yield cluster
+# Worker processes: each process keeps its own record of what it unbatched.
+cluster = module_cluster(ps=1, workers=1)
 
 
 @pytest.fixture
@@ -148,10 +147,11 @@ def test_a_client_that_leaves_without_closing_takes_its_effects_with_it(cluster,
     sess.run(bump)
     assert _daskflow_plugins(other) != ([], [])
     mine.close()  # the session is never closed
-    deadline = time.monotonic() + 10
-    while _daskflow_plugins(other) != ([], []) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _daskflow_plugins(other) == ([], [])
+    poll_for(
+        lambda: _daskflow_plugins(other) == ([], []),
+        10,
+        lambda: f"the closed client's plugins to go: {_daskflow_plugins(other)}",
+    )
     assert _intervals(other, of=other)[1:] == ([SCHEDULER_TO_WORKER], [WORKER_TO_SCHEDULER])
 
 

@@ -10,14 +10,12 @@ import pytest
 
 import daskflow as tf
 from daskflow.datasets import load_digits
+from tests.clusters import module_cluster
 
 BATCH = 32
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=2, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=2, processes=False)
 
 
 def _digits(poison_batch=None, rows=None):

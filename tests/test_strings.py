@@ -49,6 +49,7 @@ def test_a_bad_number_string_fails_the_step_naming_the_op():
                 sess.run(n, {x: ["1.5", "abc"]})
 
 
+@pytest.mark.process
 def test_strings_cross_workers_on_a_cluster():
     # Object arrays stay off the bulk port: they travel on Dask's comms.
     with tf.local_cluster(ps=1, workers=1, dashboard_address=None) as cluster:

@@ -23,10 +23,7 @@ FIXTURE = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "su
 KEEP_ALL = {"scalars": 0, "histograms": 0, "images": 0, "tensors": 0, "audio": 0}
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _pixels(png: bytes) -> np.ndarray:

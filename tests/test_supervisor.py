@@ -7,13 +7,9 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import daskflow as tf
+from tests.waiting import poll_for
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _counter():
@@ -79,10 +75,7 @@ def test_summary_computed_and_loop(tmp_path):
     with sv.managed_session() as sess:
         sess.run(train)
         sv.summary_computed(sess, sess.run(sv.summary_op))
-        deadline = time.monotonic() + 5
-        while not calls and time.monotonic() < deadline:
-            sv.should_stop()
-            time.sleep(0.02)
+        poll_for(lambda: (sv.should_stop(), calls)[1], 5, "the looper's first tick", every=0.02)
     assert calls[0] == "tick"
     assert [(e.step, e.value) for e in EventAccumulator(str(tmp_path)).Reload().Scalars("w_value")] == [
         (1, 1.0)

@@ -6,6 +6,7 @@ from dask.utils import key_split
 from distributed import get_task_stream
 
 import daskflow as tf
+from tests.clusters import module_cluster
 from tests.models import digits_batches, initial_weights, mlp_logits, xent
 
 HIDDEN = 32
@@ -15,16 +16,10 @@ VARIABLE_BYTES = 4 * (64 * HIDDEN + HIDDEN + HIDDEN * 10 + 10)
 assert VARIABLE_BYTES == 9_640
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with tf.local_cluster(ps=1, workers=1, processes=False) as cluster:
-        yield cluster
+cluster = module_cluster(ps=1, workers=1, processes=False)
 
 
 def _ps_worker_mlp():

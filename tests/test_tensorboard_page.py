@@ -10,7 +10,7 @@ import pytest
 import daskflow as tf
 from tests.browser import CHROMIUM, WITHIN, chromium, scalar_line_points, tensorboard
 
-pytest.importorskip("tensorboard")
+pytestmark = pytest.mark.process
 
 STEPS = 5
 LEARNING_RATE = 0.1
@@ -72,7 +72,6 @@ def board(tmp_path_factory):
 def browser():
     if CHROMIUM is None:
         pytest.skip("no Chromium to draw TensorBoard's pages")
-    pytest.importorskip("websocket")  # websocket-client
     with chromium() as page:
         yield page
 
@@ -115,6 +114,7 @@ DRAWN_NODES = (
 )
 
 
+@pytest.mark.browser
 def test_the_scalars_dashboard_draws_every_loss_point(board, browser):
     browser.navigate(f"{board}/#scalars")
     drawn = browser.wait_for(f"{LOSS_LINE_POINTS} >= {STEPS}", timeout=30)
@@ -122,6 +122,7 @@ def test_the_scalars_dashboard_draws_every_loss_point(board, browser):
     assert browser.evaluate(LOSS_LINE_POINTS) == STEPS  # one vertex a step, none invented
 
 
+@pytest.mark.browser
 def test_the_graph_dashboard_draws_the_graph(board, browser):
     browser.navigate(f"{board}/#graphs")
     wanted = {"features", "targets", "weights", "MatMul", "Mean", "GradientDescent"}

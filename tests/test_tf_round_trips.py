@@ -7,13 +7,7 @@ import pytest
 import daskflow as tf
 from tests.tf_oracle import needs_tf, run_tf
 
-pytestmark = needs_tf
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()  # other modules' tests in this process leave theirs
-    yield
+pytestmark = [needs_tf, pytest.mark.usefixtures("fresh_graph"), pytest.mark.process, pytest.mark.slow]
 
 
 def _example(i):

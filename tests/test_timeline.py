@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tensorboard.backend.event_processing import event_accumulator as accumulator
+from tensorboard.compat.proto import config_pb2
 
 import daskflow as tf
 from daskflow.client import timeline
@@ -143,7 +145,6 @@ def test_a_traced_run_updates_variables_and_names_a_failing_op_as_a_plain_run_do
 
 # -- the proto: TF's bytes ------------------------------------------------------------------------------
 def test_run_metadata_is_a_protobuf_tf_and_tensorboard_read():
-    config_pb2 = pytest.importorskip("tensorboard.compat.proto.config_pb2")
     meta, *_ = _traced_embedded_run()
     theirs = config_pb2.RunMetadata.FromString(meta.SerializeToString())
     assert [n.node_name for n in theirs.step_stats.dev_stats[0].node_stats] == [
@@ -159,7 +160,6 @@ def test_run_metadata_is_a_protobuf_tf_and_tensorboard_read():
 
 
 def test_file_writer_writes_the_traced_metadata_tensorboard_shows(tmp_path):
-    accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     meta, *_ = _traced_embedded_run()
     writer = tf.summary.FileWriter(str(tmp_path))
     writer.add_run_metadata(meta, "step 10", global_step=10)

@@ -1,13 +1,12 @@
 """Sessions on a TLS cluster: certificates made for the test; a client without them is refused."""
 
+import cryptography  # noqa: F401  (the test extra Security.temporary() makes certificates with)
 import numpy as np
 import pytest
 from distributed import Client
+from distributed.security import Security
 
 import daskflow as tf
-
-Security = pytest.importorskip("distributed.security").Security
-pytest.importorskip("cryptography")  # Security.temporary() makes its certificates with it
 
 
 def test_training_on_a_tls_cluster_and_a_client_without_certificates_is_refused():

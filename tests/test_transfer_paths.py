@@ -9,8 +9,6 @@ checked against an embedded session of the same graph, and the workers' bulk rec
 say which path the values took.
 """
 
-import time
-
 import dask
 import numpy as np
 import pytest
@@ -22,6 +20,9 @@ from daskflow.runtime.wire import bulk
 from daskflow.runtime.wire.pushes import Pushed, cache_name, value_of
 from daskflow.runtime.worker.state import find_state, state_of
 from tests.test_bulk import _probe_read, _probe_target
+from tests.waiting import poll_for, settled
+
+pytestmark = pytest.mark.process
 
 PATHS = {
     "in-place": {},  # the default
@@ -61,17 +62,10 @@ def _taken(counts):
     return (0, 0) if counts is None else counts
 
 
-def _settled(client, quiet=0.3, deadline=10.0):
-    """:func:`_received` once it has stayed the same for ``quiet`` seconds: the pushes of
-    earlier steps, which are not waited for, have landed."""
-    end = time.monotonic() + deadline
-    value, since = _received(client), time.monotonic()
-    while time.monotonic() < end and time.monotonic() - since < quiet:
-        time.sleep(0.05)
-        now = _received(client)
-        if now != value:
-            value, since = now, time.monotonic()
-    return value
+def _settled(client):
+    """:func:`_received` once it has stayed the same for 0.3 s: the pushes of earlier steps,
+    which are not waited for, have landed."""
+    return settled(lambda: _received(client), 10, "the workers' received counts")
 
 
 def _kernel_lets_workers_read_each_other(client):
@@ -97,15 +91,15 @@ def _assert_the_path_was_taken(name, client, before, workers):
         was = {w: before[w] or (0, 0) for w in workers}
         return now, {w: tuple(a - b for a, b in zip(now[w] or (0, 0), was[w])) for w in workers}
 
-    deadline = time.monotonic() + 10
-    now, moved = arrived()
-    while not all(m[1 if in_place else 0] > 0 for m in moved.values()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    def every_worker_received():
         now, moved = arrived()
-    if in_place:
-        assert all(read_in_place > 0 for _, read_in_place in moved.values()), moved
-    else:  # over TCP, or where the kernel refuses the read: every connection sent bytes
-        assert all(count > 0 for count, _ in moved.values()), moved
+        return (now, moved) if all(m[1 if in_place else 0] > 0 for m in moved.values()) else None
+
+    # In place: each worker read its inputs in place; over TCP, or where the kernel refuses
+    # the read: every connection sent bytes.
+    how = "read in place" if in_place else "sent over a connection"
+    now, _ = poll_for(every_worker_received, 10, lambda: f"bytes {how} to each of {arrived()[1]}")
+    if not in_place:
         assert all(counts[1] == 0 for counts in now.values() if counts is not None), now
 
 

@@ -10,7 +10,6 @@ process forgets the credentials it has used least recently.
 import asyncio
 import logging
 import secrets
-import time
 
 import dask
 import numpy as np
@@ -22,8 +21,8 @@ from daskflow.runtime.wire.mailbox import Mailbox
 from daskflow.runtime.worker.state import EXTENSION, WorkerState
 from tests.models import ps_linear_graph
 
-TINY_TTL = 0.01  # seconds
-OLDER = 0.05  # seconds slept: every value put before it is older than TINY_TTL
+TTL = 60  # seconds, on the mailbox's clock (the tests' fake one: mailbox_clock)
+OLDER = 61  # seconds the clock moves on: every value put before is older than TTL
 W_BYTES = 300 * 300 * 4  # ps_linear_graph's float32 variable
 
 
@@ -66,31 +65,31 @@ def test_workers_sharing_a_process_each_have_their_own_state_closed_with_them():
 # -- which unclaimed values the mailbox drops ------------------------------------------------
 
 
-def _swept(box):
+def _swept(box, clock):
     """``box`` swept once every value in it is older than the TTL."""
-    time.sleep(OLDER)
+    clock.advance(OLDER)
     box.sweep()
     return box
 
 
-def test_an_unclaimed_value_of_a_step_still_running_is_kept_past_the_ttl():
+def test_an_unclaimed_value_of_a_step_still_running_is_kept_past_the_ttl(mailbox_clock):
     installed = {"plan"}
     box, released = Mailbox(installed), []
-    with dask.config.set({"daskflow.mailbox-ttl": TINY_TTL}):
+    with dask.config.set({"daskflow.mailbox-ttl": TTL}):
         box.put(("plan", 7, "producer", "consumer"), "waited for", lambda: released.append(7))
-        _swept(box)
+        _swept(box, mailbox_clock)
         assert box.ready(("plan", 7, "producer", "consumer")) and released == []
         assert asyncio.run(box.take(("plan", 7, "producer", "consumer"), timeout=1)) == "waited for"
         assert released == [7]
 
 
-def test_an_unclaimed_value_of_a_plan_no_longer_installed_is_dropped(caplog):
+def test_an_unclaimed_value_of_a_plan_no_longer_installed_is_dropped(caplog, mailbox_clock):
     installed = {"plan"}
     box, released = Mailbox(installed), []
-    with dask.config.set({"daskflow.mailbox-ttl": TINY_TTL}), caplog.at_level(logging.WARNING):
+    with dask.config.set({"daskflow.mailbox-ttl": TTL}), caplog.at_level(logging.WARNING):
         box.put(("gone", 1, "producer", "consumer"), "orphan", lambda: released.append("gone"))
         box.put(("plan", 1, "producer", "consumer"), "kept", lambda: released.append("plan"))
-        _swept(box)
+        _swept(box, mailbox_clock)
         assert released == ["gone"] and box.ready(("plan", 1, "producer", "consumer"))
         assert "dropped 1 values unclaimed" in caplog.text and "'gone'" in caplog.text
         with pytest.raises(TimeoutError, match="partition producer came but were dropped.*mailbox-ttl"):
@@ -100,26 +99,26 @@ def test_an_unclaimed_value_of_a_plan_no_longer_installed_is_dropped(caplog):
         assert released == ["gone", "plan"] and not box.ready(("plan", 1, "producer", "consumer"))
 
 
-def test_an_unclaimed_value_older_than_a_step_its_consumer_took_is_dropped():
+def test_an_unclaimed_value_older_than_a_step_its_consumer_took_is_dropped(mailbox_clock):
     box, released = Mailbox({"plan"}), []
-    with dask.config.set({"daskflow.mailbox-ttl": TINY_TTL}):
+    with dask.config.set({"daskflow.mailbox-ttl": TTL}):
         box.put(("plan", 1, "producer", "consumer"), "skipped", lambda: released.append("skipped"))
         box.put(("plan", 1, "producer", "other"), "awaited", lambda: released.append("awaited"))
         box.put(("plan", 2, "producer", "consumer"), "taken", lambda: released.append("taken"))
         assert asyncio.run(box.take(("plan", 2, "producer", "consumer"), timeout=1)) == "taken"
-        _swept(box)
+        _swept(box, mailbox_clock)
         assert released == ["taken", "skipped"]
         # Another consumer of the same plan may still be in step 1: its value stays.
         assert box.ready(("plan", 1, "producer", "other"))
 
 
-def test_a_worker_states_mailbox_keeps_values_while_their_plan_is_installed():
+def test_a_worker_states_mailbox_keeps_values_while_their_plan_is_installed(mailbox_clock):
     state = WorkerState()
     state.install_programs("plan", {"plan-0": ("partition", abs)})
     key = ("plan", 3, "producer", "consumer")
-    with dask.config.set({"daskflow.mailbox-ttl": TINY_TTL}):
+    with dask.config.set({"daskflow.mailbox-ttl": TTL}):
         state.mailbox.put(key, "value")
-        _swept(state.mailbox)
+        _swept(state.mailbox, mailbox_clock)
         assert state.mailbox.ready(key)
         state.uninstall_programs("plan", ["plan-0"])
         state.mailbox.sweep()

@@ -32,6 +32,7 @@ flags.DEFINE_float("step_delay", 0.0, "seconds this worker sleeps before each st
 flags.DEFINE_integer("max_staleness", None, "drop updates computed from values older than this")
 flags.DEFINE_float("backup_secs", 30.0, "the ps copies its variables to another worker this often")
 flags.DEFINE_string("report", "", "write this worker's figures to this JSON file")
+flags.DEFINE_integer("print_every", 0, "print 'Worker N: step S' every this many local steps (0: never)")
 FLAGS = flags.FLAGS
 
 IMAGE_PIXELS = 8
@@ -111,6 +112,8 @@ def main(_):
             xs, ys = data.train.next_batch(FLAGS.batch_size)
             _, step = sess.run([train_op, global_step], {x: xs, y_: ys})
             steps += 1
+            if FLAGS.print_every and steps % FLAGS.print_every == 0:
+                print("Worker %d: step %d" % (FLAGS.task_index, steps), flush=True)
         elapsed = time.time() - started
     # A fresh session on the same target reads the job's final values.
     with tf.Session(server.target) as sess:
