@@ -131,10 +131,10 @@ def report(times, where, values, args):
     placed = {}
     for (model, when), found in where.items():
         ops = {op: v for op, v in found.items() if _branch_op(model, op)}
-        placed[model, when] = "; ".join(f"{op} on {worker}" for op, (_, worker, _) in sorted(ops.items()))
+        placed[model, when] = "; ".join(f"{op} on {w.worker}" for op, w in sorted(ops.items()))
         print(f"  {model}, cost placement {when}:")
-        for op, (_, worker, why) in sorted(ops.items()):
-            print(f"    {op}: {worker} ({why})")
+        for op, w in sorted(ops.items()):
+            print(f"    {op}: {w.worker} ({w.reason})")
     print("head values (the same computation wherever it runs):", values)
     if args.record:
         notes = [

@@ -369,7 +369,7 @@ def test_a_session_waits_for_the_tasks_its_graph_names_then_names_every_one_miss
                     assert sess.run(total) == 3.0
                     # An unplaced op runs on the session's own task, as in TF1 (checked with
                     # TF 2.21's compat.v1: /job:worker/replica:0/task:1), not on worker 0.
-                    assert sess.placement(total)[total.op.name][1] == "worker-1"
+                    assert sess.placement(total)[total.op.name].worker == "worker-1"
             finally:
                 late.join()
                 for task in joined:

@@ -59,7 +59,7 @@ def test_model_parallel_trains_to_the_embedded_numbers(cluster):
     ref_losses, ref_final, _, _ = _model_parallel(15, None)
     assert_same_training(losses, final, ref_losses, ref_final)
     assert losses[-1] < losses[0]
-    assert placement["MatMul"][1] == "worker-0" and placement["MatMul_1"][1] == "worker-1"
+    assert placement["MatMul"].worker == "worker-0" and placement["MatMul_1"].worker == "worker-1"
     ps_address = next(a for a, w in cluster.scheduler_info["workers"].items() if w["name"] == "ps-0")
     # Every variable (weights and momentum slots) is held on ps-0 and nowhere else.
     assert who and all(holders == (ps_address,) for holders in who.values())
@@ -367,7 +367,7 @@ def test_soft_placement_falls_back_with_a_warning(cluster):
     with tf.Session(cluster, config=config) as sess, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert sess.run(y) == 2.0
-        assert sess.placement(y)[y.op.name][1] == "worker-1"
+        assert sess.placement(y)[y.op.name].worker == "worker-1"
     assert any("not in the cluster" in str(w.message) for w in caught)
 
 
@@ -487,7 +487,8 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
         with tf.Session(gpu_cluster) as sess:
             sess.run(v.initializer)
             np.testing.assert_array_equal(sess.run(y), np.full(3, 2.0))
-            assert sess.placement(y)[y.op.name] == ("/job:worker/device:GPU:0", "worker-1")
+            where = sess.placement(y)[y.op.name]
+            assert (where.device, where.worker) == ("/job:worker/device:GPU:0", "worker-1")
             _, executable, _ = sess._entry(y, {})
             lowered = sess._cluster._lower(executable)
             graph = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses()).graph

@@ -107,4 +107,4 @@ def test_a_loop_runs_inside_one_task_on_a_cluster():
     assert grad == pytest.approx(2 * 1.5 + 1)
     # The loop and its gradient are one op each on the worker, whatever the iteration count.
     loops = {name: where for name, where in placed.items() if name.endswith(("While", "WhileGrad"))}
-    assert sorted(w[1] for w in loops.values()) == ["worker-0", "worker-0"]
+    assert sorted(w.worker for w in loops.values()) == ["worker-0", "worker-0"]

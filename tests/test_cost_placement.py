@@ -94,10 +94,10 @@ def test_a_cost_placed_step_computes_what_the_default_does_and_says_why(cluster)
             where = sess.placement(head, feed)
             metrics = sess.step_metrics()[-1]
     np.testing.assert_allclose(values["cost"], values[None], rtol=1e-5)
-    assert where["left/MatMul"][1] != where["right/MatMul"][1]
-    assert where["right/w1"][1] == where["right/MatMul"][1]  # its value lives with its reader
-    assert all(len(v) == 3 for v in where.values())
-    assert where["head"][2].startswith("cost:")
+    assert where["left/MatMul"].worker != where["right/MatMul"].worker
+    assert where["right/w1"].worker == where["right/MatMul"].worker  # its value lives with its reader
+    assert all(w.reason for w in where.values())
+    assert where["head"].reason.startswith("cost:")
     assert sum(metrics["bytes_by_pair"].values()) == 256 * 256 * 4  # one branch's output crossed
 
 
@@ -110,7 +110,7 @@ def test_replicated_plans_are_left_to_replication(cluster):
             y = tf.reduce_sum(x * 2.0)
     with tf.Session(cluster, graph=graph, config=tf.ConfigProto(placement="cost")) as sess:
         where = sess.placement(y, {x: np.ones((4, 4), np.float32)})
-    assert all(device == "/job:worker" for device, _, _ in where.values())
+    assert all(w.device == "/job:worker" for w in where.values())
 
 
 def _slow_double(values):
@@ -132,9 +132,9 @@ def test_measured_op_times_place_the_graph_again(cluster):
         values = [sess.run(head, feed) for _ in range(3)]
         after = sess.placement(head, feed)
         left = sess._client.run(lambda dask_worker: sorted(dask_worker.extensions["daskflow"].programs))
-    assert before["left"][1] == before["right"][1] and "estimated" in before["left"][2]
-    assert after["left"][1] != after["right"][1]
-    assert "measured at" in after["left"][2] and "measured at" in after["right"][2]
+    assert before["left"].worker == before["right"].worker and "estimated" in before["left"].reason
+    assert after["left"].worker != after["right"].worker
+    assert "measured at" in after["left"].reason and "measured at" in after["right"].reason
     for value in values:
         np.testing.assert_array_equal(value, 4 * np.arange(4, dtype=np.float32))
     plans = {pid.partition("-")[0] for found in left.values() for pid in found}

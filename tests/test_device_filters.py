@@ -25,7 +25,7 @@ def _replicated_step(replicas):
 
 def _replica_workers(sess, train):
     """The workers that run the replicated ops (placed on "/job:worker", one per replica)."""
-    return {names for device, names in sess.placement(train).values() if device == "/job:worker"}
+    return {where.worker for where in sess.placement(train).values() if where.device == "/job:worker"}
 
 
 def test_replicas_run_on_the_filtered_workers_alone(cluster):
@@ -82,7 +82,7 @@ def test_ops_with_no_task_go_to_the_lowest_worker_task_the_filters_keep(cluster)
         y = tf.constant(2.0) * tf.placeholder(tf.float32, [])
         with tf.Session(cluster, config=config) as sess:
             assert sess.run(y, {y.op.inputs[1]: 3.0}) == 6.0
-            assert {worker for _, worker in sess.placement(y).values()} == {"worker-1"}
+            assert {where.worker for where in sess.placement(y).values()} == {"worker-1"}
 
 
 def test_a_single_string_is_one_filter():

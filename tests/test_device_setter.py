@@ -85,5 +85,5 @@ def test_a_replica_device_setter_program_runs_on_two_ps_tasks():
         losses, where = _train(cluster)
     ref, _ = _train(None)
     np.testing.assert_allclose(losses, ref, rtol=1e-5)
-    assert where["Variable"][1] == "ps-0" and where["Variable_1"][1] == "ps-1"
-    assert where["MatMul"][1] == "worker-0"
+    assert where["Variable"].worker == "ps-0" and where["Variable_1"].worker == "ps-1"
+    assert where["MatMul"].worker == "worker-0"

@@ -37,7 +37,7 @@ def test_a_host_only_op_on_a_gpu_without_soft_placement_names_the_op_and_device(
                 sess.run(text)
         with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
             assert list(sess.run(text)) == [b"1", b"2"]
-            assert sess.placement(text)[text.op.name] == "/device:CPU:0"  # where it ran
+            assert sess.placement(text)[text.op.name].device == "/device:CPU:0"  # where it ran
 
 
 # -- the GPU path on a cluster, with the strict stand-in for cupy ----------------------------------

@@ -185,7 +185,7 @@ def test_an_rnn_runs_inside_one_task_on_a_cluster():
                 got = sess.run([outputs, state, grads], {x: sc.SEQ})
                 placed = sess.placement([outputs, grads[0]], {x: sc.SEQ})
                 kernel = tf.global_variables()[0]
-                assert sess.placement([kernel])[kernel.op.name][1] == "ps-0"
+                assert sess.placement([kernel])[kernel.op.name].worker == "ps-0"
     _close(sc._plain(got), TF1["rnn"]["lengths"]["values"][:2] + [TF1["rnn"]["lengths"]["values"][2][:1]])
     loops = [where for name, where in placed.items() if name.endswith(("While", "WhileGrad"))]
-    assert sorted(w[1] for w in loops) == ["worker-0", "worker-0"]
+    assert sorted(w.worker for w in loops) == ["worker-0", "worker-0"]

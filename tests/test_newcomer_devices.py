@@ -80,7 +80,7 @@ def test_a_plain_dask_cluster_trains_and_names_its_workers(plain, device, worker
         losses = [sess.run([loss, train], {x: X, y: Y})[0] for _ in range(5)]
         where = sess.placement([loss, train], {x: X, y: Y})
     np.testing.assert_allclose(losses, _gradient_descent_losses(5), rtol=1e-5)
-    assert where[loss.op.name] == (device or "", worker)
+    assert (where[loss.op.name].device, where[loss.op.name].worker) == (device or "", worker)
 
 
 # -- 2. devices the cluster lacks ------------------------------------------------------------

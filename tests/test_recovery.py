@@ -245,7 +245,7 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
             first = saver.save(sess, f"{tmp_path}/model", global_step=1)
             sess.run(tf.assign(small, 2.0))
             report = {"read": 0, "writer": None, "killed": False}
-            write = sess._write_checkpoint
+            write = sess.write_checkpoint
             killer = None
 
             def write_into_a_pipe(names, shard_url):
@@ -259,13 +259,13 @@ def test_a_save_killed_half_way_leaves_the_previous_checkpoint_latest(tmp_path):
                 killer.start()
                 return write(names, shard_url)
 
-            sess._write_checkpoint = write_into_a_pipe
+            sess.write_checkpoint = write_into_a_pipe
             try:
                 interrupted = r"checkpoint not written: worker\(s\) \['ps-0'\] left"
                 with pytest.raises(RuntimeError, match=interrupted):
                     saver.save(sess, f"{tmp_path}/model", global_step=2)
             finally:
-                sess._write_checkpoint = write
+                sess.write_checkpoint = write
                 if killer is not None:
                     killer.join()
             # The kill landed mid-write: part of the file was read, the pipe held the rest back.

@@ -190,15 +190,15 @@ def test_a_manifest_that_is_not_one_is_refused(tmp_path):
 def _dies_after_writing(sess):
     """Make ``sess``'s next checkpoint write every data shard, then fail (as a save that dies
     before its index)."""
-    write = sess._write_checkpoint
+    write = sess.write_checkpoint
 
     def write_then_die(names, shard_url):
         write(names, shard_url)
-        sess._write_checkpoint = write
+        sess.write_checkpoint = write
         assert pathlib.Path(shard_url(0, 1)).exists()  # the shard was written
         raise OSError("the save died after writing its data")
 
-    sess._write_checkpoint = write_then_die
+    sess.write_checkpoint = write_then_die
 
 
 def test_a_save_that_fails_half_way_leaves_the_previous_checkpoint_latest(tmp_path):

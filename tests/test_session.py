@@ -260,7 +260,7 @@ def test_placement_and_log_device_placement(capsys):
         y = tf.constant(1.0) + 1.0
     with tf.Session(config=tf.ConfigProto(log_device_placement=True, allow_soft_placement=True)) as sess:
         assert sess.run(y) == 2.0
-        assert sess.placement(y)[y.op.name] == "/device:GPU:0"
+        assert sess.placement(y)[y.op.name].device == "/device:GPU:0"
     assert y.op.name in capsys.readouterr().out
 
 

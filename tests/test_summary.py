@@ -271,7 +271,7 @@ def test_summary_runs_on_a_dask_worker_and_its_bytes_parse():
             sess.run(tf.global_variables_initializer())
             where = sess.placement(merged)
             blob = sess.run(merged)
-    assert where[hist.op.name][1] == where[merged.op.name][1] == "worker-1"
+    assert where[hist.op.name].worker == where[merged.op.name].worker == "worker-1"
     values = Summary.FromString(blob).value
     assert [v.tag for v in values] == ["w_1", "w_image/image/0"]
     assert (values[0].histo.num, values[0].histo.sum, values[0].histo.max) == (3.0, 7.0, 4.0)

@@ -464,11 +464,8 @@ class MonitoredSession:
             yield
             return
         left = [h.steps_left(sess) for h in self._hooks if isinstance(h, StopAtStepHook)]
-        sess._steps_left = min(left, default=None)
-        try:
+        with sess.limit_steps(min(left, default=None)):
             yield
-        finally:
-            sess._steps_left = None
 
     def _restore_latest(self):
         candidates = getattr(self._creator, "checkpoints_to_restore", lambda: [])()

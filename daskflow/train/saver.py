@@ -236,7 +236,7 @@ class Saver:
                 )
         else:
             prefix = f"{save_path}-{step:08d}" if self._pad_step_number else f"{save_path}-{step}"
-        if not hasattr(sess, "_write_checkpoint"):
+        if not hasattr(sess, "write_checkpoint"):
             raise TypeError(f"'sess' must be a Session; {sess}")
         fs, _ = fsspec.core.url_to_fs(prefix)
         if self._built():
@@ -263,7 +263,7 @@ class Saver:
         index = fs._strip_protocol(prefix + ".index")
         try:
             keys = {v.op.name: key for key, v in self._vars.items()}  # variable -> checkpoint name
-            records, shards = sess._write_checkpoint(
+            records, shards = sess.write_checkpoint(
                 sorted(keys), lambda i, n: shard_name(prefix, i, n) + temporary
             )
             records = {keys[name]: record for name, record in records.items()}
@@ -354,7 +354,7 @@ class Saver:
         files = {
             v.op.name: (stored.url(key), stored.record(key), v.op.device) for key, v in self._vars.items()
         }
-        sess._read_checkpoint(files)
+        sess.read_checkpoint(files)
 
 
 def _named(var_list):

@@ -25,15 +25,17 @@ from dataclasses import dataclass
 
 import dask
 
+from ...client.run_metadata import message_class
 from ...errors import DeadlineExceededError, FailedPreconditionError, OpError
 from ...framework.device_spec import DeviceSpec
 from ...kernels.deadline import TIMED_OUT
 from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
+from ..interface import make_executable, placement_of
 from ..wire import bulk
 from ..wire.transport import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
-from . import lineage, memory, plugins, recovery, scope, shared, sources
+from . import lineage, memory, plugins, recovery, scope, shared, sources, traced
 from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
@@ -94,11 +96,52 @@ class ClusterRuntime:
         self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
         self.recoveries: list = []  # what each recovery found and did
         self._ids_seen: dict = {}  # name -> Dask id of the workers holding a job's variables
+        self.signatures: dict = {}  # the session's plans by signature (runtime/interface.py)
+        self.cost = traced.CostPlacement(self) if getattr(config, "placement", None) == "cost" else None
 
     @property
     def variables(self) -> dict:
         """Variable name -> :class:`.Held`, where its current value is (read only)."""
         return self.table.values
+
+    # -- what a Session asks of it (runtime/interface.py) --------------------------------------
+    def plan(self, mapper, feeds, feed_dict, state_for):
+        """The executable of a signature: its transfers compressed as the config asks, its
+        unplaced ops placed by cost with ``ConfigProto(placement="cost")``."""
+        placer = None if self.cost is None else self.cost.for_plan(feed_dict)
+        compression = self.config.gradient_compression
+        return make_executable(self.config, mapper, feeds, state_for, compression=compression, placer=placer)
+
+    def run(self, executable, feed_values, steps=1, limit_ms=None):
+        """:meth:`step`; traced where cost placement is due to time its ops (``Executable.next_profile``)."""
+        if executable.next_profile is not None and executable.profile_due():
+            return self.traced_run(executable, feed_values, message_class("StepStats")(), steps)
+        return self.step(executable, feed_values, steps, limit_ms or None)
+
+    def traced_run(self, executable, feed_values, stats, steps=1):
+        """:meth:`step`, its tasks' op times gathered into ``stats`` (a ``StepStats``)."""
+        return traced.traced_step(self, executable, feed_values, stats, steps)
+
+    def lower(self, executable, feed_values):
+        """The Dask graph of one step to run in this process (``dask.get``), the values of
+        the variables it reads gathered from their workers."""
+        names = {var.name for var in executable.var_inputs}
+        futures = {n: f for n, f in self.variable_futures().items() if n in names} if names else {}
+        return executable.graph(feed_values, self.client.gather(futures))
+
+    def uninitialized(self, names):
+        """Those of ``names`` with no value (a between-graph job's: on its workers)."""
+        held = self.variables if self.shared_job is None else shared.initialized(self.client, self.shared_job)
+        return [name for name in names if name not in held]
+
+    def step_metrics(self):
+        """Each finished step's metrics, the steps in flight finished first."""
+        self.sync()
+        return self.metrics.collect()
+
+    @property
+    def dashboard_link(self):
+        return self.client.dashboard_link
 
     # -- cluster membership ---------------------------------------------------------------
     def workers(self):
@@ -633,13 +676,13 @@ class ClusterRuntime:
         self.metrics.planned(lowered, workers, self.config.allow_soft_placement)
         if self.config.log_device_placement:
             self._plans[executable] = lowered
-            for name, (device, worker) in self.placement(executable).items():
-                print(f"{name}: {device or '(default)'} -> {worker}")
+            for name, where in self.placement(executable).items():
+                print(f"{name}: {where.device or '(default)'} -> {where.worker}")
         return lowered
 
     def placement(self, executable):
-        """``{op name: (device, worker names)}``; with ``ConfigProto(placement="cost")``, a
-        third item says why the op went there."""
+        """``{op name: Placement}``: its device, the worker that runs it (those of its
+        replicas, comma-separated) and why it is there."""
         lowered = self._plans.get(executable) or self._lower(executable)
         self._plans[executable] = lowered
         workers = self.workers()
@@ -655,10 +698,7 @@ class ClusterRuntime:
                     for name, (worker, _) in lowered.placement.items()
                     if name.split("/")[0] == part.key
                 )
-            out[op.name] = (plan.device_of(op), names)
-            if getattr(self.config, "placement", None) == "cost":
-                why = plan.reasons.get(op) or ("its device scope" if op.device else "not placed by cost")
-                out[op.name] += (why,)
+            out[op.name] = placement_of(plan, op, names)
         return out
 
     def variable_devices(self) -> dict:
