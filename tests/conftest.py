@@ -1,10 +1,9 @@
 """Suite-wide settings and the fixtures test modules share.
 
-After each test module, the garbage is collected and what survives is frozen
-(``gc.freeze``): objects earlier modules keep alive (graphs, plans, compiled
-programs, Dask clients' state) then no longer slow every later full
-collection. Without it, the recovery tests ran 2-4x slower late in the suite
-than alone (a killed ps: 25 s instead of 6), all of it in the collector.
+Each test gets a fresh default graph where its module asks for one
+(``fresh_graph``, dropped after the test). What a test opens (sessions, clients,
+clusters) it closes: nothing a module made stays alive after it, so no later
+module's garbage collections walk it.
 
 The suite runs on two pytest-xdist processes (``pyproject.toml``'s ``addopts``).
 Every module that starts Dask clusters, processes or a browser is in one group,
@@ -19,10 +18,10 @@ whole length.
 """
 
 import functools
-import gc
 import os
 import pathlib
 import re
+import sys
 import uuid
 
 import pytest
@@ -78,10 +77,28 @@ def _clusters_go_first(request):
 
 
 @pytest.fixture(autouse=True, scope="module")
-def _old_objects_out_of_the_collectors_way():
+def _closed_dask_servers_forgotten():
+    """After each module, Dask's process-wide caches let go of the servers its clusters closed.
+
+    ``distributed.core._expects_comm`` (a ``functools.cache`` of every comm handler a server
+    called, as bound methods) and the dashboard's memoized ``template_variables(scheduler)``
+    keep each Scheduler and Worker that ever ran in this process alive, with all it held
+    (tasks, plans, worker state): a suite's worth of them slowed every full garbage
+    collection 2-4x by its end. Both are pure caches: dropping their entries costs a
+    recomputation at most.
+    """
     yield
-    gc.collect()
-    gc.freeze()
+    core = sys.modules.get("distributed.core")  # not imported: nothing cached (nor imported here)
+    if core is not None:
+        core._expects_comm.cache_clear()
+    dashboard = sys.modules.get("distributed.dashboard.scheduler")
+    if dashboard is None:
+        return
+    # toolz.memoize keeps its dict in the wrapper's closure (no attribute names it).
+    template_variables = dashboard.template_variables
+    cache = template_variables.__closure__[template_variables.__code__.co_freevars.index("cache")]
+    for scheduler in [s for s in cache.cell_contents if s.status.name == "closed"]:
+        del cache.cell_contents[scheduler]
 
 
 @pytest.fixture

@@ -153,6 +153,7 @@ def test_a_client_that_leaves_without_closing_takes_its_effects_with_it(cluster,
         lambda: f"the closed client's plugins to go: {_daskflow_plugins(other)}",
     )
     assert _intervals(other, of=other)[1:] == ([SCHEDULER_TO_WORKER], [WORKER_TO_SCHEDULER])
+    sess.close()  # the test closes what it opened: its publisher lets go of the client
 
 
 def test_a_session_never_numbers_its_steps_in_the_range_of_an_open_one(cluster, other, monkeypatch):
