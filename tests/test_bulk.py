@@ -1,4 +1,4 @@
-"""Numeric arrays between processes over plain sockets (runtime/bulk.py)."""
+"""Numeric arrays between processes over plain sockets (runtime/wire/bulk/)."""
 
 import asyncio
 import ctypes
@@ -18,7 +18,7 @@ from distributed import Client
 
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
-from daskflow.runtime.wire import bulk, log_limit
+from daskflow.runtime.wire import bulk, inplace, log_limit
 from daskflow.runtime.wire.log_limit import OncePerPeer
 from tests.models import ps_linear_graph
 from tests.waiting import poll_for, settled
@@ -26,7 +26,7 @@ from tests.waiting import poll_for, settled
 CREDENTIALS = bulk.Credentials("test-session", secrets.token_bytes(32))
 
 
-# A sender written from the wire format in runtime/bulk.py's docstring, not with its own
+# A sender written from the wire format in runtime/wire/bulk/__init__.py's docstring, not with its own
 # handshake and Seal: the receiver is tested against the format, not against itself.
 def _recv_all(sock, n):
     got = b""
@@ -122,7 +122,7 @@ def test_where_the_kernel_refuses_the_read_the_bytes_come_over_the_socket(receiv
     # bytes, and that connection sends bytes from then on.
     r, arrived = receiver
     tries = []
-    monkeypatch.setattr(bulk.inplace, "read", lambda pid, address, out: tries.append(pid) and False)
+    monkeypatch.setattr(inplace, "read", lambda pid, address, out: tries.append(pid) and False)
     for k in range(3):
         bulk.submit(r.where, {"kind": "mail"}, (np.full(50_000, k, np.float32),), CREDENTIALS).result(10)
         np.testing.assert_array_equal(arrived.get(timeout=10)[1][0], np.full(50_000, k, np.float32))
@@ -135,16 +135,16 @@ def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, 
     # A sender whose send timed out may have freed its arrays: what was copied
     # from there is not delivered.
     r, arrived = receiver
-    hung_up, real_read = threading.Event(), bulk.inplace.read
+    hung_up, real_read = threading.Event(), inplace.read
 
     def read_late(pid, address, out):
         hung_up.wait(10)
         return real_read(pid, address, out)
 
-    monkeypatch.setattr(bulk.inplace, "read", read_late)
+    monkeypatch.setattr(inplace, "read", read_late)
     value = np.arange(1000, dtype=np.float64)
     header = {"kind": "mail", "to": r.token, "items": [["<f8", [1000], False]], "at": [value.ctypes.data]}
-    sock = bulk.inplace.connect("127.0.0.1", r.token, 10)
+    sock = inplace.connect("127.0.0.1", r.token, 10)
     sock.sendall(_greeted(sock)(header))
     sock.close()
     hung_up.set()
@@ -157,10 +157,10 @@ def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, 
 def test_only_a_receiver_on_this_machine_is_sent_addresses(receiver):
     # Another local process could listen under a remote receiver's name.
     r, _ = receiver
-    assert bulk.inplace.is_local("127.0.0.1")
-    assert not bulk.inplace.is_local("192.0.2.1")  # TEST-NET-1: no machine's own
-    assert bulk.inplace.connect("192.0.2.1", r.token, 10) is None  # the name exists here
-    sock = bulk.inplace.connect("127.0.0.1", r.token, 10)
+    assert inplace.is_local("127.0.0.1")
+    assert not inplace.is_local("192.0.2.1")  # TEST-NET-1: no machine's own
+    assert inplace.connect("192.0.2.1", r.token, 10) is None  # the name exists here
+    sock = inplace.connect("127.0.0.1", r.token, 10)
     assert sock is not None
     sock.close()
 
@@ -176,7 +176,7 @@ def test_addresses_that_cannot_be_read_get_the_bytes_asked_for(receiver, at, loc
     value = np.arange(1000, dtype=np.float64)
     header = {"kind": "mail", "to": r.token, "items": [["<f8", [1000], False]], "at": at}
     connect = (
-        bulk.inplace.connect
+        inplace.connect
         if local
         else lambda host, token, timeout: socket.create_connection((host, r.port), timeout=timeout)
     )
@@ -247,7 +247,7 @@ def test_a_message_for_another_receiver_fails_its_send_and_delivers_nothing(rece
 
 def test_connections_beyond_the_cap_are_refused_and_the_first_ones_served(receiver, monkeypatch):
     r, arrived = receiver
-    monkeypatch.setattr(bulk, "MAX_CONNECTIONS", 2)
+    monkeypatch.setattr(bulk.receiver, "MAX_CONNECTIONS", 2)
     held = [socket.create_connection(("127.0.0.1", r.port), timeout=10) for _ in range(2)]
     try:
         # Greeted, so accepted and counted: the receiver greets only the connections it keeps.
@@ -299,9 +299,9 @@ def test_a_stale_port_is_forgotten_and_tls_workers_are_never_asked():
         s.bind(("127.0.0.1", 0))
         dead = ("127.0.0.1", s.getsockname()[1], "token")  # nothing listens there once closed
     address = "tcp://127.0.0.1:1"
-    bulk._PORTS[address] = dead
+    bulk.sender._PORTS[address] = dead
     sent = asyncio.run(bulk.send(None, address, {"kind": "mail"}, (np.ones(2),), CREDENTIALS))
-    assert sent is False and bulk.known(address) is None and address not in bulk._PORTS
+    assert sent is False and bulk.known(address) is None and address not in bulk.sender._PORTS
     assert asyncio.run(bulk.lookup(None, "tls://127.0.0.1:2")) is None  # rpc None: not called
 
 
@@ -477,7 +477,7 @@ def test_a_closed_sessions_connections_and_their_threads_end_with_it():
 
 def test_refusals_are_logged_once_a_minute_per_peer_with_a_count(caplog):
     clock = [100.0]
-    limit = OncePerPeer(bulk.logger, "refused from %s: %s", seconds=60.0)
+    limit = OncePerPeer(bulk.receiver.logger, "refused from %s: %s", seconds=60.0)
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setattr(log_limit.time, "monotonic", lambda: clock[0])
     try:

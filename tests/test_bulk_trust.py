@@ -1,4 +1,4 @@
-"""The bulk port trusts nothing before it is checked (runtime/wire/bulk.py): hostile peers.
+"""The bulk port trusts nothing before it is checked (runtime/wire/bulk/): hostile peers.
 
 A worker's second port takes a session's tensors only from that session's
 processes (a handshake and a MAC per header, keyed by the session's secret),
@@ -682,7 +682,7 @@ def test_a_session_dismissed_is_refused_on_its_open_connections(receiver, caplog
 
 def test_strangers_cannot_take_every_connection_slot(receiver, monkeypatch, caplog):
     r, arrived, _ = receiver
-    monkeypatch.setattr(bulk, "MAX_HANDSHAKES", 2)
+    monkeypatch.setattr(bulk.receiver, "MAX_HANDSHAKES", 2)
     with dask.config.set({"daskflow.bulk-handshake-timeout": 0.5}):
         silent = [socket.create_connection(("127.0.0.1", r.port), timeout=10) for _ in range(2)]
         try:
@@ -710,7 +710,7 @@ def test_each_session_has_its_own_connection_to_a_receiver(receiver):
     bulk.submit(r.where, {"kind": "mail", "key": ["b1b2b3b4b5b6", 1, "a", "b"]}, (np.ones(2),), other).result(
         10
     )
-    assert {(r.where, SESSION), (r.where, other.session)} <= set(bulk._LINKS)
+    assert {(r.where, SESSION), (r.where, other.session)} <= set(bulk.sender._LINKS)
     with pytest.raises(ConnectionError):  # one session's link cannot reach another's mailboxes
         bulk.submit(r.where, {"kind": "mail", "key": [PLAN, 2, "a", "b"]}, (np.ones(2),), other).result(10)
     assert arrived.qsize() == 2

@@ -1,0 +1,232 @@
+"""The bulk port's sending end: a thread per link, and what a sending process knows.
+
+:func:`submit` queues a message on the link (:class:`_Link`: one connection
+and thread per receiver and session) to a receiver found with
+:func:`lookup`; :func:`send` does both and says whether the value went, so
+the caller can fall back to Dask's comms. The credentials a process sends
+as are its worker's (:func:`sessions_of`) or, in the client, :data:`CLIENT_SESSIONS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import queue
+import socket
+import threading
+
+from distributed.comm import get_address_host
+
+from ...worker.state import find_state
+from .. import inplace
+from ..trust import Credentials, Sessions
+from .protocol import ACK, IDLE, RESEND, describe, handshake, in_place_enabled
+
+TIMEOUT = 60.0  # seconds a connection may stall before its send fails
+CLIENT_PLANS = 1024  # plans a client process remembers the credentials of (see ProgramRegistry)
+
+
+class _Link:
+    """One connection to a receiver for one session, written in order by its own thread.
+
+    Jobs are queued under the module's lock, so none lands after the link
+    closed; a link unused for ``IDLE`` seconds closes itself.
+    """
+
+    def __init__(self, where: tuple, credentials: Credentials):
+        self.where = where
+        self.key = (where, credentials.session)
+        self.closed = False
+        self._credentials = credentials
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._sock = None
+        self._seal = None
+        self.in_place = False  # whether this connection sends addresses (:mod:`.inplace`)
+        threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
+
+    def put(self, job):  # under _LOCK
+        self._queue.put(job)
+
+    def close(self):  # under _LOCK
+        self.closed = True
+        self._queue.put(None)
+
+    def _run(self):
+        while True:
+            try:
+                job = self._queue.get(timeout=IDLE)
+            except queue.Empty:
+                with _LOCK:
+                    if self._queue.empty():
+                        if _LINKS.get(self.key) is self:
+                            del _LINKS[self.key]
+                        self.closed = True
+                        break
+                continue
+            if job is None or self.closed:  # closed (forgotten): what is queued falls back
+                if job is not None:
+                    _settle(job[2], ConnectionError("the link to this receiver closed"))
+                break
+            self._send(*job)
+        self._drop()
+        while not self._queue.empty():  # queued before close: fail them, the callers fall back
+            job = self._queue.get()
+            if job is not None:
+                _settle(job[2], ConnectionError("the link to this receiver closed"))
+
+    def _connect(self):
+        """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP;
+        then the handshake proving the session."""
+        host, _, token = self.where
+        self._sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
+        self.in_place = self._sock is not None
+        if self._sock is None:
+            self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
+            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._seal = handshake(self._sock, self._credentials)
+
+    def _send(self, header, buffers, done):
+        try:
+            if self._sock is None:
+                self._connect()
+            if self.in_place:
+                self._sock.sendall(self._seal.frame({**header, "at": [b.ctypes.data for b in buffers]}))
+                reply = self._sock.recv(1)
+                if reply == RESEND:  # the kernel would not let it read here: bytes from now on
+                    self.in_place = False
+                    reply = self._send_bytes(buffers)
+            else:
+                self._sock.sendall(self._seal.frame(header))
+                reply = self._send_bytes(buffers)
+            if reply != ACK:  # b"": it closed instead (refused, or gone)
+                raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
+        except Exception as e:  # noqa: BLE001 - the caller falls back to Dask's comms
+            self._drop()
+            _settle(done, e if isinstance(e, OSError) else ConnectionError(str(e)))
+        else:
+            _settle(done)
+
+    def _send_bytes(self, buffers) -> bytes:
+        """Write the items' bytes; the receiver's reply."""
+        for b in buffers:
+            self._sock.sendall(b)
+        return self._sock.recv(1)
+
+    def _drop(self):
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+            self._seal = None
+
+
+def _settle(done, error=None):
+    """Complete ``done``, unless its waiter has cancelled it (its event loop closed)."""
+    try:
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
+# What a *sending process* knows: where each receiver listens and its open connections to
+# them. Unlike a worker's receiver and session table (its state's), these are per process
+# by nature: workers sharing a process send from the same process, so one connection per
+# receiver and session serves them all, and a receiver's port is the same whoever asks.
+_PORTS: dict = {}  # Dask address -> (host, bulk port, token), or None where it serves none
+_LINKS: dict = {}  # ((host, port, token), session) -> _Link
+_UNKNOWN = object()
+_LOCK = threading.Lock()
+# The client process's credentials, by plan: it sends fed values. Per process, for the
+# same reason (a Session admits them when it makes its plans' registries, whatever
+# cluster they go to). It hears of no session's close, so the least recently used are
+# forgotten (their fed values then use Dask's comms).
+CLIENT_SESSIONS = Sessions(limit=CLIENT_PLANS)
+
+
+def known(address):
+    """The bulk address of a Dask address looked up before (None: none, or not looked up)."""
+    return _PORTS.get(address)
+
+
+async def lookup(rpc, address):
+    """The bulk address the worker at ``address`` serves, asked once; None where none."""
+    found = _PORTS.get(address, _UNKNOWN)  # another thread may forget it meanwhile
+    if found is not _UNKNOWN:
+        return found
+    found = None
+    if address.startswith("tcp://"):
+        try:
+            served = await rpc(address).daskflow_bulk_port()
+        except Exception:  # noqa: BLE001 - no such handler, or gone: Dask's comms it is
+            served = None
+        if served:
+            port, token = served
+            found = (get_address_host(address), int(port), str(token))
+    _PORTS[address] = found
+    return found
+
+
+def submit(where, header, items, credentials: Credentials) -> concurrent.futures.Future:
+    """Send one message to the bulk address ``where`` as ``credentials``' session, from the
+    calling thread, without waiting."""
+    described, buffers = describe({**header, "to": where[2]}, items)
+    done: concurrent.futures.Future = concurrent.futures.Future()
+    key = (where, credentials.session)
+    with _LOCK:
+        link = _LINKS.get(key)
+        if link is None or link.closed:
+            link = _LINKS[key] = _Link(where, credentials)
+        link.put((described, buffers, done))
+    return done
+
+
+def close_links(session: str):
+    """Close this process's links of ``session`` (it left): their threads end, and each
+    receiver's reader of them sees the connection close and ends too."""
+    with _LOCK:
+        for key in [k for k in _LINKS if k[1] == session]:
+            _LINKS.pop(key).close()
+
+
+def forget(address):
+    """After a failed transfer: look the worker up again next time (it may have restarted)."""
+    where = _PORTS.pop(address, None)
+    with _LOCK:
+        for key in [k for k in _LINKS if k[0] == where]:
+            _LINKS.pop(key).close()
+
+
+async def send(rpc, address, header, items, credentials) -> bool:
+    """Send ``items`` to the worker at ``address`` by bulk; False where it takes none
+    (or ``credentials`` is None: no session to send as)."""
+    if credentials is None:
+        return False
+    where = await lookup(rpc, address)
+    if where is None:
+        return False
+    try:
+        await asyncio.wrap_future(submit(where, header, items, credentials))
+    except OSError:  # ConnectionError included
+        forget(address)
+        return False  # the caller sends it on Dask's comms, which say what is wrong
+    return True
+
+
+def sessions_of(worker, state=None) -> Sessions | None:
+    """The sessions ``worker`` takes values from and sends as, on its receiver and on Dask's
+    comms alike (None: nothing installed daskflow there yet); ``worker`` None: the client
+    process's. ``state``: ``worker``'s, where the caller has it."""
+    if worker is None:
+        return CLIENT_SESSIONS
+    if state is None:
+        state = find_state(worker)
+    return None if state is None else state.trusted
+
+
+def credentials(worker, plan: str) -> Credentials | None:
+    """What ``worker`` (None: this client) sends ``plan``'s messages as; None: none (they are
+    refused)."""
+    table = sessions_of(worker)
+    return None if table is None else table.credentials(plan)
