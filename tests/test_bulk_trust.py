@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 import daskflow as tf
 from daskflow.runtime.cluster.devices import scheduler_identity
-from daskflow.runtime.wire import bulk, mailbox, pushes, transport, trust
+from daskflow.runtime.wire import bulk, mailbox, pushes, rendezvous, trust
 from daskflow.runtime.wire.variable_cache import VariableCache
 from daskflow.runtime.worker.state import state_of
 from tests.models import HYPOTHESIS_SETTINGS, ps_linear_graph
@@ -105,10 +105,10 @@ def _capture(dask_worker):
     for name in (
         "daskflow.runtime.wire.bulk",
         "daskflow.runtime.wire.pushes",
-        "daskflow.runtime.wire.transport",
+        "daskflow.runtime.wire.rendezvous",
     ):
         logging.getLogger(name).addHandler(handler)
-    for name in ("daskflow.runtime.wire.bulk", "daskflow.runtime.wire.transport"):
+    for name in ("daskflow.runtime.wire.bulk", "daskflow.runtime.wire.rendezvous"):
         logging.getLogger(name).setLevel(logging.DEBUG)  # each refusal, not a minute's first
     dask_worker._bulk_trust_log = handler
 
@@ -507,7 +507,7 @@ def receiver():
         releases.append(release)
         arrived.put((header, items))
 
-    r = bulk.Receiver("127.0.0.1", deliver, transport.refusal)
+    r = bulk.Receiver("127.0.0.1", deliver, rendezvous.refusal)
     r.sessions.admit(PLAN, CREDENTIALS)
     yield r, arrived, releases
     r.close()

@@ -304,7 +304,7 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
     one from the same process is the producer's own array, perhaps held elsewhere."""
     import asyncio
 
-    from daskflow.runtime.wire import bulk, transport, trust
+    from daskflow.runtime.wire import bulk, rendezvous, trust
     from daskflow.runtime.worker import arrivals
     from daskflow.runtime.worker.state import WorkerState
 
@@ -313,12 +313,12 @@ def test_only_gradients_that_came_from_another_process_are_marked_as_the_workers
     state = WorkerState()  # a worker's, as its three ways of receiving file into it
     credentials = bulk.Credentials("s", b"secret")
     state.trusted.admit("own-test", credentials)  # as the plan's programs do
-    transport._arrived(state, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
-    proof = trust.signed(credentials, transport.HANDLER, list(keys[1]))
-    refused = transport._receive(state, "w", ("h", "h:1"), None, list(keys[1]), (sent["comm"],), **proof)
+    rendezvous._arrived(state, {"kind": "mail", "key": list(keys[0])}, [sent["bulk"]])
+    proof = trust.signed(credentials, rendezvous.HANDLER, list(keys[1]))
+    refused = rendezvous._receive(state, "w", ("h", "h:1"), None, list(keys[1]), (sent["comm"],), **proof)
     assert refused is None
     state.mailbox.put(keys[2], (sent["local"],))
-    args = [transport.FromReplicas(tuple(keys))]
+    args = [rendezvous.FromReplicas(tuple(keys))]
     (per_replica,) = asyncio.run(arrivals.first(state.mailbox, args, 3, 5.0, lambda **_: None))
     gradients = per_replica[0]
     own = {way: gradients.own[[v is a for v in gradients.values].index(True)] for way, a in sent.items()}

@@ -13,7 +13,7 @@ from distributed import Client, get_worker
 import daskflow as tf
 from daskflow.runtime.cluster import scope
 from daskflow.runtime.cluster.devices import scheduler_identity
-from daskflow.runtime.wire import transport
+from daskflow.runtime.wire import rendezvous
 from tests.cli_cluster import cli_cluster, start_worker
 from tests.test_data_parallel import contract_program
 from tests.waiting import poll_for
@@ -84,7 +84,7 @@ def test_training_goes_on_after_kill_minus_9_of_a_worker(victim):
 async def _delivering(key, seconds):
     """Task ``key``, whose results are still on their way (to a worker that died, say)."""
     delivery = asyncio.ensure_future(asyncio.sleep(seconds))
-    await transport.delivered(get_worker(), key, [delivery])
+    await rendezvous.delivered(get_worker(), key, [delivery])
     return "delivered"
 
 

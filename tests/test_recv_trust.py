@@ -1,5 +1,5 @@
 """daskflow's handlers on Dask's comms take values only from a session's processes, within
-the bulk port's caps (runtime/wire/trust.py, transport.py, pushes.py, shared_reads.py).
+the bulk port's caps (runtime/wire/trust.py, rendezvous.py, pushes.py, shared_reads.py).
 
 So do those of a between-graph job's variables: ``daskflow_shared_copy`` (a ps's copy, kept
 for recovery) and ``daskflow_shared_copy_get`` (its fetch by a restored ps) need a session
@@ -26,7 +26,7 @@ from distributed.protocol.serialize import to_serialize
 
 import daskflow as tf
 from daskflow.runtime.cluster import shared as cluster_shared
-from daskflow.runtime.wire import bulk, pushes, shared_reads, transport, trust
+from daskflow.runtime.wire import bulk, pushes, rendezvous, shared_reads, trust
 from daskflow.runtime.worker.shared import READ_HANDLER
 from daskflow.runtime.worker.state import EXTENSION
 from tests.clusters import module_cluster
@@ -34,7 +34,7 @@ from tests.models import ps_linear_graph
 from tests.test_bulk_trust import FEED, _embedded  # 300 KB: posted directly
 
 BIG = np.zeros(2**20, np.float32)  # 4 MiB
-LOGGER = "daskflow.runtime.wire.transport"
+LOGGER = "daskflow.runtime.wire.rendezvous"
 
 
 # In this process: the test reads the workers' state and logs directly.
@@ -70,7 +70,7 @@ def _call(client, address, handler, **kwargs):
 
 
 def _recv(client, address, key, value, **proof):
-    return _call(client, address, transport.HANDLER, key=key, value=to_serialize(value), **proof)
+    return _call(client, address, rendezvous.HANDLER, key=key, value=to_serialize(value), **proof)
 
 
 # -- strangers ---------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def test_a_plain_rpc_to_daskflow_recv_is_refused_and_parks_nothing(cluster, sess
     refusals = {
         "no session's credentials": {},
         "wrong MAC": {"session": session.credentials.session, "mac": secrets.token_bytes(32)},
-        "not its secret": trust.signed(other, transport.HANDLER, key),
+        "not its secret": trust.signed(other, rendezvous.HANDLER, key),
         "has no plan on this worker": trust.signed(
             bulk.Credentials("f00dbabe", b"x" * 32), "daskflow_recv", key
         ),
@@ -92,7 +92,7 @@ def test_a_plain_rpc_to_daskflow_recv_is_refused_and_parks_nothing(cluster, sess
         reply = _recv(session.client, worker.address, key, BIG, **proof)
         assert reason in reply, (reason, reply)
     # Signed by the session, but for a plan it has not registered there, or another key.
-    proof = trust.signed(session.credentials, transport.HANDLER, key)
+    proof = trust.signed(session.credentials, rendezvous.HANDLER, key)
     reply = _recv(session.client, worker.address, ["nope", *key[1:]], BIG, **proof)
     assert "wrong MAC" in reply
     nope = ["nope", *key[1:]]
@@ -113,7 +113,7 @@ def test_a_plain_rpc_to_daskflow_recv_is_refused_and_parks_nothing(cluster, sess
 def test_a_signed_call_is_filed_and_counted_until_claimed(cluster, session):
     worker, state = _worker(cluster, "worker-0")
     key = [session.plan, 2**50 + 1, "signed", "peer"]
-    proof = trust.signed(session.credentials, transport.HANDLER, key)
+    proof = trust.signed(session.credentials, rendezvous.HANDLER, key)
     assert _recv(session.client, worker.address, key, (BIG,), **proof) is None
     assert state.mailbox.ready(tuple(key))
     assert state.unclaimed.held(session.credentials.session) >= BIG.nbytes
@@ -182,14 +182,14 @@ def test_a_sessions_unclaimed_values_past_the_cap_are_not_kept(cluster, session)
     first, second = ([session.plan, 2**50 + n, "signed", "peer"] for n in (3, 4))
     with dask.config.set({"daskflow.bulk-max-buffered": int(1.5 * BIG.nbytes)}):
         for key in (first, second):
-            proof = trust.signed(session.credentials, transport.HANDLER, key)
+            proof = trust.signed(session.credentials, rendezvous.HANDLER, key)
             assert _recv(session.client, worker.address, key, (BIG,), **proof) is None
     held = state.unclaimed.held(session.credentials.session)
     assert BIG.nbytes <= held < 1.5 * BIG.nbytes  # the first only
     kept = state.mailbox._box[tuple(second)]
     assert type(kept) is trust.TooLarge and "daskflow.bulk-max-buffered" in kept.message
     with pytest.raises(tf.errors.ResourceExhaustedError, match="the value of signed for partition peer"):
-        transport.unless_failed(kept)
+        rendezvous.unless_failed(kept)
 
 
 def test_training_with_every_value_on_dasks_comms_carries_the_proof():

@@ -4,7 +4,7 @@ The same :class:`Executable` that runs embedded is lowered onto the cluster:
 each partition becomes one task per step, restricted to the worker its
 device names (and to a GPU, for a GPU device). A step's tasks all start at
 once; partitions pass their results to each other worker to worker, as TF's
-Send/Recv do (:mod:`.transport`), instead of through Dask dependencies, each
+Send/Recv do (:mod:`..wire.rendezvous`), instead of through Dask dependencies, each
 of which would cost a round trip through the scheduler. Variables live as
 futures on their workers (:mod:`.held`): a step's tasks take the current
 values as inputs and its new values become the new futures — they never pass
@@ -33,7 +33,7 @@ from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..interface import make_executable, placement_of
 from ..wire import bulk
-from ..wire.transport import UpstreamFailedError, post
+from ..wire.rendezvous import UpstreamFailedError, post
 from ..worker.programs import ProgramRegistry, TracedPrograms
 from . import lineage, memory, plugins, recovery, scope, shared, sources, traced
 from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity

@@ -2,7 +2,7 @@
 
 Each partition instance (a partition, or one replica of it) is one task per
 step, pinned to its worker. Its arguments are feeds, variable values, and
-values other instances send it (:mod:`.transport`); its results go to the
+values other instances send it (:mod:`..wire.rendezvous`); its results go to the
 instances that read them and to small *taker* tasks that hold them as Dask
 futures: one per fetched tensor, and one holding all the new variable values
 the instance made (:mod:`.held`).
@@ -39,8 +39,8 @@ from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableV
 from ..plan.compression import worth_encoding
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.pushes import Pushed, cache_name
+from ..wire.rendezvous import FromReplicas, Recv, Send, posts_directly, take
 from ..wire.shared_reads import read_value
-from ..wire.transport import FromReplicas, Recv, Send, posts_directly, take
 from ..worker.arrivals import EachReplica, FirstReplicas
 from ..worker.programs import AGAIN, run_loop, run_program
 from ..worker.shared import SharedRead, SharedWrite

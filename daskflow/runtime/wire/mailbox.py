@@ -1,7 +1,7 @@
 """A worker's mailbox: values sent to a step's partitions, held until they are taken.
 
 A step's producers send their results straight to each consumer's worker
-(:mod:`.transport`), where they wait under a key
+(:mod:`.rendezvous`), where they wait under a key
 ``(plan id, step, producer, consumer)`` for the consumer's task to take
 them, whichever comes first. Nothing in the mailbox is a Dask task, so Dask
 never forgets what nobody takes: the mailbox does.

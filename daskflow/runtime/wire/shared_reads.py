@@ -6,7 +6,7 @@ worker for all the variables the partition reads there. The ps answers it on
 its event loop from its :class:`..worker.shared.SharedVariables`
 (:mod:`..worker.shared`) by sending the values to the reader's mailbox as the
 reader's session, the way partitions send each other tensors
-(:mod:`.transport`): by the bulk port, read in place on one machine, else on
+(:mod:`.rendezvous`): by the bulk port, read in place on one machine, else on
 Dask's comms. Nothing waits for any other client: the values are whatever
 version each variable has now.
 

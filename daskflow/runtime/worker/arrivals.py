@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ...framework.replica import PerReplica
 from ...kernels.devices import memory_in_use
-from ..wire.transport import FromReplicas, Received, unless_failed
+from ..wire.rendezvous import FromReplicas, Received, unless_failed
 from .state import find_state
 
 

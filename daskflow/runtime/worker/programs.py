@@ -33,7 +33,7 @@ from ...kernels import deadline
 from .. import allocator, dask_compat
 from ..cluster import sources
 from ..plan.executable import traced_function
-from ..wire import bulk, pushes, shared_reads, transport
+from ..wire import bulk, pushes, rendezvous, shared_reads
 from . import arrivals, sync_rounds
 from .state import find_state, state_of
 
@@ -66,7 +66,7 @@ class ProgramRegistry(WorkerPlugin):
         programs = dask_compat.pickle_roundtrip(self.programs)
         state = state_of(worker)
         state.install_programs(self.plan_id, programs, self.sources, self.session)
-        transport.install(worker)
+        rendezvous.install(worker)
         allocator.keep_step_buffers()
         # Its values are taken here (bulk port and Dask's comms alike) while a plan of it is.
         if self.credentials is not None and not state.trusted.admit(self.plan_id, self.credentials):
@@ -92,7 +92,7 @@ async def run_program(
     """The task a partition instance runs on its worker.
 
     Arguments that other instances produce arrive through the mailbox
-    (:mod:`.transport`); those from every replica of a partition are
+    (:mod:`..wire.rendezvous`); those from every replica of a partition are
     consumed as ``mode`` says (:mod:`.arrivals`). The program runs on the
     worker's thread pool — as replica ``replica = (index, count)`` when it is
     one — and its results go out to the instances and tasks that read them;
@@ -125,7 +125,7 @@ async def run_loop(
     reads. Later rounds read values the round before sent, or an
     :class:`Again`: the first round's value at that position (a feed, a
     variable no round updates). ``commit``: the last round's
-    :class:`~.transport.Send` taking the new variable values, or None.
+    :class:`~..wire.rendezvous.Send` taking the new variable values, or None.
     ``forget``: names of variables whose rounds' values this worker's cache
     may drop when the loop ends (no other instance here reads them).
 
@@ -227,7 +227,7 @@ class _Instance:
         state = state_of(worker)  # the one look-up of the worker's state for this task
         program = state.program(program_id)
         if program is None:
-            await transport.fail_consumers(worker, state, program_id, sends)
+            await rendezvous.fail_consumers(worker, state, program_id, sends)
             raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
         return cls(worker, state, task_key, program_id, program, replica, mode, timeout, trace, limit_ms)
 
@@ -235,7 +235,7 @@ class _Instance:
         """One step's computation (step number ``n``): ``(results, early sends, arguments)``.
 
         ``first``: the first round's arguments, for those given as :data:`AGAIN`."""
-        values = await transport.receive_args(self.worker, self.state, self.task_key, args, self.timeout)
+        values = await rendezvous.receive_args(self.worker, self.state, self.task_key, args, self.timeout)
         if first is not None:
             values = [f if type(a) is Again else a for a, f in zip(values, first)]
         step = (self.plan_id, n, self.key)
@@ -272,7 +272,7 @@ class _Instance:
                 call = (worker, state, shared, step[0], replica, blocks, fn, merged, clock, write)
                 return await self.loop.run_in_executor(self.executor, _apply_round, *call)
 
-            release = functools.partial(transport.release_slot, worker, self.task_key)
+            release = functools.partial(rendezvous.release_slot, worker, self.task_key)
             merged = await sync_rounds.contribute(
                 state, shared, step, values, apply, lambda v: apply(v, False), release, timeout
             )
@@ -292,16 +292,16 @@ class _Instance:
 
     async def failed(self, e, sends):
         """Tell the consumers in ``sends``; note where the program failed (``e`` goes on)."""
-        await transport.fail_consumers(self.worker, self.state, self.key, sends)
-        if not isinstance(e, transport.UpstreamFailedError):
+        await rendezvous.fail_consumers(self.worker, self.state, self.key, sends)
+        if not isinstance(e, rendezvous.UpstreamFailedError):
             # Pickling code renames its file, so record which line of which
             # partition failed; the session maps it back to the op.
             e.daskflow_line = (self.key, _line_in(self.fn, e.__traceback__))
 
     async def deliver(self, results, sends, early=None, urgent=False):
         # A delivery that fails fails this task, not silently its consumer.
-        deliveries = transport.send_results(self.worker, self.state, results, sends, early, urgent)
-        await transport.delivered(self.worker, self.task_key, deliveries)
+        deliveries = rendezvous.send_results(self.worker, self.state, results, sends, early, urgent)
+        await rendezvous.delivered(self.worker, self.task_key, deliveries)
 
     def note_phases(self):
         self.state.note_phases(self.plan_id, self.task_key, self.clock.phases(time.perf_counter()))
@@ -375,9 +375,9 @@ def take_trace(token, dask_worker=None) -> list:
 
 
 def _call_then_send(worker, state, sends, *call):
-    """Compute, then send by bulk from this thread what can go (:func:`.transport.send_early`)."""
+    """Compute, then send by bulk from this thread what can go (:func:`..wire.rendezvous.send_early`)."""
     results = _call(*call)
-    return results, transport.send_early(worker, state, results, sends)
+    return results, rendezvous.send_early(worker, state, results, sends)
 
 
 def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values, clock):
@@ -392,7 +392,7 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
         results = _call(replica, blocks, fn, shared_reads.read_local(state.shared, values), clock)
     else:
         results = _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock)
-    return results, transport.send_early(worker, state, results, sends)
+    return results, rendezvous.send_early(worker, state, results, sends)
 
 
 def _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock):

@@ -10,7 +10,7 @@ as long as its worker: Dask calls :meth:`WorkerState.close` when the worker
 closes (after its plugins' teardowns), which closes the receiver's sockets
 and drops every value held.
 
-The modules that move values (:mod:`..wire.transport`, :mod:`..wire.pushes`,
+The modules that move values (:mod:`..wire.rendezvous`, :mod:`..wire.pushes`,
 :mod:`..wire.bulk`) reach it through :func:`state_of`; this module imports
 none of them, so they may import it.
 """
@@ -72,7 +72,7 @@ class WorkerState:
         The bytes of each session's values delivered here and not yet claimed.
     receiving : bool
         Whether the worker serves its receiving ends yet
-        (:func:`..wire.transport.install`).
+        (:func:`..wire.rendezvous.install`).
     traces : dict
         Trace token -> the times of the partitions a traced step ran here
         (:mod:`.programs`), until the client takes them; the newest

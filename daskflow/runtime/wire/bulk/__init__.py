@@ -35,7 +35,7 @@ read Dask's plaintext ``tcp://`` comms, secret included.
 Before it allocates or reads an item the receiver checks the header's MAC,
 its token (a port reused by another receiver), each item's dtype (numeric
 only: nothing received is unpickled or evaluated) and shape, the message's
-destination (a ``check`` the worker gives: :func:`..transport.refusal`), and
+destination (a ``check`` the worker gives: :func:`..rendezvous.refusal`), and
 its size against ``daskflow.bulk-max-bytes`` and against what the session's
 messages already hold here unclaimed (``daskflow.bulk-max-buffered``); any
 mismatch closes the connection, with a warning naming why. A handshake must

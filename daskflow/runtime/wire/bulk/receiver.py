@@ -70,7 +70,7 @@ class Receiver:
     taken, or None; called before any item is allocated. ``sessions``: whose
     messages are taken (:class:`Sessions`), admitted by their programs; ``unclaimed``:
     the bytes each holds here (:class:`.trust.Unclaimed`). Both are the worker's, shared
-    with its handlers on Dask's comms (:mod:`.transport`); new ones by default.
+    with its handlers on Dask's comms (:mod:`.rendezvous`); new ones by default.
     """
 
     def __init__(self, host: str, deliver, check=None, sessions=None, unclaimed=None):
