@@ -1,5 +1,5 @@
 """daskflow's handlers on Dask's comms take values only from a session's processes, within
-the bulk port's caps (runtime/wire/trust.py, rendezvous.py, pushes.py, shared_reads.py).
+the bulk port's caps (runtime/wire/trust.py, rendezvous.py, pushes.py, between_graph.py).
 
 So do those of a between-graph job's variables: ``daskflow_shared_copy`` (a ps's copy, kept
 for recovery) and ``daskflow_shared_copy_get`` (its fetch by a restored ps) need a session
@@ -25,9 +25,9 @@ from distributed import Client
 from distributed.protocol.serialize import to_serialize
 
 import daskflow as tf
-from daskflow.runtime.cluster import shared as cluster_shared
-from daskflow.runtime.wire import bulk, pushes, rendezvous, shared_reads, trust
-from daskflow.runtime.worker.shared import READ_HANDLER
+from daskflow.runtime.cluster import between_graph as cluster_shared
+from daskflow.runtime.wire import between_graph, bulk, pushes, rendezvous, trust
+from daskflow.runtime.worker.between_graph import READ_HANDLER
 from daskflow.runtime.worker.state import EXTENSION
 from tests.clusters import module_cluster
 from tests.models import ps_linear_graph
@@ -211,17 +211,17 @@ def test_training_with_every_value_on_dasks_comms_carries_the_proof():
 
 def _copy(client, address, job, source, value, updates, **proof):
     """A call of ``daskflow_shared_copy``: ``job``'s variable ``w`` on ``source``, as the ps
-    sends it (``shared_reads.send_copy``), with ``proof`` as given."""
+    sends it (``between_graph.send_copy``), with ``proof`` as given."""
     snapshot = dict(
         values={"w": to_serialize(value)},
         versions={"w": updates},
         definitions={"w": [list(value.shape), value.dtype.name, "/job:ps/task:0"]},
     )
-    return _call(client, address, shared_reads.COPY_HANDLER, job=job, source=source, **snapshot, **proof)
+    return _call(client, address, between_graph.COPY_HANDLER, job=job, source=source, **snapshot, **proof)
 
 
 def _copy_proof(credentials, job, source, plan):
-    return {"plan": plan, **trust.signed(credentials, shared_reads.COPY_HANDLER, [job, source, plan])}
+    return {"plan": plan, **trust.signed(credentials, between_graph.COPY_HANDLER, [job, source, plan])}
 
 
 def test_a_copy_of_a_jobs_variables_is_kept_only_from_a_session_with_a_plan_there(cluster, session):
@@ -248,18 +248,18 @@ def test_a_copy_of_a_jobs_variables_is_kept_only_from_a_session_with_a_plan_ther
         assert (job, source) not in state.shared.copies
     proof = _copy_proof(session.credentials, job, source, plan)
     assert _copy(session.client, worker.address, job, source, BIG, 7, **proof) is None  # the session's: kept
-    held = session.client.run(shared_reads.newest_copy, job, source, workers=[worker.address])
+    held = session.client.run(between_graph.newest_copy, job, source, workers=[worker.address])
     assert held == {worker.address: 7}
     # Nor does a stranger get the copy: only a session with plans on the holder.
     get = dict(job=job, source=source)
     for reason, proof in [
         ("no session's credentials", {}),
-        ("wrong MAC", trust.signed(other, shared_reads.COPY_GET_HANDLER, [job, source])),
+        ("wrong MAC", trust.signed(other, between_graph.COPY_GET_HANDLER, [job, source])),
     ]:
-        reply = _call(session.client, worker.address, shared_reads.COPY_GET_HANDLER, **get, **proof)
+        reply = _call(session.client, worker.address, between_graph.COPY_GET_HANDLER, **get, **proof)
         assert list(reply) == ["refused"] and reason in reply["refused"], reply
-    right = trust.signed(session.credentials, shared_reads.COPY_GET_HANDLER, [job, source])
-    answer = _call(session.client, worker.address, shared_reads.COPY_GET_HANDLER, **get, **right)
+    right = trust.signed(session.credentials, between_graph.COPY_GET_HANDLER, [job, source])
+    answer = _call(session.client, worker.address, between_graph.COPY_GET_HANDLER, **get, **right)
     np.testing.assert_array_equal(answer["values"]["w"], BIG)
     assert answer["versions"] == {"w": 7}
     state.shared.drop(job)
@@ -274,7 +274,7 @@ def test_a_copy_over_the_caps_is_refused_and_the_kept_one_stays(cluster, session
         return _copy(session.client, worker.address, job, source, value, updates, **proof)
 
     assert copy("ps-0", np.ones(4, np.float32), 1) is None
-    with caplog.at_level(logging.WARNING, logger="daskflow.runtime.wire.shared_reads"):
+    with caplog.at_level(logging.WARNING, logger="daskflow.runtime.wire.between_graph"):
         with dask.config.set({"daskflow.bulk-max-bytes": 2**21}):
             reply = copy("ps-0", BIG, 2)
     assert f"on ps-0 is {BIG.nbytes}" in reply and f"{2**21} bytes" in reply, reply

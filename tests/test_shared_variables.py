@@ -1,4 +1,4 @@
-"""The store of a between-graph job's variables on a worker (runtime/worker/shared.py)."""
+"""The store of a between-graph job's variables on a worker (runtime/worker/between_graph.py)."""
 
 import time
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from daskflow.errors import FailedPreconditionError, InvalidArgumentError
-from daskflow.runtime.worker.shared import Definition, SharedVariables
+from daskflow.runtime.worker.between_graph import Definition, SharedVariables
 
 W = Definition((2,), "float32", "ps-0")
 

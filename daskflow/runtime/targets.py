@@ -5,7 +5,7 @@ In TF1, ``tf.Session(server.target)`` connects to a task of a cluster that
 variables on its ps tasks. Here each :class:`daskflow.train.Server` records
 its cluster's tasks in this process: a ``grpc://`` target naming any of them
 resolves to the Dask scheduler the cluster runs on and to the job whose
-variables its sessions share (:mod:`.worker.shared`).
+variables its sessions share (:mod:`.worker.between_graph`).
 """
 
 from __future__ import annotations

@@ -226,7 +226,7 @@ class Server:
                     None,
                     f"task {self.worker_name} could not join the cluster at {self.scheduler_address}: {e}",
                 ) from None
-        from ..runtime.wire.shared_reads import host
+        from ..runtime.wire.between_graph import host
 
         host(self.job, self.server_def.cluster.as_dict(), dask_worker=worker)
         self._heartbeats = _Heartbeats(worker)
@@ -352,7 +352,7 @@ def _configured_scheduler():
 
 
 def _wait_seconds(config) -> float:
-    limit_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+    limit_ms = 0 if config is None else config.operation_timeout_in_ms
     return limit_ms / 1000 if limit_ms > 0 else DEFAULT_WAIT_S
 
 

@@ -44,7 +44,7 @@ from ...errors import ResourceExhaustedError, UnauthenticatedError
 from ...kernels import compression
 from .. import dask_compat
 from ..worker.state import state_of
-from . import bulk, calls, pushes, shared_reads, trust
+from . import between_graph, bulk, calls, pushes, trust
 from .log_limit import OncePerPeer
 from .mailbox import ttl
 from .variable_cache import entry_refusal
@@ -130,15 +130,15 @@ def install(worker):
 
     dask_compat.serve_handler(worker, HANDLER, receive)
     pushes.install(worker, refused)
-    shared_reads.install(worker, refused)
+    between_graph.install(worker, refused)
 
     async def send_shared(
         comm=None, job=None, names=(), step=None, to=None, box=None, plan=None, session=None, mac=None
     ):
-        # A reader's request for a job's variables held here (shared_reads._read): only a
+        # A reader's request for a job's variables held here (between_graph._read): only a
         # session with the plan here may have them sent anywhere.
-        fields = shared_reads.read_fields(job, names, step, to, box, plan)
-        reason = shared_reads.read_refusal(state.trusted, fields, session, mac)
+        fields = between_graph.read_fields(job, names, step, to, box, plan)
+        reason = between_graph.read_refusal(state.trusted, fields, session, mac)
         if reason is not None:
             host, who = trust.peer_of(comm)
             refused(host, reason, who)
@@ -147,7 +147,7 @@ def install(worker):
         payload = tuple(values.get(name) for name in names)
         await _deliver(worker, to, tuple(box), payload, bulk.credentials(worker, plan))
 
-    dask_compat.serve_handler(worker, shared_reads.READ_HANDLER, send_shared)
+    dask_compat.serve_handler(worker, between_graph.READ_HANDLER, send_shared)
     from ..worker import arrivals  # (it reads this module's types)
 
     dask_compat.serve_handler(

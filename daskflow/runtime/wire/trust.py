@@ -7,7 +7,7 @@ comms, where daskflow's own handlers take values (a fed batch, a partition's
 results, a pushed variable), by a MAC of the call's fields
 (:func:`signed`, checked by :func:`call_refusal`); so do the copies of a
 between-graph job's variables that its ps sends another worker, and their
-fetch by a ps restored from one (:mod:`.shared_reads`). A worker keeps one table
+fetch by a ps restored from one (:mod:`.between_graph`). A worker keeps one table
 of the sessions it takes part in (:class:`Sessions`, in its
 :class:`..worker.state.WorkerState`) for both ways, and one count of each
 session's bytes delivered and not yet claimed (:class:`Unclaimed`), so

@@ -33,7 +33,7 @@ from ...kernels import deadline
 from .. import allocator, dask_compat
 from ..cluster import sources
 from ..plan.executable import traced_function
-from ..wire import bulk, pushes, rendezvous, shared_reads
+from ..wire import between_graph, bulk, pushes, rendezvous
 from . import arrivals, sync_rounds
 from .state import find_state, state_of
 
@@ -98,9 +98,9 @@ async def run_program(
     one — and its results go out to the instances and tasks that read them;
     when it fails, a marker goes instead, which fails them too. ``trace``:
     the step's trace token, when it is traced (else None). ``shared``: a
-    :class:`.shared.SharedWrite` when the instance reads or updates a job's
+    :class:`.between_graph.SharedWrite` when the instance reads or updates a job's
     shared variables (else None): it reads the newest values, and an update
-    writes its results under the job's lock (:mod:`.shared`). ``limit_ms``: the
+    writes its results under the job's lock (:mod:`.between_graph`). ``limit_ms``: the
     step's deadline, from now (TF1's ``timeout_in_ms``): its loops check it.
     """
     run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, sends, limit_ms)
@@ -265,7 +265,7 @@ class _Instance:
         worker, state, timeout = self.worker, self.state, self.timeout
         replica, blocks, fn, clock = self.replica, self.blocks, self.fn, self.clock
         # A job's variables held elsewhere: read now, the newest.
-        values = await shared_reads.resolve(worker, state, values, self.plan_id, step[1], timeout)
+        values = await between_graph.resolve(worker, state, values, self.plan_id, step[1], timeout)
         if shared.sync:
 
             async def apply(merged, write=True):
@@ -389,7 +389,7 @@ def _call_shared(worker, state, sends, shared, step, replica, blocks, fn, values
     as an asynchronous replica's is (:mod:`.arrivals`); ``step`` = (plan, step, partition).
     """
     if not shared.writes:  # a partition reading the job's variables, updating none
-        results = _call(replica, blocks, fn, shared_reads.read_local(state.shared, values), clock)
+        results = _call(replica, blocks, fn, between_graph.read_local(state.shared, values), clock)
     else:
         results = _update_shared(worker, state, shared, step, replica, blocks, fn, values, clock)
     return results, rendezvous.send_early(worker, state, results, sends)
@@ -402,7 +402,7 @@ def _update_shared(worker, state, shared, step, replica, blocks, fn, values, clo
     names = [name for name, _ in shared.writes]
     with store.lock(shared.job):
         stale = store.staleness(shared.job, step[1], names)
-        results = _call(replica, blocks, fn, shared_reads.read_local(store, values), clock)
+        results = _call(replica, blocks, fn, between_graph.read_local(store, values), clock)
         applied = shared.max_staleness is None or stale <= shared.max_staleness
         if applied:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
@@ -418,7 +418,7 @@ def _apply_round(worker, state, shared, plan, replica, blocks, fn, merged, clock
     only)."""
     store = state.shared
     with store.lock(shared.job):
-        results = _call(replica, blocks, fn, shared_reads.read_local(store, merged), clock)
+        results = _call(replica, blocks, fn, between_graph.read_local(store, merged), clock)
         if write:
             store.write(shared.job, {name: results[index] for name, index in shared.writes})
             _copy_if_due(worker, state, shared, plan)
@@ -435,7 +435,7 @@ def _copy_if_due(worker, state, shared, plan):
     if store.copy_due(shared.job, shared.backup_secs, shared.backup_to):
         snapshot, credentials = store.snapshot(shared.job), state.trusted.credentials(plan)
         call = (worker, shared.backup_to, shared.job, snapshot, plan, credentials)
-        dask_compat.call_soon(worker, shared_reads.send_copy, *call)
+        dask_compat.call_soon(worker, between_graph.send_copy, *call)
 
 
 def _call(replica, blocks, fn, values, clock):

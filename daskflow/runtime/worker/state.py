@@ -24,7 +24,7 @@ from .. import dask_compat
 from ..wire.mailbox import Mailbox
 from ..wire.trust import Sessions, Unclaimed
 from ..wire.variable_cache import VariableCache
-from .shared import SharedVariables
+from .between_graph import SharedVariables
 
 EXTENSION = "daskflow"
 LOG_LIMIT = 1_000  # steps of accounting kept per worker: a long run's memory stays flat
@@ -42,7 +42,7 @@ class WorkerState:
     cache : VariableCache
         The newest variable values pushed to this worker.
     shared : SharedVariables
-        The variables of between-graph jobs held here (:mod:`.shared`).
+        The variables of between-graph jobs held here (:mod:`.between_graph`).
     incarnation : str
         A token of this state: a worker restarted under the same name has another.
     programs : dict

@@ -3,8 +3,8 @@
 A worker script's partition reads the ps's newest values as its step starts,
 as a TF1 worker reads its variables from the ps tasks: one request per ps
 worker for all the variables the partition reads there. The ps answers it on
-its event loop from its :class:`..worker.shared.SharedVariables`
-(:mod:`..worker.shared`) by sending the values to the reader's mailbox as the
+its event loop from its :class:`..worker.between_graph.SharedVariables`
+(:mod:`..worker.between_graph`) by sending the values to the reader's mailbox as the
 reader's session, the way partitions send each other tensors
 (:mod:`.rendezvous`): by the bulk port, read in place on one machine, else on
 Dask's comms. Nothing waits for any other client: the values are whatever
@@ -40,7 +40,7 @@ from ...errors import (
 )
 from .. import dask_compat
 from ..checkpoint import write_shard
-from ..worker.shared import READ_HANDLER, Definition, SharedRead, Snapshot
+from ..worker.between_graph import READ_HANDLER, Definition, SharedRead, Snapshot
 from ..worker.state import state_of
 from . import bulk, calls, trust
 
