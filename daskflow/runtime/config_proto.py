@@ -6,18 +6,28 @@ A session acts on the fields listed in :data:`HONOURED`; a session made with
 any other field set logs, at debug level on the ``daskflow`` logger, which
 fields have no meaning here (GPU memory growth, thread pools, gRPC and XLA
 settings: Dask's workers own those). daskflow's own session options
-(``steps_per_run``, ``placement``, ``gradient_compression``...) are extra
-keywords of :class:`ConfigProto`, checked here.
+(``steps_per_run``, ``placement``, ``gradient_compression``...) are grouped
+records beside TF's fields (:mod:`daskflow.runtime.config_groups`), each also
+a flat keyword and attribute of :class:`ConfigProto`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
 
-import numpy as np
-
 from ..framework.device_spec import DeviceSpec
-from ..kernels.compression import CODECS
+from .config_groups import (
+    ALIASES,
+    GROUPS,
+    ClusterOptions,
+    CompressionOptions,
+    RecoveryOptions,
+    ReplicationOptions,
+    StepOptions,
+    group_value,
+)
 from .graph_options import GraphOptions, OptimizerOptions, RewriterConfig  # noqa: F401 - registered first
 from .messages import Message
 
@@ -43,39 +53,6 @@ HONOURED = frozenset(
 )
 
 
-def _choice(field, allowed):
-    def check(value):
-        if value is not None and value not in allowed:
-            choices = ", ".join(repr(c) for c in allowed)
-            raise ValueError(f"ConfigProto({field}={value!r}): must be None or one of {choices}")
-        return value
-
-    return check
-
-
-def _whole_number(field):
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"ConfigProto({field}={value!r}): must be a whole number, 1 or more")
-        return int(value)
-
-    return check
-
-
-def _at_least_zero(field, kind):
-    def check(value):
-        value = kind(value or 0)
-        if value < 0:
-            raise ValueError(f"ConfigProto({field}={value}): must be 0 (off) or more")
-        return value
-
-    return check
-
-
-def _optional_int(value):
-    return None if value is None else int(value)
-
-
 class ConfigProto(Message, schema="ConfigProto"):
     """Session options (TF1's ``ConfigProto``), every field TF1 has, and daskflow's own.
 
@@ -91,67 +68,18 @@ class ConfigProto(Message, schema="ConfigProto"):
     use; a single string is one filter). Other fields are kept; a session
     made with them logs at debug level that they have no meaning here.
 
-    Parameters
-    ----------
-    backup_variables : bool, default True
-        Cluster sessions keep an in-memory copy of each variable on a second
-        worker, so that losing a worker (kill -9 of the ps) loses at most the
-        steps since the copy, with no checkpoint. False keeps no copies: a
-        lost variable makes ``run`` raise ``AbortedError``.
-    backup_variables_secs : float, default 30.0
-        A step refreshes the copies of the variables it updates when the steps
-        since the last one that did ran for this many seconds (time between
-        steps does not count: it loses no work); so does the first
-        step giving a variable its value (the initializer). Copies of
-        variables that other steps updated since are refreshed then too.
-        0: no time-based copies.
-    backup_variables_every : int, default 0
-        Also refresh the copies every this many steps (1: every step, nothing
-        lost). Either condition makes a step copy.
-    recovery_wait_secs, recovery_timeout_secs : float
-        After a loss, wait this long for the worker to come back under its
-        name before a live worker stands in; fail with no worker this long.
-    independent_replicas : bool, default False
-        Asynchronous in-graph training whose replicas never meet: each
-        ``run`` is one step of the next free replica (the global step counts
-        one update per ``run``), a ``run`` fetching only ops returns once
-        submitted, and up to one step per replica is in flight. The
-        variables then live on their workers, updated in place as each
-        replica's gradients arrive, as in between-graph training; no copies
-        are kept (``backup_variables`` does not apply). Without it, the
-        replicas of an asynchronous step all start each ``run`` together.
-    gradient_compression : {None, "fp16", "bf16", "int8"}, default None
-        Cluster sessions: how tensors a replica sends to the ps (its
-        gradients, in data-parallel training) travel: IEEE half precision,
-        float32 truncated to 16 bits (the TF whitepaper's §5.5), or int8 steps
-        per bucket with the error kept on the sender for its next gradient
-        (see :mod:`daskflow.kernels.compression`). Float tensors of 64
-        values or more; a tensor an encoding cannot hold (NaN, Inf, beyond
-        fp16's range) goes as it is.
-    variable_compression : {None, "fp16", "bf16"}, default None
-        Cluster sessions: how new variable values pushed to the workers that
-        read them travel; the ps keeps the exact values.
-    placement : {None, "cost"}, default None
-        Cluster sessions: ``"cost"`` places the ops no device scope placed
-        where a simulation of the step says they finish first, from
-        estimated compute times and transfers (TF1's cost model; see
-        :mod:`daskflow.runtime.plan.cost_placement`); ``Session.placement``
-        then says why. None puts them on ``/job:worker/task:0``.
-    steps_per_run : int, default 1
-        A ``run`` of a training step whose inputs come from a ``tf.data``
-        iterator (it reads one and updates global variables) runs that many steps:
-        on a cluster in one submission, each partition looping on its
-        worker (TPUEstimator's ``iterations_per_loop``). Fetches are the last
-        step's; the global step counts every step; an error names the step
-        that failed, and the variables keep the steps before it (see
-        :mod:`daskflow.runtime.steps_per_run`). Other runs take one step.
-    low_latency : bool, default True
-        Cluster sessions flush Dask's message batches at once.
-    async_dispatch : int, default 0
-        Cluster sessions: steps that fetch only ops may run this many ahead.
-    max_staleness : int, optional
-        Asynchronous replication: an update more than this many updates
-        stale is dropped.
+    daskflow's own options are grouped by what they do, each group a frozen
+    record (:mod:`daskflow.runtime.config_groups`, where each option is
+    described): ``cluster`` (``placement``, ``low_latency``), ``steps``
+    (``steps_per_run``, ``async_dispatch``), ``replication``
+    (``independent_replicas``, ``max_staleness``), ``compression``
+    (``gradient_compression``, ``variable_compression``) and ``recovery``
+    (``backup_variables``, ``backup_variables_secs``,
+    ``backup_variables_every``, ``recovery_wait_secs``,
+    ``recovery_timeout_secs``). A group is a keyword (a record or a dict);
+    each option is also a flat keyword and attribute, an alias of its
+    group's field (``ConfigProto(steps_per_run=4).steps.steps_per_run``).
+    They are not part of TF's message: its text and bytes leave them out.
 
     Examples
     --------
@@ -160,39 +88,34 @@ class ConfigProto(Message, schema="ConfigProto"):
     >>> config.gpu_options.allow_growth = True
     >>> config.allow_soft_placement, config.gpu_options.allow_growth, dict(config.device_count)
     (True, True, {'GPU': 0})
-    >>> tf.ConfigProto(backup_variables_secs=10.0).backup_variables_secs
-    10.0
+    >>> config = tf.ConfigProto(backup_variables_secs=10, steps_per_run=4)
+    >>> config.recovery.backup_variables_secs, config.steps_per_run
+    (10.0, 4)
     >>> tf.ConfigProto(allow_soft_placment=True)
     Traceback (most recent call last):
     ...
     ValueError: Protocol message ConfigProto has no "allow_soft_placment" field.
     """
 
-    _EXTRA = {
-        "low_latency": (True, bool),
-        "async_dispatch": (0, int),
-        "max_staleness": (None, _optional_int),
-        "backup_variables": (True, bool),
-        "backup_variables_secs": (30.0, _at_least_zero("backup_variables_secs", float)),
-        "backup_variables_every": (0, _at_least_zero("backup_variables_every", int)),
-        "recovery_wait_secs": (20.0, float),
-        "recovery_timeout_secs": (60.0, float),
-        "independent_replicas": (False, bool),
-        "gradient_compression": (None, _choice("gradient_compression", CODECS)),
-        "variable_compression": (None, _choice("variable_compression", ("fp16", "bf16"))),
-        "steps_per_run": (1, _whole_number("steps_per_run")),
-        "placement": (None, _choice("placement", ("cost",))),
-    }
+    # The groups' records live in Message's ``_extras`` (read through Message.__getattr__);
+    # declared here for readers and type checkers.
+    cluster: ClusterOptions
+    steps: StepOptions
+    replication: ReplicationOptions
+    compression: CompressionOptions
+    recovery: RecoveryOptions
+
+    _EXTRA = {group: (cls(), functools.partial(group_value, group)) for group, cls in GROUPS.items()}
 
     def __init__(self, **kwargs):
+        flat = {name: kwargs.pop(name) for name in list(kwargs) if name in ALIASES}
         if isinstance(kwargs.get("device_filters"), str):  # one filter (TF would split the string)
             kwargs["device_filters"] = [kwargs["device_filters"]]
         super().__init__(**kwargs)
-        if not self.backup_variables and self.backup_variables_every:
-            raise ValueError(
-                f"ConfigProto(backup_variables=False) keeps no copies, but backup_variables_every="
-                f"{self.backup_variables_every} asks for them; set one or the other"
-            )
+        for group in GROUPS:  # a group's flat keywords together: its record is checked whole
+            given = {name: value for name, value in flat.items() if ALIASES[name] == group}
+            if given:
+                self._extras[group] = dataclasses.replace(getattr(self, group), **given)
         for f in self.device_filters:
             try:
                 DeviceSpec.from_string(f)
@@ -200,10 +123,33 @@ class ConfigProto(Message, schema="ConfigProto"):
                 message = f"ConfigProto(device_filters=...): {f!r} is not a device string ({e})"
                 raise ValueError(message) from None
 
+    def __getattr__(self, name):
+        group = ALIASES.get(name)
+        if group is not None:
+            return getattr(getattr(self, group), name)
+        return super().__getattr__(name)
+
     def __setattr__(self, name, value):
+        group = ALIASES.get(name)
+        if group is not None:
+            self._extras[group] = dataclasses.replace(getattr(self, group), **{name: value})
+            return
         if name == "intra_op_parallelism_threads" and isinstance(value, int) and value < 0:
             raise ValueError(f"ConfigProto({name}={value}): must be 0 (off) or more (numpy's BLAS threads)")
         super().__setattr__(name, value)
+
+    def MergeFrom(self, other):  # noqa: N802 - protobuf's name
+        """protobuf's merge: ``other``'s fields that are set, its options not at their default."""
+        mine = {group: getattr(self, group) for group in GROUPS}
+        super().MergeFrom(other)
+        for group, record in mine.items():
+            theirs, default = getattr(other, group), self._EXTRA[group][0]
+            changed = {
+                f.name: getattr(theirs, f.name)
+                for f in dataclasses.fields(theirs)
+                if getattr(theirs, f.name) != getattr(default, f.name)
+            }
+            self._extras[group] = dataclasses.replace(record, **changed)
 
 
 class GPUOptions(Message, schema="GPUOptions"):

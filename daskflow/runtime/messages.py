@@ -411,7 +411,8 @@ class Message:
             return NotImplemented
         mine = [(f.name, v) for f, v in self.ListFields()]
         theirs = [(f.name, v) for f, v in other.ListFields()]
-        return mine == theirs and self._extras == other._extras
+        extras = [getattr(self, name) == getattr(other, name) for name in self._EXTRA]  # defaults too
+        return mine == theirs and all(extras)
 
     __hash__ = None  # mutable, as protobuf's messages
 

@@ -56,9 +56,12 @@ class Session:
 
     def __init__(self, target="", graph=None, config=None, *, security=None):
         self.graph: Graph = graph if graph is not None else get_default_graph()
-        self.config = config or ConfigProto()
-        # A step's default deadline (TF1 reads the config once, at the session's start).
-        self._operation_timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+        if config is not None and not isinstance(config, ConfigProto):  # TF1's check and words
+            raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got "{type(config).__name__}"')
+        self.config = config if config is not None else ConfigProto()
+        # The options a step reads, read once (TF1 reads the config once, at the session's start).
+        self._operation_timeout_ms = self.config.operation_timeout_in_ms
+        self._steps_per_run = self.config.steps.steps_per_run
         log_ignored_fields(self.config)
         opened = _open_runtime(target, self.graph, self.config, security)
         self._runtime, self._client, self._owns_client = opened
@@ -100,7 +103,7 @@ class Session:
     def _steps(self, executable) -> int:
         """How many steps ``run`` takes (``ConfigProto(steps_per_run=...)``), no more than
         :meth:`limit_steps` allows."""
-        steps = self.config.steps_per_run
+        steps = self._steps_per_run
         if steps == 1 or not loops(executable, self.graph):
             return 1
         left = self._steps_left
@@ -479,7 +482,7 @@ def _connect_timeout(config) -> float:
     import dask
     from dask.utils import parse_timedelta
 
-    limit_ms = getattr(config, "operation_timeout_in_ms", 0)
+    limit_ms = config.operation_timeout_in_ms
     if limit_ms > 0:
         return max(limit_ms / 1000, 1.0)
     return min(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"), _CONNECT_TIMEOUT_S)

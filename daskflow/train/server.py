@@ -352,7 +352,7 @@ def _configured_scheduler():
 
 
 def _wait_seconds(config) -> float:
-    limit_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+    limit_ms = 0 if config is None else config.operation_timeout_in_ms
     return limit_ms / 1000 if limit_ms > 0 else DEFAULT_WAIT_S
 
 

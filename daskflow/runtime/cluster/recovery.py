@@ -59,7 +59,6 @@ POLL = 0.5  # seconds between looks at the cluster while recovering
 # Keys of the copies recovery falls back on: ("variable backup--<variable>", step). Dask's
 # key_split, which names tasks on the dashboard, stops at the empty word: "variable backup".
 BACKUP_PREFIX = "variable backup--"
-DEFAULT_BACKUP_SECS = 30.0  # ConfigProto(backup_variables_secs=), as TF1's checkpoint intervals
 
 
 class WorkerLost(Exception):  # noqa: N818 - internal signal, never leaves the runtime
@@ -90,10 +89,11 @@ class BackupSchedule:
     """
 
     def __init__(self, config):
-        on = getattr(config, "backup_variables", True)
-        self.on = bool(on and (self._every(config) or self._secs(config)))
-        self.every = self._every(config) if on else 0
-        self.secs = self._secs(config) if on else 0.0
+        options = config.recovery
+        on = options.backup_variables
+        self.on = bool(on and (options.backup_variables_every or options.backup_variables_secs))
+        self.every = options.backup_variables_every if on else 0
+        self.secs = options.backup_variables_secs if on else 0.0
         # Seconds spent running steps since the last backup step: time between steps loses no
         # work, and a session that waits between bursts would otherwise copy in every burst.
         self.busy = 0.0
@@ -103,14 +103,6 @@ class BackupSchedule:
         self.flush_owed = False  # a backup step ran: copy the stale variables after it
         # variable name -> (Future of its copy, step of the value copied, the value's Held.ident)
         self.flushing: dict = {}
-
-    @staticmethod
-    def _every(config):
-        return getattr(config, "backup_variables_every", 0)
-
-    @staticmethod
-    def _secs(config):
-        return getattr(config, "backup_variables_secs", DEFAULT_BACKUP_SECS)
 
     def due(self, n, updated, copies) -> bool:
         """Whether step ``n``, updating the variables ``updated``, is a backup step

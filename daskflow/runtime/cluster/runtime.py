@@ -69,13 +69,14 @@ class ClusterRuntime:
         self._plans: dict = {}  # Executable -> _Lowered
         self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
         self.token, first_step = _open_session(
-            client, getattr(config, "low_latency", True), getattr(config, "intra_op_parallelism_threads", 0)
+            client, config.cluster.low_latency, config.intra_op_parallelism_threads
         )
         # A between-graph job's id (a tf.train.Server target): its variables live on their
         # workers, shared with the job's other clients (runtime/worker/between_graph.py). With
         # independent replicas, a job of this session's own, undone at close. Else None.
         self.between_graph = shared_job is not None
-        self.independent = getattr(config, "independent_replicas", False)
+        self.independent = config.replication.independent_replicas
+        self.async_depth = config.steps.async_dispatch  # read once: step() is the per-step path
         if shared_job is None and self.independent:
             shared_job = scope.private_job(self.token)
         self.shared_job = shared_job
@@ -97,7 +98,7 @@ class ClusterRuntime:
         self.recoveries: list = []  # what each recovery found and did
         self._ids_seen: dict = {}  # name -> Dask id of the workers holding a job's variables
         self.signatures: dict = {}  # the session's plans by signature (runtime/interface.py)
-        self.cost = traced.CostPlacement(self) if getattr(config, "placement", None) == "cost" else None
+        self.cost = traced.CostPlacement(self) if config.cluster.placement == "cost" else None
 
     @property
     def variables(self) -> dict:
@@ -109,7 +110,7 @@ class ClusterRuntime:
         """The executable of a signature: its transfers compressed as the config asks, its
         unplaced ops placed by cost with ``ConfigProto(placement="cost")``."""
         placer = None if self.cost is None else self.cost.for_plan(feed_dict)
-        compression = self.config.gradient_compression
+        compression = self.config.compression.gradient_compression
         return make_executable(self.config, mapper, feeds, state_for, compression=compression, placer=placer)
 
     def run(self, executable, feed_values, steps=1, limit_ms=None):
@@ -148,7 +149,7 @@ class ClusterRuntime:
     def workers(self):
         workers = self._look()
         if not workers:
-            filters = getattr(self.config, "device_filters", None)
+            filters = list(self.config.device_filters)
             which = f" that ConfigProto(device_filters={filters!r}) lets this session see" if filters else ""
             raise RuntimeError(f"the cluster at {self.client.scheduler.address} has no workers{which}")
         return workers
@@ -161,7 +162,7 @@ class ClusterRuntime:
     def _look(self):
         """The workers there are, asked of the scheduler; remembered as ``_known``."""
         identity = scheduler_identity(self.client)
-        workers = filtered(cluster_workers(identity), getattr(self.config, "device_filters", None))
+        workers = filtered(cluster_workers(identity), self.config.device_filters)
         before = self._known[0]
         self._known = ({w.name: w.address for w in workers}, time.monotonic())
         if not self._left and set(before.values()) - {w.address for w in workers}:
@@ -203,7 +204,7 @@ class ClusterRuntime:
             return self._steps_one_by_one(executable, feed_values, steps)
         if lowered.independent and lowered.replicated:
             return self._replica_step(lowered, executable, feed_values, at)
-        depth = getattr(self.config, "async_dispatch", 0)
+        depth = self.async_depth
         if depth and not executable.fetch_sources:
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
             self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
@@ -586,8 +587,8 @@ class ClusterRuntime:
             self._ids_seen.update(between_graph.worker_ids(self.client, set(self._ids_seen)))
             return
         start = time.monotonic()
-        wait = getattr(self.config, "recovery_wait_secs", 20.0)
-        give_up = getattr(self.config, "recovery_timeout_secs", 60.0)
+        wait = self.config.recovery.recovery_wait_secs
+        give_up = self.config.recovery.recovery_timeout_secs
         names = lost.names
         self.table.pushed.clear()  # a lost worker's cache is gone: read values as Dask dependencies
         here = set(self.workers_now())
@@ -611,7 +612,7 @@ class ClusterRuntime:
         sessions wait for their cluster's tasks (logging those missing every 10 s), up to
         ``ConfigProto(operation_timeout_in_ms)`` or else ``JOIN_WAIT`` seconds (TF1 waits
         for ever); then the error names every task still missing."""
-        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0) or 0
+        timeout_ms = self.config.operation_timeout_in_ms
         wait = timeout_ms / 1000 if timeout_ms > 0 else JOIN_WAIT
         start = said = time.monotonic()
         while True:
@@ -647,7 +648,7 @@ class ClusterRuntime:
     def _lower(self, executable, workers=None):
         workers = workers or (self._look() if self.between_graph else self.workers())  # tasks may join yet
         plan_id = uuid.uuid4().hex[:12]
-        timeout_ms = getattr(self.config, "operation_timeout_in_ms", 0)
+        timeout_ms = self.config.operation_timeout_in_ms
         timeout = timeout_ms / 1000 if timeout_ms > 0 else None
         lowered, workers = self._placed(
             lambda workers: Lowered(

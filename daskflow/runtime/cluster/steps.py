@@ -193,12 +193,11 @@ class Lowered:
         # A between-graph job's variables: where each lives, by its device.
         self.variable_ops = {op.name: op for op in plan.ops if op.primitive.is_variable}
         # How often a ps sends a copy of the job's variables it holds (0: never).
-        self._copy_secs = (
-            float(config.backup_variables_secs) if getattr(config, "backup_variables", False) else 0.0
-        )
+        copies = config.recovery
+        self._copy_secs = copies.backup_variables_secs if copies.backup_variables else 0.0
         self.shared_homes = {} if shared_job is None else self._shared_homes(workers, soft)
         self._updated = tuple(u.name for u in executable.updates)
-        staleness = getattr(config, "max_staleness", None)
+        staleness = config.replication.max_staleness
         self._stage = {p.key: p.stage for p in plan.partitions}
         self._templates = [
             t
@@ -234,9 +233,9 @@ class Lowered:
         }
         for name, readers in self._readers.items():
             readers.discard(self.var_home[name])
-        self._keep = getattr(config, "async_dispatch", 0) + 2  # versions a reader may still need
+        self._keep = config.steps.async_dispatch + 2  # versions a reader may still need
         # ConfigProto(variable_compression=...): float32 variables' pushes travel encoded.
-        codec = getattr(config, "variable_compression", None)
+        codec = config.compression.variable_compression
         self._push_codec = {
             name: codec for name in self._readers if codec and _compressible(self.variable_ops.get(name))
         }
