@@ -491,7 +491,7 @@ def __getattr__(name):
 
         return lower
     if name == "local_cluster":
-        from .launch import local_cluster
+        from .local_dask_cluster import local_cluster
 
         return local_cluster
     if name == "GraphDef":  # TF's proto (tensorboardX's, extended): loaded on first use

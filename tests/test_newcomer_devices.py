@@ -12,7 +12,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 import daskflow as tf
-from daskflow import launch as local_cluster_module
+from daskflow import local_dask_cluster as local_cluster_module
 from daskflow.errors import InvalidArgumentError
 from daskflow.runtime.cluster.devices import cluster_workers, job_of, warn_ignored_devices
 

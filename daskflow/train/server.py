@@ -179,7 +179,7 @@ class Server:
         import dask
         from distributed import Scheduler
 
-        from ..launch import LIGHT_MONITORING, _preloads
+        from ..local_dask_cluster import LIGHT_MONITORING, _preloads
 
         host, port = _host_port(self._address, "the scheduler's task")
         options = {"host": host, "port": port, **_preloads(True)}
@@ -199,7 +199,7 @@ class Server:
         import dask
         from distributed import Worker
 
-        from ..launch import LIGHT_MONITORING
+        from ..local_dask_cluster import LIGHT_MONITORING
 
         host, port = _host_port(self._address, "this task")
         if self._hosts_scheduler:
