@@ -37,7 +37,7 @@ from record import duration, record, report  # noqa: E402
 
 import daskflow as tf  # noqa: E402
 from daskflow.datasets import load_digits  # noqa: E402
-from daskflow.kernels import compression  # noqa: E402
+from daskflow.kernels import codecs  # noqa: E402
 
 SHAPES = [64, 256, 10]
 BATCH = 64
@@ -114,7 +114,7 @@ def codec_seconds(codec, grads, repeats=200):
         start = time.perf_counter()
         for g, r in zip(grads, residuals):
             if g.size >= 64:
-                compression.decode(compression.encode(codec, g, r), g.shape, np.float32)
+                codecs.decode(codecs.encode(codec, g, r), g.shape, np.float32)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -186,17 +186,15 @@ def buckets():
     rows = [["bucket", "bytes/value", "relative error", "encode + decode, 1M values"]]
     grads = gradients()
     big = np.random.default_rng(3).standard_normal(1 << 20).astype(np.float32)
-    chosen = compression.BUCKET
+    chosen = codecs.BUCKET
     try:
         for size in (64, 128, 256, 512, 1024, 2048, 4096):
-            compression.BUCKET = size
-            sent = sum(compression.encode("int8", g, np.zeros(g.size, np.float32)).nbytes for g in grads)
+            codecs.BUCKET = size
+            sent = sum(codecs.encode("int8", g, np.zeros(g.size, np.float32)).nbytes for g in grads)
             values = sum(g.size for g in grads)
             error = [
                 np.linalg.norm(
-                    compression.decode(
-                        compression.encode("int8", g, np.zeros(g.size, np.float32)), g.shape, np.float32
-                    )
+                    codecs.decode(codecs.encode("int8", g, np.zeros(g.size, np.float32)), g.shape, np.float32)
                     - g
                 )
                 / np.linalg.norm(g)
@@ -211,7 +209,7 @@ def buckets():
                 ]
             )
     finally:
-        compression.BUCKET = chosen
+        codecs.BUCKET = chosen
     return rows
 
 

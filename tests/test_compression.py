@@ -5,7 +5,7 @@ import pytest
 
 import daskflow as tf
 from daskflow.datasets import load_digits
-from daskflow.kernels import compression
+from daskflow.kernels import codecs
 from daskflow.kernels.compiled import use_compiled
 from tests.clusters import module_cluster
 
@@ -16,14 +16,14 @@ def test_int8_error_feedback_sends_what_rounding_alone_would_lose():
     # One large value per bucket makes the step coarse (1/127); the small values sit
     # below half a step, so rounding alone sends them as 0, step after step.
     g = np.full(1000, 0.003, np.float32)
-    g[:: compression.BUCKET] = 1.0
+    g[:: codecs.BUCKET] = 1.0
     steps = 200
     residual = np.zeros(g.size, np.float32)
     fed_back = sum(
-        compression.decode(compression.encode("int8", g, residual), g.shape, np.float32) for _ in range(steps)
+        codecs.decode(codecs.encode("int8", g, residual), g.shape, np.float32) for _ in range(steps)
     )
     alone = sum(
-        compression.decode(compression.encode("int8", g, np.zeros(g.size, np.float32)), g.shape, np.float32)
+        codecs.decode(codecs.encode("int8", g, np.zeros(g.size, np.float32)), g.shape, np.float32)
         for _ in range(steps)
     )
     true_sum = steps * 0.003
@@ -41,7 +41,7 @@ def test_int8_applied_updates_sum_to_the_true_gradients_within_one_step():
     for _ in range(300):
         g = (rng.standard_normal(3000) * rng.choice([1e-3, 1.0], 3000)).astype(np.float32)
         true += g
-        sent += compression.decode(compression.encode("int8", g, residual), g.shape, np.float32)
+        sent += codecs.decode(codecs.encode("int8", g, residual), g.shape, np.float32)
     # The difference is what is still on the sender: at most half a step of the last encoding.
     assert np.max(np.abs(true - sent)) <= 0.5 * 5.0 / 127
     np.testing.assert_allclose(true - sent, residual, atol=1e-3)
@@ -54,13 +54,13 @@ def test_the_int8_loop_and_numpy_agree_bit_for_bit(dtype, size):
     g = rng.standard_normal(size).astype(dtype)
     r1 = (rng.standard_normal(size) * 0.01).astype(dtype)
     r2 = r1.copy()
-    fast = compression.encode("int8", g, r1)
+    fast = codecs.encode("int8", g, r1)
     with use_compiled(False):
-        slow = compression.encode("int8", g, r2)
-        slow_back = compression.decode(slow, g.shape, dtype)
+        slow = codecs.encode("int8", g, r2)
+        slow_back = codecs.decode(slow, g.shape, dtype)
     assert fast.dtype == np.int8 and np.array_equal(fast, slow) and np.array_equal(r1, r2)
-    assert np.array_equal(compression.decode(fast, g.shape, dtype), slow_back)
-    assert fast.nbytes == compression.encoded_size("int8", size)
+    assert np.array_equal(codecs.decode(fast, g.shape, dtype), slow_back)
+    assert fast.nbytes == codecs.encoded_size("int8", size)
 
 
 def _every_rounding_case():
@@ -79,18 +79,18 @@ def _every_rounding_case():
 
 def test_the_fp16_loops_and_numpy_agree_bit_for_bit():
     values = _every_rounding_case()
-    fast = compression.encode("fp16", values)
+    fast = codecs.encode("fp16", values)
     with use_compiled(False):
-        slow = compression.encode("fp16", values)
+        slow = codecs.encode("fp16", values)
     assert fast.dtype == np.float16 and np.array_equal(fast.view(np.uint16), slow.view(np.uint16))
     every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    back = compression.decode(every_half, every_half.shape, np.float32)
+    back = codecs.decode(every_half, every_half.shape, np.float32)
     with use_compiled(False):
-        slow_back = compression.decode(every_half, every_half.shape, np.float32)
+        slow_back = codecs.decode(every_half, every_half.shape, np.float32)
     same = back.view(np.uint32) == slow_back.view(np.uint32)
     assert np.all(same | (np.isnan(back) & np.isnan(slow_back)))  # NaN payloads aside
     for beyond in (np.float32(65504.5), np.float32(np.inf), np.float32(np.nan)):
-        assert compression.encode("fp16", np.append(values, beyond)).dtype == np.float32  # sent as is
+        assert codecs.encode("fp16", np.append(values, beyond)).dtype == np.float32  # sent as is
 
 
 def test_int8_steps_below_the_smallest_normal_float_keep_the_residual_finite():
@@ -99,9 +99,9 @@ def test_int8_steps_below_the_smallest_normal_float_keep_the_residual_finite():
     g[::7] = 3e-39
     residual = np.zeros(g.size, np.float32)
     for _ in range(3):
-        sent = compression.encode("int8", g, residual)
+        sent = codecs.encode("int8", g, residual)
         assert sent.dtype == np.int8 and np.all(np.isfinite(residual))
-    np.testing.assert_allclose(compression.decode(sent, g.shape, np.float32), g, atol=3e-39 / 127)
+    np.testing.assert_allclose(codecs.decode(sent, g.shape, np.float32), g, atol=3e-39 / 127)
 
 
 @pytest.mark.parametrize("codec", ["int8", "fp16", "bf16"])
@@ -110,26 +110,26 @@ def test_a_tensor_no_encoding_can_hold_goes_as_it_is(codec, bad):
     g = np.ones(100, np.float32)
     g[17] = bad
     residual = np.full(100, 0.25, np.float32)
-    sent = compression.encode(codec, g, residual)
+    sent = codecs.encode(codec, g, residual)
     assert sent is g  # a NaN or Inf arrives as it was, for check_numerics to see
     assert np.all(residual == 0.25)  # and the residual waits for the next gradient
 
 
 def test_fp16_never_makes_a_value_infinite():
     g = np.array([1.0, 70000.0], np.float32)  # beyond half precision's 65504
-    assert compression.encode("fp16", g) is g
+    assert codecs.encode("fp16", g) is g
     small = np.array([1.0, -65504.0, 0.1], np.float32)
-    sent = compression.encode("fp16", small)
+    sent = codecs.encode("fp16", small)
     assert sent.dtype == np.float16 and sent.nbytes == small.nbytes // 2
-    np.testing.assert_allclose(compression.decode(sent, small.shape, np.float32), small, rtol=1e-3)
+    np.testing.assert_allclose(codecs.decode(sent, small.shape, np.float32), small, rtol=1e-3)
 
 
 def test_bf16_truncates_as_the_whitepaper_says():
     # pi is 0x40490FDB in float32; its top 16 bits, 0x4049, are 3.140625.
     x = np.array([np.pi, 1.0, 1.0 + 2.0**-10, -2.5], np.float32)
-    sent = compression.encode("bf16", x)
+    sent = codecs.encode("bf16", x)
     assert sent.dtype == np.uint16 and list(sent) == [0x4049, 0x3F80, 0x3F80, 0xC020]
-    assert list(compression.decode(sent, x.shape, np.float32)) == [3.140625, 1.0, 1.0, -2.5]
+    assert list(codecs.decode(sent, x.shape, np.float32)) == [3.140625, 1.0, 1.0, -2.5]
 
 
 @pytest.mark.parametrize(

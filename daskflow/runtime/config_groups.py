@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.compression import CODECS
+from ..kernels.codecs import CODECS
 
 __all__ = [
     "ALIASES",
@@ -187,7 +187,7 @@ class CompressionOptions:
         data-parallel training) travel: IEEE half precision, float32
         truncated to 16 bits (the TF whitepaper's §5.5), or int8 steps per
         bucket with the error kept on the sender for its next gradient (see
-        :mod:`daskflow.kernels.compression`). Float tensors of 64 values or
+        :mod:`daskflow.kernels.codecs`). Float tensors of 64 values or
         more; a tensor an encoding cannot hold (NaN, Inf, beyond fp16's
         range) goes as it is.
     variable_compression : {None, "fp16", "bf16"}, default None

@@ -3,7 +3,7 @@
 With ``ConfigProto(gradient_compression=...)``, a float tensor that a
 replica makes and a single partition (the ps's update) reads — a gradient,
 in data-parallel training — leaves its replica encoded
-(:mod:`daskflow.kernels.compression`) and is decoded where it is read,
+(:mod:`daskflow.kernels.codecs`) and is decoded where it is read,
 before anything aggregates it. The producer exports it twice where it must:
 encoded for that reader, as it is for a fetch. Tensors below
 :data:`MIN_SIZE` values, or of a shape known only when the step runs, go as
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy
 
 from ...framework.replica import PerReplica, current_replica
-from ...kernels import compression
+from ...kernels import codecs
 
 # Below this many values a tensor goes as it is: encoding it would save under 200 bytes.
 MIN_SIZE = 64
@@ -76,7 +76,7 @@ class Encoder:
             residual = self.residuals.get(index)
             if residual is None:
                 residual = self.residuals[index] = numpy.zeros(value.size, self.dtype)
-        return compression.encode(self.codec, value, residual)
+        return codecs.encode(self.codec, value, residual)
 
 
 class Decoder:
@@ -95,7 +95,7 @@ class Decoder:
     def _one(self, value):
         if type(value) is not numpy.ndarray:
             return value
-        return compression.decode(value, self.shape, self.dtype)
+        return codecs.decode(value, self.shape, self.dtype)
 
 
 def encoder_for(t, codec) -> Encoder:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from dask.sizeof import sizeof
 
-from ...kernels import compression
+from ...kernels import codecs
 from .. import dask_compat
 from ..worker.state import state_of
 from . import bulk, trust
@@ -112,7 +112,7 @@ async def value_of(worker, arg, timeout, cache=None):
     else:
         return await _fetch(worker, arg)
     if arg.encoded and type(value) is np.ndarray and value.dtype != np.float32:
-        return compression.decode(value, value.shape, np.float32)
+        return codecs.decode(value, value.shape, np.float32)
     return value
 
 

@@ -41,7 +41,7 @@ from distributed import get_worker
 from distributed.protocol import to_serialize
 
 from ...errors import ResourceExhaustedError, UnauthenticatedError
-from ...kernels import compression
+from ...kernels import codecs
 from .. import dask_compat
 from ..worker.state import state_of
 from . import between_graph, bulk, calls, pushes, trust
@@ -514,7 +514,7 @@ def _push_entry(send, results, encoded):
     if send.codec is not None and type(value) is np.ndarray:
         key = (send.indices[0], send.codec)
         if key not in encoded:
-            encoded[key] = compression.encode(send.codec, value)
+            encoded[key] = codecs.encode(send.codec, value)
         value = encoded[key]
     return (name, version, send.keep), value
 

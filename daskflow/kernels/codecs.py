@@ -1,4 +1,7 @@
-"""Lossy encodings of float tensors sent between workers (``ConfigProto``'s compression).
+"""Lossy codecs for float tensors sent between workers (``ConfigProto``'s compression).
+
+Which tensors are sent encoded is the plan's choice (:mod:`daskflow.runtime.plan.compression`);
+this module only encodes and decodes them.
 
 Each encoding turns one float array into one numeric array, so it travels
 the same way as any other tensor, and the receiver tells the encodings apart
