@@ -36,7 +36,7 @@ PLANS_KEPT = 4
 TAGS_KEPT = 100
 POLL_SECS = 1.0  # workers are asked at most this often, and only while someone looks
 RATE_WINDOW = 10  # steps/s is measured over this many steps
-# How the first item of a partition task's key ends ("ps_0 update", runtime/cluster/steps.py):
+# How the first item of a partition task's key ends ("ps_0 update", runtime/cluster/step_tasks.py):
 # its values and fetched tensors are tasks of the same instance, not timed.
 PARTITION_TASKS = (" step", " update")
 

@@ -46,7 +46,7 @@ def bound_key_split_cache():
 
 def values_key(role, n, instance) -> tuple:
     """The key of the task holding the new variable values partition instance ``instance``
-    makes in step ``n`` on worker ``role`` (as task keys name it, :mod:`.steps`).
+    makes in step ``n`` on worker ``role`` (as task keys name it, :mod:`.step_tasks`).
 
     Examples
     --------

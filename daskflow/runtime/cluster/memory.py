@@ -39,7 +39,7 @@ def _fraction() -> float:
 
 
 def check_posts(posts, room: dict, addresses: dict, feeds) -> None:
-    """Raise ResourceExhaustedError if the values of ``posts`` (:class:`.steps.Post`) sent to a
+    """Raise ResourceExhaustedError if the values of ``posts`` (:class:`.step_tasks.Post`) sent to a
     worker exceed its room (``room``: :func:`rooms`); ``addresses``: worker name -> address,
     ``feeds``: the executable's fed tensors, which the posts' mailbox keys index."""
     sent: dict = {}

@@ -14,7 +14,7 @@ session watches the workers of each step while it waits; when one has left:
 
 The copies are in memory, made by *backup steps* (:class:`BackupSchedule`):
 such a step also sends each new variable value it makes to a second worker,
-as part of the step (``variable backup`` tasks, :mod:`.steps`). By default a step is
+as part of the step (``variable backup`` tasks, :mod:`.step_tasks`). By default a step is
 a backup step when it updates a variable that has no copy (the initializer;
 the first update after a restore or after the worker holding its copy left),
 when it is the 1st, 2nd, 4th, 8th, ... step that updates variables, or when the

@@ -39,7 +39,7 @@ from . import between_graph, lineage, memory, plugins, recovery, scope, sources,
 from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
-from .steps import BACKUP_PREFIX, Lowered
+from .step_tasks import BACKUP_PREFIX, Lowered
 from .variables import Change, VariableTable
 
 logger = logging.getLogger(__name__)

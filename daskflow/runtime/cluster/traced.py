@@ -23,7 +23,7 @@ def traced_step(runtime, executable, feed_values, stats, steps=1):
     """Run ``steps`` steps on ``runtime`` (a ``ClusterRuntime``), their tasks noting their
     times on their workers; gather the notes into ``stats``; the fetched values."""
     runtime.trace_ops(executable)
-    executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/steps.py)
+    executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/step_tasks.py)
     try:
         results = runtime.step(executable, feed_values, steps)
         runtime.sync()  # a step dispatched asynchronously: its tasks have noted their times

@@ -47,7 +47,7 @@ class VariableTable:
         Variable name -> :class:`Copy` on another worker.
     pushed : dict
         Variable name -> where its newest value was pushed
-        (:meth:`.steps.Lowered.graph` reads and extends it).
+        (:meth:`.step_tasks.Lowered.graph` reads and extends it).
     """
 
     values: dict = field(default_factory=dict)

@@ -112,7 +112,7 @@ class Executable:
         self.reads_dataset = any(op.type == "IteratorGetNext" for op in plan.ops)
         self.line_ops = {p.key: p.line_ops for p in self.programs}
         # The token of the traced cluster step being submitted (Session.run with a trace
-        # level), which its tasks carry to their workers (cluster/steps.py); else None.
+        # level), which its tasks carry to their workers (cluster/step_tasks.py); else None.
         self.trace = None
         self._traced = None  # (traced function per task, ops they note), made on first use
         self._traced_sources = None  # ({program key: traced source}, ops they note), the same
