@@ -4,7 +4,7 @@
 structure of them) gives this source. On a cluster session the runtime
 persists the arrays once, when it plans the step, and hands each replica
 the blocks it reads — those its own worker holds, as far as the balance of
-rows allows — by key (:mod:`daskflow.runtime.sources`). A replica fetches its
+rows allows — by key (:mod:`daskflow.runtime.cluster.sources`). A replica fetches its
 blocks from the workers holding them once per pass; nothing goes through the
 client, and the arrays themselves are not shipped with the compiled step.
 Embedded, the arrays are computed in-process (Dask's own scheduler).

@@ -37,8 +37,8 @@ from .spec import DatasetSpec, specs_from
 class Iterator:
     """Reads a dataset's elements in a graph, one element per step.
 
-    Make one with :meth:`Dataset.make_one_shot_iterator`,
-    :meth:`Dataset.make_initializable_iterator`, :meth:`from_structure` or
+    Make one with :meth:`.dataset.Dataset.make_one_shot_iterator`,
+    :meth:`.dataset.Dataset.make_initializable_iterator`, :meth:`from_structure` or
     :meth:`from_string_handle`.
 
     Examples

@@ -2,7 +2,7 @@
 
 A ``Session`` with no target holds an :class:`EmbeddedRuntime`. Every
 partition of a step runs in the calling thread, in order
-(:meth:`Executable.execute`); a variable's value is a numpy (or cupy) array
+(:meth:`.plan.executable.Executable.execute`); a variable's value is a numpy (or cupy) array
 in :attr:`EmbeddedRuntime.store`, replaced when a step that updates it
 succeeds, so a failed step leaves the variables as they were. The session
 alone holds these arrays: planned steps may update them in place.

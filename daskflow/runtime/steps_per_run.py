@@ -4,7 +4,7 @@ On a cluster a step of a small model costs more in Dask's round trip than in
 computation, so a training run whose inputs come from a ``tf.data`` dataset
 (read on the workers) runs K steps in one submission (TPUEstimator's
 ``iterations_per_loop``, Keras's ``steps_per_execution``): each partition's
-task runs its program K times (:func:`..worker.programs.run_loop`). A run
+task runs its program K times (:func:`.worker.programs.run_loop`). A run
 counts K steps everywhere — embedded, on a cluster, between-graph — so a
 program trains the same wherever it runs; only the cost differs.
 

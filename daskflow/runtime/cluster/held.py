@@ -39,7 +39,7 @@ class Held:
     def arg(self):
         """The value as a task argument: an item is taken out on the worker running the task
         (Dask moves the whole tuple there if it is elsewhere: readers on other workers are
-        normally sent their values instead, :mod:`.pushes`)."""
+        normally sent their values instead, :mod:`..wire.pushes`)."""
         if self.index is None:
             return self.future
         return Task(None, operator.getitem, self.future, self.index)

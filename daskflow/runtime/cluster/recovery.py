@@ -131,7 +131,7 @@ class BackupSchedule:
         self._ended = end
 
     def flush(self, client, table, targets, addresses, n, exclude=()):
-        """Copy the stale variables of ``table`` (a :class:`.VariableTable`; see the class)
+        """Copy the stale variables of ``table`` (a :class:`.variables.VariableTable`; see the class)
         but ``exclude`` to their ``targets`` (worker name -> backup worker's name), in one
         submission the steps do not wait for; :meth:`promote` takes the copies once made.
         ``n``: the step after which they are copied."""

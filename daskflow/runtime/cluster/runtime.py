@@ -94,7 +94,7 @@ class ClusterRuntime:
         # The last step's futures, released only after the next submission: the
         # release message would otherwise reach the scheduler ahead of it.
         self._retired: list = []
-        self._sources: list = []  # futures of dask-array datasets' blocks (runtime.sources)
+        self._sources: list = []  # futures of dask-array datasets' blocks (cluster/sources.py)
         self.recoveries: list = []  # what each recovery found and did
         self._ids_seen: dict = {}  # name -> Dask id of the workers holding a job's variables
         self.signatures: dict = {}  # the session's plans by signature (runtime/interface.py)
@@ -102,7 +102,7 @@ class ClusterRuntime:
 
     @property
     def variables(self) -> dict:
-        """Variable name -> :class:`.Held`, where its current value is (read only)."""
+        """Variable name -> :class:`.held.Held`, where its current value is (read only)."""
         return self.table.values
 
     # -- what a Session asks of it (runtime/interface.py) --------------------------------------
@@ -349,7 +349,7 @@ class ClusterRuntime:
 
     def trace_ops(self, executable):
         """Send the traced variants of ``executable``'s programs to the workers, once per
-        plan, so that its traced steps time each op (:class:`.programs.TracedPrograms`)."""
+        plan, so that its traced steps time each op (:class:`..worker.programs.TracedPrograms`)."""
         lowered = self._plan(executable)
         name = f"{scope.programs_prefix(self.token)}{lowered.plan_id}-traced"
         if name in self._registries:

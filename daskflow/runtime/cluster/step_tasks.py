@@ -376,13 +376,13 @@ class Lowered:
         variable's worker is lost.
 
         New variable values are pushed to the other workers that read them
-        (:mod:`.pushes`); ``pushes`` says where: variable name ->
+        (:mod:`..wire.pushes`); ``pushes`` says where: variable name ->
         :class:`Pushes`. Pass it back as ``pushed`` while those values are current.
 
         ``only``: run that replica alone (``ConfigProto(independent_replicas=True)``).
         ``rounds``: steps ``n`` to ``n + rounds - 1`` in one graph
         (``ConfigProto(steps_per_run=...)``), each instance's task running its
-        program once per step (:func:`.run_loop`); the keys are the last step's,
+        program once per step (:func:`..worker.programs.run_loop`); the keys are the last step's,
         and so are the fetches and new values. ``limit_ms``: the step's deadline
         (``RunOptions(timeout_in_ms)``), which each partition's loops check.
         """
@@ -519,7 +519,7 @@ class Lowered:
 
     def _round_arg(self, inst, arg, s, k, read, here, absent):
         """``inst``'s argument ``arg`` in round ``k`` (step ``s``) of a run: as in a one-step
-        run in the first round; then what the step before sent, or :data:`.AGAIN`."""
+        run in the first round; then what the step before sent, or :data:`..worker.programs.AGAIN`."""
         kind = type(arg)
         if k == 0 or kind is ReceivedArg or kind is GatheredArg:
             return self._arg(inst, arg, s, read, here, absent)
@@ -548,7 +548,7 @@ class Lowered:
 
     def _push(self, name, index, ident, here, addresses, sends, pushes):
         """Sends of variable ``name``'s new value (result ``index``; ``ident``: its
-        :attr:`.Held.ident`) to the other workers reading it."""
+        :attr:`.held.Held.ident`) to the other workers reading it."""
         readers = {addresses[r] for r in self._readers[name] if r in addresses}
         for address in readers:
             key = (self.plan_id, ident[0][1], cache_name(self.session, name))

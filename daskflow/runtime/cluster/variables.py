@@ -1,7 +1,7 @@
 """Where a cluster session's variables are.
 
 One :class:`VariableTable` per session says, for each variable, where its
-current value lives (a :class:`.Held`: a future, or an item of a step's
+current value lives (a :class:`.held.Held`: a future, or an item of a step's
 tuple), which worker holds it, which step made it, the copy kept on a second
 worker for recovery, and where its newest value was pushed. Steps, recovery,
 checkpoints and the backup schedule change it only through its methods, so
@@ -38,7 +38,7 @@ class VariableTable:
     Attributes
     ----------
     values : dict
-        Variable name -> :class:`.Held`, its current value.
+        Variable name -> :class:`.held.Held`, its current value.
     homes : dict
         Variable name -> name of the worker holding that value, where known.
     versions : dict
@@ -117,7 +117,7 @@ class VariableTable:
         ]
 
     def offer_copy(self, name, copy: Copy, ident) -> bool:
-        """Keep ``copy`` of the value ``ident`` (:attr:`.Held.ident`) if that value is still
+        """Keep ``copy`` of the value ``ident`` (:attr:`.held.Held.ident`) if that value is still
         current and the copy is not older than the one kept; whether it was kept."""
         current = self.values.get(name)
         kept = self.copies.get(name)

@@ -363,7 +363,7 @@ def compile_partition(
 ) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 
-    ``producer(t)`` gives the :class:`.PartitionResult` of a tensor made
+    ``producer(t)`` gives the :class:`.arguments.PartitionResult` of a tensor made
     elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
     many times ``t`` is read in the whole step (consumers, fetches, exports). ``xp`` is
     numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`: then the

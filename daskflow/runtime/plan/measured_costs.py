@@ -30,7 +30,7 @@ def absorbed(plan) -> set:
 
 def op_seconds(records, ops) -> dict:
     """``{op: seconds}`` from a traced cluster step's partition ``records``
-    (:class:`..client.step_stats.PartitionTimes`; ``ops``: the ops their entries index):
+    (:class:`...client.step_stats.PartitionTimes`; ``ops``: the ops their entries index):
     the median of each op's runs (replicas, rounds)."""
     runs: dict = {}
     for record in records:

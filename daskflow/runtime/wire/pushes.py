@@ -16,7 +16,7 @@ The session passes a :class:`Pushed` argument only for a value it knows was
 pushed to that worker; any other value (restored from a checkpoint or a
 copy, or made by a plan with no reader there) is read as a Dask dependency.
 Such a read moves the whole task it is part of: all the new values its
-partition made in that step (:mod:`.held`), once, until they are replaced.
+partition made in that step (:mod:`..cluster.held`), once, until they are replaced.
 A worker keeps the newest few versions of each variable it reads: as
 many as steps may be in flight (at most ``variable_cache.MAX_KEEP``). A
 push whose name, version or count is malformed is dropped with a warning,
@@ -119,7 +119,7 @@ async def value_of(worker, arg, timeout, cache=None):
 async def _fetch(worker, arg):
     """From the variable's home: a late reader whose version was superseded here.
 
-    With Dask's own handshake (:func:`.dask_compat.fetch_from_worker`):
+    With Dask's own handshake (:func:`..dask_compat.fetch_from_worker`):
     a bare ``get_data`` call leaves the holder waiting for the reader's "OK",
     counted as an outgoing transfer for ever.
     """

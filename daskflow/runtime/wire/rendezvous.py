@@ -299,7 +299,7 @@ async def receive_args(worker, state, task_key, args, timeout):
     """``args`` with every :class:`Recv` replaced by the value it names, from ``worker``'s
     ``state``.
 
-    :class:`FromReplicas` arguments are left for :mod:`.arrivals`.
+    :class:`FromReplicas` arguments are left for :mod:`..worker.arrivals`.
     """
     if not all(_ready(state, a) for a in args):
         release_slot(worker, task_key)

@@ -4,7 +4,7 @@ A plan's compiled partitions are sent to every worker once, in a worker
 plugin (so workers that join later get them too), and kept in the worker's
 state (:mod:`.state`); each step's tasks then name their program by id
 instead of carrying the code again. The plugin also carries its session's
-secret, over Dask's own comms, to the workers' bulk ports (:mod:`.bulk`),
+secret, over Dask's own comms, to the workers' bulk ports (:mod:`..wire.bulk`),
 which take that session's messages while one of its plans is installed.
 
 A traced step's tasks carry its trace token: each notes when it started on
@@ -55,7 +55,7 @@ class ProgramRegistry(WorkerPlugin):
         self.plan_id = plan_id
         self.programs = programs
         self.session = session
-        self.sources = sources or {}  # dataset source id -> blocks per replica (runtime.sources)
+        self.sources = sources or {}  # dataset source id -> blocks per replica (cluster/sources.py)
         self.credentials = None if secret is None else bulk.Credentials(session, secret)
         if self.credentials is not None:
             bulk.CLIENT_SESSIONS.admit(plan_id, self.credentials)

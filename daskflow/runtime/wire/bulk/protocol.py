@@ -294,5 +294,5 @@ def short(value, limit=120) -> str:
 
 
 def in_place_enabled() -> bool:
-    """Whether arrays between processes of one machine are read in place (:mod:`.inplace`)."""
+    """Whether arrays between processes of one machine are read in place (:mod:`..inplace`)."""
     return inplace.AVAILABLE and bool(setting("daskflow.bulk-in-place"))

@@ -69,8 +69,8 @@ class Receiver:
     items from ``session`` (which has registered ``plans`` here) is not
     taken, or None; called before any item is allocated. ``sessions``: whose
     messages are taken (:class:`Sessions`), admitted by their programs; ``unclaimed``:
-    the bytes each holds here (:class:`.trust.Unclaimed`). Both are the worker's, shared
-    with its handlers on Dask's comms (:mod:`.rendezvous`); new ones by default.
+    the bytes each holds here (:class:`..trust.Unclaimed`). Both are the worker's, shared
+    with its handlers on Dask's comms (:mod:`..rendezvous`); new ones by default.
     """
 
     def __init__(self, host: str, deliver, check=None, sessions=None, unclaimed=None):
@@ -90,7 +90,7 @@ class Receiver:
         # A peer's refusals: one log line a minute per host (a flood writes no more).
         self._refused = OncePerPeer(logger, "daskflow refused bulk transfers from %s and hung up: %s")
         self.received = 0  # messages handed on
-        self.received_in_place = 0  # of which read from the sender's memory (:mod:`.inplace`)
+        self.received_in_place = 0  # of which read from the sender's memory (:mod:`..inplace`)
         self._local = inplace.listen(self.token) if in_place_enabled() else None
         for server in filter(None, [self._server, self._local]):
             accept = threading.Thread(target=self._accept, args=(server,), name="daskflow-bulk-accept")

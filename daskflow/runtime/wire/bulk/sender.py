@@ -41,7 +41,7 @@ class _Link:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._sock = None
         self._seal = None
-        self.in_place = False  # whether this connection sends addresses (:mod:`.inplace`)
+        self.in_place = False  # whether this connection sends addresses (:mod:`..inplace`)
         threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
 
     def put(self, job):  # under _LOCK
@@ -75,7 +75,7 @@ class _Link:
                 _settle(job[2], ConnectionError("the link to this receiver closed"))
 
     def _connect(self):
-        """Over a Unix socket where the receiver is on this machine (:mod:`.inplace`), else TCP;
+        """Over a Unix socket where the receiver is on this machine (:mod:`..inplace`), else TCP;
         then the handshake proving the session."""
         host, _, token = self.where
         self._sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
