@@ -12,9 +12,13 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from typing import TYPE_CHECKING
 
 from .device_spec import merge_device
 from .tensor_shape import TensorShape
+
+if TYPE_CHECKING:
+    from ..dtypes import DType
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -33,6 +37,11 @@ class Tensor:
     # Equality and hashing stay object identity (tensors are graph nodes, as
     # in TF1), using the C defaults: session keys hash tensors every step.
     __slots__ = ("op", "value_index", "dtype", "_dims", "__weakref__")
+    # The slots' types, for type checkers (annotations only: slots hold the values).
+    op: Operation
+    value_index: int
+    dtype: DType
+    _dims: tuple[int | None, ...] | None  # None: unknown rank
 
     def __init__(self):
         # TF1's tf.Tensor() takes no arguments and makes nothing usable: tensors

@@ -21,10 +21,18 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...kernels.devices import DeviceConstant, DeviceNamespace, is_gpu, to_host
 from .arguments import FedValue, FromPartition, VariableUpdate, VariableValue
 from .compression import Encoded, decoder_for, encoder_for
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container
+
+    from ...framework.graph import Operation, Tensor
+    from .arguments import PartitionResult
+    from .partition import Partition, Plan
 
 FILENAME_PREFIX = "<daskflow partition "
 
@@ -304,7 +312,7 @@ class _Builder:
             value = f"{self._global(encoder_for(t, self.compressed[t]), 'e')}({value})"
         return value
 
-    def finish(self, exported, leaving) -> Program:
+    def finish(self, exported: list[Tensor | Encoded], leaving: Container[Tensor]) -> Program:
         results = [self._result(e, leaving) for e in exported]
         updates = [
             VariableUpdate(name, self.part.key, len(results) + i)
@@ -333,7 +341,8 @@ def _free_when_dead(lines):
     takes it instead of fresh, page-faulting memory. Names the last line (the return)
     reads stay, and a name is never ended on the line that makes it (a traced step notes
     an op's outputs after its statement)."""
-    first, last = {}, {}
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
     for i, line in enumerate(lines):
         for name in _LOCAL.findall(line):
             first.setdefault(name, i)
@@ -347,19 +356,19 @@ def _free_when_dead(lines):
 
 
 def compile_partition(
-    part,
-    exported,
-    feeds,
-    folded,
-    producer,
-    state_for,
-    xp,
-    uses,
-    leaving,
-    plan,
-    compressed=None,
-    replica=False,
-    in_place=False,
+    part: Partition,
+    exported: list[Tensor | Encoded],
+    feeds: Container[Tensor],
+    folded: dict[Tensor, object],
+    producer: Callable[[Tensor], PartitionResult],
+    state_for: Callable[[Operation], object],
+    xp: object,
+    uses: dict[Tensor, int],
+    leaving: Container[Tensor],
+    plan: Plan,
+    compressed: dict[Tensor, str] | None = None,
+    replica: bool = False,
+    in_place: bool = False,
 ) -> Program:
     """Compile ``part``; ``exported`` are its tensors that others need.
 

@@ -13,11 +13,18 @@ they are. This module knows neither ops nor Dask.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy
 
 from ...framework.replica import PerReplica, current_replica
 from ...kernels import codecs
+
+if TYPE_CHECKING:
+    from collections.abc import Container
+
+    from ...framework.graph import Tensor
+    from .partition import Plan
 
 # Below this many values a tensor goes as it is: encoding it would save under 200 bytes.
 MIN_SIZE = 64
@@ -27,10 +34,10 @@ MIN_SIZE = 64
 class Encoded:
     """An export: ``tensor`` encoded for the partitions that read it compressed."""
 
-    tensor: object
+    tensor: Tensor
 
 
-def compressed_tensors(plan, codec, replicated) -> dict:
+def compressed_tensors(plan: Plan, codec: str | None, replicated: Container[str]) -> dict[Tensor, str]:
     """``{tensor: codec}`` for the tensors crossing from a replica (a partition in
     ``replicated``) to a single partition."""
     if codec is None:
@@ -47,7 +54,7 @@ def compressed_tensors(plan, codec, replicated) -> dict:
     return found
 
 
-def worth_encoding(t) -> bool:
+def worth_encoding(t: Tensor) -> bool:
     """A float tensor of a static shape and at least :data:`MIN_SIZE` values."""
     shape = t.shape
     if not t.dtype.is_floating or not shape.is_fully_defined():
@@ -98,9 +105,9 @@ class Decoder:
         return codecs.decode(value, self.shape, self.dtype)
 
 
-def encoder_for(t, codec) -> Encoder:
+def encoder_for(t: Tensor, codec: str) -> Encoder:
     return Encoder(codec, t.dtype.as_numpy_dtype)
 
 
-def decoder_for(t) -> Decoder:
+def decoder_for(t: Tensor) -> Decoder:
     return Decoder(t.shape.as_list(), t.dtype.as_numpy_dtype)

@@ -36,8 +36,14 @@ import dataclasses
 import functools
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from ...framework.graph import Operation, Tensor
 
 DEFAULT_ROWS = 64  # an unknown dimension's size until a run feeds a batch
 OP_OVERHEAD = 5e-6  # seconds a kernel call costs besides its arithmetic (a Python call, a dispatch)
@@ -97,7 +103,9 @@ class CostPlacer:
         self.measured: dict = {}  # op -> (seconds it took on its worker, its shapes then)
         self._left: set = set()  # placements measurements moved away from
 
-    def observe(self, seconds: dict, link=None, batch=None) -> bool:
+    def observe(
+        self, seconds: dict, link: tuple[float | None, float | None] | None = None, batch: int | None = None
+    ) -> bool:
         """Take measured op times (``{op: seconds}``, measured at ``batch`` rows where an
         unknown dimension is, which becomes the batch) and link rates (``(latency, bytes
         per second)`` from :func:`link_rates`, either None where not measured); True when
@@ -153,13 +161,13 @@ class CostPlacer:
             self._placed = (key, sim.placed, sim.reasons)
         return self._placed[1:]
 
-    def heavy(self, ops, inputs_of) -> bool:
+    def heavy(self, ops: Iterable[Operation], inputs_of: Callable[[Operation], Iterable[Tensor]]) -> bool:
         """Whether ``ops`` take longer than a hop between workers: worth a task of their own."""
         total = sum(self.compute_time(op, list(inputs_of(op))) for op in ops)
         return total > self.rates.link_latency
 
     # -- costs ----------------------------------------------------------------------------
-    def compute_time(self, op, inputs) -> float:
+    def compute_time(self, op: Operation, inputs: Sequence[Tensor]) -> float:
         """Seconds ``op`` takes on one worker: as measured with the shapes it has at this
         batch, else estimated from its tensors' static shapes."""
         seconds = self.measured_time(op)
@@ -186,10 +194,10 @@ class CostPlacer:
         window = int(np.prod(kernel[:3])) if len(kernel) == 4 else 1
         return 2 * self._size(out) * window
 
-    def transfer_time(self, t) -> float:
+    def transfer_time(self, t: Tensor) -> float:
         return self.rates.link_latency + self.nbytes(t) / self.rates.link_bytes_per_s
 
-    def nbytes(self, t) -> int:
+    def nbytes(self, t: Tensor) -> int:
         try:
             itemsize = np.dtype(t.dtype.as_numpy_dtype).itemsize
         except (TypeError, AttributeError):  # strings, resources: a pointer's worth
@@ -201,15 +209,15 @@ class CostPlacer:
         seconds, shapes = self.measured.get(op, (None, None))
         return seconds if seconds is not None and shapes == self._shapes(op) else None
 
-    def _shapes(self, op) -> tuple:
+    def _shapes(self, op: Operation) -> tuple:
         """``op``'s inputs' and outputs' shapes at this batch: a measurement's validity."""
         return tuple(tuple(self._dims(t)) for t in (*op.inputs, *op.outputs))
 
-    def _dims(self, t) -> list:
+    def _dims(self, t: Tensor) -> list[int]:
         dims = t._dims
         return [] if dims is None else [self.batch if d is None else d for d in dims]
 
-    def _size(self, t) -> int:
+    def _size(self, t: Tensor) -> int:
         return int(np.prod(self._dims(t), dtype=np.int64)) if t._dims else 1
 
 
@@ -276,7 +284,7 @@ class _Simulation:
                 held[where[0]] += self.placer.nbytes(t)
         return max(close, key=lambda d: held[d])  # the first listed wins a tie
 
-    def _start(self, device, inputs) -> float:
+    def _start(self, device: str, inputs: Iterable[Tensor]) -> float:
         start = self.free.setdefault(device, 0.0)
         for t in inputs:
             var = t.op
@@ -313,7 +321,9 @@ class _Simulation:
                 self.reasons[var] = f"cost: with its heaviest reader, {heaviest.name}"
 
     @staticmethod
-    def _why(root, fixed, finishes, measured, kept) -> str:
+    def _why(
+        root: Operation, fixed: bool, finishes: dict[str, float], measured: float | None, kept: bool
+    ) -> str:
         if fixed:
             return f"colocated with {root.name}"
         ms = ", ".join(f"{d} {t * 1e3:.3f} ms" for d, t in finishes.items())
@@ -325,7 +335,7 @@ class _Simulation:
         return f"cost: earliest finish, measured at {measured * 1e3:.3f} ms ({ms})"
 
 
-def _followers(ops) -> dict:
+def _followers(ops: list[Operation]) -> dict[Operation, Operation]:
     """Ops placed with another instead of by the simulation, and whom they follow: those
     colocated with a variable no scope placed (its initializer's assign, its updates), and
     ops whose every reader follows (the initializer's random values)."""
@@ -345,6 +355,6 @@ def _followers(ops) -> dict:
     return follows
 
 
-def _ops_placement(placed) -> frozenset:
+def _ops_placement(placed: dict[Operation, str]) -> frozenset[tuple[Operation, str]]:
     """The devices of ``placed``'s ops (variables stay where their values live)."""
     return frozenset((op, device) for op, device in placed.items() if not op.primitive.is_variable)

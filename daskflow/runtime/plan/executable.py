@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
@@ -30,6 +31,12 @@ from .fold import fold_constants
 from .partition import make_plan
 from .replication import replicated_partitions
 from .rewrite import rewrite
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ...framework.graph import Operation, Tensor
+    from ..messages import Message
 
 PROFILE_FIRST = 2  # the first run compiles (numba) and warms caches: the second is timed
 PROFILE_EVERY = 10  # then every tenfold more runs, so the profiles' cost fades
@@ -119,10 +126,10 @@ class Executable:
         # ConfigProto(placement="cost"): which run of this plan is traced next to measure its
         # ops' costs (2nd, 20th, 200th...); None where the placer placed nothing of it.
         self.runs = 0
-        self.next_profile = PROFILE_FIRST if placer is not None and plan.reasons else None
+        self.next_profile: int | None = PROFILE_FIRST if placer is not None and plan.reasons else None
 
     # -- a step ----------------------------------------------------------------------
-    def bind(self, feed_values, store) -> dict:
+    def bind(self, feed_values: Sequence[object], store: Mapping[str, object]) -> dict:
         """The data a step starts from: feed values and variable values."""
         values = dict(zip(self.feed_keys, feed_values))
         for var in self.var_inputs:
@@ -150,7 +157,7 @@ class Executable:
                 raise self.op_error(key, e) from e
         return values
 
-    def execute_traced(self, values: dict, stats) -> dict:
+    def execute_traced(self, values: dict, stats: Message) -> dict:
         """:meth:`execute`, noting each op's start and end into ``stats`` (a ``StepStats``).
 
         Every op runs in this thread, on this process's CPU: one
@@ -163,7 +170,9 @@ class Executable:
         if self._traced is None:
             self._traced = _traced_functions(self.programs)
         functions, ops = self._traced
-        log = []  # (op index, start ns, end ns, outputs) of each op, in order
+        log: list[
+            tuple[int, int, int, tuple]
+        ] = []  # (op index, start ns, end ns, outputs) of each op, in order
         for (key, _, deps), fn in zip(self._steps, functions):
             try:
                 values[key] = fn(*[values[d] for d in deps], _df_log=log.append)
@@ -178,7 +187,7 @@ class Executable:
     def profile_due(self) -> bool:
         """Count a run; whether it is one to trace for cost placement (see ``next_profile``)."""
         self.runs += 1
-        if self.runs < self.next_profile:  # the session asks only where there is one
+        if self.next_profile is None or self.runs < self.next_profile:  # None: nothing to measure
             return False
         self.next_profile *= PROFILE_EVERY
         return True
@@ -194,7 +203,7 @@ class Executable:
     def results(self, values):
         return [_fetch(values, src) for src in self.fetch_sources]
 
-    def graph(self, feed_values, store) -> dict:
+    def graph(self, feed_values: Sequence[object], store: Mapping[str, object]) -> dict:
         """The Dask graph of one step, data included (``Session.lower``): its own copy of
         each variable's value, which later steps may update in place."""
         data = {k: _copied(v) for k, v in self.bind(feed_values, store).items()}
@@ -227,7 +236,8 @@ def traced_sources(programs):
     noting ``(op index, start, end, outputs)`` (the index into ``ops``), so the
     code keeps its line numbers and a failing op is named as in the plain run.
     """
-    sources, ops = [], []
+    sources: list[str] = []
+    ops: list[Operation] = []
     for program in programs:
         lines = program.source.split("\n")
         lines[0] = lines[0][: -len("):")] + ", _df_log):"  # `def run(a0, *_)`: a keyword-only parameter
@@ -260,7 +270,7 @@ def _assigned(statement):
 def _exports(plan, folded, compressed, replicated):
     """Per partition: the tensors other partitions consume (``Encoded`` where they are
     read compressed), and the fetched ones."""
-    exported = {p.key: [] for p in plan.partitions}
+    exported: dict[str, list[Tensor | Encoded]] = {p.key: [] for p in plan.partitions}
 
     def export(t, encoded=False):
         if t in folded or t in plan.feeds or t.op not in plan.partition_of:
@@ -322,7 +332,7 @@ def _uses(plan, exported, fetched):
 
 def _control_edges(plan):
     """Per partition: other partitions it must wait for without reading their data."""
-    edges = {p.key: [] for p in plan.partitions}
+    edges: dict[str, list[str]] = {p.key: [] for p in plan.partitions}
     for op in plan.ops:
         mine = plan.partition_of.get(op)
         if mine is None:

@@ -15,7 +15,7 @@ def _as_fetched(value):
     return value
 
 
-def invalid_fetch(fetch) -> TypeError:
+def invalid_fetch(fetch: object) -> TypeError:
     """TF1's error for a fetch that is no tensor, operation or name (an array, a number)."""
     kind = type(fetch).__name__
     return TypeError(
@@ -44,8 +44,8 @@ class FetchMapper:
             kind = type(fetch)
             return lambda vs: kind(p(vs) for p in parts)
         if isinstance(fetch, dict):
-            parts = {k: self._mapper(graph, v) for k, v in fetch.items()}
-            return lambda vs: {k: p(vs) for k, p in parts.items()}
+            named = {k: self._mapper(graph, v) for k, v in fetch.items()}
+            return lambda vs: {k: p(vs) for k, p in named.items()}
         expansion = fetch_expansion(fetch)
         if expansion is not None:  # a composite (SparseTensor): its parts, contracted back
             subfetches, contract = expansion

@@ -5,13 +5,28 @@ between workers, and the ops a plan's rewrites took into others."""
 from __future__ import annotations
 
 import statistics
+from typing import TYPE_CHECKING, Protocol
 
 from .cost_placement import LINK_LATENCY
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from ...framework.graph import Operation
+    from .partition import Plan
+
+
+class TimedPartition(Protocol):
+    """A traced partition's record as :func:`op_seconds` reads it (the client's
+    ``PartitionTimes``): ``ops`` holds one ``(index, start, end)`` entry per op run."""
+
+    ops: list
+
 
 LINK_SAMPLE_BYTES = 1 << 18  # hops carrying at least this much time the link's speed; the rest, its latency
 
 
-def absorbed(plan) -> set:
+def absorbed(plan: Plan) -> set[Operation]:
     """Ops the fetches need that ``plan``'s rewrites took into others (a fused chain's
     inner ops, a common subexpression's duplicates): they run in no partition of it, so
     their measured cost is nothing (their readers' measurements include them)."""
@@ -28,7 +43,7 @@ def absorbed(plan) -> set:
     return found
 
 
-def op_seconds(records, ops) -> dict:
+def op_seconds(records: Iterable[TimedPartition], ops: Sequence[Operation]) -> dict[Operation, float]:
     """``{op: seconds}`` from a traced cluster step's partition ``records``
     (:class:`...client.step_stats.PartitionTimes`; ``ops``: the ops their entries index):
     the median of each op's runs (replicas, rounds)."""

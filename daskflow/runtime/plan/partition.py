@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...errors import InvalidArgumentError
 from ...framework.device_spec import DeviceSpec
 from .replication import is_replica_device, replica_device
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container, Iterable, Sequence
+
+    from ...framework.graph import Operation, Tensor
+    from .cost_placement import CostPlacer
 
 
 @dataclass(eq=False)  # a partition is itself: hashable by identity
@@ -54,10 +61,10 @@ class Plan:
     def primitive_of(self, op):
         return self.primitives.get(op, op.primitive)
 
-    def attrs_of(self, op) -> dict:
+    def attrs_of(self, op: Operation) -> dict:
         return self.attrs.get(op, op.attrs)
 
-    def device_of(self, op) -> str:
+    def device_of(self, op: Operation) -> str:
         """The device ``op`` runs on: its partition's (a host-only op on a GPU runs on its
         task's CPU); a variable, in no partition, lives on its own."""
         part = self.partition_of.get(op)
@@ -79,7 +86,13 @@ def device_label(device: str) -> str:
 
 
 def make_plan(
-    fetch_tensors, fetch_ops, feeds, soft_placement=True, rewriter=None, placer=None, folded=()
+    fetch_tensors: Sequence[Tensor],
+    fetch_ops: Sequence[Operation],
+    feeds: Sequence[Tensor],
+    soft_placement: bool = True,
+    rewriter: Callable[[list[Operation]], tuple[dict, dict, dict]] | None = None,
+    placer: CostPlacer | None = None,
+    folded: Container[Tensor] = (),
 ) -> Plan:
     """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives,
     attrs)`` per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again.
@@ -126,7 +139,9 @@ def _prune(fetch_tensors, fetch_ops, fed, inputs_of=_own_inputs):
     return needed
 
 
-def unfed_placeholders(fetch_tensors, fetch_ops, feeds) -> list:
+def unfed_placeholders(
+    fetch_tensors: Sequence[Tensor], fetch_ops: Sequence[Operation], feeds: Iterable[Tensor]
+) -> list[Tensor]:
     """The placeholders the fetches need that ``feeds`` leaves unfed, oldest first."""
     needed = _prune(fetch_tensors, fetch_ops, set(feeds))
     return [op.outputs[0] for op in _placeholders(needed)]
@@ -249,7 +264,7 @@ def _partition(order, fed, device_of, inputs_of, heavy=None, folded=()):
     return ordered, partition_of
 
 
-def _held(op, folded) -> bool:
+def _held(op: Operation, folded: Container[Tensor]) -> bool:
     """Whether every output of ``op`` is a folded constant: nothing to wait for."""
     return bool(op.outputs) and all(t in folded for t in op.outputs)
 

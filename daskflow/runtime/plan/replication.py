@@ -13,8 +13,23 @@ updates on the ps — stays single. This module knows neither ops nor Dask.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from ...framework.device_spec import DeviceSpec
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from .partition import Partition
+
+
+class ReplicaHost(Protocol):
+    """A worker task as :func:`replica_workers` reads it (the cluster's ``WorkerDevice``)."""
+
+    name: str
+    job: str
+    task: int
+    gpus: int
 
 
 @dataclass(frozen=True)
@@ -34,7 +49,7 @@ def is_replica_device(device: str) -> bool:
     return spec.job == "worker" and spec.task is None
 
 
-def replicated_partitions(partitions) -> set:
+def replicated_partitions(partitions: Iterable[Partition]) -> set[str]:
     """Keys of the partitions that run once per worker task (none if nothing asks)."""
     if not any(is_replica_device(p.device) for p in partitions):
         return set()
@@ -47,7 +62,7 @@ def replica_device(device: str, index: int) -> str:
     return spec.to_string()
 
 
-def replica_workers(workers, devices) -> list:
+def replica_workers(workers: Sequence[ReplicaHost], devices: Iterable[str]) -> list[ReplicaHost]:
     """The worker tasks that run replicas: ``/job:worker`` tasks able to host every
     replicated device (for ``/job:worker/device:GPU:0``, those offering a GPU)."""
     gpus = 0

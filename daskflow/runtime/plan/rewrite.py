@@ -22,9 +22,14 @@ This module knows no individual op: the rules live with the ops' declarations.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...framework.graph import Tensor
+
+if TYPE_CHECKING:
+    from ...framework.graph import Operation
 
 
 class View:
@@ -60,7 +65,7 @@ class View:
         self._reader = {t: op for op in order for t in self.inputs_of(op)}
         self._planned = set(order)
 
-    def computed(self, t) -> bool:
+    def computed(self, t: Tensor) -> bool:
         """Whether the step computes ``t`` (neither fed nor folded)."""
         return t.op in self._planned and t not in self._folded
 
@@ -68,7 +73,7 @@ class View:
         """The op reading ``t`` where it has one reader and nothing fetches it, else None."""
         return self._reader.get(t) if self.sole_reader(t) else None
 
-    def sole_reader(self, t) -> bool:
+    def sole_reader(self, t: Tensor) -> bool:
         """Whether one op reads ``t`` and nothing fetches or exports it."""
         return self._readers.get(t, 0) == 1 and t not in self._protected
 
@@ -119,7 +124,7 @@ def _readers(order, view=None):
     return counts
 
 
-def _merge_duplicate(view, op, seen) -> bool:
+def _merge_duplicate(view: View, op: Operation, seen: dict) -> bool:
     key = _cse_key(view, op)
     if key is None:
         return False
