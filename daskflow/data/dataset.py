@@ -92,8 +92,8 @@ class Dataset:
         >>> import numpy as np
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.from_tensor_slices({"x": np.zeros((5, 2)), "y": [0, 1, 0, 1, 1]})
-        >>> ds.output_shapes["x"], ds.output_types["y"]
-        (TensorShape([2]), tf.int32)
+        >>> ds.output_shapes["x"].as_list(), ds.output_types["y"]
+        ([2], tf.int32)
 
         Components may be ``dask.array`` arrays (all of them): data already
         on the cluster, which each replica reads where it lies
@@ -111,8 +111,8 @@ class Dataset:
         Examples
         --------
         >>> import daskflow as tf
-        >>> tf.data.Dataset.from_tensors([1.0, 2.0]).output_shapes
-        TensorShape([2])
+        >>> tf.data.Dataset.from_tensors([1.0, 2.0]).output_shapes.as_list()
+        [2]
         """
         return _sources._Tensors(tensors)
 
@@ -175,8 +175,8 @@ class Dataset:
         --------
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.from_generator(lambda: iter([[1], [2, 3]]), tf.int32, [None])
-        >>> ds.output_shapes
-        TensorShape([None])
+        >>> ds.output_shapes.as_list()
+        [None]
         """
         if output_signature is not None:
             raise TypeError(
@@ -228,8 +228,8 @@ class Dataset:
         Examples
         --------
         >>> import daskflow as tf
-        >>> tf.data.Dataset.range(10).batch(4, drop_remainder=True).output_shapes
-        TensorShape([4])
+        >>> tf.data.Dataset.range(10).batch(4, drop_remainder=True).output_shapes.as_list()
+        [4]
         """
         return _transforms.Batch(self, batch_size, drop_remainder)
 
@@ -247,8 +247,8 @@ class Dataset:
         --------
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.from_generator(lambda: iter([[1], [2, 3]]), tf.int64, [None])
-        >>> ds.padded_batch(2, padded_shapes=[4]).output_shapes
-        TensorShape([None, 4])
+        >>> ds.padded_batch(2, padded_shapes=[4]).output_shapes.as_list()
+        [None, 4]
         """
         return _transforms.PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
@@ -475,8 +475,8 @@ class Dataset:
         --------
         >>> import daskflow as tf
         >>> ds = tf.data.Dataset.range(7).window(3, shift=2).flat_map(lambda w: w.batch(3))
-        >>> ds.output_shapes  # [0 1 2] [2 3 4] [4 5 6] [6]
-        TensorShape([None])
+        >>> ds.output_shapes.as_list()  # [0 1 2] [2 3 4] [4 5 6] [6]
+        [None]
         """
         return _transforms.Window(self, size, shift, stride, drop_remainder)
 

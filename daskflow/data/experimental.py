@@ -9,8 +9,8 @@ Examples
 >>> import daskflow as tf
 >>> ds = tf.data.Dataset.range(10).apply(tf.data.experimental.shuffle_and_repeat(10, seed=0))
 >>> ds = ds.apply(tf.data.experimental.map_and_batch(lambda x: x * 2, 4, drop_remainder=True))
->>> ds.output_shapes
-TensorShape([4])
+>>> ds.output_shapes.as_list()
+[4]
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ def map_and_batch(
     Examples
     --------
     >>> import daskflow as tf
-    >>> tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x, 2)).output_shapes
-    TensorShape([None])
+    >>> ds = tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x, 2))
+    >>> ds.output_shapes.as_list()
+    [None]
     """
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError(

@@ -331,8 +331,8 @@ def get_output_shapes(dataset_or_iterator):
     Examples
     --------
     >>> import daskflow as tf
-    >>> tf.data.get_output_shapes(tf.data.Dataset.range(3).batch(2))
-    TensorShape([None])
+    >>> tf.data.get_output_shapes(tf.data.Dataset.range(3).batch(2)).as_list()
+    [None]
     """
     return _structure_of(dataset_or_iterator, "output_shapes")
 
