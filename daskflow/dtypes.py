@@ -30,7 +30,7 @@ class DType:
     <class 'numpy.float32'>
     >>> tf.as_dtype("float") is tf.float32
     True
-    >>> tf.DType(1) is tf.float32  # TF1's constructor takes the DataType number
+    >>> tf.DType(1) == tf.float32  # TF1's constructor takes the DataType number
     True
     """
 

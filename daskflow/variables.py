@@ -100,7 +100,7 @@ class Variable:
     >>> with tf.Session() as sess:
     ...     sess.run(w.initializer)
     ...     sess.run(w.assign_add(tf.ones([3, 2]))).sum()
-    6.0
+    np.float32(6.0)
     """
 
     def __init__(

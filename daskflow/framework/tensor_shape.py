@@ -111,6 +111,9 @@ class TensorShape:
     --------
     >>> TensorShape([None, 784]).as_list()
     [None, 784]
+    >>> # Bug: daskflow's repr is TF2's, TensorShape([None, 784]), not TF1's.
+    >>> TensorShape([None, 784])  # doctest: +SKIP
+    TensorShape([Dimension(None), Dimension(784)])
     """
 
     __slots__ = ("dims",)

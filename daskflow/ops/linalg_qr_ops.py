@@ -95,8 +95,9 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF1's name
     --------
     >>> import daskflow as tf
     >>> q, r = tf.qr(tf.constant([[3.0, 1.0], [4.0, 2.0]]))
-    >>> tf.Session().run(r).round(3).tolist()
-    [[-5.0, -2.2], [0.0, 0.4]]
+    >>> tf.Session().run(r).round(3)
+    array([[-5. , -2.2],
+           [ 0. ,  0.4]], dtype=float32)
     """
     return apply(Qr, input, full_matrices=bool(full_matrices), name=name)
 

@@ -32,7 +32,7 @@ def check_numerics(tensor, message, name=None):
     >>> x = tf.placeholder(tf.float32)
     >>> y = tf.debugging.check_numerics(tf.log(x), "log of x")
     >>> tf.Session().run(y, {x: 1.0})
-    0.0
+    np.float32(0.0)
     """
     return apply(CheckNumerics, tensor, name=name, message=str(message))
 
