@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from . import tensor_conversion_registry
 from .graph import Tensor, get_default_graph
 from .primitive import Primitive
 
@@ -125,10 +126,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
             "supported type."
         )
-    if isinstance(value, (list, tuple)) and _holds_tensors(value):
-        from ..ops.array_ops import stack  # TF1 packs a list holding tensors into one
-
-        return stack([convert_to_tensor(v, dtype=dtype) for v in value], name=name or "packed")
+    for convert_other in tensor_conversion_registry.get(type(value)):  # list packing, from ops/
+        converted = convert_other(value, dtype=dtype, name=name, as_ref=False)
+        if converted is not NotImplemented:
+            return _checked(converted, convert_other, value, dtype)
     graph = graph or get_default_graph()
     with graph.as_default():
         if dtype is None and preferred_dtype is not None:
@@ -142,10 +143,15 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
             raise TypeError(f"cannot convert {value!r} to a tensor: {e}") from None
 
 
-def _holds_tensors(value):
-    return any(
-        isinstance(v, Tensor)
-        or hasattr(v, "_as_tensor")
-        or (isinstance(v, (list, tuple)) and _holds_tensors(v))
-        for v in value
-    )
+def _checked(converted, convert_other, value, dtype):
+    """``converted``, if the conversion function gave a tensor of the dtype asked for (as TF1 checks)."""
+    if not isinstance(converted, Tensor):
+        raise RuntimeError(
+            f"Conversion function {convert_other!r} for type {type(value)} returned non-Tensor: {converted!r}"
+        )
+    if dtype is not None and converted.dtype is not dtypes.as_dtype(dtype):
+        raise RuntimeError(
+            f"Conversion function {convert_other!r} for type {type(value)} returned incompatible dtype: "
+            f"requested = {dtypes.as_dtype(dtype).name}, actual = {converted.dtype.name}"
+        )
+    return converted

@@ -18,6 +18,7 @@ from ..framework.arguments import refuse, refuse_unless_none
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.primitive import Primitive
+from ..framework.tensor_conversion_registry import register_tensor_conversion_function
 from ..framework.tensor_shape import as_dims, fmt
 from . import math_ops
 from . import rewrite_rules as rules
@@ -314,6 +315,27 @@ def stack(values, axis=0, name="stack"):
     r = values[0].shape.ndims
     (axis,) = normalize_axes(axis, None if r is None else r + 1)
     return concat([expand_dims(v, axis) for v in values], axis, name=name)
+
+
+def _autopacking_conversion_function(v, dtype=None, name=None, as_ref=False):
+    """A list or tuple holding tensors, packed into one tensor (TF1's conversion of that name);
+    ``NotImplemented`` for one holding none, which becomes a constant."""
+    if as_ref or not _holds_tensors(v):
+        return NotImplemented
+    return stack([convert_to_tensor(x, dtype=dtype) for x in v], name=name or "packed")
+
+
+def _holds_tensors(value):
+    return any(
+        isinstance(v, Tensor)
+        or hasattr(v, "_as_tensor")
+        or (isinstance(v, (list, tuple)) and _holds_tensors(v))
+        for v in value
+    )
+
+
+# convert_to_tensor (framework/) finds this without importing ops/; priority 99, as TF1's.
+register_tensor_conversion_function((list, tuple), _autopacking_conversion_function, 99)
 
 
 def _split_infer(inputs, *, axis, num):
