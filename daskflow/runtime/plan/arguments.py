@@ -30,7 +30,7 @@ class FedValue:
     index: int
     key: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "key", feed_key(self.index))
 
 
@@ -46,7 +46,7 @@ class VariableValue:
     required: bool = False
     key: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "key", var_key(self.name))
 
 

@@ -21,7 +21,9 @@ from ...framework.replica import PerReplica, current_replica
 from ...kernels import codecs
 
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Container, Iterable
+
+    from numpy.typing import DTypeLike
 
     from ...framework.graph import Tensor
     from .partition import Plan
@@ -70,11 +72,11 @@ class Encoder:
     copied) goes as it is.
     """
 
-    def __init__(self, codec, dtype):
+    def __init__(self, codec: str, dtype: DTypeLike) -> None:
         self.codec, self.dtype = codec, numpy.dtype(dtype)
         self.residuals: dict = {}  # replica index -> the error not yet sent
 
-    def __call__(self, value):
+    def __call__(self, value: object) -> object:
         if type(value) is not numpy.ndarray or value.dtype != self.dtype:
             return value
         residual = None
@@ -89,17 +91,17 @@ class Encoder:
 class Decoder:
     """Decodes one tensor where it is read: each replica's value, before aggregation."""
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape: Iterable[int], dtype: DTypeLike) -> None:
         self.shape, self.dtype = tuple(shape), numpy.dtype(dtype)
 
-    def __call__(self, value):
+    def __call__(self, value: object) -> object:
         if type(value) is PerReplica:
             values = [self._one(v) for v in value.values]
             own = [own or v is not old for v, old, own in zip(values, value.values, value.own)]
             return PerReplica(values, own)
         return self._one(value)
 
-    def _one(self, value):
+    def _one(self, value: object) -> object:
         if type(value) is not numpy.ndarray:
             return value
         return codecs.decode(value, self.shape, self.dtype)

@@ -10,8 +10,19 @@ knows no composite by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
 from ...framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ...framework.sparse_tensor import SparseTensor, SparseTensorValue
+
+if TYPE_CHECKING:
+    from ...framework.graph import Tensor
+
+# A fetch function's answer: the parts to fetch, and what makes one value of their values.
+Expansion = tuple[list, Callable[[list], Any]]
+# A feed function: (feed key, its value) -> [(part tensor, part value)].
+FeedFunction = Callable[[Any, Any], list]
 
 # (type, fetch_function, feed_function, feed_function_for_partial_run), newest first.
 _REGISTERED_EXPANSIONS: list = []
@@ -20,14 +31,17 @@ _REGISTERED_EXPANSIONS: list = []
 _STRUCTURED_KEYS: list = [(tuple,)]
 
 
-def structured_key_types():
+def structured_key_types() -> tuple[type, ...]:
     """The types of feed keys that ``flatten_feed_dict`` must expand (one tuple)."""
     return _STRUCTURED_KEYS[0]
 
 
 def register_session_run_conversion_functions(
-    tensor_type, fetch_function, feed_function=None, feed_function_for_partial_run=None
-):
+    tensor_type: type,
+    fetch_function: Callable[[Any], Expansion],
+    feed_function: FeedFunction | None = None,
+    feed_function_for_partial_run: Callable[[Any], list] | None = None,
+) -> None:
     """Teach ``Session.run`` to fetch and feed values of ``tensor_type`` (TF1's function).
 
     Parameters
@@ -57,7 +71,7 @@ def register_session_run_conversion_functions(
         _STRUCTURED_KEYS[0] = (*_STRUCTURED_KEYS[0], tensor_type)
 
 
-def fetch_expansion(fetch):
+def fetch_expansion(fetch: object) -> Expansion | None:
     """``(parts to fetch, contraction)`` for a registered composite ``fetch``, else None."""
     for tensor_type, fetch_function, _, _ in _REGISTERED_EXPANSIONS:
         if isinstance(fetch, tensor_type):
@@ -65,7 +79,7 @@ def fetch_expansion(fetch):
     return None
 
 
-def feed_expansion(feed):
+def feed_expansion(feed: object) -> FeedFunction | None:
     """The ``feed_function`` registered for ``feed``'s type, else None."""
     for tensor_type, _, feed_function, _ in _REGISTERED_EXPANSIONS:
         if isinstance(feed, tensor_type):
@@ -73,11 +87,11 @@ def feed_expansion(feed):
     return None
 
 
-def _sparse_parts(sparse):
+def _sparse_parts(sparse: SparseTensor) -> list[Tensor]:
     return [sparse.indices, sparse.values, sparse.dense_shape]
 
 
-def _feed_sparse(feed, value):
+def _feed_sparse(feed: SparseTensor, value: Iterable) -> list[tuple[Tensor, Any]]:
     # As TF1: the value (a SparseTensorValue or any (indices, values, dense_shape)
     # triple) is zipped with the parts, each checked as it is paired, so a dense
     # array fails on the indices' shape before any part is found missing.
@@ -94,7 +108,7 @@ register_session_run_conversion_functions(
 )
 
 
-def _rows_parts(rows):
+def _rows_parts(rows: IndexedSlices) -> list[Tensor]:
     return [rows.values, rows.indices] + ([rows.dense_shape] if rows.dense_shape is not None else [])
 
 

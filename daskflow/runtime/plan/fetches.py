@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
-from ...framework.graph import Operation, Tensor
+from ...framework.graph import Graph, Operation, Tensor
 from .conversions import fetch_expansion
 
 
-def _as_fetched(value):
+def _as_fetched(value: Any) -> Any:
     """A 0-d result as TF1 returns it: a numpy scalar, or ``bytes`` for a string."""
     if type(value) is np.ndarray and not value.shape:
         return value[()]
@@ -28,15 +31,15 @@ class FetchMapper:
     """Flattens ``fetches`` (a tensor, op, name, or nested list/tuple/dict/
     namedtuple) into distinct tensors and ops, and rebuilds results."""
 
-    def __init__(self, graph, fetches):
+    def __init__(self, graph: Graph, fetches: object) -> None:
         self.tensors: list = []
         self.ops: list = []
         self._build = self._mapper(graph, fetches)
 
-    def build(self, values):
+    def build(self, values: Sequence[Any]) -> Any:
         return self._build(values)
 
-    def _mapper(self, graph, fetch):
+    def _mapper(self, graph: Graph, fetch: Any) -> Callable[[Sequence[Any]], Any]:
         if isinstance(fetch, (list, tuple)):
             parts = [self._mapper(graph, f) for f in fetch]
             if hasattr(fetch, "_fields"):  # namedtuple
@@ -62,7 +65,7 @@ class FetchMapper:
         return lambda vs: _as_fetched(vs[index])
 
     @staticmethod
-    def _element(graph, fetch):
+    def _element(graph: Graph, fetch: object) -> Tensor | Operation:
         if fetch is None:
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
         if not isinstance(fetch, (str, Tensor, Operation)) and not hasattr(fetch, "_as_graph_element"):
@@ -83,7 +86,7 @@ class FetchMapper:
         return element
 
 
-def _missing(name):
+def _missing(name: object) -> str:
     op_name, colon, _ = str(name).partition(":")
     if colon:
         return (

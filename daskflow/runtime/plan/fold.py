@@ -8,10 +8,17 @@ like cost nothing per step.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 
-def fold_constants(ops, fed, xp):
+if TYPE_CHECKING:
+    from collections.abc import Container, Iterable
+
+    from ...framework.graph import Operation, Tensor
+
+
+def fold_constants(ops: Iterable[Operation], fed: Container[Tensor], xp: Any) -> dict[Tensor, Any]:
     """Return ``{tensor: value}`` for every output that can be computed now."""
-    folded: dict = {}
+    folded: dict[Tensor, Any] = {}
     for op in ops:
         if not _foldable(op, fed, folded):
             continue
@@ -25,9 +32,9 @@ def fold_constants(ops, fed, xp):
     return folded
 
 
-def _foldable(op, fed, folded):
+def _foldable(op: Operation, fed: Container[Tensor], folded: Container[Tensor]) -> bool:
     prim = op.primitive
-    return (
+    return bool(
         prim.kernel is not None
         and not prim.stateful
         and not op.control_inputs
@@ -37,7 +44,7 @@ def _foldable(op, fed, folded):
     )
 
 
-def _read_only(value):
+def _read_only(value: Any) -> Any:
     try:
         value.flags.writeable = False  # shared by every step: no one may write to it
     except (AttributeError, ValueError):

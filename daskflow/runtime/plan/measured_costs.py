@@ -12,14 +12,20 @@ from .cost_placement import LINK_LATENCY
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from ...framework.graph import Operation
+    from ...framework.graph import Operation, Tensor
     from .partition import Plan
 
 
 class TimedPartition(Protocol):
-    """A traced partition's record as :func:`op_seconds` reads it (the client's
-    ``PartitionTimes``): ``ops`` holds one ``(index, start, end)`` entry per op run."""
+    """A traced partition instance's record as :func:`op_seconds` and :func:`link_rates`
+    read it (the client's ``PartitionTimes``): ``ops`` holds one entry per op run (its
+    ``index``, ``start``, ``end``, ``outputs``), ``computes`` ``(start, end, thread)`` per
+    call of its program."""
 
+    partition: str
+    replica: int | None
+    address: str
+    computes: list
     ops: list
 
 
@@ -54,7 +60,9 @@ def op_seconds(records: Iterable[TimedPartition], ops: Sequence[Operation]) -> d
     return {op: statistics.median(times) for op, times in runs.items()}
 
 
-def link_rates(records, plan, ops):
+def link_rates(
+    records: Iterable[TimedPartition], plan: Plan, ops: Sequence[Operation]
+) -> tuple[float | None, float | None]:
     """``(latency, bytes per second)`` of the hops a traced step's ``records`` show, each
     None where no hop tells it.
 
@@ -65,7 +73,8 @@ def link_rates(records, plan, ops):
     fewer than :data:`LINK_SAMPLE_BYTES` time the latency (their median); the others, the
     speed: their bytes over their time less the latency (measured, else the default).
     """
-    made, sizes = {}, {}  # partition key -> its record; tensor -> bytes
+    made: dict[str, TimedPartition] = {}  # partition key -> its record
+    sizes: dict[Tensor, int] = {}  # tensor -> bytes
     for record in records:
         if record.replica is None and len(record.computes) == 1:  # one round: not steps_per_run
             made[record.partition] = record
@@ -83,7 +92,13 @@ def link_rates(records, plan, ops):
     return latency, speed
 
 
-def _hop(record, made, sizes, plan, key_of):
+def _hop(
+    record: TimedPartition,
+    made: dict[str, TimedPartition],
+    sizes: dict[Tensor, int],
+    plan: Plan,
+    key_of: dict[Operation, str],
+) -> tuple[int, float] | None:
     """``(bytes, seconds)`` of ``record``'s wait for its latest producer on another worker."""
     mine = [op for op, key in key_of.items() if key == record.partition]
     reads = [

@@ -78,7 +78,7 @@ def replica_workers(workers: Sequence[ReplicaHost], devices: Iterable[str]) -> l
     return sorted(chosen, key=lambda w: w.task)
 
 
-def aggregation(partition, num_replicas):
+def aggregation(partition: Partition, num_replicas: int) -> int | None:
     """How many replicas' results ``partition`` waits for, if it aggregates them; else None."""
     wanted = {
         (op.attrs["replicas_to_aggregate"], op.attrs["total_num_replicas"])
