@@ -6,7 +6,11 @@ knows nothing of who listens. A listener registers itself for a record type
 with :func:`subscribe` when its module is imported; the modules named in the
 Dask configuration key ``daskflow.subscribers`` (``daskflow/daskflow.yaml``:
 the dashboard's publisher) are imported by :func:`load_subscribers`, as Dask
-imports its preloads, so the runtime imports none of them.
+imports its preloads, so the runtime imports none of them. On the scheduler, a
+session's plugin emits :class:`SchedulerSessionOpened` and
+:class:`SchedulerSessionsClosed` to the modules ``daskflow.scheduler-subscribers``
+names (the dashboard's Groups page layout), loaded there whether or not the
+scheduler preloads the dashboard.
 
 A listener's failure is logged, never raised: it must not fail a step.
 """
@@ -61,6 +65,21 @@ class SessionClosed:
 
 
 @dataclass(frozen=True)
+class SchedulerSessionOpened:
+    """On the scheduler (``scheduler``, in this process): session ``session``'s plugin started."""
+
+    session: str
+    scheduler: Any
+
+
+@dataclass(frozen=True)
+class SchedulerSessionsClosed:
+    """On the scheduler (``scheduler``, in this process): the last open session's plugin ended."""
+
+    scheduler: Any
+
+
+@dataclass(frozen=True)
 class ScalarsWritten:
     """A ``FileWriter`` of ``graph`` (None: of none) wrote ``summary`` at ``global_step``."""
 
@@ -71,7 +90,7 @@ class ScalarsWritten:
 
 _SUBSCRIBERS: dict[type, list] = {}
 _LOCK = threading.Lock()
-_LOADED = False
+_LOADED: set = set()  # names of the subscriber modules imported in this process
 
 
 def subscribe(kind: type, handler) -> None:
@@ -103,15 +122,17 @@ def emit(record) -> None:
             logger.warning("daskflow: %r failed on %s", handler, type(record).__name__, exc_info=True)
 
 
-def load_subscribers() -> None:
-    """Import, once, the modules ``daskflow.subscribers`` names; each subscribes on import."""
-    global _LOADED
-    if _LOADED:
-        return
-    from .defaults import setting
+def load_subscribers(names=None) -> None:
+    """Import, once each, the modules ``names`` lists (by default those ``daskflow.subscribers``
+    names); each subscribes on import."""
+    if names is None:
+        from .defaults import setting
 
-    _LOADED = True
-    for name in setting("daskflow.subscribers") or ():
+        names = setting("daskflow.subscribers") or ()
+    for name in names:
+        if name in _LOADED:
+            continue
+        _LOADED.add(name)
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a listener that cannot load listens to nothing

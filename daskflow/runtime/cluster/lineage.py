@@ -16,17 +16,8 @@ new, so on a long run that cache is what grows (tens of MB a worker, the
 keys and their prefixes). Past ``KEY_SPLIT_LIMIT`` keys it is emptied; it is
 only a cache.
 
-While a session is open, the scheduler also lays out the dashboard's Groups page (``/groups``,
-distributed's ``TaskGroupGraph``), which answered 500 (``KeyError``) during
-training: it lays each task group out right of the groups it depends on, in
-the order ``dask.order.order`` gives, but that function now reads
-dependencies off the graph it is given (``{group: 1}``: none) and ignores
-its ``dependencies`` argument, so a group could come before one it depends
-on (e.g. ``worker_0 step`` before ``ps_0 values``, which it reads; plain Dask
-fails the same way, names decide). It would also fail on a link to a group
-since forgotten, which this forgetting can leave. :func:`group_layout`
-takes its place (each group after the live groups it depends on) until the
-last session closes.
+The dashboard's Groups page, which this forgetting (and Dask itself) could break,
+is laid out by :mod:`daskflow.dashboard.groups` while a session is open.
 """
 
 from __future__ import annotations
@@ -80,56 +71,3 @@ def cut(scheduler, key):
 def cut_on_worker(worker, key):
     """The same unlinking in a worker's task state."""
     dask_compat.unlink_on_worker(worker, key)
-
-
-def mend_groups_page():
-    """Lay the dashboard's Groups page out with :func:`group_layout` (in this process)."""
-    dask_compat.replace_group_layout(group_layout)
-
-
-def unmend_groups_page():
-    """Give the Groups page distributed's own layout back."""
-    dask_compat.replace_group_layout(None)
-
-
-def groups_in_order(dependencies):
-    """Group names, each after the groups it depends on; a cycle is broken where it is met.
-
-    Examples
-    --------
-    >>> groups_in_order({"worker_0 step": {"ps_0 values"}, "ps_0 values": set()})
-    ['ps_0 values', 'worker_0 step']
-    """
-    order, placed, left = [], set(), list(dependencies)
-    while left:
-        ready = [g for g in left if dependencies[g] <= placed] or left[:1]
-        order += ready
-        placed.update(ready)
-        left = [g for g in left if g not in placed]
-    return order
-
-
-@dask_compat.log_errors
-def group_layout(graph):
-    """``TaskGroupGraph.update_layout``: (x, y) of each task group, and its arrows.
-
-    As distributed lays them out: a group right of the groups it depends on,
-    a group with none in the first column, each in a free place.
-    """
-    dependencies = dask_compat.task_group_dependencies(graph.scheduler)
-    xs, ys, taken, nodes, arrows = {}, {}, set(), {}, {}
-    for name in groups_in_order(dependencies):
-        deps = {dep for dep in dependencies[name] if dep in xs}  # less a cycle's closing link
-        if deps:
-            x, y = max(xs[d] for d in deps) + 1, max(ys[d] for d in deps)
-            if len(deps) > 1 and len({ys[d] for d in deps}) == 1:
-                y += 1  # off the row of the groups it joins
-        else:
-            x, y = 0, max(ys.values(), default=-1) + 1
-        while (x, y) in taken:
-            y += 1
-        taken.add((x, y))
-        xs[name], ys[name] = x, y
-        nodes[name] = {"x": x, "y": y}
-        arrows[name] = {"nstart": deps, "nend": [name] * len(deps)}
-    return nodes, arrows

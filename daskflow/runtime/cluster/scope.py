@@ -19,7 +19,8 @@ batching and their keys' lineage. Shared while any session is open, by
 design: the streams between the scheduler and its workers are unbatched
 (message order is unchanged), Dask's process-wide ``key_split`` cache is
 bounded at 1,000 keys instead of 100,000, and the dashboard's Groups page
-uses daskflow's layout (:func:`.lineage.group_layout`).
+uses daskflow's layout (:mod:`daskflow.dashboard.groups`, loaded on every scheduler as
+one of ``daskflow.scheduler-subscribers``; the runtime only emits the session records).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import logging
 from distributed.diagnostics.plugin import SchedulerPlugin, WorkerPlugin
 
 from ...kernels.devices import free_memory
-from .. import dask_compat, threads
+from .. import dask_compat, events, threads
+from ..defaults import setting
 from ..worker.programs import PREFIX as PROGRAMS_PREFIX
 from ..worker.state import find_state
 from . import lineage, plugins, streams
@@ -63,7 +65,8 @@ class SessionOnScheduler(SchedulerPlugin):
         if taken:
             raise StepsTakenError(f"steps {self.steps} are those of the open session {taken[0]}")
         self.scheduler = scheduler
-        lineage.mend_groups_page()
+        events.load_subscribers(setting("daskflow.scheduler-subscribers"))  # the Groups page's layout
+        events.emit(events.SchedulerSessionOpened(self.token, scheduler))
         if self.low_latency:
             streams.unbatch(dask_compat.scheduler_client_stream(scheduler, self.client_id), self.token)
             for stream in dask_compat.scheduler_worker_streams(scheduler):
@@ -93,7 +96,7 @@ class SessionOnScheduler(SchedulerPlugin):
     def end(self):
         streams.release(self.token)
         if not any(name != self.name for name in _sessions(self.scheduler)):
-            lineage.unmend_groups_page()
+            events.emit(events.SchedulerSessionsClosed(self.scheduler))
 
 
 class SessionOnWorker(WorkerPlugin):
