@@ -43,7 +43,7 @@ import numpy as np
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from ...framework.graph import Operation, Tensor
+    from ...framework.graph import Graph, Operation, Tensor
 
 DEFAULT_ROWS = 64  # an unknown dimension's size until a run feeds a batch
 OP_OVERHEAD = 5e-6  # seconds a kernel call costs besides its arithmetic (a Python call, a dispatch)
@@ -79,7 +79,7 @@ def measured_rates() -> Rates:
     return Rates(flops=flops, memory=3 * x.nbytes / _best_time(lambda: x + x))
 
 
-def _best_time(fn, repeats=5):
+def _best_time(fn: Callable[[], object], repeats: int = 5) -> float:
     fn()
     best = float("inf")
     for _ in range(repeats):
@@ -94,12 +94,19 @@ class CostPlacer:
     ``batch`` rows where a dimension is unknown; ``homes``: variable name -> the device
     holding its value now."""
 
-    def __init__(self, devices, rates=None, batch=1, homes=None):
+    def __init__(
+        self,
+        devices: Iterable[str],
+        rates: Rates | None = None,
+        batch: int = 1,
+        homes: dict[str, str] | None = None,
+    ) -> None:
         self.devices = list(devices)
         self.rates = rates or measured_rates()
         self.batch = max(1, int(batch))
         self.homes = homes or {}
-        self._placed = None  # ((graph, its versions, batch), {op: device}, {op: why})
+        self._placed: tuple[tuple, dict[Operation, str], dict[Operation, str]] | None = None
+        # ((graph, its versions, batch), {op: device}, {op: why})
         self.measured: dict = {}  # op -> (seconds it took on its worker, its shapes then)
         self._left: set = set()  # placements measurements moved away from
 
@@ -136,11 +143,14 @@ class CostPlacer:
         self._placed = (key, fresh.placed, fresh.reasons)
         return True
 
-    def __call__(self, order, device_of):
+    def __call__(
+        self, order: list[Operation], device_of: dict[Operation, str]
+    ) -> tuple[dict[Operation, str], dict[Operation, str]]:
         """Fill in ``device_of`` (a plan's op -> device) for its ops with none, from the whole
         graph's placement; returns ``(devices of the variables, {op: why})`` for the plan."""
         placed, reasons = self.graph_placement(order[0].graph) if order else ({}, {})
-        variables, why = {}, {}
+        variables: dict[Operation, str] = {}
+        why: dict[Operation, str] = {}
         for op in order:
             device = placed.get(op)
             if device is None or op.device:
@@ -152,7 +162,7 @@ class CostPlacer:
             why[op] = reasons[op]
         return variables, why
 
-    def graph_placement(self, graph):
+    def graph_placement(self, graph: Graph) -> tuple[dict[Operation, str], dict[Operation, str]]:
         """``({op: device}, {op: why})`` for every op of ``graph`` no scope placed; made again
         when the graph or the batch changes (variables then stay where their values live)."""
         key = (graph, graph.version, graph._mutations, self.batch)
@@ -179,7 +189,7 @@ class CostPlacer:
         moved = sum(self.nbytes(t) for t in inputs) + sum(self.nbytes(t) for t in op.outputs)
         return OP_OVERHEAD + moved / self.rates.memory
 
-    def _flops(self, op, inputs):
+    def _flops(self, op: Operation, inputs: Sequence[Tensor]) -> int | None:
         """A matrix product's or convolution's floating-point operations, else None."""
         kind = op.type
         if kind == "MatMul" and len(inputs) == 2:
@@ -204,7 +214,7 @@ class CostPlacer:
             itemsize = 8
         return self._size(t) * itemsize
 
-    def measured_time(self, op):
+    def measured_time(self, op: Operation) -> float | None:
         """Seconds ``op`` took when measured with the shapes it has at this batch, or None."""
         seconds, shapes = self.measured.get(op, (None, None))
         return seconds if seconds is not None and shapes == self._shapes(op) else None
@@ -224,7 +234,9 @@ class CostPlacer:
 class _Simulation:
     """The greedy earliest-finish pass over a graph's ops (see the module's docstring)."""
 
-    def __init__(self, placer, ops, keep=None):
+    def __init__(
+        self, placer: CostPlacer, ops: list[Operation], keep: dict[Operation, str] | None = None
+    ) -> None:
         self.placer = placer
         self.keep = keep or {}  # op -> device: a placement to simulate rather than choose
         self.free = dict.fromkeys(placer.devices, 0.0)  # device -> when it is next idle
@@ -246,7 +258,7 @@ class _Simulation:
                 self.placed[op] = self.placed.get(leader) or leader.device or placer.devices[0]
                 self.reasons[op] = f"with {leader.name}"
 
-    def _simulate(self, op):
+    def _simulate(self, op: Operation) -> None:
         prim, root = op.primitive, op.colocation
         if prim.is_variable:
             return
@@ -272,7 +284,7 @@ class _Simulation:
         for t in op.outputs:
             self.ready[t] = (device, finishes[device])
 
-    def _choose(self, finishes, inputs):
+    def _choose(self, finishes: dict[str, float], inputs: Iterable[Tensor]) -> str:
         """The earliest finish; within a hop's latency of it, where most input bytes are (then
         the first device): a gain smaller than a hop is within the estimates' error."""
         best = min(finishes.values())
@@ -299,7 +311,7 @@ class _Simulation:
             start = max(start, at if made_on == device else at + self.placer.transfer_time(t))
         return start
 
-    def _place_variables(self, variables, ops):
+    def _place_variables(self, variables: Iterable[Operation], ops: Iterable[Operation]) -> None:
         """Each variable no scope placed: where its value lives, else with its heaviest reader."""
         readers: dict = {}
         for op in ops:

@@ -109,7 +109,8 @@ def make_plan(
     if inputs:
         order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
     device_of = {op: _runs_on(op, soft_placement) for op in order}
-    placed, reasons = {}, {}
+    placed: dict[Operation, str] = {}  # the variables cost placement placed
+    reasons: dict[Operation, str] = {}
     if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
         placed, reasons = placer(order, device_of)
     heavy = None if placer is None else placer.heavy

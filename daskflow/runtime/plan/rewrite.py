@@ -22,20 +22,23 @@ This module knows no individual op: the rules live with the ops' declarations.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...framework.graph import Tensor
 
 if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable, Sequence
+
     from ...framework.graph import Operation
+    from ..graph_options import Passes
 
 
 class View:
     """What a rule may ask about the plan while rewriting."""
 
-    def __init__(self, folded, readers, protected):
+    def __init__(self, folded: dict[Tensor, Any], readers: dict[Tensor, int], protected: set[Tensor]) -> None:
         self._folded, self._readers, self._protected = folded, readers, protected
         self._reader: dict = {}  # tensor -> an op reading it (the one, for a sole reader)
         self._planned: set = set()  # the plan's ops
@@ -43,23 +46,23 @@ class View:
         self.alias: dict = {}  # tensor -> an equal tensor its readers read instead
         self.fused: set = set()  # ops a fuse rule has already made part of a fused kernel
 
-    def inputs_of(self, op):
+    def inputs_of(self, op: Operation) -> Sequence[Tensor]:
         return self.inputs.get(op, op.inputs)
 
-    def resolve(self, t):
+    def resolve(self, t: Tensor) -> Tensor:
         while t in self.alias:
             t = self.alias[t]
         return t
 
-    def constant(self, t):
+    def constant(self, t: Tensor) -> Any:
         """``t``'s value where it is known before the step (folded), else None."""
         return self._folded.get(t)
 
-    def producer_of(self, t):
+    def producer_of(self, t: Tensor) -> tuple[Operation, Sequence[Tensor]]:
         """The op making ``t``, as rewritten so far: ``(op, its inputs)``."""
         return t.op, self.inputs_of(t.op)
 
-    def recount_readers(self, order):
+    def recount_readers(self, order: Iterable[Operation]) -> None:
         """Count readers again, as the ops of ``order`` read after rewiring."""
         self._readers = _readers(order, self)
         self._reader = {t: op for op in order for t in self.inputs_of(op)}
@@ -69,7 +72,7 @@ class View:
         """Whether the step computes ``t`` (neither fed nor folded)."""
         return t.op in self._planned and t not in self._folded
 
-    def reader_of(self, t):
+    def reader_of(self, t: Tensor) -> Operation | None:
         """The op reading ``t`` where it has one reader and nothing fetches it, else None."""
         return self._reader.get(t) if self.sole_reader(t) else None
 
@@ -78,7 +81,9 @@ class View:
         return self._readers.get(t, 0) == 1 and t not in self._protected
 
 
-def rewrite(order, folded, fetches, options):
+def rewrite(
+    order: list[Operation], folded: dict[Tensor, Any], fetches: Iterable[Tensor], options: Passes
+) -> tuple[dict, dict, dict]:
     """Return ``(inputs, primitives, attrs)``: per op, the inputs, primitive and attributes
     it runs with where a pass changed them. ``order`` is the plan's ops in execution order."""
     readers = _readers(order)
@@ -110,13 +115,13 @@ def rewrite(order, folded, fetches, options):
     return view.inputs, primitives, attrs
 
 
-def _rewire(view, op):
+def _rewire(view: View, op: Operation) -> None:
     inputs = tuple(view.resolve(t) for t in view.inputs_of(op))
     if inputs != tuple(op.inputs):
         view.inputs[op] = inputs
 
 
-def _readers(order, view=None):
+def _readers(order: Iterable[Operation], view: View | None = None) -> dict[Tensor, int]:
     counts: dict = {}
     for op in order:
         for t in view.inputs_of(op) if view else op.inputs:
@@ -135,7 +140,7 @@ def _merge_duplicate(view: View, op: Operation, seen: dict) -> bool:
     return True
 
 
-def _cse_key(view, op):
+def _cse_key(view: View, op: Operation) -> tuple | None:
     prim = op.primitive
     if (
         prim.stateful
@@ -158,7 +163,7 @@ def _cse_key(view, op):
 _CONSTANT_KEY_MAX = 1024  # elements: equal small constants (2.0, an axis) make equal inputs
 
 
-def _input_key(view, t):
+def _input_key(view: View, t: Tensor) -> Hashable:
     """``t``, or for a small constant its value: two ``Const`` ops of one value are one input."""
     value = view.constant(t)
     if isinstance(value, np.ndarray | np.generic) and value.size <= _CONSTANT_KEY_MAX:
@@ -169,14 +174,14 @@ def _input_key(view, t):
 _NO_KEY = object()  # an attribute value with no exact hashable form
 
 
-def _frozen(value):
+def _frozen(value: object) -> Hashable:
     """A hashable, exact form of an attribute value, or ``_NO_KEY``."""
     if isinstance(value, dict):
         items = tuple((k, _frozen(v)) for k, v in sorted(value.items()))
         return _NO_KEY if any(v is _NO_KEY for _, v in items) else ("dict", items)
     if isinstance(value, (list, tuple)):
-        items = tuple(_frozen(v) for v in value)
-        return _NO_KEY if any(v is _NO_KEY for v in items) else (type(value), items)
+        elements = tuple(_frozen(v) for v in value)
+        return _NO_KEY if any(v is _NO_KEY for v in elements) else (type(value), elements)
     if isinstance(value, np.ndarray):
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, Tensor):
