@@ -67,7 +67,7 @@ class ClusterRuntime:
         self.graph = graph
         self.table = VariableTable()  # where each variable's value, copy and version are
         self._plans: dict = {}  # Executable -> _Lowered
-        self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk.py)
+        self.secret = secrets.token_bytes(32)  # proves this session's bulk messages (runtime/wire/bulk/)
         self.token, first_step = _open_session(
             client, config.cluster.low_latency, config.intra_op_parallelism_threads
         )
