@@ -14,10 +14,14 @@ them; a ``str`` given to a constant or a feed is encoded as UTF-8.
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._missing import module_getattr as _module_getattr
+
+if TYPE_CHECKING:
+    import numpy  # DType.np's type: `np` names the attribute in its class
 
 
 class DType:
@@ -33,6 +37,11 @@ class DType:
     >>> tf.DType(1) == tf.float32  # TF1's constructor takes the DataType number
     True
     """
+
+    # Set once, by _make: the types, for type checkers.
+    name: str
+    np: numpy.dtype
+    as_datatype_enum: int
 
     def __new__(cls, type_enum, handle_data=None):
         """The dtype of TF's ``DataType`` number ``type_enum`` (a ``_ref`` number: its base)."""

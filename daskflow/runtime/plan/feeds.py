@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ...dtypes import as_string_array
@@ -9,8 +11,13 @@ from ...errors import InvalidArgumentError
 from ...framework import nest
 from .conversions import feed_expansion, structured_key_types
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def flatten_feed_dict(feed_dict):
+    from ...framework.graph import Tensor
+
+
+def flatten_feed_dict(feed_dict: dict) -> dict:
     """``feed_dict`` with structured keys flattened and composite keys expanded.
 
     As TF1's session (``nest.flatten_dict_items``, then its registered
@@ -29,7 +36,7 @@ def flatten_feed_dict(feed_dict):
     structured = structured_key_types()
     if not any(isinstance(key, structured) for key in feed_dict):
         return feed_dict
-    flat = {}
+    flat: dict = {}
     for key, value in feed_dict.items():
         for leaf_key, leaf_value in _leaves(key, value):
             expand = feed_expansion(leaf_key)
@@ -41,7 +48,7 @@ def flatten_feed_dict(feed_dict):
     return flat
 
 
-def _leaves(key, value):
+def _leaves(key: object, value: object) -> Iterable[tuple[Any, Any]]:
     if not isinstance(key, tuple):
         return [(key, value)]
     keys, values = nest.flatten(key), nest.flatten(value)
@@ -58,7 +65,7 @@ class FeedSpec:
 
     __slots__ = ("tensor", "dtype", "rank", "known", "strings")
 
-    def __init__(self, tensor):
+    def __init__(self, tensor: Tensor) -> None:
         self.tensor = tensor
         self.dtype = tensor.dtype.np
         self.strings = self.dtype.hasobject  # str items are encoded to bytes, each step
@@ -66,7 +73,7 @@ class FeedSpec:
         self.rank = None if dims is None else len(dims)
         self.known = tuple((i, d) for i, d in enumerate(dims or ()) if d is not None)
 
-    def check(self, value):
+    def check(self, value: object) -> np.ndarray:
         """``value`` as an array of the tensor's dtype and a compatible shape.
 
         Numbers are converted to the tensor's dtype as TF1's
@@ -87,18 +94,18 @@ class FeedSpec:
         return value
 
 
-def check_feed(tensor, value):
+def check_feed(tensor: Tensor, value: object) -> np.ndarray:
     """Check one value against ``tensor`` (see :meth:`FeedSpec.check`)."""
     return FeedSpec(tensor).check(value)
 
 
-def _shape_error(tensor, shape):
+def _shape_error(tensor: Tensor, shape: tuple[int, ...]) -> ValueError:
     return ValueError(
         f"Cannot feed value of shape {shape} for Tensor {tensor.name}, which has shape {tensor.shape}"
     )
 
 
-def _cast(tensor, value, dtype):
+def _cast(tensor: Tensor, value: Any, dtype: np.dtype) -> np.ndarray:
     if hasattr(value, "graph") and hasattr(value, "dtype") and hasattr(value, "op"):
         raise TypeError(
             f"The value of a feed cannot be a tf.Tensor object ({value.name}, fed for {tensor.name}). "
@@ -121,7 +128,7 @@ def _cast(tensor, value, dtype):
     return _narrow(tensor, array, dtype)
 
 
-def _parse(tensor, array, dtype):
+def _parse(tensor: Tensor, array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Strings (or other objects) fed to a number tensor: numpy's conversion, as TF1's."""
     try:
         return np.asarray(array, dtype=dtype)
@@ -130,7 +137,7 @@ def _parse(tensor, array, dtype):
         raise type(e)(f"cannot feed {what}: {e}") from None
 
 
-def _float_to_integer(tensor, array, dtype):
+def _float_to_integer(tensor: Tensor, array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Floats truncated toward zero, as ``np.asarray(value, int32)`` in TF1's session;
     NaN, infinities and values beyond the dtype's range are refused, naming one."""
     if dtype.kind == "b":
@@ -144,7 +151,7 @@ def _float_to_integer(tensor, array, dtype):
     return array.astype(dtype)
 
 
-def _range_error(tensor, array, bad):
+def _range_error(tensor: Tensor, array: np.ndarray, bad: np.ndarray) -> InvalidArgumentError:
     return InvalidArgumentError(
         tensor.op.node_def,
         tensor.op,
@@ -153,7 +160,7 @@ def _range_error(tensor, array, bad):
     )
 
 
-def _narrow(tensor, array, dtype):
+def _narrow(tensor: Tensor, array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``array`` cast to ``dtype``, refusing a value the dtype cannot hold.
 
     TF1 would store 1e300 fed to float32 as inf and wrap 2**40 fed to int32
@@ -179,7 +186,7 @@ def _narrow(tensor, array, dtype):
     raise _range_error(tensor, array, bad)
 
 
-def _strings(tensor, value):
+def _strings(tensor: Tensor, value: object) -> np.ndarray:
     try:
         return as_string_array(value)
     except TypeError as e:
