@@ -22,7 +22,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable, Sequence
 
     from ...framework.graph import Operation, Tensor
+    from ...framework.primitive import Primitive
     from .cost_placement import CostPlacer
+
+    # What an op reads in a plan (Plan.inputs_of); whether ops are worth a task (CostPlacer.heavy).
+    InputsOf = Callable[[Operation], Sequence[Tensor]]
+    Heavy = Callable[[list[Operation], InputsOf], bool]
 
 
 @dataclass(eq=False)  # a partition is itself: hashable by identity
@@ -54,11 +59,11 @@ class Plan:
     placed: dict = field(default_factory=dict)  # variable op -> the device cost placement chose
     reasons: dict = field(default_factory=dict)  # op -> why cost placement put it where it is
 
-    def inputs_of(self, op):
+    def inputs_of(self, op: Operation) -> Sequence[Tensor]:
         """The tensors ``op`` reads in this plan: its own, unless a rewrite changed them."""
         return self.inputs.get(op, op.inputs)
 
-    def primitive_of(self, op):
+    def primitive_of(self, op: Operation) -> Primitive:
         return self.primitives.get(op, op.primitive)
 
     def attrs_of(self, op: Operation) -> dict:
@@ -122,11 +127,16 @@ def make_plan(
     return plan
 
 
-def _own_inputs(op):
+def _own_inputs(op: Operation) -> Sequence[Tensor]:
     return op.inputs
 
 
-def _prune(fetch_tensors, fetch_ops, fed, inputs_of=_own_inputs):
+def _prune(
+    fetch_tensors: Iterable[Tensor],
+    fetch_ops: Iterable[Operation],
+    fed: Container[Tensor],
+    inputs_of: InputsOf = _own_inputs,
+) -> set[Operation]:
     """Ops the fetches need; a fed tensor cuts the graph above it."""
     needed, stack = set(), [t.op for t in fetch_tensors if t not in fed] + list(fetch_ops)
     while stack:
@@ -148,11 +158,11 @@ def unfed_placeholders(
     return [op.outputs[0] for op in _placeholders(needed)]
 
 
-def _placeholders(needed):
+def _placeholders(needed: Iterable[Operation]) -> list[Operation]:
     return sorted((op for op in needed if op.primitive.is_placeholder), key=lambda o: o._id)
 
 
-def _check_fed(needed):
+def _check_fed(needed: Iterable[Operation]) -> None:
     missing = _placeholders(needed)
     if missing:
         op = missing[0]
@@ -165,7 +175,9 @@ def _check_fed(needed):
         )
 
 
-def _schedule(needed, fed, inputs_of=_own_inputs):
+def _schedule(
+    needed: set[Operation], fed: Container[Tensor], inputs_of: InputsOf = _own_inputs
+) -> list[Operation]:
     """Topological order; among ready ops, reads before variable updates (and kernels
     that can update variables in place).
 
@@ -180,7 +192,7 @@ def _schedule(needed, fed, inputs_of=_own_inputs):
     waiting = {op: len(ps) for op, ps in preds.items()}
     ready = [_rank(op) for op, n in waiting.items() if n == 0]
     heapq.heapify(ready)
-    order = []
+    order: list[Operation] = []
     while ready:
         op = heapq.heappop(ready)[2]
         order.append(op)
@@ -194,19 +206,21 @@ def _schedule(needed, fed, inputs_of=_own_inputs):
     return order
 
 
-def _rank(op):
+def _rank(op: Operation) -> tuple[bool, int, Operation]:
     # An update in place (Adam's kernel) waits like an assignment: every op that does
     # not depend on an update runs before it, so those ops fail, if they do, first.
     prim = op.primitive
     return (prim.updates_variable or bool(prim.in_place), op._id, op)
 
 
-def _predecessors(op, needed, fed, inputs_of=_own_inputs):
+def _predecessors(
+    op: Operation, needed: Container[Operation], fed: Container[Tensor], inputs_of: InputsOf = _own_inputs
+) -> set[Operation]:
     ps = {t.op for t in inputs_of(op) if t not in fed} | set(op.control_inputs)
     return {p for p in ps if p in needed}
 
 
-def _runs_on(op, soft_placement):
+def _runs_on(op: Operation, soft_placement: bool) -> str:
     """The device ``op`` runs on: its own, but a GPU's task's CPU for an op with no device
     kernel (strings, Python functions, input pipelines), as TF1's soft placement does."""
     device = op.device
@@ -224,7 +238,14 @@ def _runs_on(op, soft_placement):
     return DeviceSpec(spec.job, spec.replica, spec.task, "CPU", 0).to_string()
 
 
-def _partition(order, fed, device_of, inputs_of, heavy=None, folded=()):
+def _partition(
+    order: list[Operation],
+    fed: Container[Tensor],
+    device_of: dict[Operation, str],
+    inputs_of: InputsOf,
+    heavy: Heavy | None = None,
+    folded: Container[Tensor] = (),
+) -> tuple[list[Partition], dict[Operation, Partition]]:
     """Group ops by (device, stage): a stage after every input made on another device,
     except a folded constant (in ``folded``), which the reader's program holds.
 
@@ -234,10 +255,10 @@ def _partition(order, fed, device_of, inputs_of, heavy=None, folded=()):
     ``heavy(ops, inputs_of)``, where given, says which stages are worth
     running as soon as they can (see :func:`_merge_feeders`).
     """
-    stage_of: dict = {}
-    partitions: dict = {}
-    partition_of = {}
-    readers: dict = {}  # partition -> the other partitions reading its values
+    stage_of: dict[Operation, int] = {}
+    partitions: dict[tuple[str, int], Partition] = {}
+    partition_of: dict[Operation, Partition] = {}
+    readers: dict[Partition, set[Partition]] = {}  # partition -> the other partitions reading its values
     # Device strings naming one place (``/job:w/task:0`` and ``/job:w/replica:0/task:0``)
     # share a label, hence a partition key: one partition.
     place = {op: device_label(device_of[op]) for op in order}
@@ -270,7 +291,14 @@ def _held(op: Operation, folded: Container[Tensor]) -> bool:
     return bool(op.outputs) and all(t in folded for t in op.outputs)
 
 
-def _merge_feeders(partitions, readers, partition_of, order, heavy=None, inputs_of=_own_inputs):
+def _merge_feeders(
+    partitions: list[Partition],
+    readers: dict[Partition, set[Partition]],
+    partition_of: dict[Operation, Partition],
+    order: list[Operation],
+    heavy: Heavy | None = None,
+    inputs_of: InputsOf = _own_inputs,
+) -> list[Partition]:
     """Run a partition as part of the later one of its device that alone reads it;
     returns the partitions left.
 
@@ -287,7 +315,7 @@ def _merge_feeders(partitions, readers, partition_of, order, heavy=None, inputs_
     own task, so it runs while the other devices do.
     """
     replicating = any(is_replica_device(p.device) for p in partitions)
-    into: dict = {}  # partition -> the partition it was merged into
+    into: dict[Partition, Partition] = {}  # partition -> the partition it was merged into
     for part in sorted(partitions, key=lambda p: -p.stage):
         targets = {_final(into, r) for r in readers.get(part, ())}
         if len(targets) == 1 and _one_place(part.device, next(iter(targets)).device, replicating):
@@ -305,7 +333,7 @@ def _merge_feeders(partitions, readers, partition_of, order, heavy=None, inputs_
     return kept
 
 
-def _one_place(a, b, replicating):
+def _one_place(a: str, b: str, replicating: bool) -> bool:
     """Whether devices ``a`` and ``b`` run in one task: the same device or, in a plan that
     replicates, two replicated devices each replica pins to the same one (no device and
     ``/job:worker``; see :mod:`.replication`)."""
@@ -315,7 +343,7 @@ def _one_place(a, b, replicating):
     return replicating and replicated and replica_device(a, 0) == replica_device(b, 0)
 
 
-def _final(into, part):
+def _final(into: dict[Partition, Partition], part: Partition) -> Partition:
     while part in into:
         part = into[part]
     return part
