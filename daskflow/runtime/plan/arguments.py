@@ -11,6 +11,7 @@ looks values up by are computed here, not per step.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import final
 
 
 def feed_key(index: int) -> str:
@@ -23,6 +24,9 @@ def var_key(name: str) -> str:
     return f"var-{name}"
 
 
+# Each record is final: `type(a) is C`, which the per-step code uses, tells its kind to type
+# checkers too.
+@final
 @dataclass(frozen=True, slots=True)
 class FedValue:
     """The value fed for the run's feed number ``index``."""
@@ -34,6 +38,7 @@ class FedValue:
         object.__setattr__(self, "key", feed_key(self.index))
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class VariableValue:
     """Variable ``name``'s value as the step starts, from the session's store.
@@ -50,6 +55,7 @@ class VariableValue:
         object.__setattr__(self, "key", var_key(self.name))
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class FromPartition:
     """All results of partition ``partition`` (a tuple), as another partition's argument."""
@@ -61,6 +67,7 @@ class FromPartition:
         return self.partition  # a partition's task is keyed by the partition
 
 
+@final
 @dataclass(frozen=True, slots=True, eq=False)
 class Constant:
     """A fetched tensor folded to ``value`` when the signature was planned."""
@@ -68,6 +75,7 @@ class Constant:
     value: object
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class PartitionResult:
     """Result number ``index`` of partition ``partition``: a tensor made there."""
@@ -76,6 +84,7 @@ class PartitionResult:
     index: int
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class VariableUpdate:
     """Variable ``name``'s new value: result ``index`` of partition ``partition``."""

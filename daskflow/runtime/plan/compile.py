@@ -29,6 +29,7 @@ from .compression import Encoded, decoder_for, encoder_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
+    from types import FunctionType
 
     from ...framework.graph import Operation, Tensor
     from .arguments import PartitionResult
@@ -42,7 +43,7 @@ class Program:
     """A compiled partition and the layout of its arguments and results."""
 
     key: str
-    fn: object
+    fn: FunctionType  # compiled from ``source``
     args: list  # FedValue | VariableValue | FromPartition, in parameter order
     exports: dict  # tensor -> index in the result tuple
     updates: list  # VariableUpdate of each variable it assigns

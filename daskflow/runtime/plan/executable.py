@@ -33,10 +33,16 @@ from .replication import replicated_partitions
 from .rewrite import rewrite
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+    from types import FunctionType, ModuleType
+
+    from dask.typing import Key
 
     from ...framework.graph import Operation, Tensor
     from ..messages import Message
+    from .compile import Program
+    from .cost_placement import CostPlacer
+    from .partition import Plan
 
 PROFILE_FIRST = 2  # the first run compiles (numba) and warms caches: the second is timed
 PROFILE_EVERY = 10  # then every tenfold more runs, so the profiles' cost fades
@@ -47,23 +53,23 @@ class Executable:
 
     def __init__(
         self,
-        fetch_tensors,
-        fetch_ops,
-        feeds,
-        state_for,
-        soft_placement=True,
-        passes=Passes(),
-        compression=None,
-        placer=None,
-        in_place=False,
-    ):
+        fetch_tensors: Sequence[Tensor],
+        fetch_ops: Sequence[Operation],
+        feeds: Sequence[Tensor],
+        state_for: Callable[[Operation], object],
+        soft_placement: bool = True,
+        passes: Passes = Passes(),
+        compression: str | None = None,
+        placer: CostPlacer | None = None,
+        in_place: bool = False,
+    ) -> None:
         """``compression``: the codec of tensors sent from replicas to a single partition
         (``ConfigProto.gradient_compression``; :mod:`.compression`), or None. ``placer``:
         places the ops no device scope placed (``ConfigProto(placement="cost")``), or None.
         ``in_place``: kernels may update variables in place (an embedded session's)."""
         folded: dict = {}
 
-        def fold_and_rewrite(order):
+        def fold_and_rewrite(order: list[Operation]) -> tuple[dict, dict, dict]:
             if passes.constant_folding:
                 folded.update(fold_constants(order, set(feeds), np))
             if not passes.any_rewrite():
@@ -79,8 +85,10 @@ class Executable:
         exported = _exports(plan, folded, compressed, replicated)
         uses = _uses(plan, exported, [t for t in fetch_tensors if t not in self.feeds])
         leaving = _leaving_devices(plan, exported)
-        namespaces: dict = {}  # GPU index -> its namespace, shared by that GPU's partitions
-        where: dict = {}
+        namespaces: dict[
+            int, DeviceNamespace
+        ] = {}  # GPU index -> its namespace, shared by that GPU's partitions
+        where: dict[Tensor, PartitionResult] = {}
         self.programs = []
         for part in plan.partitions:
             xp = _namespace(part.device, namespaces)
@@ -121,8 +129,10 @@ class Executable:
         # The token of the traced cluster step being submitted (Session.run with a trace
         # level), which its tasks carry to their workers (cluster/step_tasks.py); else None.
         self.trace = None
-        self._traced = None  # (traced function per task, ops they note), made on first use
-        self._traced_sources = None  # ({program key: traced source}, ops they note), the same
+        # (traced function per task, ops they note), made on first use
+        self._traced: tuple[list[FunctionType], list[Operation]] | None = None
+        # ({program key: traced source}, ops they note), the same
+        self._traced_sources: tuple[dict[str, str], list[Operation]] | None = None
         # ConfigProto(placement="cost"): which run of this plan is traced next to measure its
         # ops' costs (2nd, 20th, 200th...); None where the placer placed nothing of it.
         self.runs = 0
@@ -192,7 +202,7 @@ class Executable:
         self.next_profile *= PROFILE_EVERY
         return True
 
-    def traced_sources(self):
+    def traced_sources(self) -> tuple[dict[str, str], list[Operation]]:
         """``({program key: traced source}, ops)``: what a cluster's traced step runs
         (:class:`..worker.programs.TracedPrograms`) and the ops its notes index."""
         if self._traced_sources is None:
@@ -200,18 +210,18 @@ class Executable:
             self._traced_sources = ({p.key: s for p, s in zip(self.programs, sources)}, ops)
         return self._traced_sources
 
-    def results(self, values):
+    def results(self, values: dict) -> list:
         return [_fetch(values, src) for src in self.fetch_sources]
 
     def graph(self, feed_values: Sequence[object], store: Mapping[str, object]) -> dict:
         """The Dask graph of one step, data included (``Session.lower``): its own copy of
         each variable's value, which later steps may update in place."""
         data = {k: _copied(v) for k, v in self.bind(feed_values, store).items()}
-        graph = {k: DataNode(k, v) for k, v in data.items()}
+        graph: dict[Key, DataNode | Task] = {k: DataNode(k, v) for k, v in data.items()}
         graph.update({t.key: t for t in self.tasks})
         return graph
 
-    def op_error(self, key, exc):
+    def op_error(self, key: object, exc: BaseException) -> InvalidArgumentError:
         """``exc`` as an error naming the op whose line of generated code raised it.
 
         Works on tracebacks rebuilt from a worker too: the generated code's
@@ -223,13 +233,13 @@ class Executable:
         return InvalidArgumentError(op.node_def, op, f"{op.name} ({op.type}): {exc}")
 
 
-def _traced_functions(programs):
+def _traced_functions(programs: Sequence[Program]) -> tuple[list[FunctionType], list[Operation]]:
     """Each program again, with every op's line timed: ``(functions, ops)``."""
     sources, ops = traced_sources(programs)
     return [traced_function(source, p.fn) for source, p in zip(sources, programs)], ops
 
 
-def traced_sources(programs):
+def traced_sources(programs: Sequence[Program]) -> tuple[list[str], list[Operation]]:
     """Each program's source again, with every op's line timed: ``(sources, ops)``.
 
     The op's statement stays on its line, between a clock read and a call
@@ -251,7 +261,7 @@ def traced_sources(programs):
     return sources, ops
 
 
-def traced_function(source, fn):
+def traced_function(source: str, fn: FunctionType) -> FunctionType:
     """The function ``source`` (:func:`traced_sources`) defines, run as ``fn``, its plain
     program, runs: with ``fn``'s globals (the same kernels and their state, an
     iterator's position among them) and file name."""
@@ -260,19 +270,23 @@ def traced_function(source, fn):
     return namespace["run"]
 
 
-def _assigned(statement):
+def _assigned(statement: str) -> list[str]:
     """The names an op's line assigns its outputs to (``t3_0, t3_1 = k2(...)``); none for ``_``."""
-    target = ast.parse(statement).body[0].targets[0]
-    names = [target] if isinstance(target, ast.Name) else target.elts
-    return [n.id for n in names if n.id != "_"]
+    assign = ast.parse(statement).body[0]
+    assert isinstance(assign, ast.Assign)  # an op's line is one assignment (compile.py)
+    target = assign.targets[0]
+    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    return [n.id for n in names if isinstance(n, ast.Name) and n.id != "_"]
 
 
-def _exports(plan, folded, compressed, replicated):
+def _exports(
+    plan: Plan, folded: Container[Tensor], compressed: Container[Tensor], replicated: Container[str]
+) -> dict[str, list[Tensor | Encoded]]:
     """Per partition: the tensors other partitions consume (``Encoded`` where they are
     read compressed), and the fetched ones."""
     exported: dict[str, list[Tensor | Encoded]] = {p.key: [] for p in plan.partitions}
 
-    def export(t, encoded=False):
+    def export(t: Tensor, encoded: bool = False) -> None:
         if t in folded or t in plan.feeds or t.op not in plan.partition_of:
             return  # constants, feeds and variables are read where they are
         part = plan.partition_of[t.op]
@@ -290,7 +304,7 @@ def _exports(plan, folded, compressed, replicated):
     return exported
 
 
-def _namespace(device, namespaces):
+def _namespace(device: str, namespaces: dict[int, DeviceNamespace]) -> ModuleType | DeviceNamespace:
     """numpy for the CPU; a GPU's :class:`DeviceNamespace`, one per GPU index."""
     if not is_gpu(device):
         return np
@@ -300,11 +314,11 @@ def _namespace(device, namespaces):
     return namespaces[index]
 
 
-def _leaving_devices(plan, exported):
+def _leaving_devices(plan: Plan, exported: dict[str, list[Tensor | Encoded]]) -> set[Tensor]:
     """Tensors a GPU partition exports to a fetch or to a partition on another device."""
     on_gpu = {p.key for p in plan.partitions if is_gpu(p.device)}
     fetched = set(plan.fetches)
-    leaving = {t for key in on_gpu for t in exported[key] if t in fetched}
+    leaving = {t for key in on_gpu for t in exported[key] if not isinstance(t, Encoded) and t in fetched}
     for op in plan.ops:
         reader = plan.partition_of.get(op)
         for t in plan.inputs_of(op):
@@ -316,21 +330,23 @@ def _leaving_devices(plan, exported):
     return leaving
 
 
-def _uses(plan, exported, fetched):
+def _uses(
+    plan: Plan, exported: dict[str, list[Tensor | Encoded]], fetched: Iterable[Tensor]
+) -> dict[Tensor, int]:
     """How many times each tensor is read in the step: by ops, as an export, and (a
     variable's value, which the step's results take from the store) as a fetch."""
-    uses: dict = {t: 1 for t in fetched if t.op.primitive.is_variable}
+    uses: dict[Tensor, int] = {t: 1 for t in fetched if t.op.primitive.is_variable}
     for op in plan.ops:
         for t in plan.inputs_of(op):
             uses[t] = uses.get(t, 0) + 1
     for tensors in exported.values():
-        for t in tensors:
-            t = t.tensor if type(t) is Encoded else t  # its encoder reads it at the end
+        for export in tensors:
+            t = export.tensor if isinstance(export, Encoded) else export  # its encoder reads it at the end
             uses[t] = uses.get(t, 0) + 1
     return uses
 
 
-def _control_edges(plan):
+def _control_edges(plan: Plan) -> dict[str, list[str]]:
     """Per partition: other partitions it must wait for without reading their data."""
     edges: dict[str, list[str]] = {p.key: [] for p in plan.partitions}
     for op in plan.ops:
@@ -344,9 +360,10 @@ def _control_edges(plan):
     return edges
 
 
-def _through(control, key, empty):
+def _through(control: dict[str, list[str]], key: str, empty: Container[str]) -> list[str]:
     """The control dependencies of ``key``, looking through empty partitions."""
-    found, stack = [], list(control[key])
+    found: list[str] = []
+    stack = list(control[key])
     while stack:
         k = stack.pop()
         if k in empty:
@@ -356,22 +373,24 @@ def _through(control, key, empty):
     return found
 
 
-def _task(program, control=()):
+def _task(program: Program, control: Iterable[str] = ()) -> Task:
     args = [TaskRef(arg.key) for arg in program.args]
     data_deps = {arg.partition for arg in program.args if type(arg) is FromPartition}
     args.extend(TaskRef(k) for k in control if k not in data_deps)
     return Task(program.key, program.fn, *args)
 
 
-def _var_inputs(programs):
+def _var_inputs(programs: Iterable[Program]) -> list[VariableValue]:
     return [arg for p in programs for arg in p.args if type(arg) is VariableValue]
 
 
-def _is_var(t, feeds):
+def _is_var(t: Tensor, feeds: Container[Tensor]) -> bool:
     return t.op.primitive.is_variable and t not in feeds
 
 
-def _source(t, feeds, folded, where):
+def _source(
+    t: Tensor, feeds: list[Tensor], folded: dict[Tensor, object], where: dict[Tensor, PartitionResult]
+) -> FedValue | VariableValue | Constant | PartitionResult:
     """Where fetched tensor ``t``'s value comes from."""
     if t in feeds:
         return FedValue(feeds.index(t))
@@ -382,7 +401,7 @@ def _source(t, feeds, folded, where):
     return where[t]  # a PartitionResult
 
 
-def _copied(value):
+def _copied(value: object) -> object:
     """A read-only copy of a value the session holds; a view, which no kernel writes in place."""
     if type(value) is not np.ndarray or value.flags.writeable:
         return value
@@ -391,11 +410,10 @@ def _copied(value):
     return copy
 
 
-def _fetch(values, source):
-    kind = type(source)
-    if kind is PartitionResult:
+def _fetch(values: dict, source: FedValue | VariableValue | Constant | PartitionResult) -> object:
+    if type(source) is PartitionResult:  # (each `type() is` narrows source for type checkers)
         value = values[source.partition][source.index]
-    elif kind is Constant:
+    elif type(source) is Constant:
         value = source.value
     else:  # FedValue, VariableValue: among the step's bound values
         value = values[source.key]
@@ -405,11 +423,11 @@ def _fetch(values, source):
     return to_host(value)  # a GPU variable's value; anything else as it is
 
 
-def _uninitialized(name):
+def _uninitialized(name: str) -> FailedPreconditionError:
     return FailedPreconditionError(None, None, f"Attempting to use uninitialized value {name}")
 
 
-def _failing_op(exc, line_ops):
+def _failing_op(exc: BaseException, line_ops: dict[str, dict[int, Operation]]) -> Operation | None:
     located = getattr(exc, "daskflow_line", None)  # set on a worker (programs.run_program)
     if located is not None:
         key, line = located
