@@ -21,7 +21,7 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...kernels.devices import DeviceConstant, DeviceNamespace, is_gpu, to_host
 from .arguments import FedValue, FromPartition, VariableUpdate, VariableValue
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from types import FunctionType
 
     from ...framework.graph import Operation, Tensor
+    from ...framework.primitive import Primitive
     from .arguments import PartitionResult
     from .partition import Partition, Plan
 
@@ -54,32 +55,44 @@ class Program:
 
 class _Builder:
     def __init__(
-        self, part, feeds, folded, producer, state_for, xp, uses, plan, compressed, replica, in_place
-    ):
+        self,
+        part: Partition,
+        feeds: list[Tensor],
+        folded: dict[Tensor, object],
+        producer: Callable[[Tensor | Encoded], PartitionResult],
+        state_for: Callable[[Operation], object],
+        xp: object,
+        uses: dict[Tensor, int],
+        plan: Plan,
+        compressed: dict[Tensor, str],
+        replica: bool,
+        in_place: bool,
+    ) -> None:
         self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
         self.updates_in_place = in_place
         # Tensors that cross compressed from replicas: encoded where made, decoded where
         # read by a single partition.
         self.compressed = compressed
-        self.decodes = {} if replica else compressed
+        self.decodes: Container[Tensor] = {} if replica else compressed
         # What each op reads and runs after plan-time rewrites.
         self.inputs_of, self.primitive_of, self.attrs_of = plan.inputs_of, plan.primitive_of, plan.attrs_of
         self.producer, self.state_for, self.xp = producer, state_for, xp
-        self.ns: dict = {}
+        self.ns: dict[str, Any] = {}  # the program's globals: kernels, constants, its function
         # On a GPU: the namespace's name, through which values cross the partition's boundary.
         self.device = self._global(xp, "x") if isinstance(xp, DeviceNamespace) else None
         self.lines: list[str] = []
-        self.line_ops: dict = {}
-        self.args: list = []
+        self.line_ops: dict[int, Operation] = {}
+        self.args: list[FedValue | VariableValue | FromPartition] = []
         self.arg_names: list[str] = []
-        self.names: dict = {}  # tensor -> local name
-        self.slots: dict = {}  # variable op -> slot name
-        self.written: dict = {}  # slot name -> variable name
-        self.var_positions: dict = {}  # slot name -> position in args (when loaded from the store)
-        self.part_args: dict = {}  # producer key -> arg name
-        self.reads: dict = {}  # producer key -> result indices read
+        self.names: dict[Tensor, str] = {}  # tensor -> local name
+        self.slots: dict[Operation, str] = {}  # variable op -> slot name
+        self.written: dict[str, str] = {}  # slot name -> variable name
+        self.var_positions: dict[str, int] = {}  # slot name -> position in args (when loaded from the store)
+        self.part_args: dict[str, str] = {}  # producer key -> arg name
+        self.reads: dict[str, set[int]] = {}  # producer key -> result indices read
         self.own_ops = set(part.ops)
-        self.readers = collections.defaultdict(list)  # tensor -> the ops here that read it
+        self.readers: collections.defaultdict[Tensor, list[Operation]] = collections.defaultdict(list)
+        # tensor -> the ops here that read it
         for op in part.ops:
             for t in self.inputs_of(op):
                 self.readers[t].append(op)
@@ -89,18 +102,18 @@ class _Builder:
             self._emit(f"{self.device}.use()", None)  # this thread's current GPU
 
     # -- names for inputs -----------------------------------------------------------
-    def _arg(self, spec, prefix="a"):
+    def _arg(self, spec: FedValue | VariableValue | FromPartition, prefix: str = "a") -> str:
         name = f"{prefix}{len(self.args)}"
         self.args.append(spec)
         self.arg_names.append(name)
         return name
 
-    def _global(self, value, prefix):
+    def _global(self, value: object, prefix: str) -> str:
         name = f"{prefix}{len(self.ns)}"
         self.ns[name] = value
         return name
 
-    def value_of(self, t):
+    def value_of(self, t: Tensor) -> str:
         """The expression for tensor ``t`` at this point of the program."""
         if t.op.primitive.is_variable and t not in self.feeds:
             return self._slot(t, reading=True)
@@ -118,7 +131,7 @@ class _Builder:
         self.names[t] = name
         return name
 
-    def _edge(self, t):
+    def _edge(self, t: Tensor) -> str:
         encoded = t in self.decodes
         source = self.producer(Encoded(t) if encoded else t)
         key, index = source.partition, source.index
@@ -132,10 +145,10 @@ class _Builder:
         self._emit(f"{name} = {self._to_device(value)}", None)
         return name
 
-    def _to_device(self, expr):
+    def _to_device(self, expr: str) -> str:
         return f"{self.device}.to_device({expr})" if self.device else expr
 
-    def _uploaded(self, expr):
+    def _uploaded(self, expr: str) -> str:
         """A name for ``expr``'s value on this partition's device (``expr`` itself on the CPU)."""
         if not self.device:
             return expr
@@ -143,7 +156,7 @@ class _Builder:
         self._emit(f"{name} = {self._to_device(expr)}", None)
         return name
 
-    def _slot(self, ref, reading):
+    def _slot(self, ref: Tensor, reading: bool) -> str:
         op = ref.op
         slot = self.slots.get(op)
         if slot is None:
@@ -155,22 +168,25 @@ class _Builder:
                 value = f"{self._global(to_host, 'f')}({value})"
             self._emit(f"{slot} = {self._to_device(value)}", op)
         if reading and slot not in self.written:
-            position = self.var_positions[slot]
-            self.args[position] = dataclasses.replace(self.args[position], required=True)
+            spec = self.args[self.var_positions[slot]]
+            assert type(spec) is VariableValue  # var_positions: where variables' values are
+            self.args[self.var_positions[slot]] = dataclasses.replace(spec, required=True)
         return slot
 
     # -- ops ----------------------------------------------------------------------------
-    def _emit(self, line, op):
+    def _emit(self, line: str, op: Operation | None) -> None:
         self.lines.append(line)
         if op is not None:
             self.line_ops[len(self.lines) + 1] = op  # +1: the def line comes first
 
-    def _kernel(self, op, **extra):
+    def _kernel(self, op: Operation, **extra: bool) -> str:
         prim = self.primitive_of(op)
+        if prim.kernel is None:  # (placeholders and variables are read, never run)
+            raise TypeError(f"op {op.name} ({op.type}) has no kernel to run")
         bound = (self.xp, self.state_for(op)) if prim.make_state else (self.xp,)
         return self._global(functools.partial(prim.kernel, *bound, **self.attrs_of(op), **extra), "k")
 
-    def _donatable(self, t):
+    def _donatable(self, t: Tensor) -> bool:
         """A fresh array made here that nothing else reads: its buffer can be reused.
         Never a folded value: later steps read it again (on a GPU, a kept device copy)."""
         return (
@@ -181,14 +197,14 @@ class _Builder:
             and self.uses.get(t, 0) == 1
         )
 
-    def _dead_after_aggregating(self, t):
+    def _dead_after_aggregating(self, t: Tensor) -> bool:
         """An aggregating op is the only reader of ``t`` in this partition. ``t`` comes
         from other partitions: each consumer gets its own delivery, and the kernel
         overwrites only the values that arrived as this worker's own copies
         (:attr:`~daskflow.framework.replica.PerReplica.own`), never the producers'."""
         return t.op not in self.own_ops and self.reads_here[t] == 1
 
-    def _donation(self, op):
+    def _donation(self, op: Operation) -> dict[str, bool]:
         """``{"donate": True}`` where ``op``'s kernel may write into its input ``donates``."""
         prim, inputs = self.primitive_of(op), self.inputs_of(op)
         inputs = inputs[1:] if prim.updates_variable else inputs
@@ -200,7 +216,7 @@ class _Builder:
         dead = self._dead_after_aggregating(given) if prim.aggregates_replicas else self._donatable(given)
         return {"donate": True} if dead else {}
 
-    def _in_place(self, op):
+    def _in_place(self, op: Operation) -> dict[str, bool]:
         """``{"in_place": True}`` where ``op``'s kernel may write its outputs into the
         variables it reads (embedded only: there the session alone holds their arrays)."""
         prim = self.primitive_of(op)
@@ -211,7 +227,7 @@ class _Builder:
         updatable = all(self._updatable(op, t, out) for t, out in pairs)
         return {"in_place": True} if updatable and self._nothing_can_fail_after(op) else {}
 
-    def _nothing_can_fail_after(self, op):
+    def _nothing_can_fail_after(self, op: Operation) -> bool:
         """Whether every op after ``op`` here is one no value can make fail, so that a
         failing step still leaves every variable as it was: constants, NoOps, and
         updates and elementwise ops whose inputs' shapes the graph fixes (checked when
@@ -223,7 +239,7 @@ class _Builder:
                 return False
         return True
 
-    def _updatable(self, op, t, out):
+    def _updatable(self, op: Operation, t: Tensor, out: Tensor) -> bool:
         """Whether ``op`` may write ``out``, the new value of the variable whose value
         ``t`` is, into that value's array: ``out`` goes only to one ``Assign`` of the
         variable here; every read of the old value, or of a view of it, is here and
@@ -244,7 +260,7 @@ class _Builder:
                     return False
         return True
 
-    def _only_assign(self, out, var):
+    def _only_assign(self, out: Tensor, var: Operation) -> Operation | None:
         """The ``Assign`` of ``var`` that is ``out``'s only reader, or None."""
         readers = self.readers[out]
         if self.uses.get(out, 0) != 1 or len(readers) != 1:
@@ -254,7 +270,7 @@ class _Builder:
         ours = prim.updates_variable and prim.ignores_old_value and inputs[0].op is var and inputs[1] is out
         return assign if ours else None
 
-    def _views_of(self, t):
+    def _views_of(self, t: Tensor) -> set[Tensor]:
         """``t`` and the tensors here that may share its memory: outputs of ops that are
         not ``fresh_output`` (a reshape, an identity, an assignment) reading one of them."""
         found, todo = {t}, [t]
@@ -267,7 +283,7 @@ class _Builder:
                 todo.extend(fresh)
         return found
 
-    def add(self, op):
+    def add(self, op: Operation) -> None:
         prim = self.primitive_of(op)
         if all(t in self.folded for t in op.outputs) and op.outputs:
             return
@@ -288,12 +304,12 @@ class _Builder:
         self._emit(f"{lhs} = {kernel}({args})", op)
         self.names.update(zip(op.outputs, outs))
 
-    def _input(self, t, prim):
+    def _input(self, t: Tensor, prim: Primitive) -> str:
         if prim.accepts_uninitialized and t.op.primitive.is_variable and t not in self.feeds:
             return self._slot(t, reading=False)
         return self.value_of(t)
 
-    def _add_update(self, op):
+    def _add_update(self, op: Operation) -> None:
         ref, *rest = self.inputs_of(op)
         slot = self._slot(ref, reading=not op.primitive.ignores_old_value)
         args = ", ".join([slot] + [self.value_of(t) for t in rest])
@@ -302,10 +318,10 @@ class _Builder:
         self.written[slot] = ref.op.name
         self.names[op.outputs[0]] = out
 
-    def _result(self, export, leaving):
+    def _result(self, export: Tensor | Encoded, leaving: Container[Tensor]) -> str:
         """The expression a result leaves as: on the host if it leaves the device
         (copied here, once), encoded if it is an ``Encoded`` export."""
-        t = export.tensor if type(export) is Encoded else export
+        t = export.tensor if isinstance(export, Encoded) else export
         value = self.value_of(t)
         if self.device and t in leaving:
             value = f"{self.device}.to_host({value})"
@@ -336,7 +352,7 @@ class _Builder:
 _LOCAL = re.compile(r"\bt\d+_\d+\b")  # an op's output, or a value from another partition
 
 
-def _free_when_dead(lines):
+def _free_when_dead(lines: list[str]) -> None:
     """End each intermediate's name on the line that reads it last (``; del t3_0``), so its
     buffer goes back to the allocator while the step runs: the next value of its size
     takes it instead of fresh, page-faulting memory. Names the last line (the return)
@@ -359,9 +375,9 @@ def _free_when_dead(lines):
 def compile_partition(
     part: Partition,
     exported: list[Tensor | Encoded],
-    feeds: Container[Tensor],
+    feeds: list[Tensor],
     folded: dict[Tensor, object],
-    producer: Callable[[Tensor], PartitionResult],
+    producer: Callable[[Tensor | Encoded], PartitionResult],
     state_for: Callable[[Operation], object],
     xp: object,
     uses: dict[Tensor, int],

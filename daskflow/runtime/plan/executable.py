@@ -88,7 +88,7 @@ class Executable:
         namespaces: dict[
             int, DeviceNamespace
         ] = {}  # GPU index -> its namespace, shared by that GPU's partitions
-        where: dict[Tensor, PartitionResult] = {}
+        where: dict[Tensor | Encoded, PartitionResult] = {}  # (an Encoded export: the encoded value)
         self.programs = []
         for part in plan.partitions:
             xp = _namespace(part.device, namespaces)
@@ -389,7 +389,10 @@ def _is_var(t: Tensor, feeds: Container[Tensor]) -> bool:
 
 
 def _source(
-    t: Tensor, feeds: list[Tensor], folded: dict[Tensor, object], where: dict[Tensor, PartitionResult]
+    t: Tensor,
+    feeds: list[Tensor],
+    folded: dict[Tensor, object],
+    where: dict[Tensor | Encoded, PartitionResult],
 ) -> FedValue | VariableValue | Constant | PartitionResult:
     """Where fetched tensor ``t``'s value comes from."""
     if t in feeds:
