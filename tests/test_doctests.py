@@ -30,17 +30,7 @@ import pytest
 
 import daskflow
 
-# Not collected yet: these are being moved, split or renamed under #41 (runtime/ as one
-# stack with plan/ annotated and wire/ split, the launch modules' names, constant.py's list
-# packing, the dashboard's subscription to step records). Their examples join once those
-# moves land.
-EXCLUDED = (
-    "daskflow.runtime",
-    "daskflow.local_dask_cluster",  # was daskflow/launch.py
-    "daskflow.launcher",
-    "daskflow.framework.constant",
-    "daskflow.dashboard",
-)
+EXCLUDED: tuple[str, ...] = ()  # packages whose examples are not collected (none)
 
 # As the suite's programs have them (``import daskflow as tf``); numpy for the values.
 NAMESPACE = {"tf": daskflow, "np": np}
