@@ -74,10 +74,7 @@ class EmbeddedRuntime:
                 return one_by_one(lambda: self._step(executable, feed_values), steps)
         if steps > 1:
             return one_by_one(lambda: self._step(executable, feed_values), steps)
-        values = executable.execute(executable.bind(feed_values, self.store))
-        for update in executable.updates:  # the step succeeded: commit
-            self._keep(update.name, values[update.partition][update.index])
-        return executable.results(values)
+        return self._step(executable, feed_values)
 
     def traced_run(self, executable, feed_values, stats, steps=1):
         """:meth:`run`, its last step's op times noted into ``stats``."""

@@ -426,8 +426,8 @@ class ClusterRuntime:
             backups = None
         read = lowered.fetched_variables(table.values)  # values as the step starts
         held_by = {table.homes.get(name) for name, _ in read} - {None}  # a fetch's holder may leave too
-        if held_by - set(addresses):  # a run that only reads runs no partition there to notice
-            raise recovery.WorkerLost(held_by - set(addresses))
+        if gone := held_by - addresses.keys():  # a run that only reads runs no partition there to notice
+            raise recovery.WorkerLost(gone)
         step = lowered.graph(
             first, feed_values, table.values, addresses, backups, table.pushed, only, steps, limit_ms
         )
