@@ -35,6 +35,11 @@ def test_dimension_answers_as_tf1s(name):
     assert DIMENSION[name] == TF1["dimension"][name], name
 
 
+@pytest.mark.parametrize("name", sorted(TF1["texts"]))
+def test_shape_prints_as_tf1s(name):
+    assert sc.shape_texts(tf)[name] == TF1["texts"][name], name
+
+
 def test_known_dimension_works_as_an_int():
     d = tf.placeholder(tf.float32, [None, 3]).shape[1]
     assert isinstance(d, int) and hash(d) == hash(3) and {d: "x"}[3] == "x"

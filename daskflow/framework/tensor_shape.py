@@ -111,9 +111,10 @@ class TensorShape:
     --------
     >>> TensorShape([None, 784]).as_list()
     [None, 784]
-    >>> # Bug: daskflow's repr is TF2's, TensorShape([None, 784]), not TF1's.
-    >>> TensorShape([None, 784])  # doctest: +SKIP
+    >>> TensorShape([None, 784])
     TensorShape([Dimension(None), Dimension(784)])
+    >>> print(TensorShape([None, 784]))
+    (?, 784)
     """
 
     __slots__ = ("dims",)
@@ -181,7 +182,10 @@ class TensorShape:
         return hash(self.dims)
 
     def __repr__(self):
-        return "TensorShape(None)" if self.dims is None else f"TensorShape({list(self.dims)})"
+        if self.dims is None:
+            return "TensorShape(None)"
+        dims = ", ".join(f"Dimension({d})" for d in self.dims)  # TF1's, unknown ones included
+        return f"TensorShape([{dims}])"
 
     def __str__(self):
         if self.dims is None:
