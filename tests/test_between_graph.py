@@ -397,7 +397,8 @@ def test_sync_replicas_protocol_ops_exist_for_tf1_scripts(job):
     graph = tf.Graph()
     with graph.as_default():
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
-        with pytest.raises(ValueError, match="get_init_tokens_op: should be called after apply_gradients"):
+        tf1_message = r"^get_init_tokens_op\(\) should be called after apply_gradients\(\)\.$"
+        with pytest.raises(ValueError, match=tf1_message):
             opt.get_init_tokens_op()
     graph, x, w, step, train, init, opt = _sync_model(spec, 0, 2, 2)
     tf.Session.reset(w0.target)

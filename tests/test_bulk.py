@@ -417,7 +417,7 @@ def _two_variables_graph():
             b = tf.Variable(np.full((20,), 0.25, np.float32), name="b")
             loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([4, 30]), a) + b))
             opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(1e-4), 1, 1)
-            train = opt.minimize(loss)
+            train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
     return g, a, b, train
 
 
@@ -425,7 +425,7 @@ def _run_two_variables(target, steps, between=lambda: None):
     g, a, b, train = _two_variables_graph()
     config = tf.ConfigProto(backup_variables=False)  # only pushes reach the reader: counted
     with tf.Session(target, graph=g, config=config) as sess:
-        sess.run([a.initializer, b.initializer])
+        sess.run([a.initializer, b.initializer, tf.train.get_global_step(g).initializer])
         for _ in range(3):
             sess.run(train)
         before = between()

@@ -255,7 +255,8 @@ def _step_times(target, aggregate, steps=8):
             w = tf.Variable(np.zeros((64, 10), np.float32))
             loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=tf.matmul(x, w)))
             sgd = tf.train.GradientDescentOptimizer(0.5)
-            train = tf.train.SyncReplicasOptimizer(sgd, aggregate, 3).minimize(loss)
+            step = tf.train.get_or_create_global_step()
+            train = tf.train.SyncReplicasOptimizer(sgd, aggregate, 3).minimize(loss, global_step=step)
         with tf.Session(target, graph=g) as sess:
             sess.run(tf.global_variables_initializer())
             times = []
@@ -336,11 +337,11 @@ def test_the_mean_leaves_a_fetched_replica_gradient_as_that_replica_computed_it(
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
         # Each replica's gradient is a new array (a matmul's): its row, in both columns.
         ((grad, _),) = opt.compute_gradients(tf.reduce_sum(tf.matmul(x, w)), [w])
-        train = opt.apply_gradients([(grad, w)])
+        train = opt.apply_gradients([(grad, w)], global_step=tf.train.get_or_create_global_step())
     rows = np.array([[1.0] * 3, [100.0] * 3], np.float32)  # split: one row per replica
     with tf.local_cluster(ps=1, workers=2, processes=False, protocol="inproc://", host=None) as inproc:
         with tf.Session(inproc) as sess:
-            sess.run(w.initializer)
+            sess.run(tf.global_variables_initializer())
             for _ in range(3):
                 _, fetched = sess.run([train, grad], {x: rows})
                 np.testing.assert_array_equal(fetched, np.stack([rows[0]] * 2, axis=1))  # replica 0's
@@ -371,7 +372,7 @@ def test_the_mean_may_overwrite_the_replicas_gradients_only_when_nothing_else_he
         w = tf.Variable(np.ones((3, 2), np.float32))
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
         ((grad, _),) = opt.compute_gradients(tf.reduce_sum(tf.square(tf.matmul(x, w))), [w])
-        train = opt.apply_gradients([(grad, w)])
+        train = opt.apply_gradients([(grad, w)], global_step=tf.train.get_or_create_global_step())
     with tf.device("/job:ps/task:0"):
         other_mean = aggregate_replicas(grad, 2, 2)  # a second reader of the same values there
     with tf.Session() as sess:

@@ -103,7 +103,7 @@ def test_sync_replicas_with_independent_replicas_is_refused(cluster):
     with tf.device(tf.train.replica_device_setter(cluster=spec)):
         w = tf.Variable(1.0)
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
-        train = opt.minimize(tf.square(w))
+        train = opt.minimize(tf.square(w), global_step=tf.train.get_or_create_global_step())
     with tf.Session(cluster, config=tf.ConfigProto(independent_replicas=True)) as sess:
         sess.run(tf.global_variables_initializer())
         with pytest.raises(tf.errors.UnimplementedError, match="independent_replicas"):

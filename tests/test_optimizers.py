@@ -655,6 +655,29 @@ def test_sync_replicas_optimizer_forwards_get_slot():
     w = tf.Variable(1.0, name="w")
     inner = tf.train.MomentumOptimizer(0.1, 0.9)
     opt = tf.train.SyncReplicasOptimizer(inner, replicas_to_aggregate=1)
-    opt.minimize(w * w)
+    opt.minimize(w * w, global_step=tf.train.get_or_create_global_step())
     assert opt.get_slot(w, name="momentum") is inner.get_slot(w, "momentum") is not None
     assert opt.get_slot_names() == ["momentum"]
+
+
+# TF1's errors, word for word (TF 2.21's compat.v1 sync_replicas_optimizer.py, as r1.15's):
+# an empty list is refused first, then a missing global step, before any op is made.
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda opt, w: opt.minimize(w * w), "Global step is required to check staleness"),
+        (lambda opt, w: opt.apply_gradients([(w * 2.0, w)]), "Global step is required to check staleness"),
+        (lambda opt, w: opt.apply_gradients([]), "Must supply at least one variable"),
+        (
+            lambda opt, w: opt.apply_gradients([], global_step=tf.train.get_or_create_global_step()),
+            "Must supply at least one variable",
+        ),
+    ],
+)
+def test_sync_replicas_optimizer_refuses_what_tf1_refuses(call, message):
+    w = tf.Variable(1.0, name="w")
+    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2, 2)
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        call(opt, w)
+    with pytest.raises(ValueError, match=r"^Should be called after apply_gradients\(\)\.$"):
+        opt.get_chief_queue_runner()  # nothing was applied

@@ -79,7 +79,19 @@ class SyncReplicasOptimizer(Optimizer):
         return self._opt.compute_gradients(*args, **kwargs)
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """Average each gradient over the replicas on its variable's device, then apply once."""
+        """Average each gradient over the replicas on its variable's device, then apply once.
+
+        Raises
+        ------
+        ValueError
+            If ``grads_and_vars`` is empty, or ``global_step`` is not given
+            (TF1 needs it to check a gradient's staleness, and so does a TF1
+            script run here).
+        """
+        if not grads_and_vars:  # TF1's checks, in TF1's order (a generator passes the first)
+            raise ValueError("Must supply at least one variable")
+        if global_step is None:
+            raise ValueError("Global step is required to check staleness")
         averaged = []
         with name_scope(self._name):
             self._protocol_ops()
@@ -103,17 +115,17 @@ class SyncReplicasOptimizer(Optimizer):
 
     def get_chief_queue_runner(self):
         """The chief's queue runner (TF1's applies each round; here the ps does): no threads."""
-        self._check_applied("get_chief_queue_runner")
+        self._check_applied("Should be called after apply_gradients().")
         return _NoRounds(queue=self, enqueue_ops=[self._tokens_op])
 
     def get_init_tokens_op(self, num_tokens=-1):
         """TF1's first tokens for the workers; here an op with nothing to do."""
-        self._check_applied("get_init_tokens_op")
+        self._check_applied("get_init_tokens_op() should be called after apply_gradients().")
         return self._tokens_op
 
-    def _check_applied(self, what):
-        if not hasattr(self, "_tokens_op"):  # as TF1
-            raise ValueError(f"{what}: should be called after apply_gradients().")
+    def _check_applied(self, message):
+        if not hasattr(self, "_tokens_op"):  # TF1's messages, word for word
+            raise ValueError(message)
 
     def get_slot(self, *args, **kwargs):
         """The wrapped optimizer's slot (TF1 forwards every argument)."""
