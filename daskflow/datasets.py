@@ -284,6 +284,7 @@ class DataSet:
 _MNIST_SIDE = 28
 _MNIST_MARGIN = 4  # MNIST digits fill a 20x20 box in the middle of the 28x28 frame
 _DIGITS_TEST_SIZE = 360
+_DIGITS_EXAMPLES = 1797  # scikit-learn's digits
 _MNIST_TRAIN_EXAMPLES = 60000
 _FAKE_EXAMPLES = 10000
 
@@ -585,8 +586,8 @@ def read_data_sets(
         scikit-learn's digits resized to 28x28 (:func:`digits_as_mnist`)
         stand in, with a warning naming the directory: 1437 training and
         validation examples, 360 test examples. If None (default), the
-        embedded 8x8 digits are returned as by :func:`load_digits` and
-        `validation_size` is ignored (the validation set is empty).
+        embedded 8x8 digits, in :func:`load_digits`' order and with its
+        test set, split the same way (without a warning).
     fake_data : bool, optional
         Return three fake sets (TF1's test mode; see :class:`DataSet`).
     one_hot : bool, optional
@@ -599,9 +600,14 @@ def read_data_sets(
         (784 for MNIST); otherwise ``[n, rows, cols, 1]``.
     validation_size : int, optional
         The first `validation_size` training examples become the
-        validation set (default 5000). For the 28x28 digits stand-in it
-        counts MNIST examples: the same fraction of the 1437 training
-        digits (5000 of 60000 gives 120) is held out.
+        validation set (default 5000, as TF1). For the digits (the 8x8
+        default and the 28x28 stand-in) it counts MNIST examples: the
+        same fraction of the 1437 training digits is held out, so the
+        default keeps 120 for validation and 1317 for training. A count of
+        digits would not do: TF1's default 5000 exceeds them, and a
+        script written for MNIST (``validation_size=5000`` and a
+        validation pass) would get an error or an empty set. For exact
+        counts of digits use :func:`load_digits`.
     seed : int or None, optional
         Shuffling seed given to each :class:`DataSet`.
     source_url : str, optional
@@ -622,7 +628,8 @@ def read_data_sets(
     ValueError
         If a file is not valid IDX, the shapes do not fit together, or
         `validation_size` is not between 0 and the number of training
-        examples (60000 for the stand-in).
+        examples (60000 for the digits), with TF1's message
+        ``Validation size should be between 0 and 60000. Received: 60001.``
 
     Warns
     -----
@@ -633,7 +640,7 @@ def read_data_sets(
     --------
     >>> data = read_data_sets()  # embedded 8x8 digits, no files needed
     >>> data.train.num_examples, data.validation.num_examples, data.test.num_examples
-    (1437, 0, 360)
+    (1317, 120, 360)
     >>> import warnings
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
@@ -645,7 +652,7 @@ def read_data_sets(
     if fake_data:
         return Datasets(*(DataSet([], [], fake_data=True, **options) for _ in range(3)))
     if train_dir is None:
-        return _embedded_digits(**options)
+        return _embedded_digits(validation_size, **options)
     directory = os.fspath(train_dir)
     paths, missing = [], []
     for base in _MNIST_FILES:
@@ -682,27 +689,42 @@ def read_data_sets(
             f"{paths[0]} images have shape {train_images.shape[1:]} but "
             f"{paths[2]} images have shape {test_images.shape[1:]}"
         )
-    n_train = train_images.shape[0]
-    validation_size = _check_count("validation_size", validation_size, 0, n_train)
+    validation_size = _validation_size(validation_size, train_images.shape[0])
     images = np.concatenate([train_images, test_images])
     labels = np.concatenate([train_labels, test_labels])
     return _split(images, labels, validation_size, test_images.shape[0], **options)
 
 
-def _embedded_digits(dtype, **options):
-    if _image_dtype(dtype) == np.float32:
-        return load_digits(**options)
+def _validation_size(value, n_train):
+    """`value` as an int in ``[0, n_train]``, else ValueError with TF1's message."""
+    value = _check_count("validation_size", value, float("-inf"))  # its range: TF1's message below
+    if not 0 <= value <= n_train:
+        raise ValueError(f"Validation size should be between 0 and {n_train}. Received: {value}.")
+    return value
+
+
+def _digits_held_out(validation_size):
+    """How many of the 1437 training digits stand for `validation_size` of MNIST's 60000."""
+    validation_size = _validation_size(validation_size, _MNIST_TRAIN_EXAMPLES)
+    pool = _DIGITS_EXAMPLES - _DIGITS_TEST_SIZE
+    return round(validation_size * pool / _MNIST_TRAIN_EXAMPLES)
+
+
+def _embedded_digits(validation_size, dtype, **options):
+    image_dtype = _image_dtype(dtype)
+    held_out = _digits_held_out(validation_size)
+    if image_dtype == np.float32:
+        return load_digits(validation_size=held_out, **options)
     pixels, labels = _shuffled_digits()
     images = np.rint(pixels * (255 / 16)).astype(np.uint8).reshape(-1, 8, 8, 1)
-    return _split(images, labels, 0, _DIGITS_TEST_SIZE, dtype=dtype, **options)
+    return _split(images, labels, held_out, _DIGITS_TEST_SIZE, dtype=dtype, **options)
 
 
 def _digits_standing_in_for_mnist(directory, validation_size, **options):
     _image_dtype(options["dtype"])
-    validation_size = _check_count("validation_size", validation_size, 0, _MNIST_TRAIN_EXAMPLES)
+    held_out = _digits_held_out(validation_size)
     images, labels = digits_as_mnist()
     pool = images.shape[0] - _DIGITS_TEST_SIZE
-    held_out = round(validation_size * pool / _MNIST_TRAIN_EXAMPLES)
     warnings.warn(
         f"no MNIST files in {directory!r}: using scikit-learn's digits resized to 28x28 instead "
         f"({pool - held_out} train, {held_out} validation, {_DIGITS_TEST_SIZE} test examples)",

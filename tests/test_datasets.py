@@ -70,11 +70,36 @@ def test_digits_one_hot_reshape_and_sizes():
 
 
 def test_read_data_sets_default_is_digits():
-    a = read_data_sets(one_hot=True, validation_size=123)
+    a = read_data_sets(one_hot=True)
     b = load_digits(one_hot=True)
-    assert a.validation.num_examples == 0
-    np.testing.assert_array_equal(a.train.images, b.train.images)
+    # TF1 keeps its default 5000 of MNIST's 60000 training examples for validation:
+    # the same fraction of the 1437 training digits is 120.
+    assert [d.num_examples for d in a] == [1317, 120, 360]
+    assert a.validation.images.shape == (120, 64) and a.validation.labels.shape == (120, 10)
+    assert a.validation.images.dtype == np.float32
+    assert a.validation.images.min() == 0.0 and a.validation.images.max() == 1.0
+    # load_digits' digits in its order: validation first, then training; the test set unchanged.
+    np.testing.assert_array_equal(a.validation.images, b.train.images[:120])
+    np.testing.assert_array_equal(a.train.images, b.train.images[120:])
     np.testing.assert_array_equal(a.test.labels, b.test.labels)
+
+
+SPLITS = [(0, [1437, 0]), (12000, [1150, 287]), (60000, [0, 1437])]  # 1437 * validation_size / 60000
+
+
+@pytest.mark.parametrize(("validation_size", "sizes"), SPLITS)
+def test_read_data_sets_digits_validation_size_counts_mnist_examples(validation_size, sizes):
+    data = read_data_sets(validation_size=validation_size, dtype="uint8")
+    assert [data.train.num_examples, data.validation.num_examples] == sizes
+    assert data.test.num_examples == 360
+
+
+@pytest.mark.parametrize("bad", [60001, -1])
+def test_read_data_sets_digits_validation_size_out_of_range_is_tf1s_error(bad):
+    # TF r1.15's contrib/learn/python/learn/datasets/mnist.py raises this ValueError.
+    want = f"Validation size should be between 0 and 60000. Received: {bad}."
+    with pytest.raises(ValueError, match=re.escape(want)):
+        read_data_sets(validation_size=bad)
 
 
 # --- DataSet.next_batch -----------------------------------------------------
@@ -178,8 +203,11 @@ def test_read_data_sets_from_idx(tmp_path):
     assert nhwc.train.images.shape == (4, 4, 5, 1)
     assert nhwc.test.labels.shape == (3, 10)
     np.testing.assert_array_equal(nhwc.test.labels.argmax(axis=1), te_y)
-    with pytest.raises(ValueError, match="validation_size"):
+    tf1_message = "Validation size should be between 0 and 6. Received: 7."
+    with pytest.raises(ValueError, match=re.escape(tf1_message)):
         read_data_sets(tmp_path, validation_size=7)
+    with pytest.raises(ValueError, match="validation_size must be an integer"):
+        read_data_sets(tmp_path, validation_size=2.5)
 
 
 def test_gzip_detected_by_content(tmp_path):
@@ -324,10 +352,12 @@ def test_fake_data():
 def test_embedded_digits_as_bytes():
     data = read_data_sets(dtype="uint8")
     floats = read_data_sets()
-    assert data.train.images.dtype == np.uint8 and data.train.images.shape == (1437, 64)
+    assert data.train.images.dtype == np.uint8 and data.train.images.shape == (1317, 64)
+    assert data.validation.images.dtype == np.uint8 and data.validation.images.shape == (120, 64)
     assert data.train.images.max() == 255
     # Intensity 16 of 16 is byte 255, 8 is 128 (rounded 127.5): the same pixels.
     np.testing.assert_array_equal(data.test.images, np.rint(floats.test.images * 255))
+    np.testing.assert_array_equal(data.validation.images, np.rint(floats.validation.images * 255))
 
 
 # --- 28x28 digits standing in for MNIST files ----------------------------------
@@ -390,7 +420,8 @@ def test_stand_in_options():
     with pytest.warns(UserWarning):
         floats = read_data_sets("empty", validation_size=0)
     np.testing.assert_allclose(floats.train.images, data.train.images.reshape(1437, 784) / 255.0, rtol=1e-6)
-    with pytest.raises(ValueError, match="validation_size"):
+    tf1_message = "Validation size should be between 0 and 60000. Received: 60001."
+    with pytest.raises(ValueError, match=re.escape(tf1_message)):
         read_data_sets("empty", validation_size=60001)
 
 
