@@ -307,10 +307,13 @@ def imported_variable(dims, dtype, name):
 
 
 def _initial_tensor(initial_value, dtype):
+    # TF1's names: a value made here is ``<variable>/initial_value``, or under
+    # ``<variable>/Initializer/`` when a callable gives it; a tensor keeps its own name.
+    dtype = dtype and dtypes.as_dtype(dtype)
     if callable(initial_value):
         with name_scope("Initializer"), control_dependencies(None):
-            initial_value = initial_value()
-    return convert_to_tensor(initial_value, dtype=dtype and dtypes.as_dtype(dtype))
+            return convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
+    return convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
 
 
 def _update(prim, ref, value, name):

@@ -49,11 +49,12 @@ def graph_def(graph, add_shapes=True) -> protos.GraphDef:
     names = {op.name for op in ops}
     snapshots = {op: snapshot_name(op) for op in ops if op.primitive.is_variable}
     names.update(snapshots.values())
+    after = {_snapshot_follows(op): op for op in snapshots}
     nodes = []
     for op in ops:
         nodes.extend(node_defs(op, names, add_shapes, snapshots))
-        if op in snapshots:
-            nodes.append(_snapshot(op, snapshots[op]))
+        if op in after:
+            nodes.append(_snapshot(after[op], snapshots[after[op]]))
     proto = protos.GraphDef(node=nodes)
     proto.versions.CopyFrom(graph.graph_def_versions)
     return proto
@@ -89,6 +90,16 @@ def snapshot_name(variable_op):
         count += 1
         name = f"{variable_op.name}/read_{count}"
     return name
+
+
+def _snapshot_follows(variable_op):
+    """The op a variable's snapshot comes after: its initializer, as TF1 makes
+    ``<variable>/read`` right after ``<variable>/Assign``; the variable itself when it
+    has none (one imported without its ``VariableDef``)."""
+    initializer = getattr(variable_op.attrs.get("variable"), "_initializer", None)
+    if initializer is None or initializer.op.graph is not variable_op.graph:
+        return variable_op
+    return initializer.op
 
 
 def _snapshot(variable_op, name):

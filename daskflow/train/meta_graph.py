@@ -93,9 +93,7 @@ def export_meta_graph(
     >>> with tf.Graph().as_default():
     ...     v = tf.Variable(1.0, name="v")
     ...     meta = tf.train.export_meta_graph()
-    >>> # Bug: daskflow names the initial value v/Const, not TF1's v/initial_value, and puts
-    >>> # v/read before v/Assign (TF1 makes the Assign first): ['v/Const', 'v', 'v/read', 'v/Assign'].
-    >>> [node.name for node in meta.graph_def.node]  # doctest: +SKIP
+    >>> [node.name for node in meta.graph_def.node]
     ['v/initial_value', 'v', 'v/Assign', 'v/read']
     >>> sorted(meta.collection_def)
     ['trainable_variables', 'variables']

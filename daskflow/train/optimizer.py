@@ -591,7 +591,7 @@ def get_or_create_global_step(graph=None):
         return step
     with graph.as_default(), control_dependencies(None), name_scope(None):
         return Variable(
-            array_ops.zeros([], dtype=dtypes.int64),
+            lambda: array_ops.zeros([], dtype=dtypes.int64),  # TF1's global_step/Initializer/zeros
             name="global_step",
             trainable=False,
             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
