@@ -132,6 +132,7 @@ class Server:
         self._scheduler = None
         self._worker = None
         self._heartbeats = None
+        self._dashboard_port = None
         if start:
             self.start()
 
@@ -150,6 +151,22 @@ class Server:
         """The hosted worker's Dask address (None before :meth:`start`, or when a worker of the
         configured cluster serves this task already)."""
         return None if self._worker is None else self._worker.address
+
+    @property
+    def dashboard_link(self):
+        """``http://host:port/status``: the Dask dashboard of this task's scheduler, with
+        daskflow's page at ``/daskflow`` beside it (None before :meth:`start`, or when the
+        scheduler serves none).
+
+        The scheduler a Server starts serves it at ``daskflow.server-dashboard-address``
+        of Dask's configuration (``daskflow/daskflow.yaml``): by default a free port on the
+        task's host, so servers and other Dask clusters on one machine never collide.
+        """
+        if self._dashboard_port is None:
+            return None
+        from distributed.comm import get_address_host
+
+        return f"http://{get_address_host(self.scheduler_address)}:{self._dashboard_port}/status"
 
     def start(self):
         """Join the cluster: start the scheduler if this task is the first, then the worker.
@@ -174,16 +191,24 @@ class Server:
             self.stop()
             raise
         atexit.register(self.stop)
-        logger.info("daskflow: %s joined the cluster at %s", self.worker_name, self.scheduler_address)
+        logger.info(
+            "daskflow: %s joined the cluster at %s (dashboard: %s)",
+            self.worker_name,
+            self.scheduler_address,
+            self.dashboard_link,
+        )
 
     async def _start_scheduler(self):
         import dask
         from distributed import Scheduler
 
-        from ..local_dask_cluster import LIGHT_MONITORING, _preloads
+        from ..local_dask_cluster import LIGHT_MONITORING, _bound, _preloads
+        from ..runtime.defaults import setting
 
         host, port = _host_port(self._address, "the scheduler's task")
-        options = {"host": host, "port": port, **_preloads(True)}
+        # Not Dask's default 8787: two servers, or a server and another Dask, would collide.
+        dashboard = _bound(setting("daskflow.server-dashboard-address"), host)
+        options = {"host": host, "port": port, "dashboard_address": dashboard, **_preloads(True)}
         if self._security is not None:
             options.update(security=self._security, protocol="tls://")
         with dask.config.set(LIGHT_MONITORING):
@@ -207,7 +232,9 @@ class Server:
             port = 0  # the scheduler listens at the task's address
         wait = _wait_seconds(self._config)
         await _wait_for_scheduler(self.scheduler_address, wait, self._security)
-        if self._external and self.worker_name in await _worker_names(self.scheduler_address, self._security):
+        identity = await _identity(self.scheduler_address, self._security)
+        self._dashboard_port = identity.get("services", {}).get("dashboard")
+        if self._external and self.worker_name in _worker_names(identity):
             # `dask worker --name ps-0` serves this task already: this process only connects.
             return None
         threads = PS_THREADS if self.server_def.job_name == "ps" else 1
@@ -267,7 +294,7 @@ class Server:
                     loop.run(coroutine, timeout=10)
                 except Exception:  # noqa: BLE001 - closing: the rest still goes
                     logger.warning("daskflow: %s did not close cleanly", self.worker_name, exc_info=True)
-        self._worker = self._scheduler = None
+        self._worker = self._scheduler = self._dashboard_port = None
         loop.stop()
 
     @staticmethod
@@ -357,13 +384,17 @@ def _wait_seconds(config) -> float:
     return limit_ms / 1000 if limit_ms > 0 else DEFAULT_WAIT_S
 
 
-async def _worker_names(address, security) -> set:
-    """The names of the workers of the scheduler at ``address``."""
+async def _identity(address, security) -> dict:
+    """The ``identity`` of the scheduler at ``address``: its workers, its dashboard's port."""
     from distributed.core import rpc
 
     args = {} if security is None else {"connection_args": security.get_connection_args("client")}
     async with rpc(address, **args) as scheduler:
-        identity = await scheduler.identity()
+        return await scheduler.identity()
+
+
+def _worker_names(identity) -> set:
+    """The names of the workers a scheduler's ``identity`` lists."""
     return {str(info.get("name")) for info in identity.get("workers", {}).values()}
 
 
