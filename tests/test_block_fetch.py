@@ -1,4 +1,4 @@
-"""A replica reading a dataset block held by another worker (``runtime/cluster/sources.py``).
+"""A replica reading a dataset block held by another worker (``runtime/worker/sources.py``).
 
 Dask's ``get_data`` has a handshake: the holder sends the data, then waits for the
 reader's "OK" before it counts the transfer as done. A reader that never answers
@@ -11,7 +11,7 @@ import time
 import numpy as np
 from distributed import Client, LocalCluster
 
-from daskflow.runtime.cluster import sources
+from daskflow.runtime.worker import sources
 
 
 def _outgoing(client, address):

@@ -10,9 +10,13 @@
 - ``framework/`` imports no ``ops/``: a constant packs a list of tensors through the
   tensor conversion registry, where ``ops/array_ops.py`` registers it, as in TF1. Five
   modules that build ops themselves are the exceptions (:data:`FRAMEWORK_BUILDING_OPS`);
-- the runtime's rooms import one way, plan -> wire -> worker -> cluster -> session: planning
-  imports no other room, moving values (``wire/``) no cluster or session, a worker's code
-  no session, the client's cluster side no session.
+- the runtime's rooms import one way, plan -> wire -> worker -> cluster -> session (the
+  session's room: ``session.py`` and ``embedded.py``), each importing no room above it:
+  planning no other room; moving values (``wire/``) no worker, cluster or session (it
+  defines the interface a worker's state fills, ``wire/endpoint.py``, and the worker hands
+  its state in); a worker's code no cluster or session (a replica reads its dataset blocks
+  in ``worker/sources.py``, the client places them in ``cluster/sources.py``); the
+  client's cluster side no session.
 """
 
 import ast
@@ -23,8 +27,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 RUNTIME = "daskflow.runtime"
-ROOMS_ABOVE_PLAN = tuple(f"{RUNTIME}.{room}" for room in ("wire", "worker", "cluster", "session", "embedded"))
-SESSION = (f"{RUNTIME}.session", f"{RUNTIME}.embedded")
+# The runtime's rooms, lowest first; the session's room is two modules.
+ROOMS = ("plan", "wire", "worker", "cluster", ("session", "embedded"))
+
+
+def _above(room: str) -> tuple:
+    """The modules of every room above ``room``: what it must not import."""
+    names = [r if isinstance(r, str) else r[0] for r in ROOMS]
+    higher = ROOMS[names.index(room) + 1 :]
+    return tuple(f"{RUNTIME}.{m}" for r in higher for m in ((r,) if isinstance(r, str) else r))
+
+
 # framework/ modules that build ops (an imported graph's nodes, a loop body's, a sparse or
 # indexed-slices tensor's): they stand above ops/ as TF1's do. No other may join them.
 FRAMEWORK_BUILDING_OPS = (
@@ -44,10 +57,7 @@ CONTRACTS = [
     ("daskflow/ops", (RUNTIME,), ()),
     ("daskflow/kernels", (RUNTIME, "daskflow.ops"), ()),
     ("daskflow/framework", ("daskflow.ops",), FRAMEWORK_BUILDING_OPS),
-    ("daskflow/runtime/plan", ROOMS_ABOVE_PLAN, ()),
-    ("daskflow/runtime/wire", (f"{RUNTIME}.cluster", *SESSION), ()),
-    ("daskflow/runtime/worker", SESSION, ()),
-    ("daskflow/runtime/cluster", SESSION, ()),
+    *((f"daskflow/runtime/{room}", _above(room), ()) for room in ("plan", "wire", "worker", "cluster")),
 ]
 
 
@@ -89,6 +99,29 @@ def test_layer_imports_nothing_it_must_not(folder, forbidden, exempt):
     assert list((ROOT / folder).rglob("*.py")), f"{folder} holds no modules: the contract checks nothing"
     found = _violations(folder, forbidden, exempt)
     assert not found, f"{folder} must not import {', '.join(forbidden)}:\n" + "\n".join(found)
+
+
+def test_each_room_forbids_every_room_above_it():
+    """The layer contracts are the strict order, spelled out: no arrow may point up."""
+    runtime = {folder: forbidden for folder, forbidden, _ in CONTRACTS if folder.count("/") == 2}
+    above = {
+        "plan": "wire worker cluster session embedded",
+        "wire": "worker cluster session embedded",
+        "worker": "cluster session embedded",
+        "cluster": "session embedded",
+    }
+    for room, names in above.items():
+        assert runtime[f"daskflow/runtime/{room}"] == tuple(f"{RUNTIME}.{n}" for n in names.split())
+
+
+def test_an_upward_import_is_found():
+    """The checker catches the arrows this contract forbids (an import inside a function too)."""
+    path = ROOT / "daskflow" / "runtime" / "wire" / "rendezvous.py"
+    source = "def install():\n    from ..worker.state import state_of\n"
+    found = [m for _, m in imported(path, source)]
+    assert found == ["daskflow.runtime.worker.state"]
+    forbidden = _above("wire")
+    assert any(m == f or m.startswith(f + ".") for m in found for f in forbidden)
 
 
 @pytest.mark.parametrize(

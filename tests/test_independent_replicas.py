@@ -8,7 +8,7 @@ from distributed import Client
 
 import daskflow as tf
 from daskflow.framework.replica import current_replica
-from daskflow.runtime.wire.between_graph import names as shared_names
+from daskflow.runtime.worker.between_graph_tasks import names as shared_names
 from tests.clusters import module_cluster
 from tests.waiting import poll_for
 

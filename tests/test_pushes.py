@@ -93,7 +93,7 @@ def test_a_reader_whose_pushed_version_was_superseded_fetches_it_from_its_holder
 
         async def late_read(dask_worker):
             state_of(dask_worker).cache.put(arg.name, arg.version + 10, "newer", keep=1)  # supersedes it
-            return await value_of(dask_worker, arg, 5)
+            return await value_of(dask_worker, arg, 5, state_of(dask_worker).cache)
 
         got = client.run(late_read, workers=[reader])[reader]
         np.testing.assert_array_equal(got, sess.run(w))

@@ -27,7 +27,8 @@ from distributed.protocol.serialize import to_serialize
 import daskflow as tf
 from daskflow.runtime.cluster import between_graph as cluster_shared
 from daskflow.runtime.wire import between_graph, bulk, pushes, rendezvous, trust
-from daskflow.runtime.worker.between_graph import READ_HANDLER
+from daskflow.runtime.wire.between_graph import READ_HANDLER
+from daskflow.runtime.worker.between_graph_tasks import newest_copy
 from daskflow.runtime.worker.state import EXTENSION
 from tests.clusters import module_cluster
 from tests.models import ps_linear_graph
@@ -248,7 +249,7 @@ def test_a_copy_of_a_jobs_variables_is_kept_only_from_a_session_with_a_plan_ther
         assert (job, source) not in state.shared.copies
     proof = _copy_proof(session.credentials, job, source, plan)
     assert _copy(session.client, worker.address, job, source, BIG, 7, **proof) is None  # the session's: kept
-    held = session.client.run(between_graph.newest_copy, job, source, workers=[worker.address])
+    held = session.client.run(newest_copy, job, source, workers=[worker.address])
     assert held == {worker.address: 7}
     # Nor does a stranger get the copy: only a session with plans on the holder.
     get = dict(job=job, source=source)

@@ -231,7 +231,7 @@ def test_a_string_tensor_crosses_workers_on_dasks_comms(path):
 async def _late_read(arg, dask_worker=None):
     """Read ``arg`` as a partition would after newer versions superseded it here."""
     state_of(dask_worker).cache.put(arg.name, arg.version + 10, "newer", keep=1)
-    return await value_of(dask_worker, arg, 5)
+    return await value_of(dask_worker, arg, 5, state_of(dask_worker).cache)
 
 
 def _sending(dask_worker):

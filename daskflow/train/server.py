@@ -254,7 +254,7 @@ class Server:
                     None,
                     f"task {self.worker_name} could not join the cluster at {self.scheduler_address}: {e}",
                 ) from None
-        from ..runtime.wire.between_graph import host
+        from ..runtime.worker.between_graph_tasks import host
 
         host(self.job, self.server_def.cluster.as_dict(), dask_worker=worker)
         self._heartbeats = _Heartbeats(worker)

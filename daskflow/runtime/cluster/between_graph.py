@@ -12,8 +12,8 @@ import time
 import uuid
 
 from ...errors import AbortedError, InvalidArgumentError
-from ..wire import between_graph as wire
-from ..worker.between_graph import Definition
+from ..wire.between_graph import Definition
+from ..worker import between_graph_tasks as on_ps
 from . import plugins, recovery
 from .devices import cluster_workers, place, scheduler_identity
 
@@ -41,7 +41,7 @@ def define(client, job, lowered):
     for address, defs in definitions(lowered).items():
         try:
             # Made again when a comm closes under it (a task of the job leaving meanwhile).
-            plugins.retried(client.run, wire.define, job, defs, workers=[address])
+            plugins.retried(client.run, on_ps.define, job, defs, workers=[address])
         except InvalidArgumentError as e:
             raise InvalidArgumentError(None, None, e.message) from None
 
@@ -77,7 +77,7 @@ def write_checkpoint(runtime, names, shard_url):
         _on(
             client,
             address,
-            wire.write_checkpoint_shard,
+            on_ps.write_checkpoint_shard,
             job,
             group,
             shard_url(i, len(shards)),
@@ -102,7 +102,7 @@ def read_checkpoint(runtime, files):
     by_home: dict = {}
     for name, future in reads.items():
         by_home.setdefault(homes[name].address, {})[name] = future
-    client.gather([_on(client, address, wire.restore, job, values) for address, values in by_home.items()])
+    client.gather([_on(client, address, on_ps.restore, job, values) for address, values in by_home.items()])
 
 
 def variable_futures(runtime) -> dict:
@@ -111,7 +111,7 @@ def variable_futures(runtime) -> dict:
     homes = _homes(runtime, names)
     job = runtime.shared_job
     return {
-        name: _on(runtime.client, homes[name].address, wire.read_value, job, name) for name in sorted(names)
+        name: _on(runtime.client, homes[name].address, on_ps.read_value, job, name) for name in sorted(names)
     }
 
 
@@ -120,12 +120,12 @@ def reset(client, job):
 
     By Dask's ``run``, as any client may: TF1's ``Session.reset`` has no session whose
     secret could prove a call of daskflow's, and workers take no unproved drop."""
-    plugins.retried(client.run, wire.drop, job)  # again if a task leaves meanwhile
+    plugins.retried(client.run, on_ps.drop, job)  # again if a task leaves meanwhile
 
 
 def initialized(client, job) -> set:
     """The names of ``job``'s variables that have a value, on any worker."""
-    found = plugins.retried(client.run, wire.names, job)  # again if a task leaves meanwhile
+    found = plugins.retried(client.run, on_ps.names, job)  # again if a task leaves meanwhile
     return {name for names in found.values() for name in names}
 
 
@@ -160,7 +160,7 @@ def recover(runtime, lost) -> dict:
 
 def _restore(client, job, name, addresses) -> bool:
     """Give worker ``name`` (back, empty) the newest copy of its variables; whether this did."""
-    held = client.run(wire.newest_copy, job, name)
+    held = client.run(on_ps.newest_copy, job, name)
     held = {address: updates for address, updates in held.items() if updates is not None}
     if not held:
         raise AbortedError(
@@ -170,7 +170,7 @@ def _restore(client, job, name, addresses) -> bool:
             "ConfigProto(backup_variables_secs=) with updates, to another worker): restore a checkpoint",
         )
     newest = max(held, key=held.get)
-    return client.run(wire.restore_from, job, newest, workers=[addresses[name]])[addresses[name]]
+    return client.run(on_ps.restore_from, job, newest, workers=[addresses[name]])[addresses[name]]
 
 
 def worker_ids(client, names=None) -> dict:
@@ -179,5 +179,5 @@ def worker_ids(client, names=None) -> dict:
     old address, has another."""
     workers = cluster_workers(scheduler_identity(client))
     addresses = {w.name: w.address for w in workers if names is None or w.name in names}
-    found = client.run(wire.incarnation, workers=list(addresses.values()), on_error="ignore")
+    found = client.run(on_ps.incarnation, workers=list(addresses.values()), on_error="ignore")
     return {name: found[address] for name, address in addresses.items() if address in found}

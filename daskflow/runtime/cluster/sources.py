@@ -1,12 +1,12 @@
-"""Dataset sources already on the cluster (dask arrays): placing and reading them.
+"""Dataset sources already on the cluster (dask arrays): placing them.
 
 When a plan reads a dask-array dataset (:mod:`daskflow.data.cluster_source`),
 the session persists its arrays once and gives each replica that reads it a
 share of the blocks, by key: first the blocks its own worker holds, while
 its share of rows is below an even split, then the rest to whoever has the
-fewest rows. On the worker, a replica reads its blocks once per pass: from
-its own memory, or straight from the worker holding them — never through the
-client.
+fewest rows. On the worker, a replica reads its blocks once per pass
+(:mod:`..worker.sources`): from its own memory, or straight from the worker
+holding them — never through the client.
 """
 
 from __future__ import annotations
@@ -14,10 +14,6 @@ from __future__ import annotations
 import itertools
 
 from distributed import futures_of
-
-from .. import dask_compat
-
-_ABSENT = object()
 
 
 def place(client, lowered):
@@ -69,32 +65,3 @@ def _flat(keys):
     if isinstance(keys, list):
         return list(itertools.chain.from_iterable(_flat(k) for k in keys))
     return [keys]
-
-
-def resolver(worker, bindings, replica):
-    """``source id -> this replica's blocks`` for :func:`daskflow.framework.replica.sources_context`."""
-
-    def blocks(source_id):
-        shares = bindings.get(source_id)
-        if shares is None:
-            raise RuntimeError(f"dataset source {source_id} was not placed on this cluster")
-        return [tuple(_read(worker, key, holders) for key, holders in block) for block in shares[replica]]
-
-    return blocks
-
-
-def _read(worker, key, holders):
-    """One block, from this worker's memory or from a worker holding it (called off the loop)."""
-    value = dask_compat.local_value(worker, key, _ABSENT)
-    if value is not _ABSENT:
-        return value
-    return dask_compat.run_on_loop(worker, _fetch, worker, key, holders)
-
-
-async def _fetch(worker, key, holders):
-    """One block from a worker holding it, with Dask's handshake (the holder gets its "OK");
-    moved or recomputed since the plan was made, from where the scheduler says it is now."""
-    data = await dask_compat.fetch_block(worker, key, holders)
-    if data is None:
-        raise RuntimeError(f"dataset block {key} is on no worker of the cluster")
-    return data[key]

@@ -38,12 +38,13 @@ from ...kernels.devices import to_host
 from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableValue
 from ..plan.compression import worth_encoding
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
-from ..wire.between_graph import read_value
+from ..wire.between_graph import SharedRead
 from ..wire.pushes import Pushed, cache_name
-from ..wire.rendezvous import FromReplicas, Recv, Send, posts_directly, take
+from ..wire.rendezvous import FromReplicas, Recv, Send, posts_directly
 from ..worker.arrivals import EachReplica, FirstReplicas
-from ..worker.between_graph import SharedRead, SharedWrite
-from ..worker.programs import AGAIN, run_loop, run_program
+from ..worker.between_graph import SharedWrite
+from ..worker.between_graph_tasks import read_value
+from ..worker.programs import AGAIN, run_loop, run_program, take
 from . import lineage
 from .devices import on_task, place
 from .held import Held

@@ -2,24 +2,26 @@
 
 A worker script's partition reads the ps's newest values as its step starts,
 as a TF1 worker reads its variables from the ps tasks: one request per ps
-worker for all the variables the partition reads there. The ps answers it on
-its event loop from its :class:`..worker.between_graph.SharedVariables`
-(:mod:`..worker.between_graph`) by sending the values to the reader's mailbox as the
-reader's session, the way partitions send each other tensors
+worker for all the variables the partition reads there (a :class:`SharedRead`
+argument each). The ps answers it on its event loop from the variables it
+holds (its state's :class:`.endpoint.SharedStore`) by sending the values to
+the reader's mailbox as the reader's session, the way partitions send each other tensors
 (:mod:`.rendezvous`): by the bulk port, read in place on one machine, else on
 Dask's comms. Nothing waits for any other client: the values are whatever
 version each variable has now.
 
 The ps also sends copies of a job's variables to another worker, for a ps
-restored after a loss to take back (:func:`send_copy`, :func:`restore_from`).
+restored after a loss to take back (:func:`send_copy`, :func:`fetch_copy`).
 Both calls carry a session's proof (:mod:`.trust`): a copy is signed by the
 session whose update made it due, for that plan, and kept only by a worker
 where that plan is; a restored ps's fetch is signed by a session with plans
 there, and answered only where that session has plans too. A copy is kept
 within ``daskflow.bulk-max-bytes``, and within ``daskflow.bulk-max-buffered``
 with the other copies its worker keeps. ``Session.reset``'s drop of a job's
-variables, which no session proves, is Dask's ``run`` (:func:`drop`), not a
-handler of daskflow's.
+variables, which no session proves, is Dask's ``run``
+(:func:`..worker.between_graph_tasks.drop`), not a handler of daskflow's. The
+tasks and calls a session runs on the ps, which look its state up, are the
+worker room's (:mod:`..worker.between_graph_tasks`).
 """
 
 from __future__ import annotations
@@ -27,34 +29,64 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 
 from dask.sizeof import sizeof
-from distributed import get_worker
 from distributed.protocol import to_serialize
 
-from ...errors import (
-    FailedPreconditionError,
-    InvalidArgumentError,
-    ResourceExhaustedError,
-    UnauthenticatedError,
-)
+from ...errors import FailedPreconditionError, ResourceExhaustedError, UnauthenticatedError
 from .. import dask_compat
-from ..checkpoint import write_shard
-from ..worker.between_graph import READ_HANDLER, Definition, SharedRead, Snapshot
-from ..worker.state import state_of
 from . import bulk, calls, trust
 
 logger = logging.getLogger(__name__)
+READ_HANDLER = "daskflow_shared_read"
 COPY_HANDLER = "daskflow_shared_copy"
 COPY_GET_HANDLER = "daskflow_shared_copy_get"
 PLANS_WAIT = 10.0  # seconds a restored worker waits for a session's plans to prove its fetch
 
 
-def install(worker, refused):
+@dataclass(frozen=True, slots=True)
+class SharedRead:
+    """A task argument: variable ``name`` of ``job``, held by the worker at ``home``.
+
+    ``required``: reading it with no value fails the step, naming it
+    (otherwise None is passed, as to ``is_variable_initialized``).
+    """
+
+    job: str
+    name: str
+    home: str
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """What every client must agree on about a shared variable."""
+
+    shape: tuple | None  # None: unknown rank
+    dtype: str
+    device: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A job's variables on one worker at one moment: what recovery restores."""
+
+    values: dict
+    versions: dict
+    definitions: dict
+    nbytes: int = 0  # its values' bytes, as received from the ps (counted against the copies' cap)
+
+    def updates(self) -> int:
+        """How many updates the snapshot includes: the newer copy has more."""
+        return sum(self.versions.values())
+
+
+def install(worker, state, refused):
     """Let the sessions of ``worker``'s plans copy to it, and fetch from it, the variables of a
-    job's ps (:data:`COPY_HANDLER`, :data:`COPY_GET_HANDLER`); ``refused``: where strangers'
-    calls are logged (:class:`.log_limit.OncePerPeer`)."""
-    state = state_of(worker)
+    job's ps (:data:`COPY_HANDLER`, :data:`COPY_GET_HANDLER`); ``state``: ``worker``'s
+    (:class:`.endpoint.WorkerEnd`); ``refused``: where strangers' calls are logged
+    (:class:`.log_limit.OncePerPeer`)."""
 
     def refuse(comm, reason):
         host, who = trust.peer_of(comm)
@@ -175,22 +207,9 @@ async def send_copy(worker, address, job, snapshot, plan, credentials):
         logger.warning("worker %s refused a copy of job %s's variables: %s", address, job, refused)
 
 
-def drop(job, dask_worker=None):
-    """Forget ``job``'s variables, definitions and copies here (``client.run``: ``Session.reset``,
-    which no session's secret proves, uses Dask's own way of running code on a worker)."""
-    state_of(dask_worker).shared.drop(job)
-
-
-def newest_copy(job, source, dask_worker=None):
-    """How many updates this worker's copy of the variables of ``job`` on worker ``source``
-    includes (None: it keeps none)."""
-    kept = state_of(dask_worker).shared.copies.get((job, source))
-    return None if kept is None else kept.updates()
-
-
-async def restore_from(job, address, dask_worker=None) -> bool:
-    """Give ``job`` here the copy of this worker's variables that the worker at ``address``
-    keeps, unless they have values (another client restored them first).
+async def fetch_copy(worker, trusted, job, address):
+    """The copy of ``job``'s variables on this worker that the worker at ``address`` keeps
+    (None: it keeps none), fetched as a session of ``trusted`` with plans here.
 
     The fetch is proved by a session whose plans this worker has (the restoring
     session's, sent to it as it joined): the holder gives copies to no stranger.
@@ -200,19 +219,18 @@ async def restore_from(job, address, dask_worker=None) -> bool:
     UnauthenticatedError
         If the holder refused the fetch (no session of this worker's has plans there).
     """
-    source = str(dask_worker.name)
-    credentials = await _any_session(state_of(dask_worker).trusted)
+    source = str(worker.name)
+    credentials = await _any_session(trusted)
     proof = trust.signed(credentials, COPY_GET_HANDLER, [job, source])
-    answer = await calls.call(
-        dask_compat.comms(dask_worker), address, COPY_GET_HANDLER, job=job, source=source, **proof
-    )
+    rpc = dask_compat.comms(worker)
+    answer = await calls.call(rpc, address, COPY_GET_HANDLER, job=job, source=source, **proof)
     if answer is None:
-        return False
+        return None
     if "refused" in answer:
         raise UnauthenticatedError(
             None, None, f"worker {address} refused the copy of job {job}'s variables: {answer['refused']}"
         )
-    return state_of(dask_worker).shared.restore(job, _snapshot(**answer))
+    return _snapshot(**answer)
 
 
 async def _any_session(sessions, within=PLANS_WAIT):
@@ -291,62 +309,3 @@ def _value_of(arg, values):
 def read_local(store, values) -> list:
     """``values`` with each :class:`SharedRead` of this worker's ``store`` replaced by its value."""
     return [store.read(v.job, v.name, v.required) if type(v) is SharedRead else v for v in values]
-
-
-# -- tasks and calls a session runs on the worker holding a job's variables ----------------------
-
-
-def read_value(job, name):
-    """Variable ``name``'s newest value (a task pinned to its worker: a fetched variable)."""
-    return state_of(get_worker()).shared.read(job, name, required=True)
-
-
-def define(job, definitions, dask_worker=None):
-    """Record (or check) the job's variable definitions here (``client.run``).
-
-    Raises
-    ------
-    InvalidArgumentError
-        If a ``tf.train.Server`` of another cluster spec hosts this worker (its
-        scripts were given different clusters), or a definition differs.
-    """
-    state = state_of(dask_worker)
-    hosted = state.shared.hosted_by
-    if hosted is not None and hosted[0] != job:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"task {dask_worker.name} was started by a tf.train.Server of the cluster {hosted[1]}, and a "
-            "session of another cluster spec would keep variables there: every script of a job must be "
-            "given the same cluster",
-        )
-    state.shared.define(job, definitions)
-
-
-def host(job, spec, dask_worker=None):
-    """Mark ``dask_worker`` as hosted by a ``tf.train.Server`` of ``job`` (cluster ``spec``)."""
-    state_of(dask_worker).shared.hosted_by = (job, spec)
-
-
-def write_checkpoint_shard(job, names, url):
-    """Write variables ``names``' newest values into the data shard at ``url`` (a task on
-    their worker)."""
-    store = state_of(get_worker()).shared
-    return write_shard(url, names, *[store.read(job, name, required=True) for name in names])
-
-
-def restore(job, values: dict):
-    """Give ``job``'s variables these values (read from a checkpoint), at once."""
-    store = state_of(get_worker()).shared
-    with store.lock(job):
-        store.write(job, values)
-
-
-def names(job, dask_worker=None) -> list:
-    """The variables of ``job`` that have a value here (``client.run``)."""
-    return state_of(dask_worker).shared.names(job)
-
-
-def incarnation(dask_worker=None) -> str:
-    """The token of this worker's daskflow state (``client.run``): another after a restart."""
-    return state_of(dask_worker).incarnation

@@ -37,7 +37,6 @@ from dask.sizeof import sizeof
 
 from ...kernels import codecs
 from .. import dask_compat
-from ..worker.state import state_of
 from . import bulk, trust
 from .variable_cache import entry_refusal
 
@@ -73,10 +72,10 @@ def cache_name(session, variable):
     return f"{session}/{variable}"
 
 
-def install(worker, refused):
-    """Give ``worker`` the receiving end of pushes on Dask's comms (idempotent); ``refused``:
-    where refusals are logged (:class:`.log_limit.OncePerPeer`)."""
-    state = state_of(worker)
+def install(worker, state, refused):
+    """Give ``worker`` the receiving end of pushes on Dask's comms (idempotent), filing into
+    ``state``, its :class:`.endpoint.WorkerEnd`; ``refused``: where refusals are logged
+    (:class:`.log_limit.OncePerPeer`)."""
 
     def receive(comm=None, name=None, version=None, keep=2, value=None, session=None, mac=None):
         entry = [name, version, keep]
@@ -101,10 +100,8 @@ def install(worker, refused):
     dask_compat.serve_handler(worker, HANDLER, receive)
 
 
-async def value_of(worker, arg, timeout, cache=None):
-    """The value a :class:`Pushed` argument names; ``cache``: ``worker``'s (looked up if None)."""
-    if cache is None:
-        cache = state_of(worker).cache
+async def value_of(worker, arg, timeout, cache):
+    """The value a :class:`Pushed` argument names, from ``cache`` (``worker``'s)."""
     if not cache.superseded(arg.name, arg.version):
         value = await cache.get(arg.name, arg.version, timeout)
     elif arg.key is None:  # a round behind the run (a backup replica): its result will be dropped

@@ -23,9 +23,10 @@ within the bulk port's caps: a stranger's call is refused (logged once a
 minute per host) and nothing is kept; a session's value too large to keep is
 replaced by a :class:`.trust.TooLarge`, so its consumer fails at once with
 ``ResourceExhaustedError`` naming it and the sizes. The mailbox and the push
-cache are the worker's own (its :class:`..worker.state.WorkerState`):
-workers sharing a process share neither. A value nobody can claim any more is dropped after
-``daskflow.mailbox-ttl`` seconds (:mod:`.mailbox`), and a consumer that
+cache are the worker's own (its state, which the worker's entry points hand
+in: :class:`.endpoint.WorkerEnd`): workers sharing a process share neither.
+A value nobody can claim any more is dropped after ``daskflow.mailbox-ttl``
+seconds (:mod:`.mailbox`), and a consumer that
 comes for it later is told so.
 """
 
@@ -37,14 +38,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from dask.sizeof import sizeof
-from distributed import get_worker
 from distributed.protocol import to_serialize
 
 from ...errors import ResourceExhaustedError, UnauthenticatedError
 from ...kernels import codecs
 from .. import dask_compat
-from ..worker.state import state_of
 from . import between_graph, bulk, calls, pushes, trust
+from .endpoint import WorkerEnd
 from .log_limit import OncePerPeer
 from .mailbox import ttl
 from .variable_cache import entry_refusal
@@ -112,10 +112,9 @@ class UpstreamFailedError(RuntimeError):
     """A partition could not run because one it reads from failed."""
 
 
-def install(worker):
+def install(worker, state: WorkerEnd):
     """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port,
-    filing into the worker's own state (:func:`..worker.state.state_of`)."""
-    state = state_of(worker)
+    filing into ``state``, the worker's own (:class:`..worker.state.WorkerState`)."""
     if state.receiving:
         return
     mailbox = state.mailbox
@@ -129,8 +128,8 @@ def install(worker):
         dask_compat.call_soon(worker, _arrived, state, header, items, release)
 
     dask_compat.serve_handler(worker, HANDLER, receive)
-    pushes.install(worker, refused)
-    between_graph.install(worker, refused)
+    pushes.install(worker, state, refused)
+    between_graph.install(worker, state, refused)
 
     async def send_shared(
         comm=None, job=None, names=(), step=None, to=None, box=None, plan=None, session=None, mac=None
@@ -145,16 +144,9 @@ def install(worker):
             return reason
         values = state.shared.read_many(job, names, step)
         payload = tuple(values.get(name) for name in names)
-        await _deliver(worker, to, tuple(box), payload, bulk.credentials(worker, plan))
+        await _deliver(worker, to, tuple(box), payload, state.trusted.credentials(plan))
 
     dask_compat.serve_handler(worker, between_graph.READ_HANDLER, send_shared)
-    from ..worker import arrivals  # (it reads this module's types)
-
-    dask_compat.serve_handler(
-        worker,
-        arrivals.OUTCOMES_HANDLER,
-        lambda since=None: to_serialize(arrivals.outcomes_since(since or {}, dask_worker=worker)),
-    )
     state.receiver = bulk.serve(worker, deliver, refusal, state.trusted, state.unclaimed)
     state.receiving = True
     # Expiry with no new arrivals too; Dask stops the callback when the worker closes.
@@ -343,7 +335,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
     go at once (a loop's next round waits for them; see :func:`_push_in_background`).
     """
     early = early or {}
-    sessions = bulk.sessions_of(worker, state)
+    sessions = state.trusted
     deliveries, pushes = [], {}
     for j, send in enumerate(sends):
         if send.keep:
@@ -364,7 +356,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
         else:
             payload = _payload(results, send.indices)
             state.count_sent(send.key[:2], send.address, payload)
-        credentials = _credentials(sessions, send.key[0])
+        credentials = sessions.credentials(send.key[0])
         if j in early:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j], credentials)))
         else:
@@ -373,14 +365,9 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
             )
     encoded = {}  # a value pushed to several readers is encoded once
     for address, reader_sends in pushes.items():
-        credentials = _credentials(sessions, reader_sends[0].key[0])
+        credentials = sessions.credentials(reader_sends[0].key[0])
         _push(worker, state, address, reader_sends, results, credentials, encoded, urgent)
     return deliveries
-
-
-def _credentials(sessions, plan):
-    """What ``plan``'s messages go as, from a session table (None: none, they are refused)."""
-    return None if sessions is None else sessions.credentials(plan)
 
 
 SLOT_GRACE = 0.05  # seconds a task waits for its deliveries while holding its worker's slot
@@ -418,11 +405,11 @@ def send_early(worker, state, results, sends) -> dict:
     which nobody awaits); :func:`send_results` does the rest.
     """
     early, pushed, encoded = {}, {}, {}
-    sessions = bulk.sessions_of(worker, state)
+    sessions = state.trusted
     try:
         for j, send in enumerate(sends):
             where = bulk.known(send.address) if send.address != worker.address else None
-            credentials = _credentials(sessions, send.key[0])
+            credentials = sessions.credentials(send.key[0])
             if where is None or credentials is None:
                 continue
             if send.keep:
@@ -459,16 +446,10 @@ def _repush(done, worker, address, entries, credentials):
         dask_compat.call_soon(worker, _spawn, _push_in_background(worker, address, entries, credentials))
 
 
-async def take(task_key, box, index, timeout):
-    """The task holding a partition's result ``index`` (a fetch), or the tuple of its
-    results at ``index`` (a tuple: its new variable values).
-
-    It starts with the step and waits for the partition's results in the
-    mailbox: as a dependency of the partition it would start only after a
-    round trip through the scheduler.
-    """
-    worker = get_worker()
-    mailbox = state_of(worker).mailbox
+async def take(worker, mailbox, task_key, box, index, timeout):
+    """A partition's result ``index`` (a fetch), or the tuple of its results at ``index``
+    (a tuple: its new variable values), from ``worker``'s ``mailbox``: what the task
+    ``task_key`` holding them returns (:func:`..worker.programs.take`)."""
     if not mailbox.ready(box):
         release_slot(worker, task_key)
     results = unless_failed(await mailbox.take(box, timeout))
@@ -593,7 +574,7 @@ def post(client, address, key, value):
     worker's bulk port is known, from this thread, leaving the client's event
     loop to send the step's graph.
     """
-    where, credentials = bulk.known(address), bulk.credentials(None, key[0])
+    where, credentials = bulk.known(address), bulk.CLIENT_SESSIONS.credentials(key[0])
     if where is not None and credentials is not None and bulk.eligible((value,)):
         sent = bulk.submit(where, _mail(key, single=True), (value,), credentials)
         sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
@@ -609,7 +590,7 @@ def _post_again(done, client, address, key, value):
 
 async def _post(client, address, key, value):
     try:
-        by_bulk, credentials = bulk.eligible((value,)), bulk.credentials(None, key[0])
+        by_bulk, credentials = bulk.eligible((value,)), bulk.CLIENT_SESSIONS.credentials(key[0])
         if by_bulk and await bulk.send(
             dask_compat.comms(client), address, _mail(key, single=True), (value,), credentials
         ):

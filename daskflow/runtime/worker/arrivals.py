@@ -24,8 +24,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from distributed.protocol import to_serialize
+
 from ...framework.replica import PerReplica
 from ...kernels.devices import memory_in_use
+from .. import dask_compat
 from ..wire.rendezvous import FromReplicas, Received, unless_failed
 from .state import find_state
 
@@ -192,3 +195,12 @@ def outcomes_since(since: dict, dask_worker=None) -> dict:
         "sent_to": {k: v for k, v in found.get("sent_to", {}).items() if k[1] > since[k[0]]},
         "phases": [p for p in found.get("phases", ()) if p[1] > since[p[0]]],
     }
+
+
+def serve_outcomes(worker):
+    """Answer the dashboard's :data:`OUTCOMES_HANDLER` on ``worker`` (idempotent)."""
+    dask_compat.serve_handler(
+        worker,
+        OUTCOMES_HANDLER,
+        lambda since=None: to_serialize(outcomes_since(since or {}, dask_worker=worker)),
+    )

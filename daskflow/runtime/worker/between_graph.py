@@ -21,24 +21,10 @@ import collections
 import threading
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...errors import FailedPreconditionError, InvalidArgumentError
-
-READ_HANDLER = "daskflow_shared_read"
-
-
-@dataclass(frozen=True, slots=True)
-class SharedRead:
-    """A task argument: variable ``name`` of ``job``, held by the worker at ``home``.
-
-    ``required``: reading it with no value fails the step, naming it
-    (otherwise None is passed, as to ``is_variable_initialized``).
-    """
-
-    job: str
-    name: str
-    home: str
-    required: bool
+from ..wire.between_graph import Definition, Snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,31 +47,15 @@ class SharedWrite:
     gathered: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
-    """What every client must agree on about a shared variable."""
-
-    shape: tuple | None  # None: unknown rank
-    dtype: str
-    device: str
-
-
 SERVED_LIMIT = 1_000  # steps whose read versions are kept until their update comes
 RETIRED_LIMIT = 10_000  # closed sessions' jobs remembered, so a late update cannot revive one
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """A job's variables on one worker at one moment: what recovery restores."""
+class HostedBy(NamedTuple):
+    """The ``tf.train.Server`` hosting a worker: of ``job``, started with cluster ``spec``."""
 
-    values: dict
-    versions: dict
-    definitions: dict
-    nbytes: int = 0  # its values' bytes, as received from the ps (counted against the copies' cap)
-
-    def updates(self) -> int:
-        """How many updates the snapshot includes: the newer copy has more."""
-        return sum(self.versions.values())
+    job: str
+    spec: object
 
 
 class _Job:
@@ -131,7 +101,7 @@ class SharedVariables:
     def __init__(self):
         self._jobs: dict = {}
         self._guard = threading.Lock()
-        self.hosted_by = None  # (job, cluster spec) of the tf.train.Server hosting this worker
+        self.hosted_by: HostedBy | None = None  # the tf.train.Server hosting this worker
         self.copies: dict = {}  # (job, the ps's name) -> Snapshot of its variables, kept for recovery
         self._retired: collections.OrderedDict = collections.OrderedDict()  # jobs that will not return
 
@@ -148,7 +118,7 @@ class SharedVariables:
         """The lock an update of ``job``'s variables holds from reading them to writing them."""
         return self._job(job).lock
 
-    def define(self, job, definitions: dict):
+    def define(self, job, definitions: dict[str, Definition]):
         """Record each variable's definition; refuse one that differs from the recorded one.
 
         Raises

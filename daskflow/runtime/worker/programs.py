@@ -31,10 +31,9 @@ from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
 from ...kernels import deadline
 from .. import allocator, dask_compat
-from ..cluster import sources
 from ..plan.executable import traced_function
 from ..wire import between_graph, bulk, pushes, rendezvous
-from . import arrivals, sync_rounds
+from . import arrivals, sources, sync_rounds
 from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
@@ -66,7 +65,9 @@ class ProgramRegistry(WorkerPlugin):
         programs = dask_compat.pickle_roundtrip(self.programs)
         state = state_of(worker)
         state.install_programs(self.plan_id, programs, self.sources, self.session)
-        rendezvous.install(worker)
+        if not state.receiving:  # the worker's receiving ends and the dashboard's question, once
+            arrivals.serve_outcomes(worker)
+            rendezvous.install(worker, state)
         allocator.keep_step_buffers()
         # Its values are taken here (bulk port and Dask's comms alike) while a plan of it is.
         if self.credentials is not None and not state.trusted.admit(self.plan_id, self.credentials):
@@ -111,6 +112,18 @@ async def run_program(
         raise
     await run.deliver(results, sends, early)
     run.note_phases()
+
+
+async def take(task_key, box, index, timeout):
+    """The task holding a partition's result ``index`` (a fetch), or the tuple of its
+    results at ``index`` (a tuple: its new variable values).
+
+    It starts with the step and waits for the partition's results in the
+    mailbox: as a dependency of the partition it would start only after a
+    round trip through the scheduler.
+    """
+    worker = get_worker()
+    return await rendezvous.take(worker, state_of(worker).mailbox, task_key, box, index, timeout)
 
 
 async def run_loop(

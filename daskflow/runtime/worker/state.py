@@ -11,8 +11,10 @@ closes (after its plugins' teardowns), which closes the receiver's sockets
 and drops every value held.
 
 The modules that move values (:mod:`..wire.rendezvous`, :mod:`..wire.pushes`,
-:mod:`..wire.bulk`) reach it through :func:`state_of`; this module imports
-none of them, so they may import it.
+:mod:`..wire.between_graph`) stand below the worker room and never look it
+up: the worker's entry points (its programs plugin, the tasks it runs) find
+it with :func:`state_of` and hand it to them, which read it as the interface
+they define, :class:`..wire.endpoint.WorkerEnd`.
 """
 
 from __future__ import annotations

@@ -87,12 +87,10 @@ from .receiver import (
 from .sender import (
     CLIENT_SESSIONS,
     close_links,
-    credentials,
     forget,
     known,
     lookup,
     send,
-    sessions_of,
     submit,
 )
 
@@ -110,7 +108,6 @@ __all__ = [
     "Seal",
     "Sessions",
     "close_links",
-    "credentials",
     "describe",
     "eligible",
     "forget",
@@ -124,6 +121,5 @@ __all__ = [
     "read_message",
     "send",
     "serve",
-    "sessions_of",
     "submit",
 ]

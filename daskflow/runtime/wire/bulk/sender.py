@@ -4,7 +4,8 @@
 and thread per receiver and session) to a receiver found with
 :func:`lookup`; :func:`send` does both and says whether the value went, so
 the caller can fall back to Dask's comms. The credentials a process sends
-as are its worker's (:func:`sessions_of`) or, in the client, :data:`CLIENT_SESSIONS`.
+as are its worker's (the sessions its state trusts, :class:`..endpoint.WorkerEnd`)
+or, in the client, :data:`CLIENT_SESSIONS`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import threading
 
 from distributed.comm import get_address_host
 
-from ...worker.state import find_state
 from .. import inplace
 from ..trust import Credentials, Sessions
 from .protocol import ACK, IDLE, RESEND, describe, handshake, in_place_enabled
@@ -212,21 +212,3 @@ async def send(rpc, address, header, items, credentials) -> bool:
         forget(address)
         return False  # the caller sends it on Dask's comms, which say what is wrong
     return True
-
-
-def sessions_of(worker, state=None) -> Sessions | None:
-    """The sessions ``worker`` takes values from and sends as, on its receiver and on Dask's
-    comms alike (None: nothing installed daskflow there yet); ``worker`` None: the client
-    process's. ``state``: ``worker``'s, where the caller has it."""
-    if worker is None:
-        return CLIENT_SESSIONS
-    if state is None:
-        state = find_state(worker)
-    return None if state is None else state.trusted
-
-
-def credentials(worker, plan: str) -> Credentials | None:
-    """What ``worker`` (None: this client) sends ``plan``'s messages as; None: none (they are
-    refused)."""
-    table = sessions_of(worker)
-    return None if table is None else table.credentials(plan)
