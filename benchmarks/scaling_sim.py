@@ -93,7 +93,7 @@ def build(workers, shards, sync):
     images = rng.random((ROWS * 4, SHAPES[0]), dtype=np.float32)
     labels = np.eye(SHAPES[-1], dtype=np.float32)[rng.integers(0, SHAPES[-1], ROWS * 4)]
     spec = {"ps": [f"ps-{i}" for i in range(shards)], "worker": [f"worker-{i}" for i in range(workers)]}
-    greedy = tf.train.GreedyLoadBalancingStrategy(shards, tf.train.byte_size_load_fn)
+    greedy = tf.contrib.training.GreedyLoadBalancingStrategy(shards, tf.contrib.training.byte_size_load_fn)
     graph = tf.Graph()
     with graph.as_default():
         ds = tf.data.Dataset.from_tensor_slices((images, labels)).repeat().batch(ROWS)

@@ -31,7 +31,7 @@ def test_round_robin_puts_every_weight_on_one_ps_and_every_bias_on_the_other():
 
 
 def test_greedy_by_bytes_balances_the_ps_tasks():
-    strategy = tf.train.GreedyLoadBalancingStrategy(2, tf.train.byte_size_load_fn)
+    strategy = tf.contrib.training.GreedyLoadBalancingStrategy(2, tf.contrib.training.byte_size_load_fn)
     with tf.device(tf.train.replica_device_setter(cluster=CLUSTER, ps_strategy=strategy)):
         ws, bs = _layers([64, 64, 64, 10])
     loads = {"/job:ps/task:0": 0, "/job:ps/task:1": 0}
@@ -39,6 +39,26 @@ def test_greedy_by_bytes_balances_the_ps_tasks():
         loads[v.device] += v.shape.num_elements() * 4
     assert ws[0].device != ws[1].device  # the two big weights are split
     assert abs(loads["/job:ps/task:0"] - loads["/job:ps/task:1"]) <= 64 * 10 * 4 + 64 * 4
+
+
+def test_the_greedy_strategy_is_where_tf1_had_it():
+    # TF1 (r1.15) defines both in tf.contrib.training only; tf.compat.v1.train has neither.
+    for name in ("GreedyLoadBalancingStrategy", "byte_size_load_fn"):
+        with pytest.raises(AttributeError, match=f"tf.train.{name} is not part of daskflow"):
+            getattr(tf.train, name)
+    with pytest.raises(TypeError, match="load_fn"):  # TF1's load_fn has no default
+        tf.contrib.training.GreedyLoadBalancingStrategy(2)
+
+
+def test_byte_size_load_fn_needs_one_output_of_a_known_shape():
+    load = tf.contrib.training.byte_size_load_fn
+    assert load(tf.Variable(tf.zeros([3, 4], tf.float64)).op) == 3 * 4 * 8
+    assert load(tf.Variable(1, name="scalar").op) == 4
+    unknown = tf.Variable(tf.zeros([3]), validate_shape=False, name="unknown")
+    with pytest.raises(ValueError, match=r"Shape <unknown> is not fully defined .*op unknown"):
+        load(unknown.op)
+    with pytest.raises(ValueError, match="Op split must have a single output"):
+        load(tf.split(tf.zeros([4]), 2, name="split")[0].op)
 
 
 def test_worker_device_merges_with_enclosing_scopes():

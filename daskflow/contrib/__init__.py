@@ -5,6 +5,6 @@ is not part of daskflow and says so when asked for.
 """
 
 from .._missing import module_getattr
-from . import layers, rnn  # noqa: F401 - tf.contrib.layers, tf.contrib.rnn
+from . import layers, rnn, training  # noqa: F401 - tf.contrib.layers, .rnn, .training
 
 __getattr__ = module_getattr("tf.contrib")

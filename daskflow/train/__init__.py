@@ -32,12 +32,7 @@ from .checkpoint_utils import (
 )
 from .cluster_spec import ClusterSpec
 from .coordinator import LooperThread
-from .device_setter import (
-    GreedyLoadBalancingStrategy,
-    RoundRobinStrategy,
-    byte_size_load_fn,
-    replica_device_setter,
-)
+from .device_setter import replica_device_setter
 from .graph_io import write_graph
 from .hooks import (
     CheckpointSaverHook,

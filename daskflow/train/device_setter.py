@@ -1,15 +1,13 @@
 """``replica_device_setter``: variables on the ps job, compute on the worker job.
 
 TF1's device function for between-graph replication. Variables are spread
-over the ps tasks by a strategy: round robin (TF's default), or greedy by
-bytes, which avoids round robin's classic imbalance (with alternating weights
-and biases on two ps tasks, all weights land on one and all biases on the
-other).
+over the ps tasks by a strategy: round robin (TF's default), or another given
+as ``ps_strategy``, such as TF1's greedy-by-bytes one,
+``tf.contrib.training.GreedyLoadBalancingStrategy``
+(:mod:`daskflow.contrib.training`).
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from ..framework.device_spec import DeviceSpec
 from .cluster_spec import ClusterSpec
@@ -27,34 +25,6 @@ class RoundRobinStrategy:
     def __call__(self, op) -> int:
         task = self._next
         self._next = (self._next + 1) % self._num_tasks
-        return task
-
-
-def byte_size_load_fn(op) -> int:
-    """A variable's size in bytes (unknown dimensions count as 1)."""
-    dims = op.attrs.get("dims") or ()
-    return int(np.prod([d or 1 for d in dims])) * op.attrs["dtype"].size
-
-
-class GreedyLoadBalancingStrategy:
-    """Each variable goes to the ps task with the least load so far.
-
-    Examples
-    --------
-    >>> import daskflow as tf
-    >>> # Bug: TF1 has these at tf.contrib.training only; daskflow has them at tf.train, not there.
-    >>> strategy = tf.contrib.training.GreedyLoadBalancingStrategy(  # doctest: +SKIP
-    ...     2, tf.contrib.training.byte_size_load_fn
-    ... )
-    """
-
-    def __init__(self, num_tasks, load_fn=byte_size_load_fn):
-        self._loads = [0] * num_tasks
-        self._load_fn = load_fn
-
-    def __call__(self, op) -> int:
-        task = int(np.argmin(self._loads))
-        self._loads[task] += self._load_fn(op)
         return task
 
 
