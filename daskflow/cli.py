@@ -8,6 +8,10 @@ bar, and prints the test accuracy.
 task of a local cluster, with a Dask scheduler for them
 (:mod:`daskflow.launcher`).
 
+``daskflow doctor [--scheduler ADDRESS]`` prints what this machine offers
+daskflow (versions, BLAS and its threads, numba, cupy and its GPUs) and the
+workers of a running cluster as TF tasks (:mod:`daskflow.doctor`).
+
 :func:`main` is the console entry point; :data:`cli` is the click group.
 """
 
@@ -18,6 +22,8 @@ import time
 from types import SimpleNamespace
 
 import click
+
+from .doctor import DEFAULT_TIMEOUT, DoctorError, report
 
 
 def build_mlp(tf, features, hidden, classes, seed):
@@ -190,6 +196,33 @@ def _launch_command(script, script_args, **options):
         return launch(script, script_args, **options)
     except (RuntimeError, OSError) as e:
         raise click.ClickException(str(e)) from e
+
+
+@cli.command("doctor", short_help="Versions, BLAS, numba, GPUs, a cluster's TF tasks.")
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="A running Dask scheduler to check, with its workers (default: DASK_SCHEDULER_ADDRESS).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds to reach the scheduler.",
+)
+def _doctor_command(scheduler, timeout):
+    """Print what daskflow finds here: versions, BLAS and its threads, numba, cupy and the
+    GPUs it sees; with a scheduler, its workers as TF tasks (exit status 1 if unreachable)."""
+    try:
+        lines = report(scheduler, timeout)
+    except DoctorError as e:
+        click.echo("\n".join(e.lines))
+        raise click.ClickException(str(e)) from None
+    click.echo("\n".join(lines))
+    return 0
 
 
 def main(argv=None) -> int:

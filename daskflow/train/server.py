@@ -202,6 +202,7 @@ class Server:
         import dask
         from distributed import Scheduler
 
+        # local import: dask's servers and config, loaded when a task starts them, not by `import daskflow`
         from ..local_dask_cluster import LIGHT_MONITORING, _bound, _preloads
         from ..runtime.defaults import setting
 
