@@ -347,6 +347,10 @@ def test_a_session_waits_for_the_tasks_its_graph_names_then_names_every_one_miss
             assert "['/job:ps/task:0', '/job:ps/task:1']" in message and "in 1 s" in message, message
 
             # The ps tasks join once the session has found them missing and waits for them.
+            # The moment it first finds them missing is seen by wrapping the module's pure
+            # function that finds them, not through a public seam: only this test needs that
+            # moment (an operator sees the wait in its log line), and the wrapper changes
+            # nothing the session does; it saves a sleep to order the two processes.
             waiting = threading.Event()
             missing_tasks = runtime_module._missing_tasks
 

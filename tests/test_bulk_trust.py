@@ -80,7 +80,7 @@ class _Session:
         self.sess.run(self.w.initializer)
         self.step()
         self.steps = 1
-        runtime = self.sess._cluster
+        runtime = self.sess.runtime
         self.credentials = bulk.Credentials(runtime.token, runtime.secret)
         self.plan = runtime.metrics.plans[-1]
 

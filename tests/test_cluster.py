@@ -50,7 +50,7 @@ def _model_parallel(steps, target):
             final = sess.run(ws + bs)
             where = sess.variable_futures() if target is not None else None
             placement = sess.placement(train, {x: batches[0][0], y: batches[0][1]})
-            who = sess._client.who_has(list(where.values())) if where else None
+            who = sess.runtime.client.who_has(list(where.values())) if where else None
     return losses, final, who, placement
 
 
@@ -74,14 +74,14 @@ def test_a_partitions_new_variable_values_are_one_task_a_step_and_still_a_future
     with tf.Session(cluster) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(bump)
-        _, executable, _ = sess._entry(bump, {})
-        lowered = sess._cluster._plans[executable]
-        wanted = lowered.graph(99, [], sess._cluster.variables, sess._cluster._addresses()).wanted
+        executable = sess.executable(bump)
+        lowered = sess.runtime.lowered[executable]
+        wanted = lowered.graph(99, [], sess.runtime.variables, sess.runtime.addresses()).wanted
         # One task holds the three new values, instead of one task per variable.
         assert [k for k in wanted if k[0].endswith(" values")] == [("ps_0 values", 99, "ps-0-s0")]
         assert not [k for k in wanted if k[0].startswith("var-")]
         futures = sess.variable_futures()
-        values = sess._client.gather(futures)
+        values = sess.runtime.client.gather(futures)
         assert sorted(values) == ["a", "b", "c"]
         np.testing.assert_array_equal(values["a"], [2.0, 3.0])
         assert values["b"] == 4.0
@@ -108,7 +108,7 @@ def test_a_value_left_in_a_tuple_whose_others_were_replaced_does_not_keep_the_tu
         bump = tf.assign_add(a, [1.0])
     with tf.Session(cluster) as sess:
         sess.run(tf.global_variables_initializer())
-        held = sess._cluster.variables
+        held = sess.runtime.variables
         initial = held["a"].future.key
         assert held["b"].future.key == initial  # the initializer made both in one task
         for _ in range(3):
@@ -117,7 +117,7 @@ def test_a_value_left_in_a_tuple_whose_others_were_replaced_does_not_keep_the_tu
         np.testing.assert_array_equal(sess.run(b), np.zeros(1000))
         np.testing.assert_array_equal(sess.run(a), [4.0])
         poll_for(  # so the initializer's tuple, with a's first value, is freed
-            lambda: not sess._client.run_on_scheduler(_held_on_a_worker, key=initial),
+            lambda: not sess.runtime.client.run_on_scheduler(_held_on_a_worker, key=initial),
             5,
             f"{initial} to be released",
             every=0.1,
@@ -206,10 +206,10 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
             assert counter.graphs - before == 10
             for _ in range(40):
                 sess.run(bump.op)
-            early = _scheduler_tasks(sess._client)
+            early = _scheduler_tasks(sess.runtime.client)
             for _ in range(250):
                 sess.run(bump.op)
-            late = _scheduler_tasks(sess._client)
+            late = _scheduler_tasks(sess.runtime.client)
             np.testing.assert_array_equal(sess.run(v), np.full(4, 600.0))
     # 300 steps of a chain v_{t+1} = v_t + delta: the lineage is cut, so the
     # scheduler holds about the same number of tasks after 300 steps as after 50.
@@ -276,7 +276,7 @@ def test_a_failing_partition_tells_its_consumers_on_other_workers(cluster):
     with tf.Session(cluster) as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
             sess.run(total, {n: [1, 2, 3]})
-        client = sess._client
+        client = sess.runtime.client
         poll_for(  # the consumer on ps-0 got the failure marker: nothing waits
             lambda: not any(client.run(_consumers_waiting).values()),
             5,
@@ -334,8 +334,8 @@ def test_a_partition_waits_no_longer_than_the_operation_timeout(cluster):
     with tf.Session(cluster, config=config) as sess:
         sess.run(v.initializer)
         assert sess.run(z) == 3.0
-        _, executable, _ = sess._entry(z, {})
-        lowered = sess._cluster._plans[executable]
+        executable = sess.executable(z)
+        lowered = sess.runtime.lowered[executable]
         # Drop what the worker partition sends, as if its worker had vanished.
         for template in lowered._templates:
             template.sends.clear()
@@ -389,7 +389,7 @@ def test_a_session_sees_its_workers_while_the_client_refreshes_its_cache(cluster
     if "n_workers" not in inspect.signature(Client._update_scheduler_info).parameters:
         pytest.skip("this Dask's client refreshes its cache with every worker's entry")
     with tf.Session(cluster) as sess:
-        client, stop, polls = sess._cluster.client, threading.Event(), []
+        client, stop, polls = sess.runtime.client, threading.Event(), []
 
         def poll():  # what the client's periodic poll does every 2 s, here without a pause
             while not stop.is_set():
@@ -399,7 +399,7 @@ def test_a_session_sees_its_workers_while_the_client_refreshes_its_cache(cluster
         thread = threading.Thread(target=poll)
         thread.start()
         try:
-            seen = {tuple(sorted(sess._cluster.workers_now())) for _ in range(200)}
+            seen = {tuple(sorted(sess.runtime.workers_now())) for _ in range(200)}
             specs = {tuple(tf.train.ClusterSpec.from_client(client).jobs) for _ in range(50)}
         finally:
             stop.set()
@@ -489,9 +489,9 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             np.testing.assert_array_equal(sess.run(y), np.full(3, 2.0))
             where = sess.placement(y)[y.op.name]
             assert (where.device, where.worker) == ("/job:worker/device:GPU:0", "worker-1")
-            _, executable, _ = sess._entry(y, {})
-            lowered = sess._cluster._lower(executable)
-            graph = lowered.graph(0, [], sess._cluster.variables, sess._cluster._addresses()).graph
+            executable = sess.executable(y)
+            lowered = sess.runtime.lowered[executable]
+            graph = lowered.graph(0, [], sess.runtime.variables, sess.runtime.addresses()).graph
             # /job:worker/device:GPU:0: one replica per worker task with a GPU, here one.
             assert list(graph.layers) == ["worker-gpu0-s0/0", "worker-gpu0-s0/0-out"]
             layer = graph.layers["worker-gpu0-s0/0"]

@@ -131,7 +131,8 @@ def test_measured_op_times_place_the_graph_again(cluster):
         before = sess.placement(head, feed)
         values = [sess.run(head, feed) for _ in range(3)]
         after = sess.placement(head, feed)
-        left = sess._client.run(lambda dask_worker: sorted(dask_worker.extensions["daskflow"].programs))
+        client = sess.runtime.client
+        left = client.run(lambda dask_worker: sorted(dask_worker.extensions["daskflow"].programs))
     assert before["left"].worker == before["right"].worker and "estimated" in before["left"].reason
     assert after["left"].worker != after["right"].worker
     assert "measured at" in after["left"].reason and "measured at" in after["right"].reason
@@ -263,5 +264,5 @@ def test_ops_a_rewrite_took_into_others_cost_nothing_once_measured():
     out = tf.tanh(inner) + 1.0  # one fused chain: mul, exp, tanh, add
     with tf.Session() as sess:
         sess.run(out, {x: np.ones((2, 4), np.float32)})
-        ((_, executable, _),) = sess._cache.values()
+        ((_, executable, _),) = sess.runtime.signatures.values()
     assert absorbed(executable.plan) == {inner.op, inner.op.inputs[0].op, out.op.inputs[0].op}

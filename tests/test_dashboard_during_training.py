@@ -107,7 +107,7 @@ def test_step_keys_fit_javascript_even_in_the_last_sessions_slot(threads_cluster
     with _recording_keys(threads_cluster) as keys:
         with tf.Session(threads_cluster) as sess:
             _steps(sess, train, x, y, batches)
-            held = sess._client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks))
+            held = sess.runtime.client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks))
     step_keys = [k for k in keys if isinstance(k, tuple) and any(True for _ in _integers(k))]
     assert len(step_keys) >= 4 * 3, sorted(keys, key=str)  # a few steps' tasks, each of its partitions
     numbers = [n for k in [*keys, *held] for n in _integers(k)]
@@ -195,7 +195,7 @@ def test_every_dashboard_page_answers_while_training_and_no_integer_is_out_of_ra
             tf.Session(cluster) as sess,
         ):
             warnings.simplefilter("always")
-            pages, port = sess._client.run_on_scheduler(_dashboard_pages)
+            pages, port = sess.runtime.client.run_on_scheduler(_dashboard_pages)
             pages = sorted({*pages, "individual-plots.json"})
             assert REQUIRED_PAGES <= set(pages), pages
             sess.run(tf.global_variables_initializer())
@@ -212,7 +212,7 @@ def test_every_dashboard_page_answers_while_training_and_no_integer_is_out_of_ra
             fetching.join()
             for bx, by in batches[steps : steps + 20]:  # the open dashboards update meanwhile
                 sess.run(train, {x: bx, y: by})
-            serialized = sess._client.run_on_scheduler(_serialized_dashboards)
+            serialized = sess.runtime.client.run_on_scheduler(_serialized_dashboards)
     finally:
         bokeh_log.removeHandler(records)
     assert statuses == {page: 200 for page in pages}, {p: s for p, s in statuses.items() if s != 200}

@@ -126,7 +126,7 @@ def test_the_page_answers_and_its_data_follow_training(cluster, base, tmp_path):
     g, w, x, train = ps_linear_graph()
     step, losses, writer = _training(g, w, x, train, str(tmp_path))
     with writer, tf.Session(cluster, graph=g) as sess:
-        token = sess._cluster.token
+        token = sess.runtime.token
         sess.run(tf.variables_initializer([w]))
         for i in range(3):
             step(sess, i)
@@ -197,7 +197,7 @@ def test_replicas_staleness_and_bytes_are_those_the_session_measures():
         base = cluster.dashboard_link.rsplit("/", 1)[0]
         train, x, y = _replicated_training()
         with tf.Session(cluster) as sess:
-            token = sess._cluster.token
+            token = sess.runtime.token
             sess.run(tf.global_variables_initializer())
             for bx, by in batches:
                 sess.run(train, {x: bx, y: by})

@@ -66,7 +66,7 @@ def test_each_sessions_page_shows_the_scalars_of_its_own_graph(cluster, tmp_path
             losses["a"].append(first[2](a, i))
             losses["b"].append(second[2](b, i))
         for name, sess in (("a", a), ("b", b)):
-            shown = _scalars(base, sess._cluster.token, "loss", 3)
+            shown = _scalars(base, sess.runtime.token, "loss", 3)
             assert shown == [[i, pytest.approx(v, rel=1e-6)] for i, v in enumerate(losses[name])]
         # Not merely equal curves: the second loss is a thousand times the first.
         assert losses["b"][0] > 100 * losses["a"][0] > 0
@@ -85,7 +85,7 @@ def test_a_writer_without_a_graph_shows_its_scalars_on_every_open_session(cluste
         rate = tf.summary.Summary.Value(tag="rate", simple_value=0.5)
         bare.add_summary(tf.summary.Summary(value=[rate]), 7)
         for sess in (a, b):
-            assert _scalars(base, sess._cluster.token, "rate", 1) == [[7, 0.5]]
+            assert _scalars(base, sess.runtime.token, "rate", 1) == [[7, 0.5]]
     bare.close()
 
 
@@ -101,7 +101,7 @@ def test_a_cluster_without_the_page_serves_no_page_and_is_sent_nothing(tmp_path)
         with tf.Session(cluster, graph=g) as sess:
             sess.run(init)
             assert step(sess, 0) > 0
-            publisher = publish.publisher_of(sess._cluster.token)
+            publisher = publish.publisher_of(sess.runtime.token)
             assert publisher.active is False  # asked once, found no collector
             assert publisher not in publish.open_publishers()
     writer.close()
@@ -126,7 +126,7 @@ def test_a_steps_time_by_phase_is_where_its_tasks_spent_it(cluster):
         for _ in range(2):
             sess.run(train)
         metrics = sess.step_metrics()[-1]
-        token = sess._cluster.token
+        token = sess.runtime.token
 
         def with_phases():  # the step's record comes within 0.2 s; the page asks the workers each second
             session = next(s for s in _data(base)["sessions"] if s["session"] == token)

@@ -81,9 +81,9 @@ def _replicated_training(target, images, labels, steps):
         sess.run(tf.global_variables_initializer())
         for _ in range(steps):
             sess.run(train)
-        _, executable, _ = sess._entry(train, {})
+        executable = sess.executable(train)
         accuracy = np.mean(sess.run(predicted, {xt: DATA.test.images}) == DATA.test.labels.argmax(1))
-        return accuracy, sess._cluster._plans[executable]
+        return accuracy, sess.runtime.lowered[executable]
 
 
 def _spread(client, array, block, workers):

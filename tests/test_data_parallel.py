@@ -179,10 +179,10 @@ def test_no_training_data_passes_through_the_client(cluster):
     with tf.Session(cluster) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train)
-        _, executable, _ = sess._entry(train, {})
-        lowered = sess._cluster._plans[executable]
+        executable = sess.executable(train)
+        lowered = sess.runtime.lowered[executable]
         step = lowered.graph(
-            99, [], sess._cluster.variables, sess._cluster._addresses(), pushed=sess._cluster.table.pushed
+            99, [], sess.runtime.variables, sess.runtime.addresses(), pushed=sess.runtime.table.pushed
         )
     sent = len(pickle.dumps(dict(step.graph))) + sum(post.value.nbytes for post in step.posts)
     one_batch = 64 * (64 + 10) * 4
@@ -201,11 +201,11 @@ def test_a_step_with_every_replica_worker_gone_waits_for_them_as_for_any_lost_wo
     with tf.Session(cluster) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train, feed)
-        _, executable, _ = sess._entry(train, feed)
-        lowered = sess._cluster._plans[executable]
-        only_the_ps = {k: v for k, v in sess._cluster._addresses().items() if k == "ps-0"}
+        executable = sess.executable(train, feed)
+        lowered = sess.runtime.lowered[executable]
+        only_the_ps = {k: v for k, v in sess.runtime.addresses().items() if k == "ps-0"}
         with pytest.raises(WorkerLost) as lost:  # the session's recovery waits, then fails clearly
-            lowered.graph(99, [feed[x]], sess._cluster.variables, only_the_ps)
+            lowered.graph(99, [feed[x]], sess.runtime.variables, only_the_ps)
     assert lost.value.names == {"worker-0", "worker-1", "worker-2"}
 
 
@@ -353,7 +353,7 @@ def _aggregate_donates(sess, fetches):
     """Whether the compiled step passes each mean ``donate``: its input read by nothing else."""
     from daskflow.ops.replica_ops import AggregateReplicas
 
-    _, executable, _ = sess._entry(fetches, {})
+    executable = sess.executable(fetches)
     flags = [
         k.keywords.get("donate", False)
         for p in executable.programs

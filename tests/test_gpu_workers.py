@@ -63,7 +63,7 @@ def test_variables_on_a_gpu_worker_train_fetch_and_checkpoint_through_the_standi
                 losses = [sess.run([train, loss])[1] for _ in range(30)]
                 trained = sess.run(w)
                 path = saver.save(sess, str(tmp_path / "model"))
-                held = sess._client.run(_kinds_of_shared_values)
+                held = sess.runtime.client.run(_kinds_of_shared_values)
                 sess.run(w.assign(tf.zeros([4, 1])))
                 saver.restore(sess, path)
                 restored = sess.run(w)

@@ -91,7 +91,7 @@ def test_the_sessions_own_variables_go_with_it(cluster):
     x, w, step, train = _linear()
     with tf.Session(cluster, config=tf.ConfigProto(independent_replicas=True)) as sess:
         sess.run(tf.global_variables_initializer())
-        job = sess._cluster.shared_job
+        job = sess.runtime.shared_job
         with Client(cluster, set_as_default=False) as client:
             assert _names_appear(client, job) == ["global_step", "w"]
     with Client(cluster, set_as_default=False) as client:
@@ -114,8 +114,8 @@ def test_a_client_that_leaves_without_closing_takes_its_variables_with_it(cluste
     x, w, step, train = _linear()
     sess = tf.Session(cluster.scheduler_address, config=tf.ConfigProto(independent_replicas=True))
     sess.run(tf.global_variables_initializer())
-    job = sess._cluster.shared_job
-    sess._client.close()  # gone, as a killed notebook's client is
+    job = sess.runtime.shared_job
+    sess.runtime.client.close()  # gone, as a killed notebook's client is
     with Client(cluster, set_as_default=False) as client:
         poll_for(
             lambda: all(found == [] for found in client.run(shared_names, job).values()),

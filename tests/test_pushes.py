@@ -86,10 +86,10 @@ def test_a_reader_whose_pushed_version_was_superseded_fetches_it_from_its_holder
     with tf.Session(cluster, graph=g) as sess, Client(cluster.scheduler_address) as client:
         sess.run(w.initializer)
         sess.run([y, step], {x: ones})
-        pushes = sess._cluster.table.pushed["w"]
-        assert pushes.ident == sess._cluster.variables["w"].ident  # an item of its partition's values
+        pushes = sess.runtime.table.pushed["w"]
+        assert pushes.ident == sess.runtime.variables["w"].ident  # an item of its partition's values
         (key, index), (reader,) = pushes.ident, pushes.readers
-        arg = Pushed(cache_name(sess._cluster.token, "w"), key[1], key, pushes.home, index)
+        arg = Pushed(cache_name(sess.runtime.token, "w"), key[1], key, pushes.home, index)
 
         async def late_read(dask_worker):
             state_of(dask_worker).cache.put(arg.name, arg.version + 10, "newer", keep=1)  # supersedes it

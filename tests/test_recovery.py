@@ -136,9 +136,9 @@ class PlansOnTheWorkers(tf.train.SessionRunHook):
     """At the end: the session's plans in use, and the program plugins installed for it."""
 
     def end(self, session):
-        runtime = session._cluster
+        runtime = session.runtime
         prefix = scope.programs_prefix(runtime.token)
-        self.in_use = {prefix + lowered.plan_id for lowered in runtime._plans.values()}
+        self.in_use = {prefix + lowered.plan_id for lowered in runtime.lowered.values()}
 
         def installed(dask_scheduler):
             return [name for name in dask_scheduler.worker_plugins if name.startswith(prefix)]
@@ -286,7 +286,7 @@ def test_variable_futures_after_their_worker_died_say_so_instead_of_waiting():
         with tf.Session(address) as sess:
             sess.run(tf.global_variables_initializer())
             sess.run(bump)
-            assert sess._cluster.variables["a"].index is not None  # items of the ps's new values
+            assert sess.runtime.variables["a"].index is not None  # items of the ps's new values
             assert sorted(sess.variable_futures()) == ["a", "b"]
             with Client(address, set_as_default=False) as client:
                 pids = client.run(os.getpid)
@@ -396,7 +396,7 @@ def _kill_minus_9(address, name, sess):
     """kill -9 worker ``name``; return once ``sess`` has seen it leave (a step built before
     would send to the dead worker's address and fail instead of recovering)."""
     _kill(address, name)
-    poll_for(lambda: name not in sess._cluster.workers_now(), 30, f"{name} to leave after kill -9", every=0.1)
+    poll_for(lambda: name not in sess.runtime.workers_now(), 30, f"{name} to leave after kill -9", every=0.1)
 
 
 def _train(sess, train, x, y, batches):
@@ -423,7 +423,7 @@ def test_a_killed_ps_loses_at_most_the_steps_since_the_last_timed_copy():
             sess.run(w.initializer)
             _train(sess, train, x, y, batches[:5])
             sess.run(slow)  # the window has passed in steps: step 6 also copies w to worker-0
-            assert sess._cluster.backup_schedule.busy >= window
+            assert sess.runtime.backup_schedule.busy >= window
             _train(sess, train, x, y, batches[5:9])
             _kill_minus_9(address, "ps-0", sess)
             _train(sess, train, x, y, batches[9:])  # recovers, on worker-0 standing in
@@ -513,13 +513,13 @@ def test_a_variable_other_steps_changed_is_copied_after_the_next_timed_copy():
             sess.run(set_rate)  # the 6th: no copy is due (its window has not passed)
             sess.run(slow)
             _train(sess, train, x, y, batches[4:5])  # a timed copy (7th): rate's is refreshed after it
-            flushing = sess._cluster.backup_schedule.flushing
+            flushing = sess.runtime.backup_schedule.flushing
             assert list(flushing) == ["rate"]
             for future, _, _ in flushing.values():
                 future.result(timeout=30)  # the copy is made
-            held = sess._cluster.variables["rate"]
+            held = sess.runtime.variables["rate"]
             # Only the value crossed: the variable's own key (its tuple) is held at home alone.
-            assert len(sess._client.who_has([held.future])[held.future.key]) == 1
+            assert len(sess.runtime.client.who_has([held.future])[held.future.key]) == 1
             _train(sess, train, x, y, batches[5:6])  # takes the refreshed copy in
             _kill_minus_9(address, "ps-0", sess)
             _train(sess, train, x, y, batches[6:])
@@ -535,7 +535,7 @@ def test_with_copies_off_a_lost_ps_aborts_naming_its_variables():
         with tf.Session(address, config=config) as sess:
             sess.run(w.initializer)
             _train(sess, train, x, y, _batches(2))
-            assert not sess._cluster.table.copies  # no copy was made
+            assert not sess.runtime.table.copies  # no copy was made
             _kill_minus_9(address, "ps-0", sess)
             with pytest.raises(
                 tf.errors.AbortedError, match=r"values of \['w'\] were lost.*backup_variables=False"

@@ -49,7 +49,7 @@ def session(cluster):
     sess = tf.Session(cluster, graph=g, config=tf.ConfigProto(operation_timeout_in_ms=60_000))
     sess.run(w.initializer)
     sess.run(train, {x: FEED})
-    runtime = sess._cluster
+    runtime = sess.runtime
     sess.parts = (w, x, train)
     sess.credentials = bulk.Credentials(runtime.token, runtime.secret)
     sess.plan = runtime.metrics.plans[-1]

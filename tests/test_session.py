@@ -121,9 +121,9 @@ def test_plans_are_built_once_per_signature():
     with tf.Session() as sess:
         for i in range(5):
             assert sess.run(y, {x: [float(i)]}) == i * i
-        assert len(sess._cache) == 1
+        assert len(sess.runtime.signatures) == 1
         sess.run([y], {x: [1.0]})
-        assert len(sess._cache) == 2
+        assert len(sess.runtime.signatures) == 2
 
 
 def test_a_new_control_edge_invalidates_cached_plans():

@@ -125,14 +125,14 @@ def test_two_sessions_on_one_cluster_do_not_disturb_each_other(cluster, other):
         for _ in range(3):
             a.run(bump_a)
         b.run(bump_b)
-        token_a = a._cluster.token
+        token_a = a.runtime.token
         a.close()
         # b still runs, with its own value and its streams still unbatched.
         b.run(bump_b)
         np.testing.assert_array_equal(b.run(vb), [2.0, 2.0, 2.0])
         assert _intervals(other, of=other)[1:] == ([0], [0])
         assert not any(token_a in name for name in _daskflow_plugins(other)[0])  # a's are gone
-        assert any(b._cluster.token in name for name in _daskflow_plugins(other)[0])
+        assert any(b.runtime.token in name for name in _daskflow_plugins(other)[0])
     finally:
         a.close()
         b.close()
@@ -163,7 +163,7 @@ def test_a_session_never_numbers_its_steps_in_the_range_of_an_open_one(cluster, 
     a = tf.Session(cluster, graph=g)
     try:
         a.run(v.initializer)
-        held = a._cluster.token
+        held = a.runtime.token
         first = int(held, 16) % runtime.SESSION_SLOTS * runtime.STEPS_PER_SESSION
         overlapping = (first + 5, first + runtime.STEPS_PER_SESSION + 5)
         with pytest.raises(scope.StepsTakenError, match=held):
@@ -173,7 +173,7 @@ def test_a_session_never_numbers_its_steps_in_the_range_of_an_open_one(cluster, 
         monkeypatch.setattr(runtime.uuid, "uuid4", lambda: type("U", (), {"hex": next(draws)})())
         b = tf.Session(cluster, graph=_counter_graph()[0])
         try:
-            assert b._cluster.token == "01234567"
+            assert b.runtime.token == "01234567"
         finally:
             b.close()
     finally:

@@ -43,7 +43,7 @@ def _ps_worker_mlp():
 
 def _step_tasks(sess, fetches, feed):
     """The keys of the tasks the scheduler ran for one ``sess.run``, from Dask's task stream."""
-    with get_task_stream(client=sess._client) as stream:
+    with get_task_stream(client=sess.runtime.client) as stream:
         sess.run(fetches, feed)
     return [task["key"] for task in stream.data]
 
@@ -78,7 +78,7 @@ def test_copies_of_new_values_are_variable_backups_on_the_other_worker(cluster):
         sess.run(train, {x: bx, y: by})
         keys = _step_tasks(sess, train, {x: bx, y: by})
         copies = [k for k in keys if key_split(k) == "variable backup"]
-        workers = sess._client.run_on_scheduler(_holders, keys=copies)
+        workers = sess.runtime.client.run_on_scheduler(_holders, keys=copies)
     names = sorted(key_split(k) for k in keys)
     assert names == sorted(["worker_0 step", "ps_0 update", "ps_0 values"] + ["variable backup"] * 4), keys
     assert workers == {"worker-0"}  # the copies of the ps's values: kept on the other worker

@@ -265,7 +265,7 @@ def test_a_traced_cluster_run_names_every_partition_on_the_worker_that_ran_it():
         value, _ = sess.run([loss, step], {x: ONES}, options=TRACE, run_metadata=meta)
         after = time.time_ns() // 1000
         assert value == 12.0
-        left = sess._client.run(lambda dask_worker: len(dask_worker.extensions["daskflow"].traces))
+        left = sess.runtime.client.run(lambda dask_worker: len(dask_worker.extensions["daskflow"].traces))
         untraced = tf.RunMetadata()
         untraced.CopyFrom(meta)
         sess.run(loss, {x: ONES}, run_metadata=untraced)

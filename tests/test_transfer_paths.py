@@ -249,9 +249,9 @@ def test_a_reader_whose_pushed_version_was_superseded_fetches_it_from_the_home(p
     with tf.Session(client, graph=g) as sess:
         sess.run([v.initializer for v in variables])
         sess.run(train, {x: bx, y: by})
-        pushes = sess._cluster.table.pushed["w2"]
+        pushes = sess.runtime.table.pushed["w2"]
         (key, index), reader = pushes.ident, next(iter(pushes.readers))
-        arg = Pushed(cache_name(sess._cluster.token, "w2"), key[1], key, pushes.home, index)
+        arg = Pushed(cache_name(sess.runtime.token, "w2"), key[1], key, pushes.home, index)
         got = client.run(_late_read, arg, workers=[reader])[reader]
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
         np.testing.assert_array_equal(got, sess.run(w2))

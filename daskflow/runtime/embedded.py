@@ -10,6 +10,9 @@ alone holds these arrays: planned steps may update them in place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 import numpy as np
 
 from ..errors import FailedPreconditionError
@@ -35,6 +38,7 @@ class EmbeddedRuntime:
         The session's graph (its ops are what placement logs).
     """
 
+    client = None  # no cluster: no Dask client
     between_graph = False  # the variables are this session's own
     dashboard_link = None  # no cluster, no dashboard
     recoveries: tuple = ()  # no worker to lose
@@ -47,6 +51,13 @@ class EmbeddedRuntime:
         self._logged = 0  # ops of the graph log_device_placement has printed
         self._blas = blas_threads(config.intra_op_parallelism_threads)
         allocator.keep_step_buffers()  # as a worker does: steps reuse their buffers
+
+    @property
+    def variables(self) -> Mapping:
+        """Variable name -> its current value (an array): :attr:`store` seen through a
+        read-only view. The arrays stay the session's (a later step may update them in
+        place): copy one to keep it."""
+        return MappingProxyType(self.store)
 
     # -- planning --------------------------------------------------------------------------
     def plan(self, mapper, feeds, feed_dict, state_for):

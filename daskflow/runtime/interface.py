@@ -15,6 +15,7 @@ the feed checks, one call here, and the shaping of the fetched values.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,8 +53,16 @@ class Runtime(Protocol):
     whether the variables are a between-graph job's, shared with its other
     clients; ``dashboard_link`` is the Dask dashboard's address, or None;
     ``recoveries`` lists each recovery from a lost worker.
+
+    What a user sees of it (``Session.runtime``): ``client``, the
+    ``distributed.Client`` the steps go through (None embedded), and
+    ``variables``, ``{variable name: its current value}`` to read, not
+    write: an array embedded, a :class:`~.cluster.held.Held` (where the
+    value lives on the cluster) on a cluster.
     """
 
+    client: object | None
+    variables: Mapping
     signatures: dict
     between_graph: bool
     dashboard_link: str | None

@@ -14,6 +14,7 @@ like the fetches.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 
 from ..errors import InvalidArgumentError, UnavailableError
@@ -21,6 +22,8 @@ from ..framework.graph import Graph, Operation, Tensor, get_default_graph, sessi
 from ..kernels.devices import free_memory
 from .config_proto import ConfigProto, log_ignored_fields
 from .embedded import EmbeddedRuntime
+from .interface import Runtime
+from .plan.executable import Executable
 from .plan.feeds import FeedSpec, check_feed, flatten_feed_dict
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
@@ -76,8 +79,23 @@ class Session:
         self._steps_left = None  # limit_steps(): a MonitoredTrainingSession's last steps
 
     @property
-    def _cluster(self):
-        """The runtime, by the name tests written before it had one reach it by."""
+    def runtime(self) -> Runtime:
+        """The runtime behind this session (daskflow's; TF1's session shows none).
+
+        An :class:`~.embedded.EmbeddedRuntime` without a target, else a
+        :class:`~.cluster.runtime.ClusterRuntime` on the target's cluster. Every
+        runtime answers :class:`~.interface.Runtime`: its ``client`` (None
+        embedded), its ``variables`` and its ``signatures``; a cluster's also
+        tells where its steps run (``workers_now()``, ``addresses()``) and how
+        each signature was lowered there (``lowered``).
+
+        Examples
+        --------
+        >>> import daskflow as tf
+        >>> with tf.Session(graph=tf.Graph()) as sess:
+        ...     print(type(sess.runtime).__name__, sess.runtime.client)
+        EmbeddedRuntime None
+        """
         return self._runtime
 
     # -- the per-step path ---------------------------------------------------------------
@@ -177,6 +195,27 @@ class Session:
             return self._states[op]
 
     # -- inspection --------------------------------------------------------------------------
+    def executable(self, fetches, feed_dict=None) -> Executable:
+        """The :class:`~.plan.executable.Executable` that ``run(fetches, feed_dict)`` runs.
+
+        Planned once per signature (the fetches, the fed tensors, the graph as
+        it is), as ``run`` plans it: the same object, so what the runtime keeps
+        for it (a cluster's ``runtime.lowered[executable]``, once a step ran)
+        is the run's.
+
+        Parameters
+        ----------
+        fetches : tensor, op, name, or nested list/tuple/dict of them
+        feed_dict : dict, optional
+            Its keys name the fed tensors; its values are not checked.
+
+        Returns
+        -------
+        Executable
+        """
+        feed_dict = flatten_feed_dict(feed_dict) if feed_dict else {}
+        return self._entry(fetches, feed_dict)[1]
+
     def lower(self, fetches, feed_dict=None) -> dict:
         """The Dask graph one ``run(fetches, feed_dict)`` executes.
 
@@ -361,6 +400,19 @@ class Session:
                 free_memory()  # the GPU pool's blocks its arrays held go back to the device
                 if self._owns_client:
                     self._client.close()
+
+    def __del__(self):
+        # TF1 closes a session dropped without close(): a cluster session's programs, plugins
+        # and variables are undone then, not kept until its client goes. On a thread of its own:
+        # the collection may run on an event loop's thread (close waits on that loop) or inside
+        # a lock that close takes; not while the interpreter shuts down.
+        if getattr(self, "_closed", True) or sys.is_finalizing():
+            return
+        threading.Thread(target=self._close_quietly, name="daskflow-session-close", daemon=True).start()
+
+    def _close_quietly(self):
+        with contextlib.suppress(Exception):
+            self.close()
 
     @contextlib.contextmanager
     def as_default(self):

@@ -136,10 +136,10 @@ class Faults(tf.train.SessionRunHook):
         if kind == "kill":
             os.kill(pid, signal.SIGKILL)
         else:  # the call ends with its worker: made from a thread of its own
-            address = sess._cluster.workers_now()[victim]
+            address = sess.runtime.workers_now()[victim]
             threading.Thread(target=_fill_on, args=(self.address, address), daemon=True).start()
         deadline = time.monotonic() + 60  # one after the other: the session sees it go first
-        while victim in sess._cluster.workers_now() and time.monotonic() < deadline:
+        while victim in sess.runtime.workers_now() and time.monotonic() < deadline:
             time.sleep(0.1)
 
 

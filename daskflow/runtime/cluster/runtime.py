@@ -21,7 +21,9 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import dask
 
@@ -59,7 +61,42 @@ SESSION_SLOTS = 2**53 // STEPS_PER_SESSION  # 2**20: as many as five hex digits 
 
 
 class ClusterRuntime:
-    """A session's link to a cluster: placement, variables, step submission."""
+    """A session's link to a cluster: placement, variables, step submission.
+
+    A cluster ``Session``'s :attr:`~daskflow.runtime.session.Session.runtime`
+    (see :class:`~..interface.Runtime`). Besides what a session asks of it, it
+    tells an operator where the session's steps run: :meth:`workers_now`,
+    :meth:`addresses` and :attr:`lowered`.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    config : ConfigProto
+    graph : Graph, optional
+    shared_job : str, optional
+        A between-graph job's id: its variables are the job's, shared.
+    own_task : str, optional
+        A between-graph session's task (``/job:worker/task:1``).
+
+    Attributes
+    ----------
+    client : distributed.Client
+        The client the session's steps go through.
+    token : str
+        The session's id on the cluster (eight hex digits): the scheduler and
+        worker plugins, the dashboard's pages and the worker caches of the
+        session are named by it.
+    table : VariableTable
+        Where each variable's value, copy, version and pushes are
+        (:class:`.variables.VariableTable`); :attr:`variables` is its values.
+    metrics : StepMetrics
+        The steps' metrics; ``metrics.plans`` the ids of the plans lowered.
+    backup_schedule : BackupSchedule
+        Which steps copy the variables (``ConfigProto(backup_variables_secs=)``).
+    shared_job : str or None
+        The job whose variables the session shares (between-graph, or its own
+        with ``independent_replicas``), else None.
+    """
 
     def __init__(self, client, config, graph=None, shared_job=None, own_task=None):
         self.client = client
@@ -104,6 +141,13 @@ class ClusterRuntime:
     def variables(self) -> dict:
         """Variable name -> :class:`.held.Held`, where its current value is (read only)."""
         return self.table.values
+
+    @property
+    def lowered(self) -> Mapping:
+        """``{Executable: Lowered}``: each executable whose tasks are on the cluster now
+        (lowered by its first step or ``placement()``), with its :class:`.step_tasks.Lowered`
+        (read only). ``Session.executable(fetches, feed_dict)`` gives a signature's key."""
+        return MappingProxyType(self._plans)
 
     # -- what a Session asks of it (runtime/interface.py) --------------------------------------
     def plan(self, mapper, feeds, feed_dict, state_for):
@@ -170,9 +214,12 @@ class ClusterRuntime:
         self._room.update(memory.rooms(identity))  # a worker gone keeps its last (lost_too_often)
         return workers
 
-    def _addresses(self):
-        """Worker name -> address, asked of the scheduler at most every REFRESH seconds;
-        a lost worker's name gives its stand-in's address until it is back."""
+    def addresses(self) -> dict:
+        """Worker name -> address, as a step sends its tasks to them.
+
+        Asked of the scheduler at most every ``REFRESH`` seconds (:meth:`workers_now`
+        asks now); a lost worker's name gives its stand-in's address until it is back.
+        """
         known, when = self._known
         if time.monotonic() - when > REFRESH:
             known = self.workers_now()
@@ -318,7 +365,7 @@ class ClusterRuntime:
             return lowered
         if not lowered.replica_names:
             return lowered
-        self._addresses()  # membership, as of REFRESH seconds ago at most
+        self.addresses()  # membership, as of REFRESH seconds ago at most
         if self._known is lowered.membership:  # not looked at again since: nothing to compare
             return lowered
         lowered.membership = self._known
@@ -410,7 +457,7 @@ class ClusterRuntime:
         if steps > 1:  # a run of several steps takes their numbers; n is its last step's
             n = next(itertools.islice(self._steps, steps - 2, None))
         start = time.perf_counter()
-        addresses = self._addresses()
+        addresses = self.addresses()
         updated = lowered.updated()
         table = self.table
         if self._left and self.shared_job is None:  # a replica's worker, say, holding copies
@@ -569,7 +616,7 @@ class ClusterRuntime:
         if schedule.flush_owed and len(self._pending) <= 1:  # no later step has changed a value since
             targets = recovery.backup_workers(self._known[0])
             # Not those the step updated: not committed yet, and copied by the step.
-            schedule.flush(self.client, self.table, targets, self._addresses(), n, exclude=set(updated))
+            schedule.flush(self.client, self.table, targets, self.addresses(), n, exclude=set(updated))
 
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables.
