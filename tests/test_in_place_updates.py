@@ -53,10 +53,10 @@ def test_adam_updates_a_large_variable_in_its_own_array_and_follows_tf1s_formula
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train)
-        held = sess._runtime.store["W"]  # the array the session keeps for W
+        held = sess.runtime.variables["W"]  # the array the session keeps for W
         for _ in range(2):
             sess.run(train)
-        assert sess._runtime.store["W"] is held  # written in place, not replaced
+        assert sess.runtime.variables["W"] is held  # written in place, not replaced
         np.testing.assert_allclose(sess.run(w), _adam_reference(w0, c, 3), rtol=1e-5, atol=1e-6)
 
 

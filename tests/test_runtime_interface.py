@@ -6,15 +6,18 @@ holds one and never asks which; what it offers Saver and MonitoredSession
 :class:`Placement` records in every mode.
 """
 
+import ast
 import inspect
 import re
 import sys
+from pathlib import Path
 
 import dask
 import numpy as np
 import pytest
 
 import daskflow as tf
+from daskflow.runtime.cluster import scope
 from daskflow.runtime.cluster.runtime import ClusterRuntime
 from daskflow.runtime.embedded import EmbeddedRuntime
 from daskflow.runtime.interface import Placement, Runtime
@@ -171,3 +174,91 @@ def test_a_cost_placed_session_logs_each_ops_device_and_worker(cluster, capsys):
         sess.run(w.initializer)
         assert list(sess.run(z, {x: [1.0, 2.0]})) == [3.0, 5.0]
     assert "y: /job:worker/task:0 -> worker-0" in capsys.readouterr().out
+
+
+def test_an_embedded_sessions_runtime_shows_its_variables_and_has_no_client():
+    graph, x, w, y, z = _graph()
+    with tf.Session(graph=graph) as sess:
+        runtime = sess.runtime
+        assert type(runtime) is EmbeddedRuntime and runtime.client is None
+        assert dict(runtime.variables) == {}
+        sess.run(w.initializer)
+        assert list(runtime.variables) == ["w"] and runtime.variables["w"] == 2.0
+        with pytest.raises(TypeError):  # a view: only steps and restores change the variables
+            runtime.variables["w"] = np.float32(3.0)
+        executable = sess.executable(z, {x: None})  # the values are not read
+        assert sess.executable(z, {x: [1.0]}) is executable
+        assert sess.executable(y, {x: None}) is not executable  # another signature
+        sess.run(z, {x: [1.0]})
+        assert executable in [planned for _, planned, _ in runtime.signatures.values()]  # the run's
+        assert len(runtime.signatures) == 3  # the initializer's, z's, y's: the run planned nothing new
+
+
+def test_a_cluster_sessions_runtime_tells_where_its_steps_run(cluster):
+    from distributed import Client
+
+    graph, x, w, y, z = _graph()
+    names = {info["name"]: address for address, info in cluster.scheduler_info["workers"].items()}
+    with tf.Session(cluster, graph=graph) as sess:
+        runtime = sess.runtime
+        assert type(runtime) is ClusterRuntime and isinstance(runtime.client, Client)
+        assert runtime.client.scheduler.address == cluster.scheduler_address
+        assert runtime.addresses() == runtime.workers_now() == names
+        executable = sess.executable(z, {x: None})
+        assert executable not in runtime.lowered  # planned; lowered by its first step
+        sess.run(w.initializer)
+        assert sess.run(z, {x: [1.0]}) == [3.0]
+        lowered = runtime.lowered[executable]
+        assert "worker-0" in lowered.worker_names  # y's device
+        with pytest.raises(TypeError):  # a view: the session's plans are the runtime's to change
+            runtime.lowered[executable] = lowered
+        assert list(runtime.variables) == ["w"]
+        prefix = scope.programs_prefix(runtime.token)
+        installed = runtime.client.run_on_scheduler(
+            lambda dask_scheduler: [n for n in dask_scheduler.worker_plugins if n.startswith(prefix)]
+        )
+        assert prefix + lowered.plan_id in installed  # the plan lowered is the one on the workers
+    assert dict(runtime.lowered) == {}  # closing takes the plans off
+
+
+# A test reaches a session's state through its public members (Session.runtime,
+# Session.executable, the runtime's client, variables, lowered, addresses()...): one
+# written against a private name breaks when the session's insides move, as 38 reaches
+# into ``sess._cluster`` did when the runtime split from the session.
+_SESSION_NAMES = {"sess", "session", "runtime"}
+
+
+def _private_reaches(tree) -> list:
+    """``owner._name`` where the owner is called ``sess``, ``session`` or ``runtime``
+    (``self.sess``, ``sess.runtime`` too), and ``._cluster`` on anything."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+            continue
+        owner = node.value
+        owner_name = getattr(owner, "id", None) or getattr(owner, "attr", None)
+        if node.attr == "_cluster" or owner_name in _SESSION_NAMES:
+            found.append((node.lineno, node.col_offset, ast.unparse(node)))
+    return [f"{line}: {text}" for line, _, text in sorted(found)]
+
+
+def test_the_check_for_private_reaches_finds_them():
+    code = "sess._entry(y, {})\nself.sess._cache\na._cluster.token\nsess.runtime._plans\nruntime._lower(e)\n"
+    code += "sess.runtime.lowered\nmodule._missing_tasks\nsess.__class__\n"
+    assert [line.split(": ")[1] for line in _private_reaches(ast.parse(code))] == [
+        "sess._entry",
+        "self.sess._cache",
+        "a._cluster",
+        "sess.runtime._plans",
+        "runtime._lower",
+    ]
+
+
+def test_no_test_reaches_into_a_sessions_private_state():
+    tests = Path(__file__).resolve().parent
+    reaches = {
+        str(path.relative_to(tests)): found
+        for path in sorted(tests.rglob("*.py"))
+        if (found := _private_reaches(ast.parse(path.read_text(), str(path))))
+    }
+    assert reaches == {}
