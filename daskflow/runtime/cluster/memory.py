@@ -58,7 +58,7 @@ def check_posts(posts, room: dict, addresses: dict, feeds) -> None:
 
 
 def _too_big(post, total, free, limit, worker, feeds):
-    tensor = feeds[int(post.box[2].split("-")[1])]  # the mailbox key: (plan, step, "feed-<i>", reader)
+    tensor = feeds[int(post.box.producer.removeprefix("feed-"))]  # a fed value's MailKey: from "feed-<i>"
     value = post.value
     shape = list(getattr(value, "shape", ()))
     return ResourceExhaustedError(

@@ -39,7 +39,8 @@ from ..plan.arguments import FedValue, FromPartition, PartitionResult, VariableV
 from ..plan.compression import worth_encoding
 from ..plan.replication import Instance, aggregation, replica_device, replica_workers, replicated_partitions
 from ..wire.between_graph import SharedRead
-from ..wire.pushes import Pushed, cache_name
+from ..wire.mailbox import MailKey
+from ..wire.pushes import Pushed, PushKey, cache_name
 from ..wire.rendezvous import FromReplicas, Recv, Send, posts_directly
 from ..worker.arrivals import EachReplica, FirstReplicas
 from ..worker.between_graph import SharedWrite
@@ -115,7 +116,7 @@ class Post:
     """A fed value sent straight to the worker reading it, not through the scheduler."""
 
     address: str  # the reading worker's
-    box: tuple  # the mailbox key the reader takes it from
+    box: MailKey  # where the reader takes it from
     value: object
 
 
@@ -421,18 +422,18 @@ class Lowered:
             takers = {}
             for taker in t.takers if t.inst.replica in (None, first.get(t.inst.part)) else ():
                 key = fetched[taker.name] = (f"{self._roles[t.inst.name]} fetch", last, taker.name)
-                box = (self.plan_id, last, t.inst.name, taker.name)
+                box = MailKey(self.plan_id, last, t.inst.name, taker.name)
                 sends.append(Send(here, box, (taker.index,)))
                 takers[key] = Task(key, take, key, box, taker.index, self.timeout)
             commit = None
             if t.values and t.shared is None:  # never a replica's (_check_updates)
-                key, box = self.values_key(t.inst, last), (self.plan_id, last, t.inst.name, "values")
+                key, box = self.values_key(t.inst, last), MailKey(self.plan_id, last, t.inst.name, "values")
                 indices = tuple(u.index for u in t.values)
                 commit = Send(here, box, indices)
                 sends.append(commit)
                 takers[key] = Task(key, take, key, box, indices, self.timeout)
                 for position, u in enumerate(t.values):
-                    self._push(u.name, u.index, (key, position), here, addresses, sends, pushes)
+                    self._push(u.name, u.index, (key, position), last, here, addresses, sends, pushes)
             key = self.task_key(t.inst, last)
             replica = None if t.inst.replica is None else (t.inst.replica, self.num_replicas)
             mode = _fewer(t.mode, args)
@@ -482,8 +483,9 @@ class Lowered:
 
     def _reader_sends(self, t, n, addresses, absent) -> list:
         """The sends of ``t``'s results to the instances reading them, in step ``n``."""
+        plan, producer = self.plan_id, t.inst.name
         return [
-            Send(self._address(r.instance, addresses), (self.plan_id, n, t.inst.name, r.instance), r.indices)
+            Send(self._address(r.instance, addresses), MailKey(plan, n, producer, r.instance), r.indices)
             for r in t.sends
             if r.instance not in absent
         ]
@@ -502,7 +504,7 @@ class Lowered:
             args = [self._round_arg(t.inst, a, s, k, read, here, absent) for a in t.args]
             sends = self._reader_sends(t, s, addresses, absent)
             for u in t.values if t.shared is None else ():
-                key = (self.plan_id, s, cache_name(self.session, u.name))
+                key = PushKey(self.plan_id, s, cache_name(self.session, u.name))
                 for address in {addresses[r] for r in self._loop_readers[u.name] if r in addresses}:
                     codec = None if address == here else self._push_codec.get(u.name)
                     sends.append(Send(address, key, (u.index,), keep=self._keep, codec=codec))
@@ -512,7 +514,7 @@ class Lowered:
                         last,
                         f"{t.inst.name}-{u.name}",
                     )
-                    box = (self.plan_id, last, t.inst.name, f"prior-{u.name}")
+                    box = MailKey(self.plan_id, last, t.inst.name, f"prior-{u.name}")
                     sends.append(Send(here, box, (u.index,)))
                     takers[key] = Task(key, take, key, box, u.index, self.timeout)
             out.append((s, sends, args))
@@ -547,12 +549,12 @@ class Lowered:
             keys.append(key)
         return keys
 
-    def _push(self, name, index, ident, here, addresses, sends, pushes):
+    def _push(self, name, index, ident, step, here, addresses, sends, pushes):
         """Sends of variable ``name``'s new value (result ``index``; ``ident``: its
-        :attr:`.held.Held.ident`) to the other workers reading it."""
+        :attr:`.held.Held.ident`), made in step ``step``, to the other workers reading it."""
         readers = {addresses[r] for r in self._readers[name] if r in addresses}
         for address in readers:
-            key = (self.plan_id, ident[0][1], cache_name(self.session, name))
+            key = PushKey(self.plan_id, step, cache_name(self.session, name))
             sends.append(Send(address, key, (index,), keep=self._keep, codec=self._push_codec.get(name)))
         if readers:
             pushes[name] = Pushes(ident, frozenset(readers), here, name in self._push_codec)
@@ -562,7 +564,7 @@ class Lowered:
         tasks = {}
         for u in template.values:
             key = (BACKUP_PREFIX + u.name, n)
-            box = (self.plan_id, n, template.inst.name, key[0])
+            box = MailKey(self.plan_id, n, template.inst.name, key[0])
             sends.append(Send(address, box, (u.index,)))
             tasks[key] = Task(key, take, key, box, u.index, self.timeout)
         return tasks
@@ -572,14 +574,14 @@ class Lowered:
             value = self._feed(arg.index, read.feed_values, inst.replica if arg.split else None)
             if not posts_directly(value):
                 return value
-            box = (self.plan_id, n, f"feed-{arg.index}", inst.name)
+            box = MailKey(self.plan_id, n, f"feed-{arg.index}", inst.name)
             read.posts.append(Post(here, box, value))
             return Recv(box)
         if type(arg) is ReceivedArg:
-            return Recv((self.plan_id, n, arg.producer, inst.name))
+            return Recv(MailKey(self.plan_id, n, arg.producer, inst.name))
         if type(arg) is GatheredArg:
-            producers = arg.producers
-            return FromReplicas(tuple((self.plan_id, n, p, inst.name) for p in producers if p not in absent))
+            keys = (MailKey(self.plan_id, n, p, inst.name) for p in arg.producers if p not in absent)
+            return FromReplicas(tuple(keys))
         name = arg.name
         if self.shared_job is not None:
             home = self.shared_homes[name].name
@@ -700,7 +702,8 @@ class _Reading:
         pushes = self.pushed.get(name, _NOT_PUSHED)
         if pushes.ident == held.ident and address in pushes.readers:  # there, or on its way: no dependency
             key, index = pushes.ident
-            return Pushed(cache_name(self.session, name), key[1], key, pushes.home, index, pushes.encoded)
+            _, step, _ = key  # the values task's key (lineage.values_key): the step that made it
+            return Pushed(cache_name(self.session, name), step, key, pushes.home, index, pushes.encoded)
         return held.arg()
 
 

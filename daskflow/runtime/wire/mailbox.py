@@ -21,6 +21,7 @@ import asyncio
 import collections
 import logging
 from time import monotonic
+from typing import NamedTuple
 
 from dask.utils import parse_timedelta
 
@@ -30,6 +31,20 @@ logger = logging.getLogger(__name__)
 
 EXPIRED_KEPT = 10_000  # keys of dropped values remembered, to tell a late consumer
 _ABSENT = object()
+
+
+class MailKey(NamedTuple):
+    """Where a value waits in a mailbox: sent in ``plan``'s step ``step`` by ``producer`` (a
+    partition instance, or ``feed-<i>``) to ``consumer`` (an instance, or a taker's name).
+
+    It crosses processes as a plain list (msgpack) or as itself (pickle), and equals the
+    tuple of its fields: a key read off the wire finds a value filed under a ``MailKey``.
+    """
+
+    plan: str
+    step: int
+    producer: str
+    consumer: str
 
 
 def ttl() -> float:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from dask.sizeof import sizeof
@@ -44,6 +45,15 @@ logger = logging.getLogger(__name__)
 
 HANDLER = "daskflow_push"
 BUSY_RETRIES = 10  # a holder too busy to answer is asked again, for about 10 s in all
+
+
+class PushKey(NamedTuple):
+    """What a push (a :class:`.rendezvous.Send` with ``keep``) is of: variable ``name``'s value
+    (its name in the caches, :func:`cache_name`) made in ``plan``'s step ``step``."""
+
+    plan: str
+    step: int
+    name: str
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ from .. import dask_compat
 from . import between_graph, bulk, calls, pushes, trust
 from .endpoint import WorkerEnd
 from .log_limit import OncePerPeer
-from .mailbox import ttl
+from .mailbox import MailKey, ttl
+from .pushes import PushKey
 from .variable_cache import entry_refusal
 
 logger = logging.getLogger(__name__)
@@ -73,13 +74,14 @@ class Send:
     """Where a partition's results go: the worker, the mailbox key, the indices it reads.
 
     A *push* (``keep > 0``) sends one new variable value to a worker that
-    reads it, under ``key = (plan id, step, variable name)``, for its
-    cache (:mod:`.pushes`) to keep among the newest ``keep`` versions; the
-    producer does not wait for its delivery.
+    reads it, under a :class:`.pushes.PushKey` (plan id, step, variable name),
+    for its cache (:mod:`.pushes`) to keep among the newest ``keep`` versions;
+    the producer does not wait for its delivery. Any other send goes to a
+    mailbox, under a :class:`.mailbox.MailKey`.
     """
 
     address: str
-    key: tuple
+    key: MailKey | PushKey
     indices: tuple
     keep: int = 0
     codec: str | None = None  # a push's encoding (ConfigProto.variable_compression)
@@ -144,7 +146,7 @@ def install(worker, state: WorkerEnd):
             return reason
         values = state.shared.read_many(job, names, step)
         payload = tuple(values.get(name) for name in names)
-        await _deliver(worker, to, tuple(box), payload, state.trusted.credentials(plan))
+        await _deliver(worker, to, MailKey._make(box), payload, state.trusted.credentials(plan))
 
     dask_compat.serve_handler(worker, between_graph.READ_HANDLER, send_shared)
     state.receiver = bulk.serve(worker, deliver, refusal, state.trusted, state.unclaimed)
@@ -160,7 +162,7 @@ def _arrived(state, header, items, release=None):
         kind = header.get("kind")
         if kind == "mail":
             single = header.get("single")
-            state.mailbox.put(tuple(header["key"]), items[0] if single else Received(items), release)
+            state.mailbox.put(MailKey._make(header["key"]), items[0] if single else Received(items), release)
             return
         if kind == "push":
             cache = state.cache
@@ -181,18 +183,18 @@ def _receive(state, address, peer, refused, key, value, session, mac):
     Returns None where it was filed (the value, or a :class:`.trust.TooLarge` in its
     place), else why it was refused: nothing is filed then.
     """
-    if type(key) not in (list, tuple) or not is_mailbox_key(list(key)):
+    if type(key) not in (list, tuple, MailKey) or not is_mailbox_key(list(key)):  # MailKey: inproc://
         reason = f"a mailbox key that is not [plan, step, name, name]: {_short(key)}"
     else:
         reason = trust.call_refusal(state.trusted, HANDLER, list(key), session, mac, plan=key[0])
     if reason is not None:
         refused(peer[0], reason, peer[1])
         return reason
-    key, nbytes = tuple(key), sizeof(value)
+    key, nbytes = MailKey._make(key), sizeof(value)
     limit, cap = bulk.max_bytes(), bulk.max_buffered()
     release = state.unclaimed.reserve(session, nbytes, cap) if nbytes <= limit else None
     if release is None:
-        what = f"the value of {key[2]} for partition {key[3]} in step {key[1]}"
+        what = f"the value of {key.producer} for partition {key.consumer} in step {key.step}"
         if nbytes > limit:
             why = f"over the {limit} bytes worker {address} takes in one value (daskflow.bulk-max-bytes)"
         else:
@@ -340,7 +342,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
     for j, send in enumerate(sends):
         if send.keep:
             if send.address == worker.address:  # a loop's next round, here: no message
-                _, version, name = send.key
+                _, version, name = send.key  # a PushKey
                 value = results if type(results) is Failed else results[send.indices[0]]
                 state.cache.put(name, version, value, send.keep)
             elif j not in early:
@@ -356,7 +358,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
         else:
             payload = _payload(results, send.indices)
             state.count_sent(send.key[:2], send.address, payload)
-        credentials = sessions.credentials(send.key[0])
+        credentials = sessions.credentials(send.key.plan)
         if j in early:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j], credentials)))
         else:
@@ -365,7 +367,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
             )
     encoded = {}  # a value pushed to several readers is encoded once
     for address, reader_sends in pushes.items():
-        credentials = sessions.credentials(reader_sends[0].key[0])
+        credentials = sessions.credentials(reader_sends[0].key.plan)
         _push(worker, state, address, reader_sends, results, credentials, encoded, urgent)
     return deliveries
 
@@ -409,7 +411,7 @@ def send_early(worker, state, results, sends) -> dict:
     try:
         for j, send in enumerate(sends):
             where = bulk.known(send.address) if send.address != worker.address else None
-            credentials = sessions.credentials(send.key[0])
+            credentials = sessions.credentials(send.key.plan)
             if where is None or credentials is None:
                 continue
             if send.keep:
@@ -478,7 +480,9 @@ async def _call_receive(rpc, address, key, value, credentials):
     refused = await calls.call(rpc, address, HANDLER, key=key, value=to_serialize(value), **proof)
     if refused is not None:
         raise UnauthenticatedError(
-            None, None, f"worker {address} refused the value of {key[2]} for partition {key[3]}: {refused}"
+            None,
+            None,
+            f"worker {address} refused the value of {key.producer} for partition {key.consumer}: {refused}",
         )
 
 
@@ -490,7 +494,7 @@ def _mail(key, single=False):
 def _push_entry(send, results, encoded):
     """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``;
     ``encoded``: the values already encoded for other readers, by (index, codec)."""
-    version, name = send.key[1:]
+    _, version, name = send.key  # a PushKey
     value = results if type(results) is Failed else results[send.indices[0]]
     if send.codec is not None and type(value) is np.ndarray:
         key = (send.indices[0], send.codec)
@@ -574,7 +578,7 @@ def post(client, address, key, value):
     worker's bulk port is known, from this thread, leaving the client's event
     loop to send the step's graph.
     """
-    where, credentials = bulk.known(address), bulk.CLIENT_SESSIONS.credentials(key[0])
+    where, credentials = bulk.known(address), bulk.CLIENT_SESSIONS.credentials(key.plan)
     if where is not None and credentials is not None and bulk.eligible((value,)):
         sent = bulk.submit(where, _mail(key, single=True), (value,), credentials)
         sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
@@ -590,7 +594,7 @@ def _post_again(done, client, address, key, value):
 
 async def _post(client, address, key, value):
     try:
-        by_bulk, credentials = bulk.eligible((value,)), bulk.CLIENT_SESSIONS.credentials(key[0])
+        by_bulk, credentials = bulk.eligible((value,)), bulk.CLIENT_SESSIONS.credentials(key.plan)
         if by_bulk and await bulk.send(
             dask_compat.comms(client), address, _mail(key, single=True), (value,), credentials
         ):

@@ -28,6 +28,7 @@ import hmac
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import msgpack
 
@@ -40,6 +41,22 @@ class Credentials:
 
     session: str
     secret: bytes = field(repr=False)
+
+
+class _Admitted:
+    """A plan's credentials and how many of its registries admitted them here."""
+
+    __slots__ = ("credentials", "count")
+
+    def __init__(self, credentials: Credentials):
+        self.credentials, self.count = credentials, 0
+
+
+class _Known(NamedTuple):
+    """A session's credentials and its plans here."""
+
+    credentials: Credentials
+    plans: set[str]
 
 
 class Sessions:
@@ -72,23 +89,25 @@ class Sessions:
 
     def __init__(self, limit=None):
         self._lock = threading.Lock()
-        self._plans: collections.OrderedDict = collections.OrderedDict()  # plan -> [Credentials, count]
-        self._sessions: dict = {}  # session id -> (Credentials, set of its plans here)
+        self._plans: collections.OrderedDict[str, _Admitted] = collections.OrderedDict()
+        self._sessions: dict[str, _Known] = {}  # session id -> its credentials and plans here
         self._limit = limit
 
     def admit(self, plan: str, credentials: Credentials) -> bool:
         """Remember ``plan``'s credentials; False where another secret has its session's id."""
         with self._lock:
             known = self._sessions.get(credentials.session)
-            if known is not None and not hmac.compare_digest(known[0].secret, credentials.secret):
+            if known is not None and not hmac.compare_digest(known.credentials.secret, credentials.secret):
                 return False
             entry = self._plans.get(plan)
-            if entry is not None and entry[0].session != credentials.session:
+            if entry is not None and entry.credentials.session != credentials.session:
                 return False
             if known is None:
-                known = self._sessions[credentials.session] = (credentials, set())
-            known[1].add(plan)
-            self._plans.setdefault(plan, [credentials, 0])[1] += 1
+                known = self._sessions[credentials.session] = _Known(credentials, set())
+            known.plans.add(plan)
+            if entry is None:
+                entry = self._plans[plan] = _Admitted(credentials)
+            entry.count += 1
             self._plans.move_to_end(plan)  # the most recently used
             while self._limit is not None and len(self._plans) > self._limit:
                 self._forget(next(iter(self._plans)))
@@ -98,8 +117,8 @@ class Sessions:
         with self._lock:
             entry = self._plans.get(plan)
             if entry is not None:
-                entry[1] -= 1
-                if entry[1] <= 0:
+                entry.count -= 1
+                if entry.count <= 0:
                     self._forget(plan)
 
     def credentials(self, plan: str) -> Credentials | None:
@@ -109,26 +128,26 @@ class Sessions:
             if entry is None:
                 return None
             self._plans.move_to_end(plan)
-        return entry[0]
+        return entry.credentials
 
     def latest(self) -> Credentials | None:
         """The credentials of the plan admitted or used last (None: no plan is here)."""
         with self._lock:
-            return self._plans[next(reversed(self._plans))][0] if self._plans else None
+            return self._plans[next(reversed(self._plans))].credentials if self._plans else None
 
     def secret(self, session: str) -> bytes | None:
         with self._lock:
             known = self._sessions.get(session)
-        return None if known is None else known[0].secret
+        return None if known is None else known.credentials.secret
 
     def plans(self, session: str) -> frozenset:
         with self._lock:
             known = self._sessions.get(session)
-            return frozenset(known[1]) if known is not None else frozenset()
+            return frozenset(known.plans) if known is not None else frozenset()
 
     def _forget(self, plan):  # under _lock
-        credentials, _ = self._plans.pop(plan)
-        plans = self._sessions[credentials.session][1]
+        credentials = self._plans.pop(plan).credentials
+        plans = self._sessions[credentials.session].plans
         plans.discard(plan)
         if not plans:
             del self._sessions[credentials.session]
