@@ -19,6 +19,9 @@ which a step's graph already travels on; no step waits for it
 
 from __future__ import annotations
 
+from ..runtime import dask_compat
+from .collector import LIMIT, Collector, collector_of, data_handler
+
 ROUTE = "/daskflow"
 DATA_ROUTE = r"/daskflow/data\.json"
 TITLE = "Daskflow"
@@ -44,9 +47,6 @@ def install(scheduler, limit=None):
     Collector
         The scheduler's collector (the one installed before, if any).
     """
-    from ..runtime import dask_compat
-    from .collector import LIMIT, Collector, collector_of, data_handler
-
     found = collector_of(scheduler)
     if found is not None:
         return found
@@ -54,7 +54,7 @@ def install(scheduler, limit=None):
     collector.install(scheduler)
     dask_compat.add_http_route(scheduler, DATA_ROUTE, data_handler(), {"collector": collector})
     try:
-        from .page import daskflow_doc
+        from .page import daskflow_doc  # local import: bokeh is optional
     except ImportError:  # no bokeh: the data endpoint still answers
         return collector
     dask_compat.add_dashboard_page(scheduler, ROUTE, daskflow_doc, TITLE)

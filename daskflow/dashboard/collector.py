@@ -25,6 +25,7 @@ import time
 
 from distributed.diagnostics.plugin import SchedulerPlugin
 
+from ..runtime import dask_compat
 from ..runtime.worker.arrivals import OUTCOMES_HANDLER
 from .publish import COLLECTOR, OP
 
@@ -147,8 +148,6 @@ class Collector(SchedulerPlugin):
     # -- installing ----------------------------------------------------------------------------
     def install(self, scheduler) -> None:
         """Add to ``scheduler``: as a plugin, and as the handler of the sessions' messages."""
-        from ..runtime import dask_compat
-
         self.scheduler = scheduler
         scheduler.add_plugin(self, name=self.name, idempotent=True)
         dask_compat.serve_stream(scheduler, OP, self.receive)
@@ -211,8 +210,6 @@ class Collector(SchedulerPlugin):
 
     def _name(self, address) -> str:
         """The name of the worker at ``address`` (its address once it has left)."""
-        from ..runtime import dask_compat
-
         name = dask_compat.worker_name(self.scheduler, address) if self.scheduler else None
         return str(name) if name is not None else str(address)
 
@@ -257,7 +254,6 @@ class Collector(SchedulerPlugin):
                 s.polled_to = s.steps[-1]["n"]
         if not since:
             return
-        from ..runtime import dask_compat
 
         try:
             # Not workers in no session.
@@ -363,8 +359,6 @@ def _step_view(step: dict) -> dict:
 
 def collector_of(scheduler) -> Collector | None:
     """The collector installed on ``scheduler``, if any."""
-    from ..runtime import dask_compat
-
     found = dask_compat.scheduler_plugins(scheduler).get(COLLECTOR)
     return found if isinstance(found, Collector) else None
 

@@ -29,6 +29,7 @@ from bokeh.models import (
 from bokeh.palettes import Category10_10, Category20_20
 from bokeh.plotting import figure
 
+from ..runtime import dask_compat
 from .collector import RATE_WINDOW, collector_of
 
 RECENT = 100  # steps in the bar charts
@@ -37,8 +38,6 @@ REDRAW_MS = 1000
 
 def daskflow_doc(scheduler, extra, doc):
     """Fill a new ``/daskflow`` document (Dask's dashboard calls it per visit)."""
-    from ..runtime import dask_compat
-
     page = Page(collector_of(scheduler))
     template, theme = dask_compat.dashboard_look()
     doc.title = "Dask: daskflow"

@@ -37,8 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..framework.graph import Tensor
 from ..framework.tensor_shape import TensorShape
 from . import nest
+from .iterator import Iterator
+from .options import Options
 from .spec import Captured
 
 # Sources of slices other than in-memory arrays, as (accepts a component?, dataset
@@ -547,8 +550,6 @@ class Dataset:
 
     def options(self):
         """The :class:`~.options.Options` set on this dataset and its inputs."""
-        from .options import Options
-
         found = [n._options for n in self._nodes() if getattr(n, "_options", None) is not None]
         merged = Options()
         for options in reversed(found):  # the inner ones first: an outer with_options wins
@@ -569,8 +570,6 @@ class Dataset:
     @property
     def output_classes(self):
         """The element's structure with ``tf.Tensor`` per component."""
-        from ..framework.graph import Tensor
-
         return nest.map_structure(lambda s: Tensor, self._structure)
 
     # -- iterators ------------------------------------------------------------------------------
@@ -590,8 +589,6 @@ class Dataset:
         ...     [int(sess.run(n)) for _ in range(3)]
         [0, 1, 2]
         """
-        from .iterator import Iterator
-
         return Iterator.one_shot(self)
 
     def make_initializable_iterator(self, shared_name=None):
@@ -609,8 +606,6 @@ class Dataset:
         ...     int(sess.run(n))
         0
         """
-        from .iterator import Iterator
-
         return Iterator.initializable(self, shared_name)
 
     def __repr__(self):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 
 from .. import dtypes
+from .dataset import Dataset
 from .options import (
     AutoShardPolicy,
     AutotuneOptions,
@@ -160,22 +161,16 @@ def copy_to_device(target_device, source_device="/cpu:0"):
 
 def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 - TF1's name
     """``Dataset.counter``: ``start``, ``start + step``, ... without end."""
-    from .dataset import Dataset
-
     return Dataset.counter(start, step, dtype)
 
 
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
     """``Dataset.choose_from_datasets`` (TF1's default: an exhausted dataset is skipped)."""
-    from .dataset import Dataset
-
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
     """``Dataset.sample_from_datasets``."""
-    from .dataset import Dataset
-
     return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
 

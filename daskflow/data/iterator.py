@@ -29,6 +29,7 @@ from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
 from ..framework.tensor_shape import TensorShape, compatible
+from ..ops.core_array_ops import identity
 from ..ops.dataset_ops import IteratorGetNext, IteratorV2, MakeIterator, OneShotIterator
 from . import nest
 from .spec import DatasetSpec, specs_from
@@ -237,8 +238,6 @@ def _make_iterator(resource, dataset, name):
 
 
 def _identity(tensor, name):
-    from ..ops.core_array_ops import identity
-
     return identity(tensor, name=name)
 
 
@@ -265,7 +264,7 @@ def _refuse_placeholders(dataset):
 
 def _check_compatible(expected, got):
     """TF's checks of a dataset against a reinitializable iterator's structure."""
-    from .transforms import _same_structure
+    from .transforms import _same_structure  # local import: a cycle, transforms -> dataset -> this module
 
     if not _same_structure(expected, got) or isinstance(expected, tuple) != isinstance(got, tuple):
         raise ValueError(
@@ -303,7 +302,7 @@ def make_initializable_iterator(dataset, shared_name=None):
 
 
 def _structure_of(dataset_or_iterator, what):
-    from .dataset import Dataset
+    from .dataset import Dataset  # local import: a cycle, dataset.py imports this module
 
     if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
         raise TypeError(

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import collections
 
+from ..framework.graph import Tensor
+from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
+from .spec import Spec
+
 
 class SparseSpec(collections.namedtuple("SparseSpec", ["indices", "values", "dense_shape"])):
     """A sparse component's three parts' specs."""
@@ -22,8 +26,6 @@ class SparseSpec(collections.namedtuple("SparseSpec", ["indices", "values", "den
 
 
 def _is_sparse(structure):
-    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
-
     return isinstance(structure, (SparseSpec, SparseTensor, SparseTensorValue))
 
 
@@ -41,10 +43,6 @@ def _parts(sparse):
 
 
 def _packed_sparse(parts):
-    from ..framework.graph import Tensor
-    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
-    from .spec import Spec
-
     if all(isinstance(p, Spec) for p in parts):
         return SparseSpec(*parts)
     if any(isinstance(p, Tensor) for p in parts):

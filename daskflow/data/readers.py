@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError, NotFoundError
+from ..lib.io.tf_record import records  # TFRecords are read in one place (tf.python_io's too)
 from ..ops.random_ops import get_seed
 from .dataset import Dataset
 from .sources import component, spec_of
@@ -196,9 +197,6 @@ class TFRecordDataset(_FileDataset):
         super().__init__(filenames, compression_type, num_parallel_reads)
 
     def _records_of(self, name):
-        # The TFRecord format is read in one place, daskflow.lib.io (tf.python_io's reader too).
-        from ..lib.io.tf_record import records
-
         return (data for _, data in records(name, self._compression))
 
 

@@ -28,6 +28,7 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Graph
 from ..ops.array_ops import placeholder
 from . import nest
+from .dataset import Dataset
 from .spec import DatasetSpec, Spec
 
 
@@ -42,7 +43,7 @@ class Traced:
 
     def runner(self):
         """A function from one flat element to the mapped flat element (numpy)."""
-        from ..runtime.session import Session  # the runtime loads dask: only on iteration
+        from ..runtime.session import Session  # local import: the runtime loads dask, only on iteration
 
         session = Session(graph=self.graph)
         fetches = list(self.outputs)
@@ -86,7 +87,7 @@ class TracedDataset:
         """A function from one flat element to ``{capture key: value}``."""
         if not self.outputs:
             return lambda element: {}
-        from ..runtime.session import Session  # the runtime loads dask: only on iteration
+        from ..runtime.session import Session  # local import: the runtime loads dask, only on iteration
 
         session = Session(graph=self.graph)
         return lambda element: dict(
@@ -96,8 +97,6 @@ class TracedDataset:
 
 def trace_dataset(fn, structure, seed, who) -> TracedDataset:
     """Call ``fn`` once on placeholders shaped like ``structure``; it must return a dataset."""
-    from .dataset import Dataset
-
     graph = Graph()
     graph.seed = seed
     with graph.as_default(), graph.name_scope(who):
@@ -127,7 +126,5 @@ def _stacked(spec):
 def _argument(spec, tensor):
     """What the function receives: a window as the dataset of its rows, else the tensor."""
     if isinstance(spec, DatasetSpec):
-        from .dataset import Dataset
-
         return Dataset.from_tensor_slices(tensor)
     return tensor

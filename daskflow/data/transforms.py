@@ -21,6 +21,7 @@ from ..framework.tensor_shape import TensorShape, as_dims, fmt
 from ..ops.random_ops import get_seed
 from . import nest
 from .dataset import Dataset
+from .options import Options
 from .sources import component, spec_of
 from .spec import Captured, DatasetSpec, Spec
 from .traced import trace, trace_dataset
@@ -556,8 +557,6 @@ class Cache(Dataset):
 
 class WithOptions(Dataset):
     def __init__(self, input_dataset, options):
-        from .options import Options
-
         if not isinstance(options, Options):
             raise TypeError(f"with_options takes a tf.data.Options, got {type(options)}")
         self._input, self._options, self._structure = input_dataset, options, input_dataset._structure

@@ -36,7 +36,9 @@ from ..losses.util import add_loss
 from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
+from ..summary.protos import Summary
 from ..summary.summary_ops import scalar as scalar_summary
+from ..summary.writer import FileWriterCache
 from ..train.device_setter import replica_device_setter
 from ..train.hooks import (
     CheckpointSaverHook,
@@ -51,8 +53,8 @@ from ..train.hooks import (
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, WorkerSessionCreator
 from ..train.optimizer import get_or_create_global_step
 from ..train.saver import Saver, latest_checkpoint
-from ..variables import GraphKeys
-from . import _checkpoint
+from ..variables import GraphKeys, local_variables_initializer, trainable_variables
+from . import _checkpoint, export
 from ._hooks import CheckpointSaverListener, ListeningSaverHook, StopAfterNEvalsHook
 from .model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from .run_config import RunConfig
@@ -412,10 +414,10 @@ class Estimator:
         ``export_outputs`` (default: its predictions) become the signatures, tagged
         ``serve``. ``assets_extra`` is not supported (no files are copied).
         """
-        from ..runtime.session import Session  # (here: building graphs imports no dask)
+        # local import: dask (the runtime) and saved_model/ load on first use, not with daskflow
+        from ..runtime.session import Session
         from ..saved_model.builder import SavedModelBuilder
         from ..saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
-        from . import export
 
         if experimental_mode != ModeKeys.PREDICT:
             raise ValueError(
@@ -536,8 +538,6 @@ def _timestamped_dir(base):
 
 
 def _local_init_op():
-    from ..variables import local_variables_initializer
-
     return local_variables_initializer()
 
 
@@ -610,8 +610,6 @@ def _checked_listeners(listeners):
 
 def _warm_starter(source, init_fn):
     """A scaffold ``init_fn`` setting the trainable variables from ``source``, then calling ``init_fn``."""
-    from ..variables import trainable_variables
-
     variables = trainable_variables()
 
     def warm_start(scaffold, sess):
@@ -675,9 +673,6 @@ def _is_number(value):
 
 def _write_dict_to_summary(output_dir, results, global_step):
     """Log the results and write each number as a scalar summary at ``global_step`` (as TF1)."""
-    from ..summary.protos import Summary
-    from ..summary.writer import FileWriterCache
-
     line = ", ".join(f"{key} = {results[key]}" for key in sorted(results))
     logger.info("Saving dict for global step %d: %s", global_step, line)
     summary = Summary()

@@ -13,6 +13,7 @@ import collections
 from .. import dtypes
 from ..framework.graph import Tensor
 from ..ops.array_ops import placeholder
+from ..ops.example_parsing_ops import parse_example
 
 __all__ = [
     "ClassificationOutput",
@@ -26,7 +27,7 @@ __all__ = [
 
 
 def _signatures():
-    from ..saved_model import signature_def_utils  # (on first use: it reads protos)
+    from ..saved_model import signature_def_utils  # local import: saved_model/ loads on first use
 
     return signature_def_utils
 
@@ -72,7 +73,6 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
 
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
     """A receiver function feeding serialized ``tf.train.Example`` s, parsed by ``feature_spec``."""
-    from ..ops.example_parsing_ops import parse_example
 
     def serving_input_receiver_fn():
         serialized = placeholder(dtypes.string, [default_batch_size], name="input_example_tensor")

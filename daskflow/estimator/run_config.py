@@ -20,6 +20,8 @@ import copy
 import json
 import os
 
+from ..train.cluster_spec import ClusterSpec
+
 __all__ = ["RunConfig"]
 
 _USE_DEFAULT = object()
@@ -255,7 +257,6 @@ def _task_from_tf_config(text) -> _Task:
     """The task ``TF_CONFIG`` describes, checked as TF1 checked it (ValueError naming the field)."""
     if not text.strip():
         return _Task()
-    from ..train.cluster_spec import ClusterSpec
 
     try:
         config = json.loads(text)

@@ -16,6 +16,7 @@ import time
 
 from ..train.hooks import SessionRunHook
 from ._hooks import CheckpointSaverListener
+from .distributed import run_task
 from .estimator import Estimator
 
 __all__ = ["EvalSpec", "TrainSpec", "train_and_evaluate"]
@@ -170,8 +171,6 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`, given {type(eval_spec)}")
     config = estimator.config
     if config.cluster_spec is not None:
-        from .distributed import run_task
-
         return run_task(estimator, train_spec, eval_spec)
     logger.info(
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "

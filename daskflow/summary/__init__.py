@@ -42,7 +42,7 @@ __all__ = [
 
 def __getattr__(name):
     if name in _PROTOS:
-        from . import protos
+        from . import protos  # local import: protos load tensorboardX, meant to wait for first use
 
         return getattr(protos, name)
     raise AttributeError(f"module 'daskflow.summary' has no attribute {name!r}")

@@ -29,6 +29,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from ..variables import GraphKeys
 from . import encode
+from .protos import HistogramProto, Summary, SummaryMetadata, tensor_proto
 
 logger = logging.getLogger("daskflow")
 
@@ -86,8 +87,6 @@ def _host(xp, x) -> np.ndarray:
 
 def _serialized(*values) -> np.ndarray:
     """A scalar ``tf.string`` value holding ``Summary(value=values)``."""
-    from .protos import Summary
-
     out = np.empty((), dtype=object)
     out[()] = Summary(value=values).SerializeToString()
     return out
@@ -107,8 +106,6 @@ def _scalar_infer(inputs, **_):
 
 
 def _scalar_kernel(xp, values, *, tag):
-    from .protos import Summary
-
     values = _host(xp, values)
     if values.shape:
         raise ValueError(f"tags and values are not the same shape: [] != {list(values.shape)} (tag '{tag}')")
@@ -154,8 +151,6 @@ def scalar(name, tensor, collections=None, family=None):
 
 
 def _histogram_kernel(xp, values, *, tag):
-    from .protos import HistogramProto, Summary
-
     values = _host(xp, values).astype(np.float64).reshape(-1)
     bad = values[~np.isfinite(values)]
     if bad.size and np.isnan(bad[0]):
@@ -202,8 +197,6 @@ def _image_infer(inputs, **_):
 
 
 def _image_kernel(xp, tensor, *, tag, max_images):
-    from .protos import Summary
-
     images = _host(xp, tensor)
     if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
         raise ValueError(f"Tensor must be 4-D with last dim 1, 3, or 4, not {list(images.shape)}")
@@ -268,8 +261,6 @@ def _audio_infer(inputs, **_):
 
 
 def _audio_kernel(xp, tensor, sample_rate, *, tag, max_outputs):
-    from .protos import Summary
-
     audio, rate = _host(xp, tensor), _host(xp, sample_rate)
     if rate.size != 1:
         raise ValueError(f"sample_rate must be a single value, got shape {list(rate.shape)}")
@@ -310,8 +301,6 @@ def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=Non
 
 
 def _tensor_summary_kernel(xp, tensor, *, tag, metadata, plugin_name, display_name, description):
-    from .protos import Summary, SummaryMetadata, tensor_proto
-
     meta = SummaryMetadata.FromString(metadata)
     if plugin_name is not None:
         meta.plugin_data.plugin_name = plugin_name
@@ -392,8 +381,6 @@ def _merge_infer(inputs):
 
 def _merge_kernel(xp, *inputs):
     from google.protobuf.message import DecodeError
-
-    from .protos import Summary
 
     parts = [blob for x in inputs for blob in np.asarray(x, dtype=object).reshape(-1)]
     seen = set()

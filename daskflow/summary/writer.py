@@ -17,7 +17,9 @@ import threading
 import time
 import weakref
 
+from ..framework.graph import get_default_graph
 from ..runtime import events
+from .protos import Event, Summary, TaggedRunMetadata
 
 logger = logging.getLogger("daskflow")
 
@@ -141,8 +143,6 @@ class FileWriter:
         this process running this writer's graph (any, if it has none), against
         ``global_step``.
         """
-        from .protos import Event, Summary
-
         if isinstance(summary, (bytes, bytearray)):
             summary = Summary.FromString(bytes(summary))
         elif not hasattr(summary, "value") or not hasattr(summary, "SerializeToString"):
@@ -162,8 +162,8 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""
+        # local import: a cycle, graph_export imports summary.protos, which loads this package
         from ..framework.graph_export import graph_def as to_graph_def
-        from .protos import Event
 
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
@@ -180,8 +180,6 @@ class FileWriter:
 
     def add_session_log(self, session_log, global_step=None):
         """Add a ``SessionLog`` proto (``START``, ``STOP``, ``CHECKPOINT``)."""
-        from .protos import Event
-
         self._add_event(Event(session_log=session_log), global_step)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
@@ -190,8 +188,6 @@ class FileWriter:
         ``run_metadata`` is a proto (anything with ``SerializeToString``) or its
         bytes; TensorBoard reads it as TF's ``RunMetadata``.
         """
-        from .protos import Event, TaggedRunMetadata
-
         if tag in self._run_metadata_tags:
             raise ValueError(f"The provided tag {tag!r} was already used for this event type")
         if isinstance(run_metadata, bytes):
@@ -265,8 +261,6 @@ class FileWriterCache:
     @staticmethod
     def get(logdir) -> FileWriter:
         """The writer for ``logdir``, made (with the default graph) on first use."""
-        from ..framework.graph import get_default_graph
-
         with FileWriterCache._lock:
             if logdir not in FileWriterCache._cache:
                 FileWriterCache._cache[logdir] = FileWriter(logdir, graph=get_default_graph())
