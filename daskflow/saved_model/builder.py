@@ -6,6 +6,11 @@ import os
 
 import fsspec
 
+from ..errors import UnimplementedError
+from ..framework.graph import get_default_graph
+from ..train.meta_graph import export_meta_graph
+from ..train.saver import Saver
+from ..variables import global_variables
 from . import constants, saved_model_file
 
 __all__ = ["SavedModelBuilder"]
@@ -116,9 +121,6 @@ class SavedModelBuilder:
         self._add_meta_graph(tags, signature_def_map, main_op or legacy_init_op, clear_devices, saver)
 
     def _add_meta_graph(self, tags, signature_def_map, main_op, clear_devices, saver):
-        from ..framework.graph import get_default_graph
-        from ..train.meta_graph import export_meta_graph
-
         graph = get_default_graph()
         if main_op is not None:
             graph.clear_collection(constants.MAIN_OP_KEY)
@@ -141,15 +143,10 @@ class SavedModelBuilder:
 
 def _no_assets(assets_collection):
     if assets_collection:  # (TF1 copies the files into assets/; daskflow does not yet)
-        from ..errors import UnimplementedError
-
         raise UnimplementedError(None, None, "SavedModelBuilder: assets_collection is not supported yet")
 
 
 def _default_saver():
-    from ..train.saver import Saver
-    from ..variables import global_variables
-
     return Saver(global_variables(), allow_empty=True) if global_variables() else None
 
 

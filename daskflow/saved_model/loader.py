@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..framework.graph import prepend_name_scope
+from ..train.meta_graph import import_meta_graph
 from . import constants, saved_model_file
 
 __all__ = ["load", "maybe_saved_model_directory"]
@@ -22,8 +23,6 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     RuntimeError
         No meta graph has exactly ``tags``.
     """
-    from ..train.meta_graph import import_meta_graph
-
     export_dir = os.fspath(export_dir)
     saved_model = saved_model_file.read(export_dir)
     wanted = {tags} if isinstance(tags, str) else set(tags)
