@@ -1,6 +1,7 @@
 """Execute the example notebooks end to end with nbclient."""
 
 import json
+import re
 from pathlib import Path
 
 import nbclient
@@ -14,8 +15,13 @@ KERNEL = "python3"
 CELL_TIMEOUT = 120  # seconds per cell
 MIN_ACCURACY = 0.95  # measured 0.975-0.983 over 40 shuffling seeds
 NOTEBOOKS_SAVED = ["01-basics.ipynb", "02-data-parallel.ipynb", "03-tensorboard.ipynb"]
-MAX_BYTES = 1_000_000  # bokeh loads from its CDN, so a notebook with outputs stays small
-BOKEH_PLOT = "application/vnd.bokehjs_exec.v0+json"
+# Plots are PNG images of 50-60 kB, so a notebook with its outputs stays small (BokehJS
+# inline would add 3.9 MB to each; from a CDN it left nothing to see in a saved copy).
+MAX_BYTES = 1_000_000
+PLOT_TAG = "plot"  # in a code cell's metadata tags: the cell draws a plot
+IMAGE = "image/png"
+# A script element whose source is another host's, or Bokeh's CDN named anywhere.
+REMOTE_SCRIPT = re.compile(r"<script[^>]*\bsrc\s*=\s*[\"']?(https?:)?//|cdn\.bokeh\.org", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +73,37 @@ def rich_outputs(nb, mime):
     ]
 
 
+def plot_cells(nb):
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    return [cell for cell in code if PLOT_TAG in cell.metadata.get("tags", [])]
+
+
+def images(cell):
+    shown = [o for o in cell.outputs if o.output_type in ("display_data", "execute_result")]
+    return [o for o in shown if IMAGE in o.data]
+
+
+def remote_scripts(nb):
+    """What loads a script from another host (a CDN) in any output of ``nb``, each as matched."""
+    payloads = [
+        payload if isinstance(payload, str) else json.dumps(payload)
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        for payload in [o.get("text", ""), *o.get("data", {}).values()]
+    ]
+    return [m.group(0) for text in payloads for m in REMOTE_SCRIPT.finditer(text)]
+
+
+def assert_plots_are_images(nb, name):
+    """At least one plot cell, and each holds a PNG image, so the plot survives a saved copy."""
+    cells = plot_cells(nb)
+    assert cells, f"{name}: no code cell tagged {PLOT_TAG!r}"
+    assert all(images(cell) for cell in cells), [
+        (cell.source.splitlines()[:3], [list(o.get("data", {})) for o in cell.outputs]) for cell in cells
+    ]
+
+
 @pytest.fixture
 def private_tmp(tmp_path, monkeypatch):
     """The kernel inherits TMPDIR: what a notebook puts in ``tempfile.mkdtemp()`` lands here."""
@@ -83,6 +120,23 @@ def test_saved_with_outputs(name):
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
     assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1)), name
     assert not [o for cell in code for o in cell.outputs if o.output_type == "error"], name
+    assert_plots_are_images(nb, name)
+    assert not remote_scripts(nb), (name, remote_scripts(nb))
+
+
+def test_remote_scripts_are_found():
+    """The check above finds Bokeh's CDN loader and a script element from another host."""
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show(p)")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", {"application/javascript": 'load(["https://cdn.bokeh.org/x.js"])'}
+        ),
+        nbformat.v4.new_output("display_data", {"text/html": '<script src="//example.org/a.js"></script>'}),
+        nbformat.v4.new_output("display_data", {"text/html": '<script type="text/javascript">f()</script>'}),
+    ]
+    nb.cells.append(cell)
+    assert remote_scripts(nb) == ["cdn.bokeh.org", '<script src="//']
 
 
 def test_basics_trains_digits(kernel_name, private_tmp):
@@ -107,7 +161,8 @@ def test_basics_trains_digits(kernel_name, private_tmp):
     losses = result["losses"]
     assert len(losses) == 1000
     assert sum(losses[-50:]) / 50 < sum(losses[:10]) / 10 / 4, (losses[:10], losses[-50:])
-    assert len(rich_outputs(nb, BOKEH_PLOT)) == 1
+    assert len(rich_outputs(nb, IMAGE)) == 1
+    assert_plots_are_images(nb, "01-basics.ipynb")
     # the op table shows the model's matmul with its inputs; the graph went to an event file
     (table,) = rich_outputs(nb, "text/markdown")
     assert "| `MatMul` | MatMul | `Placeholder:0`, `Variable:0` |" in table, table
@@ -149,7 +204,8 @@ def test_data_parallel_runs_the_contract_program(kernel_name):
         assert sum(losses[-20:]) / 20 < sum(losses[:20]) / 20 / 2, (name, losses)
     staleness = curves["staleness"]
     assert len(staleness) <= 3 and sum(staleness) >= 300, staleness  # max_staleness=2, applied updates only
-    assert len(rich_outputs(nb, BOKEH_PLOT)) == 1
+    assert len(rich_outputs(nb, IMAGE)) == 1
+    assert_plots_are_images(nb, "02-data-parallel.ipynb")
 
 
 def test_tensorboard_writes_what_it_shows(kernel_name, private_tmp):
@@ -163,6 +219,8 @@ def test_tensorboard_writes_what_it_shows(kernel_name, private_tmp):
     assert f"tensorboard --logdir {logdir}" in text
     accuracy = float(text.split("test accuracy after 300 steps: ")[1].split()[0])
     assert accuracy >= 0.93, text  # measured 0.953-0.961 over 12 shuffling seeds
+    assert len(rich_outputs(nb, IMAGE)) == 1  # the scalars, read back and drawn
+    assert_plots_are_images(nb, "03-tensorboard.ipynb")
 
     # read back with TensorBoard's own reader, not the notebook's
     train = EventAccumulator(str(logdir / "train")).Reload()
