@@ -179,3 +179,24 @@ def test_a_session_never_numbers_its_steps_in_the_range_of_an_open_one(cluster, 
     finally:
         a.close()
     assert _daskflow_plugins(other) == ([], [])
+
+
+def test_a_session_dropped_without_close_is_closed_and_its_effects_undone(cluster, other):
+    """TF1 closes a session that is garbage-collected unclosed; so does daskflow, off the
+    collecting thread: its plugins and programs leave, and the client it made is let go."""
+    import gc
+    import weakref
+
+    from daskflow.dashboard import publish
+
+    g, v, bump = _counter_graph()
+    sess = tf.Session(cluster.scheduler_address, graph=g)  # the session makes its own client
+    sess.run(v.initializer)
+    sess.run(bump)
+    token, made = sess.runtime.token, weakref.ref(sess.runtime.client)
+    assert any(token in name for name in _daskflow_plugins(other)[0])
+    del sess
+    gc.collect()
+    poll_for(lambda: _daskflow_plugins(other) == ([], []), 30, "the dropped session's plugins to go")
+    poll_for(lambda: gc.collect() is not None and made() is None, 30, "its client to be freed")
+    assert publish.publisher_of(token) is None

@@ -71,12 +71,26 @@ class Publisher:
     """
 
     def __init__(self, client, session: str, first_step: int, graph=None):
-        self.client, self.session, self.first_step = client, session, first_step
+        # The client weakly: a session dropped without close() must not have its client kept
+        # alive here (a live client keeps the session's scheduler state; a freed one closes).
+        self._client = weakref.ref(client)
+        self.session, self.first_step = session, first_step
         self.graph = None if graph is None else weakref.ref(graph)
         self.active: bool | None = None  # None: not asked yet (asked with the first plan)
         self._buffer: list = []
         self._lock = threading.Lock()
         self._flush_due = False
+
+    @property
+    def client(self):
+        """The session's client, or None once it was freed."""
+        return self._client()
+
+    @property
+    def running(self) -> bool:
+        """Whether the session's client is still there and running."""
+        client = self._client()
+        return client is not None and client.status == "running"
 
     def connect(self) -> bool:
         """Ask the scheduler, once, whether it collects; start publishing if it does."""
@@ -95,7 +109,7 @@ class Publisher:
         """Queue ``record``; the first of a batch schedules the batch's send."""
         if not self.active:
             return
-        if self.client.status != "running":  # its session was never closed: stop here
+        if not self.running:  # its session was never closed: stop here
             self._retire()
             return
         with self._lock:
@@ -117,11 +131,10 @@ class Publisher:
 
         with self._lock:
             records, self._buffer, self._flush_due = self._buffer, [], False
-        if records:
+        client = self.client
+        if records and client is not None:
             try:
-                dask_compat.send_to_scheduler(
-                    self.client, {"op": OP, "session": self.session, "records": records}
-                )
+                dask_compat.send_to_scheduler(client, {"op": OP, "session": self.session, "records": records})
             except Exception:  # noqa: BLE001 - the dashboard must never fail a step
                 logger.debug("daskflow could not send dashboard records", exc_info=True)
 
@@ -177,6 +190,10 @@ def publisher_of(session: str) -> Publisher | None:
 
 
 def _opened(record: events.SessionOpened) -> None:
+    for token, publisher in list(_BY_SESSION.items()):  # sessions dropped without close()
+        if not publisher.running:
+            _BY_SESSION.pop(token, None)
+            publisher._retire()
     _BY_SESSION[record.session] = Publisher(record.client, record.session, record.first_step, record.graph)
 
 
