@@ -681,3 +681,26 @@ def test_sync_replicas_optimizer_refuses_what_tf1_refuses(call, message):
         call(opt, w)
     with pytest.raises(ValueError, match=r"^Should be called after apply_gradients\(\)\.$"):
         opt.get_chief_queue_runner()  # nothing was applied
+
+
+def test_global_step_look_up_and_creation_refuse_as_tf1(fresh_graph):
+    # TF 2.21 compat.v1: create_global_step twice raises ValueError('"global_step" already
+    # exists.'); a variable named global_step outside the collection is found by name; a float
+    # or non-scalar one is refused with TypeError('Existing "global_step" ...').
+    step = tf.train.create_global_step()
+    with pytest.raises(ValueError, match='^"global_step" already exists.$'):
+        tf.train.create_global_step()
+    assert tf.train.get_or_create_global_step() is step
+    with tf.Graph().as_default():
+        by_name = tf.Variable(3, name="global_step")
+        assert tf.train.get_global_step().name == by_name.name == "global_step:0"
+        with pytest.raises(ValueError, match="already exists"):
+            tf.train.create_global_step()
+    with tf.Graph().as_default():
+        tf.Variable(0.0, name="global_step")
+        with pytest.raises(TypeError, match='Existing "global_step" does not have integer type: .*float32'):
+            tf.train.get_global_step()
+    with tf.Graph().as_default():
+        tf.Variable([0, 1], name="global_step")
+        with pytest.raises(TypeError, match=r'Existing "global_step" is not scalar: \(2,\)'):
+            tf.train.get_or_create_global_step()

@@ -8,9 +8,11 @@ a variable's ``constraint`` applied after its update, grouping, and the
 
 from __future__ import annotations
 
+import logging
+
 from .. import dtypes
 from ..framework.constant import convert_to_tensor
-from ..framework.graph import colocate_with, control_dependencies, name_scope
+from ..framework.graph import Tensor, colocate_with, control_dependencies, get_default_graph, name_scope
 from ..framework.indexed_slices import IndexedSlices
 from ..gradients import gradients
 from ..ops import array_ops, math_ops, segment_ops, training_ops, unique_ops
@@ -18,6 +20,8 @@ from ..ops.control_flow_ops import group
 from ..ops.scatter_extra_ops import scatter_sub
 from ..ops.segment_ops import scatter_update
 from ..variables import GraphKeys, Variable, assign, assign_add, assign_sub, trainable_variables
+
+logger = logging.getLogger(__name__)
 
 
 class Optimizer:
@@ -574,21 +578,57 @@ class FtrlOptimizer(Optimizer):
 
 
 def get_global_step(graph=None):
-    """The global step variable, or None."""
-    from ..framework.graph import get_default_graph
+    """The global step: the one in the ``GLOBAL_STEP`` collection, else the tensor
+    ``global_step:0``, else None (TF1's look-up).
 
-    steps = (graph or get_default_graph()).get_collection(GraphKeys.GLOBAL_STEP)
-    return steps[0] if steps else None
+    Raises
+    ------
+    TypeError
+        If what is found is not an integer scalar variable or tensor (TF1's words).
+    """
+    graph = graph or get_default_graph()
+    steps = graph.get_collection(GraphKeys.GLOBAL_STEP)
+    if len(steps) > 1:
+        logger.error("Multiple tensors in global_step collection.")
+        return None
+    if steps:
+        step = steps[0]
+    else:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    _assert_global_step(step)
+    return step
+
+
+def _assert_global_step(step):
+    if not isinstance(step, (Variable, Tensor)):
+        raise TypeError(f'Existing "global_step" must be a Variable or Tensor: {step}.')
+    if not step.dtype.base_dtype.is_integer:
+        raise TypeError(f'Existing "global_step" does not have integer type: {step.dtype}')
+    if step.get_shape().ndims != 0 and step.get_shape().is_fully_defined():
+        raise TypeError(f'Existing "global_step" is not scalar: {step.get_shape()}')
 
 
 def get_or_create_global_step(graph=None):
     """The int64 scalar ``global_step`` variable, created on first use."""
-    from ..framework.graph import get_default_graph
-
     graph = graph or get_default_graph()
     step = get_global_step(graph)
-    if step is not None:
-        return step
+    return step if step is not None else create_global_step(graph)
+
+
+def create_global_step(graph=None):
+    """Create the int64 scalar ``global_step`` variable in ``graph``.
+
+    Raises
+    ------
+    ValueError
+        If the graph already has a global step (TF1's ``'"global_step" already exists.'``).
+    """
+    graph = graph or get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
     with graph.as_default(), control_dependencies(None), name_scope(None):
         return Variable(
             lambda: array_ops.zeros([], dtype=dtypes.int64),  # TF1's global_step/Initializer/zeros
@@ -596,6 +636,3 @@ def get_or_create_global_step(graph=None):
             trainable=False,
             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
         )
-
-
-create_global_step = get_or_create_global_step
