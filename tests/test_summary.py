@@ -7,6 +7,8 @@ import base64
 import io
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -46,6 +48,24 @@ def ours():
             values = sess.run(ops, feeds)
         collection = [t.op.name for t in graph.get_collection(tf.GraphKeys.SUMMARIES)]
     return ops, values, collection
+
+
+def test_tensorboardx_loads_when_the_first_proto_is_made_not_before():
+    # tensorboardX (with boto3) costs more than the rest of `import daskflow`; building a
+    # graph with summaries, a saver and an optimizer makes no proto.
+    code = (
+        "import sys, daskflow as tf\n"
+        "loaded = lambda: 'tensorboardX' in sys.modules\n"
+        "assert not loaded(), 'at import'\n"
+        "x = tf.Variable(3.0, name='x')\n"
+        "tf.summary.scalar('x', x); tf.summary.histogram('h', x * 2.0); tf.summary.merge_all()\n"
+        "tf.train.GradientDescentOptimizer(0.1).minimize(x * x)\n"
+        "tf.train.Saver()\n"
+        "assert not loaded(), 'while building'\n"
+        "assert type(tf.get_default_graph().as_graph_def()).__name__ == 'GraphDef'\n"
+        "assert loaded(), 'a GraphDef was made without tensorboardX'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @pytest.mark.parametrize("key", sorted(FIXTURE["summaries"]))

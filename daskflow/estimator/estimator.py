@@ -36,7 +36,7 @@ from ..losses.util import add_loss
 from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
-from ..summary.protos import Summary
+from ..summary import protos
 from ..summary.summary_ops import scalar as scalar_summary
 from ..summary.writer import FileWriterCache
 from ..train.device_setter import replica_device_setter
@@ -675,7 +675,7 @@ def _write_dict_to_summary(output_dir, results, global_step):
     """Log the results and write each number as a scalar summary at ``global_step`` (as TF1)."""
     line = ", ".join(f"{key} = {results[key]}" for key in sorted(results))
     logger.info("Saving dict for global step %d: %s", global_step, line)
-    summary = Summary()
+    summary = protos.Summary()
     for key, value in results.items():
         if key == GraphKeys.GLOBAL_STEP or value is None:
             continue

@@ -20,6 +20,7 @@ Examples
 ...         writer.add_summary(sess.run(merged), global_step=0)
 """
 
+from . import protos
 from .summary_ops import audio, histogram, image, merge, merge_all, scalar, tensor_summary, text
 from .writer import FileWriter, FileWriterCache
 
@@ -42,7 +43,5 @@ __all__ = [
 
 def __getattr__(name):
     if name in _PROTOS:
-        from . import protos  # local import: protos load tensorboardX, meant to wait for first use
-
-        return getattr(protos, name)
+        return getattr(protos, name)  # (tensorboardX loads on this first use)
     raise AttributeError(f"module 'daskflow.summary' has no attribute {name!r}")

@@ -1,32 +1,94 @@
 """TF's protos (``Summary``, ``Event``, ``GraphDef``...) as tensorboardX ships
 them, and numpy arrays as ``TensorProto``.
 
-Imported only when a summary is computed, a graph converted or an event
-written: importing tensorboardX takes longer than importing daskflow, and
-building a graph needs none of it.
+The classes are made on first use, by the module's ``__getattr__``: importing
+tensorboardX takes longer than importing daskflow, and building a graph needs none
+of it. So a module that makes protos imports this one (``from ..summary import
+protos``) and names a class where it makes one (``protos.Summary(...)``); a
+``from .protos import Summary`` at a module's top would load tensorboardX there.
 """
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
-from tensorboardX.proto import (
-    attr_value_pb2,
-    event_pb2,
-    graph_pb2,
-    node_def_pb2,
-    summary_pb2,
-    tensor_pb2,
-    tensor_shape_pb2,
-)
 
 from .. import dtypes
 
-Summary = summary_pb2.Summary
-SummaryMetadata = summary_pb2.SummaryMetadata
-SummaryDescription = summary_pb2.SummaryDescription
-HistogramProto = summary_pb2.HistogramProto
-SessionLog = event_pb2.SessionLog
-TaggedRunMetadata = event_pb2.TaggedRunMetadata
+_NAMES = (
+    "Summary",
+    "SummaryMetadata",
+    "SummaryDescription",
+    "HistogramProto",
+    "SessionLog",
+    "TaggedRunMetadata",
+    "Event",
+    "GraphDef",
+    "NodeDef",
+    "AttrValue",
+    "TensorProto",
+    "TensorShapeProto",
+)
+_made: dict = {}
+_lock = threading.Lock()  # two threads' first use would add daskflow's messages twice
+
+
+def __getattr__(name):
+    if name not in _NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _proto(name)
+
+
+def __dir__():
+    return sorted({*globals(), *_NAMES})
+
+
+def _proto(name):
+    """The proto class ``name``, all of them made on the first call."""
+    with _lock:
+        if not _made:
+            _made.update(_classes())
+            globals().update(_made)  # later lookups find them without this function
+    return _made[name]
+
+
+def _classes() -> dict:
+    """tensorboardX's proto classes by name, with daskflow's extended ``Event`` and ``GraphDef``."""
+    from tensorboardX.proto import (
+        attr_value_pb2,
+        event_pb2,
+        graph_pb2,
+        node_def_pb2,
+        summary_pb2,
+        tensor_pb2,
+        tensor_shape_pb2,
+    )
+
+    return {
+        "Summary": summary_pb2.Summary,
+        "SummaryMetadata": summary_pb2.SummaryMetadata,
+        "SummaryDescription": summary_pb2.SummaryDescription,
+        "HistogramProto": summary_pb2.HistogramProto,
+        "SessionLog": event_pb2.SessionLog,
+        "TaggedRunMetadata": event_pb2.TaggedRunMetadata,
+        # TF's Event has ``source_metadata`` (the writer's name); its GraphDef, the function
+        # library and the debug info (kept here as they come, unparsed).
+        "Event": _extended(
+            event_pb2.Event,
+            [("source_metadata", 10, _MESSAGE, "SourceMetadata")],
+            [("SourceMetadata", [("writer", 1, _STRING)])],
+        ),
+        "GraphDef": _extended(
+            graph_pb2.GraphDef,
+            [("library", 2, _MESSAGE, "FunctionDefLibrary"), ("debug_info", 5, _MESSAGE, "GraphDebugInfo")],
+            [("FunctionDefLibrary", []), ("GraphDebugInfo", [])],
+        ),
+        "NodeDef": node_def_pb2.NodeDef,
+        "AttrValue": attr_value_pb2.AttrValue,
+        "TensorProto": tensor_pb2.TensorProto,
+        "TensorShapeProto": tensor_shape_pb2.TensorShapeProto,
+    }
 
 
 def _extended(base, fields, messages=()):
@@ -70,32 +132,15 @@ def _extended(base, fields, messages=()):
 _STRING, _MESSAGE = 9, 11
 
 
-# TF's Event has ``source_metadata`` (the writer's name); its GraphDef, the function
-# library and the debug info (kept here as they come, unparsed).
-Event = _extended(
-    event_pb2.Event,
-    [("source_metadata", 10, _MESSAGE, "SourceMetadata")],
-    [("SourceMetadata", [("writer", 1, _STRING)])],
-)
-GraphDef = _extended(
-    graph_pb2.GraphDef,
-    [("library", 2, _MESSAGE, "FunctionDefLibrary"), ("debug_info", 5, _MESSAGE, "GraphDebugInfo")],
-    [("FunctionDefLibrary", []), ("GraphDebugInfo", [])],
-)
-NodeDef = node_def_pb2.NodeDef
-AttrValue = attr_value_pb2.AttrValue
-TensorProto = tensor_pb2.TensorProto
-TensorShapeProto = tensor_shape_pb2.TensorShapeProto
-
-
-def shape_proto(dims) -> TensorShapeProto:
+def shape_proto(dims):
     """Static dims (None for an unknown rank, None entries for unknown sizes) as TF writes them."""
+    TensorShapeProto = _proto("TensorShapeProto")  # noqa: N806 - the proto's class
     if dims is None:
         return TensorShapeProto(unknown_rank=True)
     return TensorShapeProto(dim=[TensorShapeProto.Dim(size=-1 if d is None else int(d)) for d in dims])
 
 
-def tensor_proto(array) -> TensorProto:
+def tensor_proto(array):
     """A numpy array (object arrays of bytes for strings) as a ``TensorProto``.
 
     Numbers go into ``tensor_content`` (little-endian), strings into
@@ -103,7 +148,7 @@ def tensor_proto(array) -> TensorProto:
     """
     array = np.asarray(array)
     dtype = dtypes.as_dtype(array.dtype)
-    proto = TensorProto(dtype=dtype.as_datatype_enum, tensor_shape=shape_proto(array.shape))
+    proto = _proto("TensorProto")(dtype=dtype.as_datatype_enum, tensor_shape=shape_proto(array.shape))
     if dtype is dtypes.string:
         proto.string_val.extend(dtypes.as_string_array(array).reshape(-1).tolist())
     else:

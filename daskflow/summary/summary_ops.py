@@ -28,8 +28,7 @@ from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from ..variables import GraphKeys
-from . import encode
-from .protos import HistogramProto, Summary, SummaryMetadata, tensor_proto
+from . import encode, protos
 
 logger = logging.getLogger("daskflow")
 
@@ -88,7 +87,7 @@ def _host(xp, x) -> np.ndarray:
 def _serialized(*values) -> np.ndarray:
     """A scalar ``tf.string`` value holding ``Summary(value=values)``."""
     out = np.empty((), dtype=object)
-    out[()] = Summary(value=values).SerializeToString()
+    out[()] = protos.Summary(value=values).SerializeToString()
     return out
 
 
@@ -109,7 +108,7 @@ def _scalar_kernel(xp, values, *, tag):
     values = _host(xp, values)
     if values.shape:
         raise ValueError(f"tags and values are not the same shape: [] != {list(values.shape)} (tag '{tag}')")
-    return _serialized(Summary.Value(tag=tag, simple_value=float(values)))
+    return _serialized(protos.Summary.Value(tag=tag, simple_value=float(values)))
 
 
 ScalarSummary = Primitive("ScalarSummary", _scalar_infer, _scalar_kernel)
@@ -157,7 +156,7 @@ def _histogram_kernel(xp, values, *, tag):
         raise ValueError(f"Nan in summary histogram for: {tag}")
     if bad.size:
         raise ValueError(f"Infinity in Histogram for: {tag}")
-    return _serialized(Summary.Value(tag=tag, histo=HistogramProto(**encode.histogram(values))))
+    return _serialized(protos.Summary.Value(tag=tag, histo=protos.HistogramProto(**encode.histogram(values))))
 
 
 HistogramSummary = Primitive("HistogramSummary", _scalar_infer, _histogram_kernel)
@@ -204,11 +203,11 @@ def _image_kernel(xp, tensor, *, tag, max_images):
     for i in range(min(len(images), max_images)):
         pixels = encode.to_uint8_image(images[i])
         height, width, channels = pixels.shape
-        image = Summary.Image(height=height, width=width, colorspace=channels)
+        image = protos.Summary.Image(height=height, width=width, colorspace=channels)
         image.encoded_image_string = encode.png(pixels)
         # The tag depends on how many images were asked for, not how many there are.
         numbered = f"{tag}/image/{i}" if max_images > 1 else f"{tag}/image"
-        values.append(Summary.Value(tag=numbered, image=image))
+        values.append(protos.Summary.Value(tag=numbered, image=image))
     return _serialized(*values)
 
 
@@ -273,10 +272,10 @@ def _audio_kernel(xp, tensor, sample_rate, *, tag, max_outputs):
     header_rate = max(1, int(np.rint(np.float32(rate))))  # TF1's lrintf, and never 0
     values = []
     for i in range(min(batch, max_outputs)):
-        clip = Summary.Audio(sample_rate=rate, num_channels=channels, length_frames=frames)
+        clip = protos.Summary.Audio(sample_rate=rate, num_channels=channels, length_frames=frames)
         clip.content_type, clip.encoded_audio_string = "audio/wav", encode.wav(audio[i], header_rate)
         numbered = f"{tag}/audio/{i}" if max_outputs > 1 else f"{tag}/audio"
-        values.append(Summary.Value(tag=numbered, audio=clip))
+        values.append(protos.Summary.Value(tag=numbered, audio=clip))
     return _serialized(*values)
 
 
@@ -301,14 +300,16 @@ def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=Non
 
 
 def _tensor_summary_kernel(xp, tensor, *, tag, metadata, plugin_name, display_name, description):
-    meta = SummaryMetadata.FromString(metadata)
+    meta = protos.SummaryMetadata.FromString(metadata)
     if plugin_name is not None:
         meta.plugin_data.plugin_name = plugin_name
     if display_name is not None:
         meta.display_name = display_name
     if description is not None:
         meta.summary_description = description
-    return _serialized(Summary.Value(tag=tag, tensor=tensor_proto(_host(xp, tensor)), metadata=meta))
+    return _serialized(
+        protos.Summary.Value(tag=tag, tensor=protos.tensor_proto(_host(xp, tensor)), metadata=meta)
+    )
 
 
 TensorSummaryV2 = Primitive("TensorSummaryV2", _summary_infer, _tensor_summary_kernel)
@@ -386,7 +387,7 @@ def _merge_kernel(xp, *inputs):
     seen = set()
     for blob in parts:
         try:
-            summary = Summary.FromString(blob)
+            summary = protos.Summary.FromString(blob)
         except DecodeError:
             raise ValueError("Could not parse one of the summary inputs") from None
         for value in summary.value:

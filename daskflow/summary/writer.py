@@ -19,7 +19,7 @@ import weakref
 
 from ..framework.graph import get_default_graph
 from ..runtime import events
-from .protos import Event, Summary, TaggedRunMetadata
+from . import protos
 
 logger = logging.getLogger("daskflow")
 
@@ -144,11 +144,11 @@ class FileWriter:
         ``global_step``.
         """
         if isinstance(summary, (bytes, bytearray)):
-            summary = Summary.FromString(bytes(summary))
+            summary = protos.Summary.FromString(bytes(summary))
         elif not hasattr(summary, "value") or not hasattr(summary, "SerializeToString"):
             raise TypeError(f"add_summary takes a Summary proto or its bytes, got {type(summary).__name__}")
-        elif not isinstance(summary, Summary):  # another library's Summary class, e.g. TensorFlow's
-            summary = Summary.FromString(summary.SerializeToString())
+        elif not isinstance(summary, protos.Summary):  # another library's Summary class, e.g. TensorFlow's
+            summary = protos.Summary.FromString(summary.SerializeToString())
         for value in summary.value:
             if not value.HasField("metadata"):
                 continue
@@ -156,7 +156,7 @@ class FileWriter:
                 value.ClearField("metadata")
             else:
                 self._seen_summary_tags.add(value.tag)
-        self._add_event(Event(summary=summary), global_step)
+        self._add_event(protos.Event(summary=summary), global_step)
         if not self._closed:
             events.emit(events.ScalarsWritten(summary, global_step, self._graph and self._graph()))
 
@@ -176,11 +176,11 @@ class FileWriter:
             proto = given
         else:
             raise TypeError(f"The passed graph must be a Graph or a GraphDef, got {type(given).__name__}")
-        self._add_event(Event(graph_def=proto.SerializeToString()), global_step)
+        self._add_event(protos.Event(graph_def=proto.SerializeToString()), global_step)
 
     def add_session_log(self, session_log, global_step=None):
         """Add a ``SessionLog`` proto (``START``, ``STOP``, ``CHECKPOINT``)."""
-        self._add_event(Event(session_log=session_log), global_step)
+        self._add_event(protos.Event(session_log=session_log), global_step)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Add a step's run metadata under ``tag`` (each tag once).
@@ -198,8 +198,8 @@ class FileWriter:
             kind = type(run_metadata).__name__
             raise TypeError(f"add_run_metadata takes a RunMetadata proto or bytes, got {kind}")
         self._run_metadata_tags.add(tag)
-        tagged = TaggedRunMetadata(tag=tag, run_metadata=data)
-        self._add_event(Event(tagged_run_metadata=tagged), global_step)
+        tagged = protos.TaggedRunMetadata(tag=tag, run_metadata=data)
+        self._add_event(protos.Event(tagged_run_metadata=tagged), global_step)
 
     def add_event(self, event):
         """Add an ``Event`` proto as it is."""

@@ -27,7 +27,7 @@ from .. import dtypes
 from ..framework.graph import Operation, Tensor, get_default_graph, prepend_name_scope, strip_name_scope
 from ..framework.graph_export import _node_def
 from ..framework.op_defs import tensorflow_version
-from ..summary.protos import GraphDef
+from ..summary import protos
 
 __all__ = ["export_meta_graph", "import_meta_graph"]
 
@@ -116,7 +116,7 @@ def export_meta_graph(
     if graph_def is None:
         graph_def = graph.as_graph_def(add_shapes=True)
     else:  # a copy, of daskflow's GraphDef class (the saver's nodes are added to it)
-        graph_def = GraphDef.FromString(graph_def.SerializeToString())
+        graph_def = protos.GraphDef.FromString(graph_def.SerializeToString())
     if saver_def is not None:
         with graph.as_default():
             meta.saver_def.CopyFrom(_saver_nodes(graph_def, saver_def, kwargs.get("saved_variables")))
