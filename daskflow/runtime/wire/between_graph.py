@@ -30,6 +30,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from dask.sizeof import sizeof
 from distributed.protocol import to_serialize
@@ -37,6 +38,12 @@ from distributed.protocol import to_serialize
 from ...errors import FailedPreconditionError, ResourceExhaustedError, UnauthenticatedError
 from .. import dask_compat
 from . import bulk, calls, trust
+
+if TYPE_CHECKING:
+    from distributed import Worker
+
+    from .endpoint import SharedStore, WorkerEnd
+    from .log_limit import OncePerPeer
 
 logger = logging.getLogger(__name__)
 READ_HANDLER = "daskflow_shared_read"
@@ -82,27 +89,27 @@ class Snapshot:
         return sum(self.versions.values())
 
 
-def install(worker, state, refused):
+def install(worker: Worker, state: WorkerEnd, refused: OncePerPeer) -> None:
     """Let the sessions of ``worker``'s plans copy to it, and fetch from it, the variables of a
     job's ps (:data:`COPY_HANDLER`, :data:`COPY_GET_HANDLER`); ``state``: ``worker``'s
     (:class:`.endpoint.WorkerEnd`); ``refused``: where strangers' calls are logged
     (:class:`.log_limit.OncePerPeer`)."""
 
-    def refuse(comm, reason):
+    def refuse(comm: Any, reason: str) -> None:
         host, who = trust.peer_of(comm)
         refused(host, reason, who)
 
     def keep_copy(
-        comm=None,
-        job=None,
-        source=None,
-        plan=None,
-        values=None,
-        versions=None,
-        definitions=None,
-        session=None,
-        mac=None,
-    ):
+        comm: Any = None,
+        job: Any = None,
+        source: Any = None,
+        plan: Any = None,
+        values: Any = None,
+        versions: Any = None,
+        definitions: Any = None,
+        session: Any = None,
+        mac: Any = None,
+    ) -> str | None:
         fields = [job, source, plan]
         reason = copy_refusal(state.trusted, fields, values, versions, definitions, session, mac)
         if reason is not None:
@@ -116,7 +123,9 @@ def install(worker, state, refused):
         state.shared.keep_copy(job, source, snapshot)
         return None
 
-    def get_copy(comm=None, job=None, source=None, session=None, mac=None):
+    def get_copy(
+        comm: Any = None, job: Any = None, source: Any = None, session: Any = None, mac: Any = None
+    ) -> dict | None:
         reason = trust.call_refusal(state.trusted, COPY_GET_HANDLER, [job, source], session, mac)
         if reason is not None:
             refuse(comm, reason)
@@ -128,7 +137,15 @@ def install(worker, state, refused):
     dask_compat.serve_handler(worker, COPY_GET_HANDLER, get_copy)
 
 
-def copy_refusal(sessions, fields, values, versions, definitions, session=None, mac=None) -> str | None:
+def copy_refusal(
+    sessions: trust.Sessions,
+    fields: list,
+    values: Any,
+    versions: Any,
+    definitions: Any,
+    session: Any = None,
+    mac: Any = None,
+) -> str | None:
     """Why a copy of a job's variables (``fields`` = [job, source, plan]) is not kept (None: it
     may be, size permitting): one of a session with that plan on this worker, its values,
     versions and definitions maps by variable name."""
@@ -148,7 +165,7 @@ def copy_refusal(sessions, fields, values, versions, definitions, session=None, 
     return None
 
 
-def _too_large(store, job, source, snapshot, address) -> str | None:
+def _too_large(store: SharedStore, job: str, source: str, snapshot: Snapshot, address: str) -> str | None:
     """Why ``snapshot`` is too large to keep here (None: it is not): over
     ``daskflow.bulk-max-bytes`` by itself, or over ``daskflow.bulk-max-buffered`` with the
     other copies kept here (the one it replaces aside)."""
@@ -165,7 +182,7 @@ def _too_large(store, job, source, snapshot, address) -> str | None:
     return None
 
 
-def _message(snapshot) -> dict:
+def _message(snapshot: Snapshot) -> dict:
     """A snapshot as a Dask message: arrays as frames, definitions as plain lists."""
     return {
         "values": {name: to_serialize(v) for name, v in snapshot.values.items()},
@@ -174,7 +191,7 @@ def _message(snapshot) -> dict:
     }
 
 
-def _snapshot(values, versions, definitions) -> Snapshot:
+def _snapshot(values: dict | None, versions: dict | None, definitions: dict | None) -> Snapshot:
     defs = {
         name: Definition(None if shape is None else tuple(shape), dtype, device)
         for name, (shape, dtype, device) in (definitions or {}).items()
@@ -184,7 +201,14 @@ def _snapshot(values, versions, definitions) -> Snapshot:
     return Snapshot(values, dict(versions or {}), defs, nbytes)
 
 
-async def send_copy(worker, address, job, snapshot, plan, credentials):
+async def send_copy(
+    worker: Worker,
+    address: str,
+    job: str,
+    snapshot: Snapshot,
+    plan: str,
+    credentials: trust.Credentials | None,
+) -> None:
     """Send a copy of ``job``'s variables held here to the worker at ``address``, as
     ``credentials``' session, for its ``plan`` (whose update made the copy due)."""
     source = str(worker.name)
@@ -207,7 +231,7 @@ async def send_copy(worker, address, job, snapshot, plan, credentials):
         logger.warning("worker %s refused a copy of job %s's variables: %s", address, job, refused)
 
 
-async def fetch_copy(worker, trusted, job, address):
+async def fetch_copy(worker: Worker, trusted: trust.Sessions, job: str, address: str) -> Snapshot | None:
     """The copy of ``job``'s variables on this worker that the worker at ``address`` keeps
     (None: it keeps none), fetched as a session of ``trusted`` with plans here.
 
@@ -233,7 +257,7 @@ async def fetch_copy(worker, trusted, job, address):
     return _snapshot(**answer)
 
 
-async def _any_session(sessions, within=PLANS_WAIT):
+async def _any_session(sessions: trust.Sessions, within: float = PLANS_WAIT) -> trust.Credentials | None:
     """Credentials of a session with plans here, waiting up to ``within`` seconds for one: a
     worker that just joined is sent the cluster's plans right after it registers."""
     deadline = time.monotonic() + within
@@ -242,7 +266,9 @@ async def _any_session(sessions, within=PLANS_WAIT):
     return credentials
 
 
-async def resolve(worker, state, args, plan, step, timeout=None) -> list:
+async def resolve(
+    worker: Worker, state: WorkerEnd, args: list, plan: str, step: int, timeout: float | None = None
+) -> list:
     """``args`` with each :class:`SharedRead` held elsewhere replaced by its value, as read
     for step ``step`` of ``plan`` (the holder notes which versions that step's update is
     based on).
@@ -266,7 +292,16 @@ async def resolve(worker, state, args, plan, step, timeout=None) -> list:
     return [_value_of(a, values) if type(a) is SharedRead and a.home != worker.address else a for a in args]
 
 
-async def _read(worker, state, home, job, names, plan, step, timeout):
+async def _read(
+    worker: Worker,
+    state: WorkerEnd,
+    home: str,
+    job: str,
+    names: list[str],
+    plan: str,
+    step: int,
+    timeout: float | None,
+) -> dict:
     """``{name: value}`` of ``names`` held at ``home``, sent to this worker's mailbox."""
     box = (plan, step, f"shared-{home}", worker.address)
     request = dict(job=job, names=names, step=step, to=worker.address, box=box, plan=plan)
@@ -283,12 +318,12 @@ async def _read(worker, state, home, job, names, plan, step, timeout):
     return {name: value for name, value in zip(names, sent) if value is not None}
 
 
-def read_fields(job, names, step, to, box, plan) -> list:
+def read_fields(job: Any, names: Any, step: Any, to: Any, box: Any, plan: Any) -> list:
     """The fields of a request for a job's variables, as its proof covers them."""
     return [job, list(names) if type(names) in (list, tuple) else names, step, to, box, plan]
 
 
-def read_refusal(sessions, fields, session, mac) -> str | None:
+def read_refusal(sessions: trust.Sessions, fields: list, session: Any, mac: Any) -> str | None:
     """Why a request for a job's variables (:func:`read_fields`) is not answered (None: it is):
     a session with the plan on this worker asks for them, into that plan's mailbox."""
     job, names, _, to, box, plan = fields
@@ -299,13 +334,13 @@ def read_refusal(sessions, fields, session, mac) -> str | None:
     return trust.call_refusal(sessions, READ_HANDLER, fields, session, mac, plan=plan)
 
 
-def _value_of(arg, values):
+def _value_of(arg: SharedRead, values: dict) -> Any:
     value = values[(arg.home, arg.job)].get(arg.name)
     if value is None and arg.required:
         raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {arg.name}")
     return value
 
 
-def read_local(store, values) -> list:
+def read_local(store: SharedStore, values: list) -> list:
     """``values`` with each :class:`SharedRead` of this worker's ``store`` replaced by its value."""
     return [store.read(v.job, v.name, v.required) if type(v) is SharedRead else v for v in values]

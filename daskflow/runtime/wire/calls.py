@@ -9,10 +9,12 @@ new one to the new worker.
 
 from __future__ import annotations
 
+from typing import Any
+
 from distributed.comm.core import CommClosedError
 
 
-async def call(rpc, address, handler, **kwargs):
+async def call(rpc: Any, address: str, handler: str, **kwargs: Any) -> Any:
     """``rpc(address).<handler>(**kwargs)``, again once on a closed pooled connection."""
     try:
         return await getattr(rpc(address), handler)(**kwargs)

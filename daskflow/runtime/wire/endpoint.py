@@ -14,7 +14,7 @@ variables it holds (:class:`SharedStore`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # annotations only: between_graph types its handlers by this module
     from .between_graph import Snapshot
@@ -29,6 +29,8 @@ class SharedStore(Protocol):
     holds (:class:`..worker.between_graph.SharedVariables`)."""
 
     copies: dict
+
+    def read(self, job: str, name: str, required: bool) -> Any: ...
 
     def read_many(self, job: str, names: list[str], step: int | None = None) -> dict: ...
 

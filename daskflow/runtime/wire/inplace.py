@@ -37,6 +37,7 @@ import os
 import socket
 import struct
 import sys
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class _IoVec(ctypes.Structure):
     _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
 
 
-def _process_vm_readv():
+def _process_vm_readv() -> Any:
     """libc's ``process_vm_readv``, or None where there is none (not Linux)."""
     if not sys.platform.startswith("linux"):
         return None
@@ -70,7 +71,7 @@ def local_name(token: str) -> str:
     return f"\0daskflow-bulk-{token}"
 
 
-def listen(token: str):
+def listen(token: str) -> socket.socket | None:
     """A listening Unix socket for this machine's senders; None where there can be none.
 
     Callers check :func:`.bulk.in_place_enabled` (Linux, and not turned off) first; so does
@@ -86,7 +87,7 @@ def listen(token: str):
     return server
 
 
-def connect(host: str, token: str, timeout: float):
+def connect(host: str, token: str, timeout: float) -> socket.socket | None:
     """A connection to the receiver ``token`` at ``host``, if that is this machine; else None."""
     if not is_local(host):
         return None
@@ -115,7 +116,7 @@ def is_local(host: str) -> bool:
     return True
 
 
-def peer_pid(conn) -> int | None:
+def peer_pid(conn: socket.socket) -> int | None:
     """The pid of the process at the other end of the Unix socket ``conn``, as the kernel says;
     None where it is of another user or out of sight (another pid namespace)."""
     try:
@@ -128,7 +129,7 @@ def peer_pid(conn) -> int | None:
     return pid or None  # 0: in a pid namespace this process cannot see
 
 
-def still_waiting(conn) -> bool:
+def still_waiting(conn: socket.socket) -> bool:
     """Whether the sender at the other end of ``conn`` has not hung up (it waits for a reply)."""
     timeout = conn.gettimeout()
     conn.settimeout(0.0)  # with a timeout set, Python would wait for data before peeking
@@ -142,7 +143,7 @@ def still_waiting(conn) -> bool:
         conn.settimeout(timeout)
 
 
-def read(pid: int, address: int, out) -> bool:
+def read(pid: int, address: int, out: Any) -> bool:
     """Fill the writable C-contiguous uint8 array ``out`` from ``pid``'s memory at ``address``.
 
     Returns False where the kernel refuses (or the range is not mapped there).

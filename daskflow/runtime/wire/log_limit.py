@@ -9,6 +9,7 @@ is also logged at debug level, for whoever is looking into one.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -18,12 +19,12 @@ class OncePerPeer:
     peer at most once per ``seconds`` (a line after others were held back says how many);
     each one, with ``who`` (the peer's address and port), at debug level."""
 
-    def __init__(self, logger, message, seconds=60.0):
+    def __init__(self, logger: logging.Logger, message: str, seconds: float = 60.0) -> None:
         self._logger, self._message, self._seconds = logger, message, seconds
         self._lock = threading.Lock()
-        self._peers: dict = {}  # peer -> [time last logged, refusals since]
+        self._peers: dict[str, list] = {}  # peer -> [time last logged, refusals since]
 
-    def __call__(self, peer, detail, who=None):
+    def __call__(self, peer: str, detail: object, who: str | None = None) -> None:
         self._logger.debug(self._message, who or peer, detail)
         now = time.monotonic()
         with self._lock:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+from collections.abc import Callable, Container
 from time import monotonic
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from dask.utils import parse_timedelta
 
@@ -45,6 +46,10 @@ class MailKey(NamedTuple):
     step: int
     producer: str
     consumer: str
+
+
+Key = tuple  # a MailKey, or the plain tuple of one (a key read off the wire, a between-graph read's)
+Release = Callable[[], None] | None  # uncounts a delivered value's bytes (trust.Unclaimed.reserve)
 
 
 def ttl() -> float:
@@ -75,7 +80,7 @@ class Mailbox:
     (1.0,)
     """
 
-    def __init__(self, installed=frozenset()):
+    def __init__(self, installed: Container[str] = frozenset()) -> None:
         self._installed = installed
         self._box: dict = {}
         self._arrived: dict = {}  # key -> (when, release) of what _box holds, oldest first
@@ -84,7 +89,7 @@ class Mailbox:
         self._expired: collections.OrderedDict = collections.OrderedDict()  # keys dropped unclaimed
         self._taken: dict = {}  # (plan, consumer) -> the latest step it took a value of
 
-    def put(self, key, value, release=None):
+    def put(self, key: Key, value: Any, release: Release = None) -> None:
         """File ``value`` under ``key``: for a consumer waiting for it, or until one comes."""
         self.sweep()
         if self._discarded.pop(key, _ABSENT) is not _ABSENT:
@@ -100,10 +105,10 @@ class Mailbox:
                 waiter.set_result(value)
             _release(release)
 
-    def ready(self, key) -> bool:
+    def ready(self, key: Key) -> bool:
         return key in self._box
 
-    async def take(self, key, timeout=None):
+    async def take(self, key: Key, timeout: float | None = None) -> Any:
         """The value under ``key``, once it has arrived."""
         if key in self._box:
             self._moved_on(key)
@@ -129,17 +134,17 @@ class Mailbox:
         self._moved_on(key)
         return value
 
-    def discard(self, key):
+    def discard(self, key: Key) -> None:
         """Nobody will take ``key``: drop its value, now or when it comes."""
         if key in self._box:
             self._drop(key)
         else:
             self._discarded[key] = monotonic()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._box) + len(self._discarded)
 
-    def clear(self, prefix):
+    def clear(self, prefix: str) -> None:
         """Drop what is left for a plan (a failed step's undelivered values)."""
         for key in [k for k in self._box if k[0] == prefix]:
             self._drop(key)
@@ -147,14 +152,14 @@ class Mailbox:
             for key in [k for k in table if k[0] == prefix]:
                 del table[key]
 
-    def close(self):
+    def close(self) -> None:
         """Drop every value (releasing its bytes) and forget every key: the worker is closing."""
         for key in list(self._box):
             self._drop(key)
         for table in (self._discarded, self._expired, self._taken):
             table.clear()
 
-    def sweep(self):
+    def sweep(self) -> None:
         """Drop the values unclaimed for ``daskflow.mailbox-ttl`` seconds that nobody can
         take any more (see :meth:`abandoned`), and forget the keys whose consumers stopped
         waiting that long ago."""
@@ -180,7 +185,7 @@ class Mailbox:
                 dropped[0],
             )
 
-    def abandoned(self, key) -> bool:
+    def abandoned(self, key: Key) -> bool:
         """Whether nobody can take ``key`` any more: its plan is not installed here, or its
         consumer has taken a later step's value of the same plan.
 
@@ -191,28 +196,28 @@ class Mailbox:
             return True
         return self._taken.get(_consumer(key), -1) > key[1]
 
-    def _moved_on(self, key):
+    def _moved_on(self, key: Key) -> None:
         """Note that ``key``'s consumer took its value: older steps' values for it are stale."""
         if len(key) > 1 and type(key[1]) is int:
             consumer = _consumer(key)
             if key[1] > self._taken.get(consumer, -1):
                 self._taken[consumer] = key[1]
 
-    def _pop(self, key):
+    def _pop(self, key: Key) -> Any:
         _, release = self._arrived.pop(key, (None, None))
         _release(release)
         return self._box.pop(key)
 
-    def _drop(self, key):
+    def _drop(self, key: Key) -> None:
         if key in self._box:
             self._pop(key)
 
 
-def _consumer(key) -> tuple:
+def _consumer(key: Key) -> tuple:
     """``(plan id, consumer)`` of a mailbox key ``(plan id, step, producer, consumer)``."""
     return key[:1] + key[3:]
 
 
-def _release(release):
+def _release(release: Release) -> None:
     if release is not None:
         release()

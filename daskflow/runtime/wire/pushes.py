@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from dask.sizeof import sizeof
@@ -39,7 +39,13 @@ from dask.sizeof import sizeof
 from ...kernels import codecs
 from .. import dask_compat
 from . import bulk, trust
-from .variable_cache import entry_refusal
+from .variable_cache import VariableCache, entry_refusal
+
+if TYPE_CHECKING:
+    from distributed import Worker
+
+    from .endpoint import WorkerEnd
+    from .log_limit import OncePerPeer
 
 logger = logging.getLogger(__name__)
 
@@ -71,23 +77,31 @@ class Pushed:
 
     name: str
     version: int
-    key: tuple
-    home: str
+    key: tuple | None
+    home: str | None
     index: int | None = None
     encoded: bool = False  # a float32 value pushed encoded (ConfigProto.variable_compression)
 
 
-def cache_name(session, variable):
+def cache_name(session: str, variable: str) -> str:
     """A variable's name in the caches: sessions sharing a cluster may share variable names."""
     return f"{session}/{variable}"
 
 
-def install(worker, state, refused):
+def install(worker: Worker, state: WorkerEnd, refused: OncePerPeer) -> None:
     """Give ``worker`` the receiving end of pushes on Dask's comms (idempotent), filing into
     ``state``, its :class:`.endpoint.WorkerEnd`; ``refused``: where refusals are logged
     (:class:`.log_limit.OncePerPeer`)."""
 
-    def receive(comm=None, name=None, version=None, keep=2, value=None, session=None, mac=None):
+    def receive(
+        comm: Any = None,
+        name: Any = None,
+        version: Any = None,
+        keep: Any = 2,
+        value: Any = None,
+        session: Any = None,
+        mac: Any = None,
+    ) -> str | None:
         entry = [name, version, keep]
         reason = trust.call_refusal(state.trusted, HANDLER, entry, session, mac)
         if reason is None:
@@ -110,7 +124,7 @@ def install(worker, state, refused):
     dask_compat.serve_handler(worker, HANDLER, receive)
 
 
-async def value_of(worker, arg, timeout, cache):
+async def value_of(worker: Worker, arg: Pushed, timeout: float | None, cache: VariableCache) -> Any:
     """The value a :class:`Pushed` argument names, from ``cache`` (``worker``'s)."""
     if not cache.superseded(arg.name, arg.version):
         value = await cache.get(arg.name, arg.version, timeout)
@@ -123,7 +137,7 @@ async def value_of(worker, arg, timeout, cache):
     return value
 
 
-async def _fetch(worker, arg):
+async def _fetch(worker: Worker, arg: Pushed) -> Any:
     """From the variable's home: a late reader whose version was superseded here.
 
     With Dask's own handshake (:func:`..dask_compat.fetch_from_worker`):

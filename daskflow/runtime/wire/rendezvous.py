@@ -33,8 +33,12 @@ comes for it later is told so.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import logging
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeGuard, Union, cast, final
 
 import numpy as np
 from dask.sizeof import sizeof
@@ -49,6 +53,14 @@ from .log_limit import OncePerPeer
 from .mailbox import MailKey, ttl
 from .pushes import PushKey
 from .variable_cache import entry_refusal
+
+if TYPE_CHECKING:
+    from distributed import Client, Worker
+
+    from .mailbox import Mailbox, Release
+
+Results = Union[tuple, "Failed"]  # a partition's results, or the marker of its failure
+PushEntry = tuple[tuple[str, int, int], Any]  # ((name, version, versions to keep), value)
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +115,7 @@ class Received(tuple):
     __slots__ = ()
 
 
+@final
 @dataclass(frozen=True)
 class Failed:
     """Sent in place of results by a partition that raised."""
@@ -114,7 +127,7 @@ class UpstreamFailedError(RuntimeError):
     """A partition could not run because one it reads from failed."""
 
 
-def install(worker, state: WorkerEnd):
+def install(worker: Worker, state: WorkerEnd) -> None:
     """Give ``worker`` the receiving ends (idempotent): Dask's comm handler and bulk's port,
     filing into ``state``, the worker's own (:class:`..worker.state.WorkerState`)."""
     if state.receiving:
@@ -123,10 +136,12 @@ def install(worker, state: WorkerEnd):
     # Calls refused on Dask's comms: a line a minute per host, with the count held back.
     refused = OncePerPeer(logger, "daskflow refused a call from %s: %s")
 
-    def receive(comm=None, key=None, value=None, session=None, mac=None):
+    def receive(
+        comm: Any = None, key: Any = None, value: Any = None, session: Any = None, mac: Any = None
+    ) -> str | None:
         return _receive(state, worker.address, trust.peer_of(comm), refused, key, value, session, mac)
 
-    def deliver(header, items, release):
+    def deliver(header: dict, items: list, release: Release) -> None:
         dask_compat.call_soon(worker, _arrived, state, header, items, release)
 
     dask_compat.serve_handler(worker, HANDLER, receive)
@@ -134,8 +149,16 @@ def install(worker, state: WorkerEnd):
     between_graph.install(worker, state, refused)
 
     async def send_shared(
-        comm=None, job=None, names=(), step=None, to=None, box=None, plan=None, session=None, mac=None
-    ):
+        comm: Any = None,
+        job: Any = None,
+        names: Any = (),
+        step: Any = None,
+        to: Any = None,
+        box: Any = None,
+        plan: Any = None,
+        session: Any = None,
+        mac: Any = None,
+    ) -> str | None:
         # A reader's request for a job's variables held here (between_graph._read): only a
         # session with the plan here may have them sent anywhere.
         fields = between_graph.read_fields(job, names, step, to, box, plan)
@@ -147,6 +170,7 @@ def install(worker, state: WorkerEnd):
         values = state.shared.read_many(job, names, step)
         payload = tuple(values.get(name) for name in names)
         await _deliver(worker, to, MailKey._make(box), payload, state.trusted.credentials(plan))
+        return None
 
     dask_compat.serve_handler(worker, between_graph.READ_HANDLER, send_shared)
     state.receiver = bulk.serve(worker, deliver, refusal, state.trusted, state.unclaimed)
@@ -155,7 +179,7 @@ def install(worker, state: WorkerEnd):
     dask_compat.every(worker, "daskflow-mailbox", mailbox.sweep, min(ttl() / 4, 30.0))
 
 
-def _arrived(state, header, items, release=None):
+def _arrived(state: WorkerEnd, header: dict, items: list, release: Release = None) -> None:
     """A value that came by :mod:`.bulk` (checked by :func:`refusal`) for the worker whose
     ``state`` it is, on the worker's event loop."""
     try:
@@ -176,13 +200,23 @@ def _arrived(state, header, items, release=None):
         release()  # pushes are kept in the bounded cache, not the mailbox
 
 
-def _receive(state, address, peer, refused, key, value, session, mac):
+def _receive(
+    state: WorkerEnd,
+    address: str,
+    peer: tuple[str, str],
+    refused: Callable[[str, str, str], None],
+    key: Any,
+    value: Any,
+    session: Any,
+    mac: Any,
+) -> str | None:
     """A value that came on Dask's comms (the handler :data:`HANDLER`) for the worker at
     ``address`` whose ``state`` it is, from ``peer`` = (host, address).
 
     Returns None where it was filed (the value, or a :class:`.trust.TooLarge` in its
     place), else why it was refused: nothing is filed then.
     """
+    reason: str | None
     if type(key) not in (list, tuple, MailKey) or not is_mailbox_key(list(key)):  # MailKey: inproc://
         reason = f"a mailbox key that is not [plan, step, name, name]: {_short(key)}"
     else:
@@ -213,7 +247,7 @@ _MAIL_FIELDS = frozenset({"kind", "key", "single"})
 _PUSH_FIELDS = frozenset({"kind", "entries"})
 
 
-def refusal(header, count, session, plans) -> str | None:
+def refusal(header: dict, count: int, session: str, plans: frozenset[str]) -> str | None:
     """Why a bulk message of ``count`` items from ``session`` is not taken here (None: it is).
 
     ``plans``: the plans ``session`` has registered on this worker. Mail must
@@ -228,7 +262,7 @@ def refusal(header, count, session, plans) -> str | None:
     return f"a message of unknown kind {_short(kind)}"
 
 
-def _mail_refusal(header, count, plans):
+def _mail_refusal(header: dict, count: int, plans: frozenset[str]) -> str | None:
     if not _MAIL_FIELDS.issuperset(header):
         return f"a mail header with unknown fields {_short(sorted(map(repr, set(header) - _MAIL_FIELDS)))}"
     key = header.get("key")
@@ -244,7 +278,7 @@ def _mail_refusal(header, count, plans):
     return None
 
 
-def _push_refusal(header, count, session):
+def _push_refusal(header: dict, count: int, session: str) -> str | None:
     if not _PUSH_FIELDS.issuperset(header):
         return f"a push header with unknown fields {_short(sorted(map(repr, set(header) - _PUSH_FIELDS)))}"
     entries = header.get("entries")
@@ -254,7 +288,7 @@ def _push_refusal(header, count, session):
     return next(filter(None, (entry_refusal(entry, prefix) for entry in entries)), None)
 
 
-def is_mailbox_key(key) -> bool:
+def is_mailbox_key(key: Any) -> TypeGuard[list]:
     """Whether ``key`` is ``[plan id, step, name, name]``, as a step's sends make them."""
     return (
         type(key) is list
@@ -265,12 +299,12 @@ def is_mailbox_key(key) -> bool:
     )
 
 
-def _short(value, limit=120) -> str:
+def _short(value: object, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def release_slot(worker, key):
+def release_slot(worker: Worker, key: tuple) -> None:
     """Stop counting task ``key`` against the worker's threads while it waits.
 
     What ``distributed.secede`` does for a task on a thread, for a coroutine
@@ -279,7 +313,7 @@ def release_slot(worker, key):
     dask_compat.release_thread_slot(worker, key)
 
 
-def _ready(state, a):
+def _ready(state: WorkerEnd, a: object) -> bool:
     if type(a) is Recv:
         return state.mailbox.ready(a.key)
     if type(a) is FromReplicas:
@@ -289,7 +323,9 @@ def _ready(state, a):
     return True
 
 
-async def receive_args(worker, state, task_key, args, timeout):
+async def receive_args(
+    worker: Worker, state: WorkerEnd, task_key: tuple, args: Sequence, timeout: float | None
+) -> list:
     """``args`` with every :class:`Recv` replaced by the value it names, from ``worker``'s
     ``state``.
 
@@ -319,7 +355,7 @@ async def receive_args(worker, state, task_key, args, timeout):
     return out
 
 
-def unless_failed(value):
+def unless_failed(value: Any) -> Any:
     if type(value) is Failed:
         raise UpstreamFailedError(f"partition {value.producer} failed, so this step cannot finish")
     if type(value) is trust.TooLarge:
@@ -327,7 +363,14 @@ def unless_failed(value):
     return value
 
 
-def send_results(worker, state, results, sends, early=None, urgent=False) -> list:
+def send_results(
+    worker: Worker,
+    state: WorkerEnd,
+    results: Results,
+    sends: Sequence[Send],
+    early: dict | None = None,
+    urgent: bool = False,
+) -> list[asyncio.Future]:
     """Deliver each consumer the results it reads (``None`` elsewhere); ``state``: ``worker``'s.
 
     Returns the deliveries to other workers, as asyncio tasks: the producer
@@ -338,11 +381,12 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
     """
     early = early or {}
     sessions = state.trusted
-    deliveries, pushes = [], {}
+    deliveries: list[asyncio.Future] = []
+    pushes: dict[str, list[Send]] = {}
     for j, send in enumerate(sends):
         if send.keep:
             if send.address == worker.address:  # a loop's next round, here: no message
-                _, version, name = send.key  # a PushKey
+                _, version, name = cast(PushKey, send.key)
                 value = results if type(results) is Failed else results[send.indices[0]]
                 state.cache.put(name, version, value, send.keep)
             elif j not in early:
@@ -353,6 +397,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
         if send.address == worker.address:
             state.mailbox.put(send.key, results)  # same process: the tuple itself, no copy
             continue
+        payload: Results
         if type(results) is Failed:
             payload = results
         else:
@@ -362,10 +407,11 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
         if j in early:
             deliveries.append(asyncio.ensure_future(_confirm(worker, send, payload, early[j], credentials)))
         else:
+            key = cast(MailKey, send.key)
             deliveries.append(
-                asyncio.ensure_future(_deliver(worker, send.address, send.key, payload, credentials))
+                asyncio.ensure_future(_deliver(worker, send.address, key, payload, credentials))
             )
-    encoded = {}  # a value pushed to several readers is encoded once
+    encoded: dict = {}  # a value pushed to several readers is encoded once
     for address, reader_sends in pushes.items():
         credentials = sessions.credentials(reader_sends[0].key.plan)
         _push(worker, state, address, reader_sends, results, credentials, encoded, urgent)
@@ -375,7 +421,7 @@ def send_results(worker, state, results, sends, early=None, urgent=False) -> lis
 SLOT_GRACE = 0.05  # seconds a task waits for its deliveries while holding its worker's slot
 
 
-async def delivered(worker, task_key, deliveries):
+async def delivered(worker: Worker, task_key: tuple, deliveries: list[asyncio.Future]) -> None:
     """Wait for ``deliveries`` (raising the first failure); past :data:`SLOT_GRACE`,
     out of the count of the worker's busy threads.
 
@@ -392,11 +438,11 @@ async def delivered(worker, task_key, deliveries):
         await delivery
 
 
-def _payload(results, indices):
+def _payload(results: tuple, indices: tuple) -> tuple:
     return tuple(results[i] if i in indices else None for i in range(len(results)))
 
 
-def send_early(worker, state, results, sends) -> dict:
+def send_early(worker: Worker, state: WorkerEnd, results: tuple, sends: Sequence[Send]) -> dict:
     """From the thread that computed ``results``: send by bulk what can go now.
 
     The event loop may be busy when a partition's compute ends; handing it
@@ -406,7 +452,9 @@ def send_early(worker, state, results, sends) -> dict:
     concurrent Future}`` of what was submitted (a :class:`_PushedEarly` for pushes,
     which nobody awaits); :func:`send_results` does the rest.
     """
-    early, pushed, encoded = {}, {}, {}
+    early: dict[int, concurrent.futures.Future | _PushedEarly] = {}
+    pushed: dict[tuple, list[PushEntry]] = {}
+    encoded: dict = {}
     sessions = state.trusted
     try:
         for j, send in enumerate(sends):
@@ -422,33 +470,53 @@ def send_early(worker, state, results, sends) -> dict:
                 continue
             payload = _payload(results, send.indices)
             if bulk.eligible(payload):
-                early[j] = bulk.submit(where, _mail(send.key), payload, credentials)
+                early[j] = bulk.submit(where, _mail(cast(MailKey, send.key)), payload, credentials)
         for (address, where, credentials), entries in pushed.items():
-            done = bulk.submit(where, *_push_message(entries), credentials)
-            done.add_done_callback(lambda d, a=address, e=entries, c=credentials: _repush(d, worker, a, e, c))
+            header, values = _push_message(entries)
+            done = bulk.submit(where, header, values, credentials)
+            again = functools.partial(
+                _repush, worker=worker, address=address, entries=entries, credentials=credentials
+            )
+            done.add_done_callback(again)
     except Exception:  # noqa: BLE001 - what did not go early goes from the event loop
         logger.exception("daskflow could not send results early")
         early = {j: f for j, f in early.items() if type(f) is not _PushedEarly}  # pushes: by the loop
     return early
 
 
-async def _confirm(worker, send, payload, sent, credentials):
+async def _confirm(
+    worker: Worker,
+    send: Send,
+    payload: Results,
+    sent: concurrent.futures.Future,
+    credentials: trust.Credentials | None,
+) -> None:
     """Wait for an early delivery; on Dask's comms again if it did not go."""
     try:
         await asyncio.wrap_future(sent)
     except OSError:
         bulk.forget(send.address)
-        await _call_receive(dask_compat.comms(worker), send.address, send.key, payload, credentials)
+        await _call_receive(
+            dask_compat.comms(worker), send.address, cast(MailKey, send.key), payload, credentials
+        )
 
 
-def _repush(done, worker, address, entries, credentials):
+def _repush(
+    done: concurrent.futures.Future,
+    worker: Worker,
+    address: str,
+    entries: list[PushEntry],
+    credentials: trust.Credentials,
+) -> None:
     """Early pushes that did not go: again, from the event loop, on whatever way there is."""
     if done.exception() is not None:
         bulk.forget(address)
         dask_compat.call_soon(worker, _spawn, _push_in_background(worker, address, entries, credentials))
 
 
-async def take(worker, mailbox, task_key, box, index, timeout):
+async def take(
+    worker: Worker, mailbox: Mailbox, task_key: tuple, box: MailKey, index: int | tuple, timeout: float | None
+) -> Any:
     """A partition's result ``index`` (a fetch), or the tuple of its results at ``index``
     (a tuple: its new variable values), from ``worker``'s ``mailbox``: what the task
     ``task_key`` holding them returns (:func:`..worker.programs.take`)."""
@@ -458,16 +526,20 @@ async def take(worker, mailbox, task_key, box, index, timeout):
     return tuple(results[i] for i in index) if type(index) is tuple else results[index]
 
 
-async def _deliver(worker, address, key, payload, credentials):
+async def _deliver(
+    worker: Worker, address: str, key: MailKey, payload: Results, credentials: trust.Credentials | None
+) -> None:
     """Send ``payload`` to ``key`` at ``address``: by bulk as ``credentials``' session where it
     can go so, else on Dask's comms."""
-    by_bulk = type(payload) is not Failed and bulk.eligible(payload)
-    if by_bulk and await bulk.send(dask_compat.comms(worker), address, _mail(key), payload, credentials):
-        return
+    if type(payload) is not Failed and bulk.eligible(payload):
+        if await bulk.send(dask_compat.comms(worker), address, _mail(key), payload, credentials):
+            return
     await _call_receive(dask_compat.comms(worker), address, key, payload, credentials)
 
 
-async def _call_receive(rpc, address, key, value, credentials):
+async def _call_receive(
+    rpc: Any, address: str, key: MailKey, value: Any, credentials: trust.Credentials | None
+) -> None:
     """Put ``value`` under ``key`` in the mailbox at ``address`` on Dask's comms, proved as
     ``credentials``' session (:mod:`.trust`).
 
@@ -486,15 +558,15 @@ async def _call_receive(rpc, address, key, value, credentials):
         )
 
 
-def _mail(key, single=False):
+def _mail(key: MailKey, single: bool = False) -> dict:
     """The bulk header of a mailbox delivery; ``single``: a value, not a tuple of results."""
     return {"kind": "mail", "key": list(key), "single": single}
 
 
-def _push_entry(send, results, encoded):
+def _push_entry(send: Send, results: Results, encoded: dict) -> PushEntry:
     """``((name, version, versions to keep), value)`` that push ``send`` carries of ``results``;
     ``encoded``: the values already encoded for other readers, by (index, codec)."""
-    _, version, name = send.key  # a PushKey
+    _, version, name = cast(PushKey, send.key)
     value = results if type(results) is Failed else results[send.indices[0]]
     if send.codec is not None and type(value) is np.ndarray:
         key = (send.indices[0], send.codec)
@@ -504,13 +576,22 @@ def _push_entry(send, results, encoded):
     return (name, version, send.keep), value
 
 
-def _push_message(entries):
+def _push_message(entries: list[PushEntry]) -> tuple[dict, list]:
     """The bulk header and items of a message pushing ``entries`` (see :func:`_push_entry`)."""
     header = {"kind": "push", "entries": [list(e) for e, _ in entries]}
     return header, [value for _, value in entries]
 
 
-def _push(worker, state, address, sends, results, credentials, encoded, urgent=False):
+def _push(
+    worker: Worker,
+    state: WorkerEnd,
+    address: str,
+    sends: list[Send],
+    results: Results,
+    credentials: trust.Credentials | None,
+    encoded: dict,
+    urgent: bool = False,
+) -> None:
     """Send a reader the new variable values it reads, in one message, in the background
     (see :mod:`.pushes`): one message per variable would wait for one acknowledgement each."""
     entries = [_push_entry(send, results, encoded) for send in sends]
@@ -519,7 +600,7 @@ def _push(worker, state, address, sends, results, credentials, encoded, urgent=F
     _spawn(_push_in_background(worker, address, entries, credentials, 0.0 if urgent else PUSH_DELAY))
 
 
-def _spawn(coroutine):
+def _spawn(coroutine: Coroutine) -> None:
     task = asyncio.ensure_future(coroutine)
     _BACKGROUND.add(task)  # the loop keeps only a weak reference to a task
     task.add_done_callback(_BACKGROUND.discard)
@@ -529,7 +610,13 @@ _BACKGROUND: set = set()
 PUSH_DELAY = 0.001  # seconds
 
 
-async def _push_in_background(worker, address, entries, credentials, delay=PUSH_DELAY):
+async def _push_in_background(
+    worker: Worker,
+    address: str,
+    entries: list[PushEntry],
+    credentials: trust.Credentials | None,
+    delay: float = PUSH_DELAY,
+) -> None:
     """Push ``entries`` — ((name, version, versions to keep), value) — to one reader
     (by bulk as ``credentials``' session, where there are some)."""
     # Let the step's completion messages leave this worker's event loop first:
@@ -553,7 +640,7 @@ async def _push_in_background(worker, address, entries, credentials, delay=PUSH_
         logger.warning("daskflow could not push variables %s to %s", names, address)
 
 
-async def fail_consumers(worker, state, producer, sends):
+async def fail_consumers(worker: Worker, state: WorkerEnd, producer: str, sends: Sequence[Send]) -> None:
     """Tell every consumer ``producer`` failed (best effort: it is failing already)."""
     for delivery in send_results(worker, state, Failed(producer), sends):
         try:
@@ -565,12 +652,12 @@ async def fail_consumers(worker, state, producer, sends):
 DIRECT_FEED_BYTES = 64 * 1024  # feeds at least this big skip the scheduler
 
 
-def posts_directly(value) -> bool:
+def posts_directly(value: object) -> bool:
     """Whether a fed value is big enough to send straight to its worker."""
     return getattr(value, "nbytes", 0) >= DIRECT_FEED_BYTES
 
 
-def post(client, address, key, value):
+def post(client: Client, address: str, key: MailKey, value: Any) -> None:
     """From the client, put ``value`` in a worker's mailbox (without waiting).
 
     Fed batches go this way instead of inside the task graph, which would
@@ -586,13 +673,15 @@ def post(client, address, key, value):
     dask_compat.call_soon(client, _post, client, address, key, value)
 
 
-def _post_again(done, client, address, key, value):
+def _post_again(
+    done: concurrent.futures.Future, client: Client, address: str, key: MailKey, value: Any
+) -> None:
     if done.exception() is not None:  # the worker's port changed: look it up again
         bulk.forget(address)
         dask_compat.call_soon(client, _post, client, address, key, value)
 
 
-async def _post(client, address, key, value):
+async def _post(client: Client, address: str, key: MailKey, value: Any) -> None:
     try:
         by_bulk, credentials = bulk.eligible((value,)), bulk.CLIENT_SESSIONS.credentials(key.plan)
         if by_bulk and await bulk.send(

@@ -28,7 +28,7 @@ import hmac
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -87,7 +87,7 @@ class Sessions:
     's'
     """
 
-    def __init__(self, limit=None):
+    def __init__(self, limit: int | None = None) -> None:
         self._lock = threading.Lock()
         self._plans: collections.OrderedDict[str, _Admitted] = collections.OrderedDict()
         self._sessions: dict[str, _Known] = {}  # session id -> its credentials and plans here
@@ -113,7 +113,7 @@ class Sessions:
                 self._forget(next(iter(self._plans)))
         return True
 
-    def dismiss(self, plan: str):
+    def dismiss(self, plan: str) -> None:
         with self._lock:
             entry = self._plans.get(plan)
             if entry is not None:
@@ -145,7 +145,7 @@ class Sessions:
             known = self._sessions.get(session)
             return frozenset(known.plans) if known is not None else frozenset()
 
-    def _forget(self, plan):  # under _lock
+    def _forget(self, plan: str) -> None:  # under _lock
         credentials = self._plans.pop(plan).credentials
         plans = self._sessions[credentials.session].plans
         plans.discard(plan)
@@ -153,14 +153,14 @@ class Sessions:
             del self._sessions[credentials.session]
 
 
-def call_mac(secret: bytes, handler: str, fields) -> bytes:
+def call_mac(secret: bytes, handler: str, fields: Any) -> bytes:
     """HMAC-SHA256(secret, purpose || handler || msgpack(fields)): lists and tuples alike
     (Dask's comms turn one into the other)."""
     message = _PURPOSE + handler.encode() + b"\0" + msgpack.packb(fields)
     return hmac.digest(secret, message, "sha256")
 
 
-def signed(credentials: Credentials | None, handler: str, fields) -> dict:
+def signed(credentials: Credentials | None, handler: str, fields: Any) -> dict:
     """The keyword arguments proving a call to ``handler`` about ``fields`` is
     ``credentials``' session's (none: the call goes unproved, and is refused)."""
     if credentials is None:
@@ -168,7 +168,9 @@ def signed(credentials: Credentials | None, handler: str, fields) -> dict:
     return {"session": credentials.session, "mac": call_mac(credentials.secret, handler, fields)}
 
 
-def call_refusal(sessions: Sessions, handler: str, fields, session, mac, plan=None) -> str | None:
+def call_refusal(
+    sessions: Sessions, handler: str, fields: Any, session: Any, mac: Any, plan: str | None = None
+) -> str | None:
     """Why a call to ``handler`` about ``fields``, proved as ``session`` by ``mac``, is not
     taken (None: it is). ``plan``: the plan it is for, which ``session`` must have here.
 
@@ -210,7 +212,7 @@ class TooLarge:
     message: str
 
 
-def peer_of(comm) -> tuple:
+def peer_of(comm: Any) -> tuple[str, str]:
     """``(host, address)`` of the peer at the other end of a handler's ``comm``: refusals
     are counted by host (each connection comes from a new port)."""
     address = str(getattr(comm, "peer_address", None) or "a peer")
@@ -231,9 +233,9 @@ class Unclaimed:
     0
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: dict = {}
+        self._held: dict[str, int] = {}
 
     def held(self, session: str) -> int:
         with self._lock:
@@ -247,9 +249,9 @@ class Unclaimed:
             if held + nbytes > cap:
                 return None
             self._held[session] = held + nbytes
-        released = []
+        released: list[bool] = []
 
-        def release():
+        def release() -> None:
             with self._lock:
                 if released:
                     return
@@ -263,7 +265,7 @@ class Unclaimed:
         return release
 
 
-def _short(value, limit=120) -> str:
+def _short(value: object, limit: int = 120) -> str:
     """``repr(value)`` cut to ``limit`` characters: a peer's words in a log line."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 # Its warnings (a malformed push dropped) are the pushes' own: logged under that module's name.
 logger = logging.getLogger("daskflow.runtime.wire.pushes")
@@ -24,11 +25,11 @@ class VariableCache:
     tasks), so it needs no lock.
     """
 
-    def __init__(self):
-        self._values: dict = {}  # name -> {version: value}
-        self._waiting: dict = {}  # (name, version) -> [asyncio.Future]
+    def __init__(self) -> None:
+        self._values: dict[str, dict[int, Any]] = {}  # name -> {version: value}
+        self._waiting: dict[tuple[str, int], list[asyncio.Future]] = {}
 
-    def put(self, name, version, value, keep):
+    def put(self, name: str, version: int, value: Any, keep: int) -> None:
         """Keep ``value`` as ``name``'s from step ``version``, among its newest ``keep``;
         a push with a malformed field is dropped (logged): no reader waits on it."""
         reason = entry_refusal([name, version, keep])
@@ -44,23 +45,23 @@ class VariableCache:
             if not waiter.done():
                 waiter.set_result(value)
 
-    def ready(self, name, version) -> bool:
+    def ready(self, name: str, version: int) -> bool:
         return version in self._values.get(name, ())
 
-    def superseded(self, name, version) -> bool:
+    def superseded(self, name: str, version: int) -> bool:
         versions = self._values.get(name)
-        return bool(versions) and version < min(versions)
+        return version < min(versions) if versions else False
 
-    def forget(self, name):
+    def forget(self, name: str) -> None:
         """Drop every value of ``name`` held here."""
         self._values.pop(name, None)
 
-    def newest(self, name):
+    def newest(self, name: str) -> Any:
         """The newest value of ``name`` there is."""
         versions = self._values[name]
         return versions[max(versions)]
 
-    async def get(self, name, version, timeout=None):
+    async def get(self, name: str, version: int, timeout: float | None = None) -> Any:
         """The value of ``name`` from step ``version``, once it has arrived."""
         versions = self._values.get(name, {})
         if version in versions:
@@ -81,13 +82,13 @@ class VariableCache:
                 if not waiting:
                     del self._waiting[(name, version)]
 
-    def clear(self, prefix):
+    def clear(self, prefix: str) -> None:
         """Forget the variables whose names start with ``prefix`` (a closed session's)."""
         for name in [n for n in self._values if n.startswith(prefix)]:
             del self._values[name]
 
 
-def entry_refusal(entry, prefix="") -> str | None:
+def entry_refusal(entry: Any, prefix: str = "") -> str | None:
     """Why ``[name, version, keep]`` is no push for this worker to take (None: it is one).
 
     ``prefix``: the session's (:func:`.pushes.cache_name`), which ``name`` must start with.
@@ -104,6 +105,6 @@ def entry_refusal(entry, prefix="") -> str | None:
     return None
 
 
-def _short(value, limit=120) -> str:
+def _short(value: object, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

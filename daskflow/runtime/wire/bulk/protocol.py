@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+import socket
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 import numpy as np
@@ -39,6 +41,7 @@ MAC = 32  # HMAC-SHA256
 ACK = b"\x01"
 RESEND = b"\x02"  # to a sender of addresses: the receiver could not read them, send the bytes
 IDLE = 120.0  # seconds a link to a receiver stays open unused
+Spec = tuple[np.dtype, tuple[int, ...], bool]  # an item's dtype, shape and whether it is a numpy scalar
 
 
 class BulkFormatError(ValueError):
@@ -73,7 +76,7 @@ def hello_mac(secret: bytes, challenge: bytes) -> bytes:
     return hmac.digest(secret, challenge + b"hello", "sha256")
 
 
-def handshake(sock, credentials: Credentials) -> Seal:
+def handshake(sock: socket.socket, credentials: Credentials) -> Seal:
     """As a sender: answer the receiver's challenge on ``sock``; the connection's :class:`Seal`."""
     greeting = bytearray(len(HELLO) + CHALLENGE)
     if not recv_into(sock, memoryview(greeting)) or greeting[: len(HELLO)] != HELLO:
@@ -84,7 +87,7 @@ def handshake(sock, credentials: Credentials) -> Seal:
     return Seal(credentials.secret, challenge)
 
 
-def eligible(items) -> bool:
+def eligible(items: Iterable) -> bool:
     """Whether ``items`` (arrays, numpy scalars or None) can go by bulk: all numeric."""
     return all(
         v is None or ((type(v) is np.ndarray or isinstance(v, np.generic)) and v.dtype.kind in _KINDS)
@@ -92,14 +95,15 @@ def eligible(items) -> bool:
     )
 
 
-def as_bytes(arr):
+def as_bytes(arr: np.ndarray) -> np.ndarray:
     """A flat uint8 view of a C-contiguous array (any numeric dtype, 0-d included)."""
     return arr.reshape(-1).view(np.uint8)
 
 
-def describe(header: dict, items) -> tuple[dict, list]:
+def describe(header: dict, items: Iterable) -> tuple[dict, list]:
     """``header`` with the items' dtypes and shapes, and the items' buffers."""
-    specs, buffers = [], []
+    specs: list[list | None] = []
+    buffers: list[np.ndarray] = []
     for v in items:
         if v is None:
             specs.append(None)
@@ -112,12 +116,12 @@ def describe(header: dict, items) -> tuple[dict, list]:
     return {**header, "items": specs}, buffers
 
 
-def _seconds(key) -> float:
+def _seconds(key: str) -> float:
     """A duration from Dask's config: seconds, or a string such as ``"5s"``."""
     return float(parse_timedelta(setting(key), default="seconds"))
 
 
-def _bytes(key) -> int:
+def _bytes(key: str) -> int:
     """A size from Dask's config: bytes, or a string such as ``"8GiB"``."""
     return int(parse_bytes(setting(key)))
 
@@ -142,7 +146,7 @@ def read_timeout() -> float:
     return _seconds("daskflow.bulk-read-timeout")
 
 
-def recv_into(conn, view, deadline=None) -> bool:
+def recv_into(conn: socket.socket, view: memoryview, deadline: float | None = None) -> bool:
     """Fill ``view`` from ``conn``; False if the peer closed before the first byte.
 
     ``deadline`` (``time.monotonic()``): the whole read must end by then, however
@@ -164,7 +168,7 @@ def recv_into(conn, view, deadline=None) -> bool:
     return True
 
 
-def recv_exactly(conn, n: int, deadline=None) -> bytes:
+def recv_exactly(conn: socket.socket, n: int, deadline: float | None = None) -> bytes:
     buffer = bytearray(n)
     if n and not recv_into(conn, memoryview(buffer), deadline):
         raise BulkFormatError("the connection closed in the middle of a message")
@@ -181,11 +185,17 @@ class Message:
     release: Callable[[], None]
 
 
-def _nothing():
+def _nothing() -> None:
     pass
 
 
-def read_message(conn, seal, peer=None, token=None, reserve=None) -> Message | None:
+def read_message(
+    conn: socket.socket,
+    seal: Seal,
+    peer: int | None = None,
+    token: str | None = None,
+    reserve: Callable[[dict, int, int], Callable[[], None]] | None = None,
+) -> Message | None:
     """The next message on ``conn``; None once the peer has closed between messages.
 
     ``seal``: the connection's (:class:`Seal`), which the header's MAC must
@@ -242,9 +252,13 @@ def _unpacked(head: bytes) -> dict:
     return header
 
 
-def _read_items(conn, specs, at, peer):
+def _read_items(
+    conn: socket.socket, specs: list[Spec | None], at: Any, peer: int | None
+) -> tuple[list, bool]:
     """The items ``specs`` describe, read in place (from ``at``) or off ``conn``."""
-    arrays = [None if spec is None else np.empty(spec[1], spec[0]) for spec in specs]
+    arrays: list = [
+        None if spec is None else np.empty(spec[1], spec[0]) for spec in specs
+    ]  # None: a None item
     present = [arr for arr in arrays if arr is not None]
     in_place = at is not None and _read_in_place(peer, present, at)
     if in_place and not inplace.still_waiting(conn):
@@ -253,13 +267,13 @@ def _read_items(conn, specs, at, peer):
         conn.sendall(RESEND)
     if not in_place:
         for arr in present:
-            if arr.nbytes and not recv_into(conn, memoryview(as_bytes(arr))):
+            if arr.nbytes and not recv_into(conn, as_bytes(arr).data):
                 raise BulkFormatError("the connection closed in the middle of a message")
     items = [arr if spec is None or not spec[2] else arr[()] for spec, arr in zip(specs, arrays)]
     return items, in_place
 
 
-def _read_in_place(peer, arrays, at) -> bool:
+def _read_in_place(peer: int | None, arrays: list[np.ndarray], at: Any) -> bool:
     """Fill ``arrays`` from the sender's memory at the addresses ``at``; False if not done
     (malformed addresses included: the bytes are asked for instead)."""
     if peer is None or not isinstance(at, list) or len(at) != len(arrays):
@@ -269,7 +283,7 @@ def _read_in_place(peer, arrays, at) -> bool:
     return all(inplace.read(peer, address, as_bytes(arr)) for arr, address in zip(arrays, at))
 
 
-def _checked(spec):
+def _checked(spec: Any) -> Spec:
     """(dtype, shape, scalar) of an item spec ``[dtype, shape, scalar]``, checked."""
     try:
         dtype_str, shape, scalar = spec
@@ -287,7 +301,7 @@ def _checked(spec):
     return dtype, tuple(shape), scalar
 
 
-def short(value, limit=120) -> str:
+def short(value: object, limit: int = 120) -> str:
     """``repr(value)`` cut to ``limit`` characters: a peer's bytes in a log line."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -15,7 +15,9 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from distributed.comm import get_address_host
 
@@ -45,6 +47,14 @@ from .protocol import (
 
 logger = logging.getLogger(__name__)
 
+if TYPE_CHECKING:
+    from distributed import Worker
+
+# deliver(header, items, release): hands a message on; check(header, count, session, plans): why
+# a message is not taken (None: it is).
+Deliver = Callable[[dict, list, Callable[[], None] | None], None]
+Check = Callable[[dict, int, str, frozenset], str | None]
+
 MAX_CONNECTIONS = 256  # per receiver: one per sending process and session is the normal case
 MAX_HANDSHAKES = 32  # of those, not yet authenticated: strangers cannot take every slot
 
@@ -73,7 +83,14 @@ class Receiver:
     with its handlers on Dask's comms (:mod:`..rendezvous`); new ones by default.
     """
 
-    def __init__(self, host: str, deliver, check=None, sessions=None, unclaimed=None):
+    def __init__(
+        self,
+        host: str,
+        deliver: Deliver,
+        check: Check | None = None,
+        sessions: Sessions | None = None,
+        unclaimed: Unclaimed | None = None,
+    ) -> None:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._server = socket.create_server((host, 0), family=family)
         self.port = self._server.getsockname()[1]
@@ -101,7 +118,7 @@ class Receiver:
         """Bytes of ``session``'s values delivered here and not yet claimed."""
         return self.unclaimed.held(session)
 
-    def _accept(self, server):
+    def _accept(self, server: socket.socket) -> None:
         local = server is self._local
         while True:
             try:
@@ -136,7 +153,7 @@ class Receiver:
                     self._handshakes -= 1
                 conn.close()
 
-    def _read(self, conn, peer, local):
+    def _read(self, conn: socket.socket, peer: int | None, local: bool) -> None:
         who = f"pid {peer}" if local else _peer_name(conn)
         try:
             try:
@@ -165,7 +182,7 @@ class Receiver:
             self._forget(conn)
             conn.close()
 
-    def _greet(self, conn) -> _Inbound:
+    def _greet(self, conn: socket.socket) -> _Inbound:
         """Challenge a new connection; its session once it has proved it knows the secret."""
         timeout = handshake_timeout()
         deadline = time.monotonic() + timeout  # the whole handshake, not each read: no trickling
@@ -190,7 +207,7 @@ class Receiver:
             raise BulkFormatError(f"a hello for session {short(session)} with a wrong MAC (not its secret)")
         return _Inbound(session, secret, Seal(secret, challenge))
 
-    def _reserve(self, inbound, header, count, nbytes):
+    def _reserve(self, inbound: _Inbound, header: dict, count: int, nbytes: int) -> Callable[[], None]:
         """Check a message's destination and size; a function releasing its bytes."""
         session = inbound.session
         secret = self.sessions.secret(session)
@@ -208,7 +225,7 @@ class Receiver:
             )
         return release
 
-    def _forget(self, conn):
+    def _forget(self, conn: socket.socket) -> None:
         with self._lock:
             self._conns.discard(conn)
 
@@ -217,7 +234,7 @@ class Receiver:
         """Whether :meth:`close` was called: nothing more is accepted or read."""
         return self._closed
 
-    def close(self):
+    def close(self) -> None:
         with self._lock:
             self._closed = True
             conns, self._conns = list(self._conns), set()
@@ -229,7 +246,7 @@ class Receiver:
             s.close()
 
 
-def _peer_name(conn) -> str:
+def _peer_name(conn: socket.socket) -> str:
     try:
         host, port, *_ = conn.getpeername()
     except (OSError, ValueError):
@@ -237,7 +254,13 @@ def _peer_name(conn) -> str:
     return f"{host}:{port}"
 
 
-def serve(worker, deliver, check=None, sessions=None, unclaimed=None) -> Receiver | None:
+def serve(
+    worker: Worker,
+    deliver: Deliver,
+    check: Check | None = None,
+    sessions: Sessions | None = None,
+    unclaimed: Unclaimed | None = None,
+) -> Receiver | None:
     """Start a receiver for ``worker`` and answer :data:`HANDLER` with its address; None
     where it serves none (TLS, or ``daskflow.bulk-transfers`` false).
 

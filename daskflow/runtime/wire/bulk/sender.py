@@ -15,12 +15,16 @@ import concurrent.futures
 import queue
 import socket
 import threading
+from collections.abc import Sequence
+from typing import Any
 
 from distributed.comm import get_address_host
 
 from .. import inplace
 from ..trust import Credentials, Sessions
-from .protocol import ACK, IDLE, RESEND, describe, handshake, in_place_enabled
+from .protocol import ACK, IDLE, RESEND, Seal, describe, handshake, in_place_enabled
+
+Job = tuple  # (header, buffers, concurrent Future): a message queued on a link
 
 TIMEOUT = 60.0  # seconds a connection may stall before its send fails
 CLIENT_PLANS = 1024  # plans a client process remembers the credentials of (see ProgramRegistry)
@@ -39,19 +43,19 @@ class _Link:
         self.closed = False
         self._credentials = credentials
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._sock = None
-        self._seal = None
+        self._sock: socket.socket | None = None
+        self._seal: Seal | None = None
         self.in_place = False  # whether this connection sends addresses (:mod:`..inplace`)
         threading.Thread(target=self._run, name="daskflow-bulk-send", daemon=True).start()
 
-    def put(self, job):  # under _LOCK
+    def put(self, job: Job) -> None:  # under _LOCK
         self._queue.put(job)
 
-    def close(self):  # under _LOCK
+    def close(self) -> None:  # under _LOCK
         self.closed = True
         self._queue.put(None)
 
-    def _run(self):
+    def _run(self) -> None:
         while True:
             try:
                 job = self._queue.get(timeout=IDLE)
@@ -74,30 +78,34 @@ class _Link:
             if job is not None:
                 _settle(job[2], ConnectionError("the link to this receiver closed"))
 
-    def _connect(self):
-        """Over a Unix socket where the receiver is on this machine (:mod:`..inplace`), else TCP;
-        then the handshake proving the session."""
+    def _connected(self) -> tuple[socket.socket, Seal]:
+        """The link's connection and its seal; where it has none, connected first: over a Unix
+        socket where the receiver is on this machine (:mod:`..inplace`), else TCP, then the
+        handshake proving the session."""
+        if self._sock is not None and self._seal is not None:
+            return self._sock, self._seal
         host, _, token = self.where
-        self._sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
-        self.in_place = self._sock is not None
-        if self._sock is None:
-            self._sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
-            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._seal = handshake(self._sock, self._credentials)
+        sock = inplace.connect(host, token, TIMEOUT) if in_place_enabled() else None
+        self.in_place = sock is not None
+        if sock is None:
+            sock = socket.create_connection(self.where[:2], timeout=TIMEOUT)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sock = sock  # closed by _drop should the handshake fail
+        self._seal = seal = handshake(sock, self._credentials)
+        return sock, seal
 
-    def _send(self, header, buffers, done):
+    def _send(self, header: dict, buffers: list, done: concurrent.futures.Future) -> None:
         try:
-            if self._sock is None:
-                self._connect()
+            sock, seal = self._connected()
             if self.in_place:
-                self._sock.sendall(self._seal.frame({**header, "at": [b.ctypes.data for b in buffers]}))
-                reply = self._sock.recv(1)
+                sock.sendall(seal.frame({**header, "at": [b.ctypes.data for b in buffers]}))
+                reply = sock.recv(1)
                 if reply == RESEND:  # the kernel would not let it read here: bytes from now on
                     self.in_place = False
-                    reply = self._send_bytes(buffers)
+                    reply = _send_bytes(sock, buffers)
             else:
-                self._sock.sendall(self._seal.frame(header))
-                reply = self._send_bytes(buffers)
+                sock.sendall(seal.frame(header))
+                reply = _send_bytes(sock, buffers)
             if reply != ACK:  # b"": it closed instead (refused, or gone)
                 raise ConnectionError(f"the receiver at {self.where[:2]} did not take the message")
         except Exception as e:  # noqa: BLE001 - the caller falls back to Dask's comms
@@ -106,20 +114,21 @@ class _Link:
         else:
             _settle(done)
 
-    def _send_bytes(self, buffers) -> bytes:
-        """Write the items' bytes; the receiver's reply."""
-        for b in buffers:
-            self._sock.sendall(b)
-        return self._sock.recv(1)
-
-    def _drop(self):
+    def _drop(self) -> None:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
             self._seal = None
 
 
-def _settle(done, error=None):
+def _send_bytes(sock: socket.socket, buffers: list) -> bytes:
+    """Write the items' bytes; the receiver's reply."""
+    for b in buffers:
+        sock.sendall(b)
+    return sock.recv(1)
+
+
+def _settle(done: concurrent.futures.Future, error: BaseException | None = None) -> None:
     """Complete ``done``, unless its waiter has cancelled it (its event loop closed)."""
     try:
         if error is None:
@@ -145,12 +154,12 @@ _LOCK = threading.Lock()
 CLIENT_SESSIONS = Sessions(limit=CLIENT_PLANS)
 
 
-def known(address):
+def known(address: str) -> tuple | None:
     """The bulk address of a Dask address looked up before (None: none, or not looked up)."""
     return _PORTS.get(address)
 
 
-async def lookup(rpc, address):
+async def lookup(rpc: Any, address: str) -> tuple | None:
     """The bulk address the worker at ``address`` serves, asked once; None where none."""
     found = _PORTS.get(address, _UNKNOWN)  # another thread may forget it meanwhile
     if found is not _UNKNOWN:
@@ -168,7 +177,9 @@ async def lookup(rpc, address):
     return found
 
 
-def submit(where, header, items, credentials: Credentials) -> concurrent.futures.Future:
+def submit(
+    where: tuple, header: dict, items: Sequence, credentials: Credentials
+) -> concurrent.futures.Future:
     """Send one message to the bulk address ``where`` as ``credentials``' session, from the
     calling thread, without waiting."""
     described, buffers = describe({**header, "to": where[2]}, items)
@@ -182,7 +193,7 @@ def submit(where, header, items, credentials: Credentials) -> concurrent.futures
     return done
 
 
-def close_links(session: str):
+def close_links(session: str) -> None:
     """Close this process's links of ``session`` (it left): their threads end, and each
     receiver's reader of them sees the connection close and ends too."""
     with _LOCK:
@@ -190,7 +201,7 @@ def close_links(session: str):
             _LINKS.pop(key).close()
 
 
-def forget(address):
+def forget(address: str) -> None:
     """After a failed transfer: look the worker up again next time (it may have restarted)."""
     where = _PORTS.pop(address, None)
     with _LOCK:
@@ -198,7 +209,9 @@ def forget(address):
             _LINKS.pop(key).close()
 
 
-async def send(rpc, address, header, items, credentials) -> bool:
+async def send(
+    rpc: Any, address: str, header: dict, items: Sequence, credentials: Credentials | None
+) -> bool:
     """Send ``items`` to the worker at ``address`` by bulk; False where it takes none
     (or ``credentials`` is None: no session to send as)."""
     if credentials is None:
