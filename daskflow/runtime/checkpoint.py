@@ -21,6 +21,8 @@ import numpy as np
 
 from ..errors import DataLossError, InvalidArgumentError, UnimplementedError
 from ..kernels.devices import to_host
+from ..lib.io.crc32c import extend, mask, masked
+from ..lib.io.proto_wire import read_varint, varint
 
 CHUNK = 1 << 24  # bytes written (and checksummed) at a time: a large tensor is not copied whole
 
@@ -28,7 +30,6 @@ CHUNK = 1 << 24  # bytes written (and checksummed) at a time: a large tensor is 
 def write_shard(url, names, *values) -> dict:
     """Write ``values`` (of variables ``names``) one after another into the data shard at
     ``url`` (any fsspec URL); return ``{name: record}`` (shape, dtype, offset, size, CRC)."""
-    from ..lib.io.crc32c import extend, mask
 
     records, offset = {}, 0
     with fsspec.open(url, "wb") as f:
@@ -65,8 +66,6 @@ def _string_tensor(array):
     it: each element's length (a varint), the masked CRC-32C of the lengths (each taken as
     4 bytes, little-endian; 8 beyond 4 GiB), then the elements' bytes. The tensor's CRC runs
     over those 4-byte lengths, the lengths' CRC and the elements' bytes."""
-    from ..lib.io.crc32c import extend, mask
-    from ..lib.io.proto_wire import varint
 
     items = array.reshape(-1).tolist()
     if not all(isinstance(v, (bytes, str)) for v in items):
@@ -93,8 +92,6 @@ def _length_bytes(length):
 def _strings(raw, record, url):
     """The elements of a string tensor's bytes (see :func:`_string_tensor`), both its CRCs
     checked."""
-    from ..lib.io.crc32c import extend, mask
-    from ..lib.io.proto_wire import read_varint
 
     count, name = int(np.prod(record["shape"], dtype=np.int64)), record.get("name", "a tensor")
     if count > len(raw):  # each element takes a byte of length at least
@@ -192,7 +189,6 @@ def _joined(record):
 def read_bundle_tensor(url, record) -> np.ndarray:
     """The tensor at ``record['offset']`` of a TF checkpoint shard (``size`` bytes,
     little-endian, its masked CRC-32C checked), shaped ``record['shape']``."""
-    from ..lib.io.crc32c import masked
 
     try:
         with fsspec.open(url, "rb") as f:

@@ -126,6 +126,7 @@ def load_subscribers(names=None) -> None:
     """Import, once each, the modules ``names`` lists (by default those ``daskflow.subscribers``
     names); each subscribes on import."""
     if names is None:
+        # local import: defaults loads dask.config, and records are emitted while graphs are built
         from .defaults import setting
 
         names = setting("daskflow.subscribers") or ()

@@ -17,6 +17,7 @@ import contextlib
 import sys
 import threading
 
+from ..client.run_metadata import message_class
 from ..errors import InvalidArgumentError, UnavailableError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph, session_stack
 from ..kernels.devices import free_memory
@@ -28,6 +29,7 @@ from .plan.feeds import FeedSpec, check_feed, flatten_feed_dict
 from .plan.fetches import FetchMapper, invalid_fetch
 from .plan.partition import unfed_placeholders
 from .steps_per_run import loops
+from .targets import resolve
 
 
 class Session:
@@ -149,8 +151,6 @@ class Session:
 
     def _run_reporting(self, executable, feed_values, options, run_metadata):
         """One step whose ``run_metadata`` is replaced, as TF1's is, by what the step reports."""
-        from ..client.run_metadata import message_class
-
         metadata = message_class("RunMetadata")()
         steps = self._steps(executable)
         if getattr(options, "trace_level", 0):  # several steps: the last one traced
@@ -370,8 +370,7 @@ class Session:
         steps find them uninitialized. ``containers`` is accepted and ignored: a job's
         variables are one container.
         """
-        from .cluster.between_graph import reset
-        from .targets import resolve
+        from .cluster.between_graph import reset  # local import: the cluster side loads distributed
 
         job = resolve(target)
         client, _ = _connect(job.scheduler_address, job.security, config or ConfigProto())
@@ -462,14 +461,12 @@ def _open_runtime(target, graph, config, security):
     its job's, sharing its variables)."""
     job = None
     if isinstance(target, str) and target.startswith("grpc://"):  # a tf.train.Server's cluster
-        from .targets import resolve
-
         job = resolve(target)
         target, security = job.scheduler_address, security or job.security
     client, owned = _connect(target, security, config)
     if client is None:
         return EmbeddedRuntime(config, graph), None, False
-    from .cluster.runtime import ClusterRuntime
+    from .cluster.runtime import ClusterRuntime  # local import: loads distributed; embedded needs none
 
     try:
         shared_job, own_task = (None, None) if job is None else (job.job, job.task)
@@ -513,7 +510,7 @@ def _check_address(target):
     """Refuse, before any client is made, an address Dask cannot connect to."""
     from distributed.comm import parse_address
 
-    from .dask_compat import comm_backend
+    from .dask_compat import comm_backend  # local import: dask_compat loads distributed
 
     hint = "daskflow takes a Dask scheduler address like 'tcp://host:8786'"
     if "://" not in target and ":" not in target:  # 'host:port' is Dask's tcp, as Client takes it

@@ -12,6 +12,7 @@ import time
 import uuid
 
 from ...errors import AbortedError, InvalidArgumentError
+from ..checkpoint import read_variable, shard_groups, shard_records
 from ..wire.between_graph import Definition
 from ..worker import between_graph_tasks as on_ps
 from . import plugins, recovery
@@ -68,8 +69,6 @@ def _on(client, address, fn, *args, key=None):
 
 def write_checkpoint(runtime, names, shard_url):
     """Write each worker's shard of the variables' newest values: ``({name: record}, shards)``."""
-    from ..checkpoint import shard_groups, shard_records
-
     client, job, tag = runtime.client, runtime.shared_job, uuid.uuid4().hex[:8]
     homes = _homes(runtime, names)
     shards = shard_groups({name: [homes[name].address] for name in names})
@@ -90,8 +89,6 @@ def write_checkpoint(runtime, names, shard_url):
 
 def read_checkpoint(runtime, files):
     """Read every variable's file on its worker; give the job those values only if all read."""
-    from ..checkpoint import read_variable
-
     client, job, tag = runtime.client, runtime.shared_job, uuid.uuid4().hex[:8]
     homes = _homes(runtime, files)
     reads = {

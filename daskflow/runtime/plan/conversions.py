@@ -95,7 +95,7 @@ def _feed_sparse(feed: SparseTensor, value: Iterable) -> list[tuple[Tensor, Any]
     # As TF1: the value (a SparseTensorValue or any (indices, values, dense_shape)
     # triple) is zipped with the parts, each checked as it is paired, so a dense
     # array fails on the indices' shape before any part is found missing.
-    from .feeds import check_feed  # feeds consults this table
+    from .feeds import check_feed  # local import: a cycle (feeds consults this table)
 
     return [(part, check_feed(part, v)) for part, v in zip(_sparse_parts(feed), value)]
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from dask.task_spec import DataNode, Task, TaskRef
 
+from ...client.step_stats import add_op_stats
 from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
 from ...kernels.devices import DeviceNamespace, gpu_index, is_gpu, to_host
 from ..graph_options import Passes
@@ -175,8 +176,6 @@ class Executable:
         with one ``NodeExecStats`` per op run (folded constants and fed
         tensors run no op).
         """
-        from ...client.step_stats import add_op_stats
-
         if self._traced is None:
             self._traced = _traced_functions(self.programs)
         functions, ops = self._traced
