@@ -53,30 +53,41 @@ class Program:
     reads: dict = field(default_factory=dict)  # producer key -> result indices read from it
 
 
+@dataclass(frozen=True)
+class StepContext:
+    """What every partition of one step's plan is compiled against.
+
+    ``producer(t)`` gives the :class:`.arguments.PartitionResult` of a tensor made
+    elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
+    many times ``t`` is read in the whole step (consumers, fetches, exports); ``leaving``
+    the exports copied to the host as they leave a GPU (fetched, or read on another
+    device). ``plan`` says what each op reads and runs after rewrites. ``compressed``
+    (``{tensor: codec}``, :mod:`.compression`): exports wrapped in ``Encoded`` leave
+    encoded.
+    """
+
+    plan: Plan
+    feeds: list[Tensor]
+    folded: dict[Tensor, object]
+    producer: Callable[[Tensor | Encoded], PartitionResult]
+    state_for: Callable[[Operation], object]
+    uses: dict[Tensor, int]
+    leaving: Container[Tensor]
+    compressed: dict[Tensor, str] = field(default_factory=dict)
+
+
 class _Builder:
-    def __init__(
-        self,
-        part: Partition,
-        feeds: list[Tensor],
-        folded: dict[Tensor, object],
-        producer: Callable[[Tensor | Encoded], PartitionResult],
-        state_for: Callable[[Operation], object],
-        xp: object,
-        uses: dict[Tensor, int],
-        plan: Plan,
-        compressed: dict[Tensor, str],
-        replica: bool,
-        in_place: bool,
-    ) -> None:
-        self.part, self.feeds, self.folded, self.uses = part, feeds, folded, uses
+    def __init__(self, part: Partition, step: StepContext, xp: object, replica: bool, in_place: bool) -> None:
+        self.part, self.feeds, self.folded, self.uses = part, step.feeds, step.folded, step.uses
         self.updates_in_place = in_place
         # Tensors that cross compressed from replicas: encoded where made, decoded where
         # read by a single partition.
-        self.compressed = compressed
-        self.decodes: Container[Tensor] = {} if replica else compressed
+        self.compressed = step.compressed
+        self.decodes: Container[Tensor] = {} if replica else step.compressed
         # What each op reads and runs after plan-time rewrites.
+        plan = step.plan
         self.inputs_of, self.primitive_of, self.attrs_of = plan.inputs_of, plan.primitive_of, plan.attrs_of
-        self.producer, self.state_for, self.xp = producer, state_for, xp
+        self.producer, self.state_for, self.xp = step.producer, step.state_for, xp
         self.ns: dict[str, Any] = {}  # the program's globals: kernels, constants, its function
         # On a GPU: the namespace's name, through which values cross the partition's boundary.
         self.device = self._global(xp, "x") if isinstance(xp, DeviceNamespace) else None
@@ -375,36 +386,22 @@ def _free_when_dead(lines: list[str]) -> None:
 def compile_partition(
     part: Partition,
     exported: list[Tensor | Encoded],
-    feeds: list[Tensor],
-    folded: dict[Tensor, object],
-    producer: Callable[[Tensor | Encoded], PartitionResult],
-    state_for: Callable[[Operation], object],
+    step: StepContext,
     xp: object,
-    uses: dict[Tensor, int],
-    leaving: Container[Tensor],
-    plan: Plan,
-    compressed: dict[Tensor, str] | None = None,
     replica: bool = False,
     in_place: bool = False,
 ) -> Program:
-    """Compile ``part``; ``exported`` are its tensors that others need.
+    """Compile ``part`` against ``step``; ``exported`` are its tensors that others need.
 
-    ``producer(t)`` gives the :class:`.arguments.PartitionResult` of a tensor made
-    elsewhere; ``state_for(op)`` the per-session state of a stateful op; ``uses[t]`` how
-    many times ``t`` is read in the whole step (consumers, fetches, exports). ``xp`` is
-    numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`: then the
-    partition's inputs are uploaded as they enter, and its exports in ``leaving``
-    (fetched, or read on another device) are copied to the host as they leave.
-    ``plan`` says what each op reads and runs after rewrites. ``compressed`` (``{tensor:
-    codec}``, :mod:`.compression`): exports wrapped in ``Encoded`` leave encoded, and
-    a partition that is not a ``replica`` reads those tensors from their encoded export.
+    ``xp`` is numpy or, on a GPU, a :class:`~daskflow.kernels.devices.DeviceNamespace`:
+    then the partition's inputs are uploaded as they enter, and its exports in
+    ``step.leaving`` are copied to the host as they leave. A partition that is not a
+    ``replica`` reads the tensors ``step.compressed`` names from their encoded export.
     ``in_place``: ``in_place`` kernels may update the variables they read
     (:attr:`~daskflow.framework.primitive.Primitive.in_place`), where nothing else
     holds their arrays: embedded, not on workers, whose variables others read.
     """
-    builder = _Builder(
-        part, feeds, folded, producer, state_for, xp, uses, plan, compressed or {}, replica, in_place
-    )
+    builder = _Builder(part, step, xp, replica, in_place)
     for op in part.ops:
         builder.add(op)
-    return builder.finish(exported, leaving)
+    return builder.finish(exported, step.leaving)

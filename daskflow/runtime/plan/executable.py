@@ -26,7 +26,7 @@ from ...errors import FailedPreconditionError, InvalidArgumentError, OpError
 from ...kernels.devices import DeviceNamespace, gpu_index, is_gpu, to_host
 from ..graph_options import Passes
 from .arguments import Constant, FedValue, FromPartition, PartitionResult, VariableValue, feed_key
-from .compile import FILENAME_PREFIX, compile_partition
+from .compile import FILENAME_PREFIX, StepContext, compile_partition
 from .compression import Encoded, compressed_tensors
 from .fold import fold_constants
 from .partition import make_plan
@@ -90,21 +90,15 @@ class Executable:
             int, DeviceNamespace
         ] = {}  # GPU index -> its namespace, shared by that GPU's partitions
         where: dict[Tensor | Encoded, PartitionResult] = {}  # (an Encoded export: the encoded value)
+        step = StepContext(plan, self.feeds, folded, where.__getitem__, state_for, uses, leaving, compressed)
         self.programs = []
         for part in plan.partitions:
             xp = _namespace(part.device, namespaces)
             program = compile_partition(
                 part,
                 exported[part.key],
-                self.feeds,
-                folded,
-                where.__getitem__,
-                state_for,
+                step,
                 xp,
-                uses,
-                leaving,
-                plan,
-                compressed,
                 part.key in replicated,
                 in_place and len(plan.partitions) == 1,  # no later partition can fail the step
             )
