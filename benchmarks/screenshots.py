@@ -5,8 +5,9 @@ Trains the digits MLP on ``tf.local_cluster(ps=1, workers=2)``, placed with
 on each worker), with loss and accuracy summaries written by a ``FileWriter``. While it trains, a
 headless Chromium opens the cluster's ``/daskflow`` page and takes
 ``daskflow-page.png`` once the loss curve has SHOT_AT points; the training
-waits for that shot, so that the workers' counts of its newest steps (asked at
-most once a second) are on the page too. Then TensorBoard serves the event
+waits for that shot, so that the per-step charts, which draw a step once the
+workers' counts of it are in (asked at most once a second), reach its newest
+step too. Then TensorBoard serves the event
 files and Chromium takes ``tensorboard-scalars.png`` (the charts drawn) and
 ``tensorboard-graph.png`` (coloured by device, one op's device shown).
 

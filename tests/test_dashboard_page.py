@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import urllib.error
 import urllib.request
 
@@ -15,8 +16,8 @@ import pytest
 
 import daskflow as tf
 from daskflow.dashboard import publish
-from daskflow.dashboard.collector import LIMIT, Collector
-from tests.browser import CHROMIUM, chromium, until
+from daskflow.dashboard.collector import ASKED_AFTER_CLOSE, LIMIT, Collector
+from tests.browser import CHROMIUM, WITHIN, chromium, until
 from tests.clusters import module_cluster
 from tests.models import digits_batches, initial_weights, mlp_logits, ps_linear_graph, xent
 
@@ -82,6 +83,22 @@ def test_the_collector_bounds_tasks_whose_step_never_comes_and_ignores_bad_recor
     assert list(record.tasks) == list(range(15, 20))
     c.receive(session="unknown", records=[{"kind": "step", "n": 1}])  # a session never opened: ignored
     assert [s["session"] for s in c.data()["sessions"]] == ["s1"] and not record.steps
+
+
+def test_the_page_draws_a_step_once_its_workers_detail_is_in():
+    c = Collector()
+    c.receive(session="s", records=[{"kind": "open", "first_step": 10}])
+    steps = [{"kind": "step", "plan": "p", "n": 10 + i, "wall": 0.01} for i in range(5)]
+    c.receive(session="s", records=steps)
+    record = c.sessions["s"]
+    assert record.detailed() == [] and c.data()["sessions"][0]["detailed_to"] is None  # not asked yet
+    record.detailed_to = 12  # the workers answered when step 12 was the newest
+    assert [s["step"] for s in record.summary(detailed=True)["steps"]] == [0, 1, 2]
+    assert [s["step"] for s in record.summary()["steps"]] == [0, 1, 2, 3, 4]  # the data endpoint's
+    assert c.data()["sessions"][0]["detailed_to"] == 2
+    c.receive(session="s", records=[{"kind": "closed"}])
+    record.closed -= ASKED_AFTER_CLOSE  # closed long ago: its workers are no longer asked
+    assert [s["step"] for s in record.detailed()] == [0, 1, 2, 3, 4]
 
 
 def test_scalars_go_nowhere_without_a_cluster_session(tmp_path):
@@ -280,16 +297,189 @@ LOSS_POINTS = """(() => {
   return source ? source.get_length() : -2;
 })()"""
 
+# JavaScript defining ``drawn(title)``: the data of the bars of the figure drawn now (in the
+# page's tree of views: a figure replaced by another may stay in the document a while) whose
+# title starts with ``title``.
+DRAWN = """const drawn = (title) => {
+  const found = [];
+  const walk = (v) => {
+    if (v.model.type === "Figure" && v.model.title.text.startsWith(title)) found.push(v.model);
+    for (const c of v.child_views || []) walk(c);
+  };
+  Object.values(Bokeh.index).forEach(walk);
+  const bars = found.length && found[0].renderers.find((r) => r.data_source && r.data_source.get_length());
+  return bars ? bars.data_source.data : null;
+};"""
+
+# Steps drawn in the "Step time by phase" chart (-1: not drawn yet).
+PHASE_STEPS = (
+    "(() => {"
+    + DRAWN
+    + """
+  if (typeof Bokeh === "undefined" || !Bokeh.documents.length) return -1;
+  const phases = drawn("Step time by phase");
+  return phases ? phases.step.length : -1;
+})()"""
+)
+
+
+# Axes whose quantities are whole numbers: no tick between two of them.
+INTEGER_AXES = ("step", "global step", "stage", "staleness", "replicas", "updates")
+
+# Every problem of the drawn page, as text (an empty list: none). Read from BokehJS's views of
+# the document (Bokeh.index) and the DOM they drew, shadow roots included.
+PAGE_PROBLEMS = (
+    "(() => {"
+    + WITHIN
+    + f"const INTEGER_AXES = {json.dumps(INTEGER_AXES)};"
+    + """
+  if (typeof Bokeh === "undefined" || !Bokeh.documents.length) return ["no Bokeh document"];
+  const problems = new Set();
+  const views = [];
+  const walk = (v, parent) => {
+    views.push([v, parent]);
+    for (const c of v.child_views || []) walk(c, v);
+  };
+  Object.values(Bokeh.index).forEach((v) => walk(v, null));
+  const title = (m) => (m.title && m.title.text) || "";
+  const label = (v) => `${v.model.type} "${v.model.name || title(v.model)}"`;
+  const text = (b) => [b.left, b.top, b.right, b.bottom].map(Math.round).join(", ");
+  const inside = (a, b) =>
+    a.left >= b.left - 1 && a.top >= b.top - 1 && a.right <= b.right + 1 && a.bottom <= b.bottom + 1;
+  const meets = (a, b) =>
+    a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const shown = (v) => v.model.visible !== false && v.el && v.el.isConnected && v.el.getClientRects().length;
+  for (const [v, parent] of views) {
+    if (!shown(v) || (parent && !shown(parent))) continue;
+    const box = v.el.getBoundingClientRect();
+    const outer = parent && parent.el.getBoundingClientRect();
+    if (parent && !inside(box, outer))
+      problems.add(`${label(v)} [${text(box)}] is not inside ${label(parent)} [${text(outer)}]`);
+    const root = v.shadow_el || v.el.shadowRoot;
+    if (!root || (v.child_views || []).length || v.frame) continue;  // figures: below
+    // Text wider than its box: cut off, scrolled, or spilling over its neighbours.
+    for (const el of within(root)) {
+      const [need, has] = [el.scrollWidth, el.clientWidth];
+      const inline = [...el.children].every((c) => getComputedStyle(c).display.startsWith("inline"));
+      const leaf = inline && el.textContent.trim();
+      if (leaf && has > 0 && need > has + 1)
+        problems.add(`${label(v)}: ${el.tagName} "${el.textContent.slice(0, 30)}" ${need} px in ${has}`);
+    }
+    // A table taller than its rows: a blank gap.
+    const viewport = root.querySelector(".slick-viewport");
+    const bottoms = [...root.querySelectorAll(".slick-row")].map((r) => r.getBoundingClientRect().bottom);
+    const blank = viewport && viewport.getBoundingClientRect().bottom - Math.max(box.top, ...bottoms);
+    if (blank > 30) problems.add(`${label(v)}: ${Math.round(blank)} px blank below its rows`);
+  }
+  for (const [v, parent] of views) {
+    if (!shown(v) || (parent && !shown(parent))) continue;
+    const box = v.el.getBoundingClientRect();
+    if (!v.frame) continue;
+    // A figure: legends beside its data area, labels and ticks within it.
+    const frame = v.frame.bbox;
+    const canvas = {left: 0, top: 0, right: box.width, bottom: box.height};
+    for (const [model, rv] of v.renderer_views) {
+      if (model.visible === false) continue;
+      if (model.type === "Legend" && model.items.length) {
+        const where = `${label(v)}: its legend [${text(rv.bbox)}]`;
+        if (meets(rv.bbox, frame)) problems.add(`${where} covers its data area [${text(frame)}]`);
+        if (!inside(rv.bbox, canvas)) problems.add(`${where} is cut off [${text(canvas)}]`);
+      }
+      const glyph = rv.glyph;
+      if (glyph && glyph.model.type === "Text" && glyph.swidth) {
+        for (let i = 0; i < glyph.swidth.length; i++) {
+          const anchor = glyph.anchor_.get(i);
+          const left = glyph.sx[i] + glyph.x_offset.get(i) - anchor.x * glyph.swidth[i];
+          const top = glyph.sy[i] + glyph.y_offset.get(i) - anchor.y * glyph.sheight[i];
+          const b = {left, top, right: left + glyph.swidth[i], bottom: top + glyph.sheight[i]};
+          if (!inside(b, frame))
+            problems.add(`${label(v)}: label ${i} [${text(b)}] is cut off by its data area [${text(frame)}]`);
+        }
+      }
+      if (model.type === "LinearAxis" && INTEGER_AXES.includes(model.axis_label) && rv.tick_coords) {
+        const ticks = rv.tick_coords.major[rv.dimension];
+        const off = ticks.filter((t) => Math.abs(t - Math.round(t)) > 1e-9);
+        if (off.length) problems.add(`${label(v)}: ticks ${off.join(", ")} on "${model.axis_label}"`);
+      }
+    }
+  }
+  return [...problems];
+})()"""
+)
+
+# What the page says of the panels that do not apply (name -> its text; null: not shown).
+NOTES = """(() => {
+  const notes = {};
+  const walk = (v) => {
+    if (v.model.name && v.model.name.endsWith("-note"))
+      notes[v.model.name] = v.model.visible && v.el.getClientRects().length ? v.model.text : null;
+    for (const c of v.child_views || []) walk(c);
+  };
+  Object.values(Bokeh.index).forEach(walk);
+  return notes;
+})()"""
+
+# The steps each per-step chart draws, and whether the workers' detail of each is in:
+# its phases (besides submission, the client's and the scheduler's) and its bytes.
+STEP_DETAIL = (
+    "(() => {"
+    + DRAWN
+    + """
+  const phases = drawn("Step time by phase") || {step: []}, bytes = drawn("Bytes sent") || {step: []};
+  const fields = (d) => Object.keys(d).filter((k) => k !== "step" && k !== "line");
+  const worked = (d, j) => fields(d).slice(1).reduce((sum, k) => sum + d[k][j], 0);
+  return {
+    phases: Array.from(phases.step),
+    bytes: Array.from(bytes.step),
+    phases_without_workers: Array.from(phases.step).filter((_, j) => !(worked(phases, j) > 0)),
+    bytes_missing: Array.from(bytes.step).filter((_, j) => fields(bytes).some((k) => !isFinite(bytes[k][j]))),
+  };
+})()"""
+)
+
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium to draw the page")
 @pytest.mark.browser
-def test_the_page_draws_the_loss_curve_in_a_browser(cluster, base, tmp_path):
-    g, w, x, train = ps_linear_graph()
+def test_the_page_draws_training_in_a_browser_with_nothing_out_of_its_box(cluster, base, tmp_path):
+    g, w, x, train = ps_linear_graph()  # not data-parallel: one instance per partition
     step, losses, writer = _training(g, w, x, train, str(tmp_path))
-    with writer, tf.Session(cluster, graph=g) as sess, chromium() as browser:
+    stop = threading.Event()
+
+    def training(sess):
+        for i in range(3, 20_000):
+            if stop.is_set():
+                return
+            step(sess, i)
+
+    with writer, tf.Session(cluster, graph=g) as sess, chromium(1400, 1700) as browser:
         sess.run(tf.variables_initializer([w]))
         for i in range(3):
             step(sess, i)
-        browser.navigate(f"{base}/daskflow")
-        drawn = until(lambda: (browser.evaluate(LOSS_POINTS) or -3) >= 3, timeout=60, every=0.5)
-        assert drawn, browser.evaluate(LOSS_POINTS)
+        trainer = threading.Thread(target=training, args=(sess,))
+        trainer.start()
+        try:
+            browser.navigate(f"{base}/daskflow")
+            drawn = until(lambda: (browser.evaluate(LOSS_POINTS) or -3) >= 3, timeout=60, every=0.5)
+            assert drawn, browser.evaluate(LOSS_POINTS)
+            # Some steps in the per-step charts, then two more redraws while it still trains.
+            assert until(lambda: (browser.evaluate(PHASE_STEPS) or -1) >= 10, timeout=60, every=0.5)
+            until(lambda: False, timeout=2.5)
+            shot = tmp_path / "daskflow-page.png"
+            browser.screenshot(str(shot), 1400, 2400)
+            problems = browser.evaluate(PAGE_PROBLEMS)
+            notes = browser.evaluate(NOTES)
+            detail = browser.evaluate(STEP_DETAIL)
+        finally:
+            stop.set()
+            trainer.join()
+    assert len(losses) > 13, losses  # it trained while the page drew
+    # The panels that do not apply say why.
+    for panel in ("replicas-note", "staleness-note"):
+        if "not data-parallel" not in (notes.get(panel) or "").lower():
+            problems.append(f"{panel} does not say the session is not data-parallel: {notes}")
+    # Each step a per-step chart draws has its workers' detail: no step half drawn.
+    if not detail["phases"] or detail["phases_without_workers"]:
+        problems.append(f"steps drawn without their workers' phases: {detail['phases_without_workers']}")
+    if detail["bytes"] != detail["phases"] or detail["bytes_missing"]:
+        problems.append(f"the bytes chart's steps are not the phases chart's: {detail}")
+    assert problems == [], f"{problems} (screenshot: {shot})"

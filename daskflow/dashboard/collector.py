@@ -9,7 +9,9 @@ know (replicas used and dropped, staleness, bytes each worker sent each other, w
 each task spent its time: waiting for inputs, computing, sending) is
 asked of them while someone looks: :meth:`Collector.refresh_from_workers`
 runs at most once a second, called by the page and the data endpoint, never
-by a step.
+by a step. So a step's own record comes before its workers' detail; the page
+draws a step once its detail is in (:meth:`SessionRecord.detailed`), after
+waiting for the workers' answer at each redraw.
 
 Memory is bounded: the newest ``limit`` steps and scalar values of each
 tag, per session; the newest ``PLANS_KEPT`` plans' placements; the newest
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import time
 
@@ -36,6 +39,9 @@ SESSIONS_KEPT = 16
 PLANS_KEPT = 4
 TAGS_KEPT = 100
 POLL_SECS = 1.0  # workers are asked at most this often, and only while someone looks
+# ...less a tenth: a page redrawing each second, whose timer drifts, asks at every redraw.
+POLL_SLACK = 0.1
+ASKED_AFTER_CLOSE = 60.0  # a closed session's workers are still asked this long (its last steps)
 RATE_WINDOW = 10  # steps/s is measured over this many steps
 # How the first item of a partition task's key ends ("ps_0 update", runtime/cluster/step_tasks.py):
 # its values and fetched tensors are tasks of the same instance, not timed.
@@ -56,6 +62,7 @@ class SessionRecord:
         self.instances: set = set()  # the partition instances of its plans
         self.limit = limit
         self.polled_to = None  # the newest step when the workers were last asked
+        self.detailed_to = None  # the newest step whose workers' detail is in
 
     def add_step(self, record: dict) -> None:
         n = record["n"]
@@ -99,8 +106,25 @@ class SessionRecord:
                 self.scalars[tag] = collections.deque(maxlen=self.limit)
             self.scalars[tag].append([int(step), float(value)])
 
-    def summary(self, last: int | None = None) -> dict:
-        steps = list(self.steps)[-last:] if last else list(self.steps)
+    @property
+    def asked(self) -> bool:
+        """Whether the workers are asked about this session's steps (open, or just closed)."""
+        return self.open or (self.closed is not None and time.time() - self.closed < ASKED_AFTER_CLOSE)
+
+    def detailed(self) -> list:
+        """The steps whose workers' detail (phases, bytes, replicas) is in: those up to the
+        newest step when the workers last answered; every step of a session no longer asked."""
+        if not self.asked:
+            return list(self.steps)
+        if self.detailed_to is None:
+            return []
+        return [s for s in self.steps if s["n"] <= self.detailed_to]
+
+    def summary(self, last: int | None = None, detailed: bool = False) -> dict:
+        """The session as the page and the data endpoint show it: its newest ``last`` steps
+        (those whose workers' detail is in, if ``detailed``), scalars and newest placement."""
+        steps = self.detailed() if detailed else list(self.steps)
+        steps = steps[-last:] if last else steps
         placement = next(reversed(self.plans.values()), None)
         return {
             "session": self.session,
@@ -111,6 +135,7 @@ class SessionRecord:
             "first_step": self.first_step,
             "steps_per_second": steps_per_second(self.steps),
             "steps": [_step_view(s) for s in steps],
+            "detailed_to": None if self.detailed_to is None else self.detailed_to - self.first_step,
             "scalars": {tag: list(values) for tag, values in self.scalars.items()},
             "placement": placement,
             "destinations": destinations(placement),
@@ -231,20 +256,27 @@ class Collector(SchedulerPlugin):
                 s.open, s.closed = False, time.time()
 
     # -- what only the workers know ------------------------------------------------------------
-    def poll(self) -> None:
-        """Start :meth:`refresh_from_workers` unless it ran in the last second (call on the loop)."""
+    def poll(self) -> asyncio.Future:
+        """Start :meth:`refresh_from_workers` unless it runs now (call on the loop): its future."""
         if self._polling is None or self._polling.done():
             self._polling = asyncio.ensure_future(self.refresh_from_workers())
+        return self._polling
+
+    async def answered(self, timeout: float) -> None:
+        """Ask the workers (unless asked in the last second) and wait for their answers, at
+        most ``timeout`` seconds (a slow worker holds up no redraw: its steps wait for the next)."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.poll()), timeout)
 
     async def refresh_from_workers(self) -> None:
         """Ask the workers, at most every ``POLL_SECS``, for the outcomes of recent steps."""
         now = time.monotonic()
-        if self.scheduler is None or now - self._polled < POLL_SECS:
+        if self.scheduler is None or now - self._polled < POLL_SECS - POLL_SLACK:
             return
         self._polled = now
-        since = {}
+        since, asked = {}, []
         for s in self.sessions.values():
-            if s.steps and (s.open or (s.closed and time.time() - s.closed < 60)):
+            if s.steps and s.asked:
                 # First every step kept (the workers keep their last 1,000), then the newest:
                 # again the last few, whose bytes may have grown since.
                 start = (
@@ -252,18 +284,21 @@ class Collector(SchedulerPlugin):
                 )
                 since.update(dict.fromkeys(s.plans, start))
                 s.polled_to = s.steps[-1]["n"]
+                asked.append((s, s.polled_to))
         if not since:
             return
-
         try:
             # Not workers in no session.
-            asked = [a for a in self._running if dask_compat.is_worker(self.scheduler, a)]
-            found = await dask_compat.ask_workers(self.scheduler, OUTCOMES_HANDLER, asked, since=since)
+            workers = [a for a in self._running if dask_compat.is_worker(self.scheduler, a)]
+            found = await dask_compat.ask_workers(self.scheduler, OUTCOMES_HANDLER, workers, since=since)
         except Exception:  # noqa: BLE001 - the page shows what it has
             logger.debug("daskflow's dashboard could not ask the workers", exc_info=True)
-            return
+            found = {}
         for address, outcomes in found.items():
             self._merge(self._name(address), outcomes)
+        # Those steps' detail is in: every worker that ran them answered (or never will).
+        for s, newest in asked:
+            s.detailed_to = newest
 
     def _merge(self, worker, outcomes):
         session_of = {plan: s for s in self.sessions.values() for plan in s.plans}

@@ -9,22 +9,28 @@ scheduling, waiting for inputs, computing, updating variables, sending
 results), the bytes each worker sent each other per step, replicas
 used and gradients dropped, the staleness of asynchronous updates, and the
 plan's placement as a graph and as tables.
+
+The per-step charts draw a step once its workers' detail is in (each redraw
+waits briefly for their answer: :meth:`.Collector.answered`), so they end at
+the same step and no step is drawn half. Legends sit beside the plots, never
+on the data; a panel that does not apply to the session says why.
 """
 
 from __future__ import annotations
 
 import collections
-import math
+import html
 
 from bokeh.layouts import column, row
 from bokeh.models import (
+    BasicTicker,
     ColumnDataSource,
-    DataTable,
     Div,
     FixedTicker,
+    Legend,
     NumeralTickFormatter,
+    Range1d,
     Select,
-    TableColumn,
 )
 from bokeh.palettes import Category10_10, Category20_20
 from bokeh.plotting import figure
@@ -34,6 +40,13 @@ from .collector import RATE_WINDOW, collector_of
 
 RECENT = 100  # steps in the bar charts
 REDRAW_MS = 1000
+ANSWER_WAIT_SECS = 0.5  # how long a redraw waits for the workers' detail of the newest steps
+HEIGHT = 260  # each plot's, in pixels
+LEGEND_ROWS = 10  # a legend's rows beside a plot; more items make more columns
+OPS_SHOWN = 40  # op names listed per (device, worker) group; the count is always exact
+NOT_DATA_PARALLEL = "Not data-parallel: one replica per partition"
+# Quantities counted in whole numbers: their axes have no tick between two of them.
+WHOLE = ("step", "global step", "stage", "staleness", "replicas", "updates")
 
 
 def daskflow_doc(scheduler, extra, doc):
@@ -46,15 +59,40 @@ def daskflow_doc(scheduler, extra, doc):
     doc.theme = theme
     doc.add_root(page.root)
     page.update()
-    doc.add_periodic_callback(page.update, REDRAW_MS)
+    doc.add_periodic_callback(page.refresh, REDRAW_MS)
 
 
 def _figure(title, y_label, x_label="step", **kw):
     fig = figure(
-        title=title, height=260, sizing_mode="stretch_width", tools="pan,wheel_zoom,box_zoom,reset", **kw
+        title=title, height=HEIGHT, sizing_mode="stretch_width", tools="pan,wheel_zoom,box_zoom,reset", **kw
     )
     fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
+    for axis, name in ((fig.xaxis, x_label), (fig.yaxis, y_label)):
+        if name in WHOLE:
+            axis.ticker = BasicTicker(min_interval=1, num_minor_ticks=0)
     return fig
+
+
+def _legend(fig):
+    """A legend beside ``fig``'s plot (right), which the glyphs drawn with ``legend_label`` join."""
+    legend = Legend(
+        location="top_left",
+        label_text_font_size="8pt",
+        glyph_height=12,
+        glyph_width=12,
+        label_height=12,
+        spacing=2,
+        padding=4,
+        margin=4,
+        border_line_alpha=0,
+    )
+    fig.add_layout(legend, "right")
+    return legend
+
+
+def _fit(legend):
+    """Lay ``legend``'s items out in columns of at most ``LEGEND_ROWS``: it stays the plot's height."""
+    legend.nrows = max(1, min(len(legend.items), LEGEND_ROWS))
 
 
 def _palette(n):
@@ -73,12 +111,13 @@ PHASES = (
 class _Stacked:
     """Stacked bars per step whose series (partition instances, worker pairs) may change."""
 
-    def __init__(self, title, y_label, line=None, y_format=None, ordered=False):
+    def __init__(self, name, title, y_label, line=None, y_format=None, ordered=False):
         self.title, self.y_label, self.line, self.y_format = title, y_label, line, y_format
         self.ordered = ordered  # stack the series in the order given, not by name
         self.keys = None
         self.source = ColumnDataSource({"step": []})
-        self.box = column(_figure(title, y_label), sizing_mode="stretch_width")
+        self.name = name
+        self.box = column(_figure(title, y_label, name=name), sizing_mode="stretch_width")
 
     def update(self, steps, series: dict, line=None):
         keys = list(series) if self.ordered else sorted(series)
@@ -93,7 +132,8 @@ class _Stacked:
             self.source.data = data
 
     def _draw(self, keys):
-        fig = _figure(self.title, self.y_label)
+        fig = _figure(self.title, self.y_label, name=self.name)
+        legend = _legend(fig)
         if keys:
             names = [f"s{i}" for i in range(len(keys))]
             fig.vbar_stack(
@@ -103,9 +143,33 @@ class _Stacked:
             fig.line("step", "line", source=self.source, color="black", legend_label=self.line)
         if self.y_format:
             fig.yaxis.formatter = NumeralTickFormatter(format=self.y_format)
-        if fig.legend:
-            fig.legend.location, fig.legend.label_text_font_size = "top_left", "8pt"
+        _fit(legend)
         return fig
+
+
+class _Panel:
+    """A figure that may not apply to a session: then a note in its place says why."""
+
+    def __init__(self, fig, name):
+        self.fig = fig
+        self.note = Div(
+            name=f"{name}-note",
+            visible=False,
+            height=HEIGHT,
+            sizing_mode="stretch_width",
+            styles={"padding": "0 10px", "color": "#555"},
+        )
+        self.box = column(fig, self.note, sizing_mode="stretch_width")
+
+    def why_not(self, reason):
+        """Show the figure (``reason`` None), or its title and ``reason`` instead."""
+        if reason is None:
+            self.fig.visible, self.note.visible = True, False
+            return
+        text = f"<b>{html.escape(self.fig.title.text)}</b><p>{html.escape(reason)}.</p>"
+        if self.note.text != text:
+            self.note.text = text
+        self.fig.visible, self.note.visible = False, True
 
 
 class Page:
@@ -115,63 +179,90 @@ class Page:
         self.collector = collector
         self.status = Div(text="No daskflow session yet.")
         self.select = Select(title="Session", options=[], value="")
-        self.scalars = _figure("Scalar summaries", "value", x_label="global step")
+        self.scalars = _figure("Scalar summaries", "value", x_label="global step", name="scalars")
+        self.scalar_legend = _legend(self.scalars)
         self.scalar_sources: dict = {}
         self.rate_source = ColumnDataSource({"step": [], "rate": []}, name="steps-per-second")
-        self.rate = _figure("Steps per second", "steps/s")
+        self.rate = _figure("Steps per second", "steps/s", name="rate")
         self.rate.line("step", "rate", source=self.rate_source)
-        self.breakdown = _Stacked("Task time per partition instance (ms)", "ms", line="client wall time")
+        self.breakdown = _Stacked(
+            "task-time", "Task time per partition instance (ms)", "ms", line="client wall time"
+        )
         self.phases = _Stacked(
+            "phases",
             "Step time by phase, summed over the step's partition instances (ms)",
             "ms",
             line="client wall time",
             ordered=True,
         )
-        self.bytes = _Stacked("Bytes sent between workers per step", "bytes", y_format="0.0 b")
+        self.bytes = _Stacked("bytes", "Bytes sent between workers per step", "bytes", y_format="0.0 b")
         self.replica_source = ColumnDataSource({"step": [], "used": [], "dropped": []}, name="replicas")
-        self.replicas = _figure("Replicas used / gradients dropped", "replicas")
-        self.replicas.line("step", "used", source=self.replica_source, legend_label="used")
-        self.replicas.vbar(
+        replicas = _figure("Replicas used / gradients dropped", "replicas", name="replicas")
+        _legend(replicas)
+        replicas.line("step", "used", source=self.replica_source, legend_label="used")
+        replicas.vbar(
             "step", top="dropped", width=0.8, source=self.replica_source, color="red", legend_label="dropped"
         )
+        self.replicas = _Panel(replicas, "replicas")
         self.staleness_source = ColumnDataSource({"staleness": [], "count": []}, name="staleness")
-        self.staleness = _figure(
-            "Staleness of applied updates (recent steps)", "updates", x_label="staleness"
+        staleness = _figure(
+            "Staleness of applied updates (recent steps)", "updates", x_label="staleness", name="staleness"
         )
-        self.staleness.vbar("staleness", top="count", width=0.8, source=self.staleness_source)
-        self.nodes = ColumnDataSource({"x": [], "y": [], "name": []}, name="placement-nodes")
+        staleness.vbar("staleness", top="count", width=0.8, source=self.staleness_source)
+        self.staleness = _Panel(staleness, "staleness")
+        self.nodes = ColumnDataSource(
+            {"x": [], "y": [], "name": [], "align": [], "offset": []}, name="placement-nodes"
+        )
         self.edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []}, name="placement-edges")
-        self.graph = _figure("Placement: partition instances by stage and worker", "worker", x_label="stage")
+        self.graph = _figure(
+            "Placement: partition instances by stage and worker", "worker", x_label="stage", name="placement"
+        )
+        self.graph.x_range, self.graph.y_range = Range1d(-0.5, 0.5), Range1d(-0.5, 0.5)
+        self.graph.xaxis.ticker = FixedTicker(ticks=[0], minor_ticks=[])
         self.graph.segment("x0", "y0", "x1", "y1", source=self.edges, color="gray", alpha=0.6)
         self.graph.scatter("x", "y", source=self.nodes, size=12)
-        self.graph.text("x", "y", text="name", source=self.nodes, text_font_size="8pt", x_offset=8)
-        self.graph.x_range.range_padding = 0.3  # room for the last stage's names, drawn to the right
-        self.instances = ColumnDataSource({k: [] for k in ("name", "worker", "device", "stage", "ops")})
-        self.groups = ColumnDataSource({k: [] for k in ("device", "worker", "count", "ops")})
+        # Each name beside its node, inward: right of it, or left of it on the last stage.
+        self.graph.text(
+            "x",
+            "y",
+            text="name",
+            source=self.nodes,
+            text_font_size="8pt",
+            text_align="align",
+            text_baseline="middle",
+            x_offset="offset",
+        )
+        self.instances = Div(name="instances", sizing_mode="stretch_width")
+        self.groups = Div(name="devices", sizing_mode="stretch_width")
         self.shown_plan = None
         self.root = column(
             row(self.select, self.status, sizing_mode="stretch_width"),
             self.scalars,
-            row(self.rate, self.replicas, self.staleness, sizing_mode="stretch_width"),
+            row(self.rate, self.replicas.box, self.staleness.box, sizing_mode="stretch_width"),
             self.breakdown.box,
             self.phases.box,
             self.bytes.box,
-            row(self.graph, _table(self.instances, 400), sizing_mode="stretch_width"),
-            _table(self.groups, 250),
+            row(self.graph, self.instances, sizing_mode="stretch_width"),
+            self.groups,
             sizing_mode="stretch_width",
         )
 
     # -- each second -----------------------------------------------------------------------------
+    async def refresh(self):
+        """Each second: the workers' detail of the newest steps (waited for briefly), then a redraw."""
+        if self.collector is not None:
+            await self.collector.answered(ANSWER_WAIT_SECS)
+        self.update()
+
     def update(self):
         if self.collector is None:
             self.status.text = "The scheduler has no daskflow collector."
             return
-        self.collector.poll()  # what only the workers know, for the next redraw
         record = self._chosen()
         if record is None:
             return
-        view = record.summary(last=RECENT)
-        self._status(view)
+        view = record.summary(last=RECENT, detailed=True)  # the steps whose detail is in
+        self._status(view, record.steps)
         self._scalars(view["scalars"])
         self._rates(record.steps)
         steps = view["steps"]
@@ -179,7 +270,7 @@ class Page:
         self._breakdown(x, steps)
         self._phases(x, steps)
         self._bytes(x, steps)
-        self._replicas(x, steps)
+        self._replicas(x, steps, view["placement"])
         self._placement(view["placement"])
 
     def _chosen(self):
@@ -192,8 +283,8 @@ class Page:
             self.select.value = newest
         return sessions[self.select.value]
 
-    def _status(self, view):
-        steps = view["steps"]
+    def _status(self, view, steps):
+        """The session's newest step (all steps, not only those whose detail is in)."""
         rate = view["steps_per_second"]
         parts = [
             f"<b>session {view['session']}</b> ({'open' if view['open'] else 'closed'})",
@@ -214,6 +305,7 @@ class Page:
                 self.scalars.line(
                     "step", "value", source=source, legend_label=tag, color=colors[i % len(colors)]
                 )
+                _fit(self.scalar_legend)
             if len(source.data["step"]) != len(points) or (
                 points and source.data["value"][-1:] != [points[-1][1]]
             ):
@@ -250,26 +342,26 @@ class Page:
         self.phases.update(x, series, line=[1000 * s["wall_time"] for s in steps])
 
     def _bytes(self, x, steps):
-        """One series per (sender, receiver) pair, as the workers counted them; a gap where
-        they have not been asked yet (every counted step has its tasks' phases)."""
-        empty = [0 if s["phases"] else math.nan for s in steps]
+        """One series per (sender, receiver) pair, as the workers counted them."""
         series: dict = {}
         for j, s in enumerate(steps):
             for a, b, n in s["bytes_by_pair"]:
-                series.setdefault(f"{a} → {b}", list(empty))[j] = n
+                series.setdefault(f"{a} → {b}", [0] * len(steps))[j] = n
         self.bytes.update(x, series)
 
-    def _replicas(self, x, steps):
-        # Replicas are counted by the workers, asked at most once a second: a step not yet
-        # counted (or not replicated) is a gap in both series, not a zero.
-        known = [s["replicas_used"] is not None for s in steps]
+    def _replicas(self, x, steps, placement):
+        reason = _not_data_parallel(placement)
+        self.replicas.why_not(reason)
         self.replica_source.data = {
             "step": x,
-            "used": [s["replicas_used"] if k else math.nan for s, k in zip(steps, known)],
-            "dropped": [s["gradients_dropped"] if k else math.nan for s, k in zip(steps, known)],
+            "used": [s["replicas_used"] or 0 for s in steps],
+            "dropped": [s["gradients_dropped"] for s in steps],
         }
         counts = collections.Counter(v for s in steps for v in s["staleness"])
         values = sorted(counts)
+        if reason is None and steps and not values:
+            reason = "No asynchronous updates in these steps: every replica's update is applied in step"
+        self.staleness.why_not(reason)
         self.staleness_source.data = {"staleness": values, "count": [counts[v] for v in values]}
 
     def _placement(self, placement):
@@ -278,17 +370,15 @@ class Page:
         self.shown_plan = placement["plan"]
         instances = placement["instances"]
         workers = sorted({i["worker"] for i in instances})
-        y = {w: k for k, w in enumerate(workers)}
-        seen: collections.Counter = collections.Counter()
-        at = {}
-        for i in instances:
-            spot = (i["stage"], i["worker"])
-            at[i["name"]] = (i["stage"], y[i["worker"]] + 0.15 * seen[spot])  # two devices of one worker
-            seen[spot] += 1
+        stages = max((i["stage"] for i in instances), default=0) + 1
+        at = _spots(instances, {w: k for k, w in enumerate(workers)})
+        last = stages - 1 if stages > 1 else None  # names go left of the last stage's nodes
         self.nodes.data = {
             "x": [at[i["name"]][0] for i in instances],
             "y": [at[i["name"]][1] for i in instances],
             "name": [i["name"] for i in instances],
+            "align": ["right" if i["stage"] == last else "left" for i in instances],
+            "offset": [-9 if i["stage"] == last else 9 for i in instances],
         }
         edges = [(at[a], at[b]) for a, b in placement["edges"] if a in at and b in at]
         self.edges.data = {
@@ -297,22 +387,66 @@ class Page:
             "x1": [b[0] for _, b in edges],
             "y1": [b[1] for _, b in edges],
         }
-        self.graph.yaxis.ticker = FixedTicker(ticks=list(range(len(workers))))
-        self.graph.yaxis.major_label_overrides = {k: w for w, k in y.items()}
-        self.instances.data = {
-            k: [i[k] for i in instances] for k in ("name", "worker", "device", "stage", "ops")
-        }
+        self.graph.x_range.update(start=-0.5, end=stages - 0.5)
+        self.graph.y_range.update(start=-0.5, end=len(workers) - 0.5)
+        self.graph.height = max(HEIGHT, 90 + 30 * len(workers))  # room for each worker's names
+        self.graph.xaxis.ticker = FixedTicker(ticks=list(range(stages)), minor_ticks=[])
+        self.graph.yaxis.ticker = FixedTicker(ticks=list(range(len(workers))), minor_ticks=[])
+        self.graph.yaxis.major_label_overrides = dict(enumerate(workers))
+        self.instances.text = _table(
+            ("partition instance", "worker", "device", "stage", "ops"),
+            [(i["name"], i["worker"], i["device"] or "(default)", i["stage"], i["ops"]) for i in instances],
+        )
         groups = placement["groups"]
-        self.groups.data = {
-            "device": [g["device"] or "(default)" for g in groups],
-            "worker": [g["worker"] for g in groups],
-            "count": [g["count"] for g in groups],
-            "ops": [", ".join(g["ops"]) + (" ..." if g["count"] > len(g["ops"]) else "") for g in groups],
-        }
+        self.groups.text = _table(
+            ("device", "worker", "ops", "op names"),
+            [(g["device"] or "(default)", g["worker"], g["count"], _op_names(g)) for g in groups],
+        )
 
 
-def _table(source, height):
-    columns = [TableColumn(field=k, title=k) for k in source.data]
-    return DataTable(
-        source=source, columns=columns, height=height, sizing_mode="stretch_width", index_position=None
-    )
+def _not_data_parallel(placement):
+    """Why the replicas and staleness panels do not apply to ``placement`` (None: they do)."""
+    if not placement:
+        return "No plan placed yet"
+    per_partition = collections.Counter(i.get("partition", i["name"]) for i in placement["instances"])
+    return None if any(n > 1 for n in per_partition.values()) else NOT_DATA_PARALLEL
+
+
+def _spots(instances, y):
+    """Instance name -> (stage, y): instances sharing a (stage, worker) spread within its band."""
+    shared = collections.Counter((i["stage"], i["worker"]) for i in instances)
+    seen: collections.Counter = collections.Counter()
+    at = {}
+    for i in instances:
+        spot = (i["stage"], i["worker"])
+        n = shared[spot]
+        at[i["name"]] = (i["stage"], y[i["worker"]] + (seen[spot] - (n - 1) / 2) * min(0.3, 0.8 / n))
+        seen[spot] += 1
+    return at
+
+
+def _op_names(group):
+    names = group["ops"][:OPS_SHOWN]
+    more = group["count"] - len(names)
+    return ", ".join(names) + (f" … and {more} more" if more > 0 else "")
+
+
+TABLE_STYLE = "border-collapse: collapse; width: 100%; font-size: 12px"
+CELL_STYLE = "text-align: left; padding: 3px 8px; border-bottom: 1px solid #e5e5e5; vertical-align: top"
+# Short columns keep their words on one line; the last (names, lists) wraps, anywhere if it must.
+WRAP = ("white-space: nowrap", "overflow-wrap: anywhere")
+
+
+def _table(header, rows):
+    """An HTML table, as tall as its rows and as wide as its box: the last column wraps, so
+    no cell is cut off."""
+
+    def cells(tag, values):
+        last = len(values) - 1
+        return "".join(
+            f'<{tag} style="{CELL_STYLE}; {WRAP[k == last]}">{html.escape(str(v))}</{tag}>'
+            for k, v in enumerate(values)
+        )
+
+    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
+    return f'<table style="{TABLE_STYLE}"><tr>{cells("th", header)}</tr>{body}</table>'
