@@ -5,6 +5,8 @@
 dask; the Session (and with it dask) is loaded on first use.
 """
 
+__version__ = "0.1.0"  # first: modules the imports below load read it (meta graphs record it)
+
 from . import (
     compat,
     contrib,
@@ -63,6 +65,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .framework import protos as _protos
 from .framework.constant import constant, convert_to_tensor
 from .framework.device_spec import DeviceSpec
 from .framework.graph import (
@@ -456,8 +459,6 @@ from . import _namespaces  # noqa: E402
 
 _namespaces.install()
 
-__version__ = "0.1.0"
-
 
 def get_collection(key, scope=None):
     """Items of a collection of the default graph."""
@@ -477,25 +478,23 @@ _CONFIG = {"ConfigProto", "GPUOptions", "RunOptions", "GraphOptions", "Optimizer
 
 
 def __getattr__(name):
-    # The runtime imports dask; load it only when a session is asked for.
     if name in _LAZY:
-        from .runtime import session
+        from .runtime import session  # local import: the runtime loads dask, only when a session is asked for
 
         return getattr(session, name)
-    if name in _CONFIG:  # TF1's configuration messages, made from their schema on first use
+    if name in _CONFIG:
+        # local import: TF1's configuration messages, made from their schema on first use
         from .runtime import config_proto
 
         return getattr(config_proto, name)
     if name == "lower":
-        from .runtime.lower import lower
+        from .runtime.lower import lower  # local import: the runtime loads with a session, not at import
 
         return lower
     if name == "local_cluster":
-        from .local_dask_cluster import local_cluster
+        from .local_dask_cluster import local_cluster  # local import: it loads dask.distributed
 
         return local_cluster
     if name == "GraphDef":  # TF's proto (tensorboardX's, extended): loaded on first use
-        from .summary import protos
-
-        return getattr(protos, name)
+        return _protos.GraphDef
     return _namespaces.module_getattr("tf")(name)

@@ -31,12 +31,12 @@ import time
 import numpy as np
 
 from ..data.dataset import Dataset
+from ..framework import protos
 from ..framework.graph import Graph, device, get_default_graph
 from ..losses.util import add_loss
 from ..metrics.metrics_impl import mean as mean_metric
 from ..ops.control_flow_ops import group
 from ..ops.random_ops import set_random_seed
-from ..summary import protos
 from ..summary.summary_ops import scalar as scalar_summary
 from ..summary.writer import FileWriterCache
 from ..train.device_setter import replica_device_setter

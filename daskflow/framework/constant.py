@@ -8,6 +8,7 @@ from .. import dtypes
 from . import tensor_conversion_registry
 from .graph import Tensor, get_default_graph
 from .primitive import Primitive
+from .tensor_util import _as_array, _default_dtype
 
 
 def _const_infer(inputs, *, value, dtype):
@@ -19,42 +20,6 @@ def _const_kernel(xp, *, value, dtype):
 
 
 Const = Primitive("Const", _const_infer, _const_kernel)
-
-
-def _default_dtype(value) -> dtypes.DType:
-    """TF1's defaults: Python floats are float32 and ints int32 (int64 when one does not
-    fit, uint64 beyond that); numpy keeps its dtype; str and bytes are strings."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return dtypes.as_dtype(value.dtype)
-    raw = np.asarray(value)
-    kind = raw.dtype.kind
-    if kind in "SUO":
-        return dtypes.string
-    if kind in "iu":
-        return _int_dtype(raw)
-    return {"f": dtypes.float32, "b": dtypes.bool}.get(kind, None) or dtypes.as_dtype(raw.dtype)
-
-
-def _int_dtype(raw) -> dtypes.DType:
-    """The narrowest of TF1's int32, int64 and uint64 that holds Python ints ``raw``."""
-    if raw.size == 0:
-        return dtypes.int32
-    low, high = int(raw.min()), int(raw.max())
-    if -(2**31) <= low and high < 2**31:
-        return dtypes.int32
-    return dtypes.int64 if high < 2**63 else dtypes.uint64
-
-
-def _as_array(value, dtype) -> np.ndarray:
-    if dtype is dtypes.string:
-        return dtypes.as_string_array(value)
-    raw = np.asarray(value)
-    if raw.dtype.kind in "SUO":
-        raise TypeError(f"{value!r} is a string, not a {dtype.name} value")
-    array = raw.astype(dtype.np)
-    if raw.dtype.kind == "f" and dtype.np.kind in "iub" and not np.array_equal(array, raw):
-        raise TypeError(f"{value!r} cannot be represented as {dtype.name} without loss")
-    return array
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):

@@ -18,6 +18,8 @@ import collections
 import contextlib
 import functools
 
+from ..errors import OpError
+from ..ops.array_ops import Placeholder
 from .graph import Graph, get_default_graph
 
 
@@ -47,7 +49,6 @@ class FuncGraph(Graph):
             source = t
             if isinstance(self.outer, FuncGraph) and t.graph is not self.outer:
                 source = self.outer.capture(t)
-            from ..ops.array_ops import Placeholder
 
             with self.as_default(), self.name_scope(None), self.control_dependencies(None):
                 op = self._create_op(Placeholder, [], {"dims": t._dims, "dtype": t.dtype}, name="capture")
@@ -225,8 +226,6 @@ class SubProgram:
 def _naming(exc, op):
     """``exc`` with the failing body op named in its message (the session names only the
     control-flow op that ran the body). Errors of the runtime's own kinds pass through."""
-    from ..errors import OpError
-
     if isinstance(exc, OpError) or str(exc).startswith(f"{op.name} ("):
         return exc
     try:

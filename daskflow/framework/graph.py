@@ -14,8 +14,13 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
+from ..dtypes import as_dtype
+from . import protos
 from .device_spec import merge_device
+from .graph_export import graph_def
+from .primitive import PRIMITIVES
 from .tensor_shape import TensorShape
+from .versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
 
 if TYPE_CHECKING:
     from ..dtypes import DType
@@ -445,16 +450,11 @@ class Graph:
         Every node, whatever ``from_version`` says, as TensorFlow 2's TF1 API
         does; ``use_pybind11_proto`` (how TF gets the proto from C++) changes nothing.
         """
-        from .graph_export import graph_def
-
         return graph_def(self, add_shapes)
 
     @property
     def graph_def_versions(self):
         """The ``VersionDef`` of this graph's ``GraphDef``: see :mod:`daskflow.framework.versions`."""
-        from ..summary import protos
-        from .versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
-
         versions = protos.GraphDef().versions
         versions.producer, versions.min_consumer = GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
         return versions
@@ -483,8 +483,6 @@ def strip_name_scope(name, export_scope):
 
 
 def _primitive(op_type):
-    from .primitive import PRIMITIVES
-
     if not isinstance(op_type, str):
         return op_type
     found = PRIMITIVES.get(op_type)
@@ -496,7 +494,6 @@ def _primitive(op_type):
 def _check_types(which, actual, expected, op_type):
     if expected is None:
         return
-    from ..dtypes import as_dtype
 
     expected = [as_dtype(t) for t in expected]
     if expected != list(actual):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..summary import protos
+from . import protos
 from .op_defs import op_def
 from .tensor_util import make_tensor_proto
 
@@ -64,6 +64,7 @@ def node_defs(op, names=None, add_shapes=True, snapshots=None) -> list:
     """``op`` as ``NodeDef`` protos: its rule's helper nodes, then the op's own node.
     ``snapshots`` maps variables' ops to the names of their snapshots, which ``op`` reads
     them through unless it updates them or is an identity (see :func:`_snapshot`)."""
+    # local import: a cycle, the export rules' ops build on framework/graph.py, which imports this module
     from ..ops import export_rules
 
     node = ExportedNode(op, names if names is not None else {op.name})

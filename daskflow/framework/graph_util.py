@@ -12,6 +12,8 @@ import copy
 
 import numpy as np
 
+from . import protos
+
 _VARIABLES = {"VariableV2", "Variable"}  # (resource variables' handles: not frozen here)
 
 
@@ -81,8 +83,6 @@ def convert_variables_to_constants(
     GraphDef
         The frozen graph.
     """
-    from ..summary import protos
-
     graph = extract_sub_graph(input_graph_def, output_node_names)
     frozen = [
         node.name

@@ -16,7 +16,11 @@ import functools
 import re
 
 from .. import dtypes
+from ..ops.array_ops import identity
+from .apply import apply
 from .graph import Tensor, control_dependencies, device, get_default_graph, name_scope
+from .op_defs import op_def
+from .primitive import PRIMITIVES
 from .tensor_util import make_ndarray
 
 _INPUT = re.compile(r"^(\^)?([^:]+)(?::(\d+))?$")
@@ -112,6 +116,7 @@ def import_graph_def(
     TypeError
         ``graph_def`` is no GraphDef, or ``input_map`` maps to something other than tensors.
     """
+    # local import: the import rules (and the ops they build) load with the first imported graph
     from ..ops import import_rules
 
     if not hasattr(graph_def, "node"):
@@ -143,8 +148,7 @@ def _rule(op_type):
     """How to import a node of ``op_type``: its rule, else, for an op daskflow writes in
     TF's form unchanged (no export rule) or as its own, its primitive applied to the
     attributes it takes; None when there is neither."""
-    from ..ops import export_rules, import_rules
-    from .primitive import PRIMITIVES
+    from ..ops import export_rules, import_rules  # local import: as in import_graph_def
 
     found = import_rules.RULES.get(op_type)
     if found is None and op_type in PRIMITIVES and op_type not in export_rules.RULES:
@@ -161,8 +165,6 @@ def _importable(node):
 
 def _with_defaults(node):
     """``node`` 's attributes, and TF's defaults of those it leaves out (as TF imports it)."""
-    from .op_defs import op_def
-
     attrs = dict(node.attr.items())
     signature = op_def(node.op)
     for key in signature.attrs if signature is not None else ():
@@ -175,8 +177,6 @@ def _with_defaults(node):
 
 def _primitive_rule(prim):
     import inspect
-
-    from .apply import apply
 
     takes, needs = set(), set()
     for fn in (prim.infer, prim.kernel):
@@ -209,8 +209,7 @@ def _input_map(input_map):
 
 
 def _import_node(node, outputs, mapped, build):
-    from ..ops.array_ops import identity
-    from ..ops.import_rules import COMPOSITE
+    from ..ops.import_rules import COMPOSITE  # local import: as in import_graph_def
 
     inputs, controls = [], []
     for text in node.input:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import collections
 
+from ..ops.array_ops import dense_rows
+from ..ops.math_ops import negative
+
 IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 IndexedSlicesValue.__doc__ = "A fetched ``IndexedSlices``: ``(values, indices, dense_shape)`` arrays."
 
@@ -57,14 +60,11 @@ class IndexedSlices:
         if self._dense is None:
             if self._dense_shape is None:
                 raise ValueError(f"Cannot convert {self!r} to a dense tensor: its dense_shape is None")
-            from ..ops.array_ops import dense_rows
 
             self._dense = dense_rows(self._values, self._indices, self._dense_shape)
         return self._dense
 
     def __neg__(self):
-        from ..ops.math_ops import negative
-
         return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
 
     def __repr__(self):

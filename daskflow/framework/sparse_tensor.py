@@ -13,8 +13,9 @@ from __future__ import annotations
 import collections
 
 from .. import dtypes
+from ..ops.infer import static_shape_value
 from .constant import convert_to_tensor
-from .graph import name_scope
+from .graph import _session_for, name_scope
 from .tensor_shape import TensorShape
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -74,8 +75,6 @@ class SparseTensor:
     def shape(self) -> TensorShape:
         """The static dense shape: known entries of a constant (or partly known) ``dense_shape``,
         as TF1's ``constant_value_as_shape`` finds them (``tf.shape(x)`` gives ``x``'s)."""
-        from ..ops.infer import static_shape_value  # ops import this module
-
         value = static_shape_value(self._dense_shape)
         found = TensorShape(None if value is None else [None if d is None else int(d) for d in value])
         default = getattr(self, "_dense_shape_default", None)  # what the op that made it knows
@@ -94,8 +93,6 @@ class SparseTensor:
 
     def eval(self, feed_dict=None, session=None):
         """The :class:`SparseTensorValue` of this tensor in the default (or given) session."""
-        from .graph import _session_for
-
         return _session_for(session, self.graph).run(self, feed_dict)
 
     def __repr__(self):

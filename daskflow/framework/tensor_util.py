@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from . import protos
 
 _TYPED = {
     "float32": "float_val",
@@ -24,6 +25,44 @@ _TYPED = {
     "uint32": "uint32_val",
     "uint64": "uint64_val",
 }
+
+
+def _default_dtype(value) -> dtypes.DType:
+    """TF1's defaults: Python floats are float32 and ints int32 (int64 when one does not
+    fit, uint64 beyond that); numpy keeps its dtype; str and bytes are strings."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return dtypes.as_dtype(value.dtype)
+    raw = np.asarray(value)
+    kind = raw.dtype.kind
+    if kind in "SUO":
+        return dtypes.string
+    if kind in "iu":
+        return _int_dtype(raw)
+    return {"f": dtypes.float32, "b": dtypes.bool}.get(kind, None) or dtypes.as_dtype(raw.dtype)
+
+
+def _int_dtype(raw) -> dtypes.DType:
+    """The narrowest of TF1's int32, int64 and uint64 that holds Python ints ``raw``."""
+    if raw.size == 0:
+        return dtypes.int32
+    low, high = int(raw.min()), int(raw.max())
+    if -(2**31) <= low and high < 2**31:
+        return dtypes.int32
+    return dtypes.int64 if high < 2**63 else dtypes.uint64
+
+
+def _as_array(value, dtype) -> np.ndarray:
+    """``value`` as a numpy array of ``dtype``; a string, or a float the integer ``dtype``
+    would change, is a ``TypeError``."""
+    if dtype is dtypes.string:
+        return dtypes.as_string_array(value)
+    raw = np.asarray(value)
+    if raw.dtype.kind in "SUO":
+        raise TypeError(f"{value!r} is a string, not a {dtype.name} value")
+    array = raw.astype(dtype.np)
+    if raw.dtype.kind == "f" and dtype.np.kind in "iub" and not np.array_equal(array, raw):
+        raise TypeError(f"{value!r} cannot be represented as {dtype.name} without loss")
+    return array
 
 
 def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
@@ -53,9 +92,6 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     ValueError
         ``values`` do not fit ``shape``.
     """
-    from ..summary import protos
-    from .constant import _as_array, _default_dtype  # TF1's: float32 for floats, int32 for ints
-
     dtype = _default_dtype(values) if dtype is None else dtypes.as_dtype(dtype)
     array = _as_array(values, dtype)
     shape = list(array.shape) if shape is None else [int(d) for d in shape]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..framework.graph import get_default_graph, prepend_name_scope
+from ..framework.protos import shape_proto
 from ..framework.sparse_tensor import SparseTensor
 
 __all__ = ["build_tensor_info", "get_tensor_from_tensor_info"]
@@ -13,8 +14,6 @@ def build_tensor_info(tensor):
     static shape."""
     from tensorboard.compat.proto.meta_graph_pb2 import TensorInfo
     from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
-
-    from ..summary.protos import shape_proto
 
     if isinstance(tensor, SparseTensor):
         info = TensorInfo(dtype=tensor.dtype.as_datatype_enum)

@@ -20,7 +20,7 @@ Examples
 ...         writer.add_summary(sess.run(merged), global_step=0)
 """
 
-from . import protos
+from ..framework import protos
 from .summary_ops import audio, histogram, image, merge, merge_all, scalar, tensor_summary, text
 from .writer import FileWriter, FileWriterCache
 

@@ -22,13 +22,14 @@ import re
 import numpy as np
 
 from .. import dtypes
+from ..framework import protos
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from ..variables import GraphKeys
-from . import encode, protos
+from . import encode
 
 logger = logging.getLogger("daskflow")
 

@@ -17,9 +17,10 @@ import threading
 import time
 import weakref
 
+from ..framework import protos
 from ..framework.graph import get_default_graph
+from ..framework.graph_export import graph_def as to_graph_def
 from ..runtime import events
-from . import protos
 
 logger = logging.getLogger("daskflow")
 
@@ -162,9 +163,6 @@ class FileWriter:
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         """Add ``graph`` (a daskflow Graph, or a ``GraphDef`` proto) for TensorBoard's Graphs tab."""
-        # local import: a cycle, graph_export imports summary.protos, which loads this package
-        from ..framework.graph_export import graph_def as to_graph_def
-
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         given = graph if graph is not None else graph_def

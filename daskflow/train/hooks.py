@@ -31,8 +31,13 @@ import time
 
 import numpy as np
 
+from ..framework import protos
 from ..framework.graph import get_default_graph
+from ..summary import FileWriterCache
+from ..variables import GraphKeys
+from .graph_io import write_graph
 from .optimizer import get_global_step
+from .saver import Saver
 
 logger = logging.getLogger("daskflow")
 
@@ -468,8 +473,6 @@ class CheckpointSaverHook(SessionRunHook):
     def after_create_session(self, session, coord):
         step = int(session.run(self._global_step))
         if self._save_graph_def:
-            from .graph_io import write_graph
-
             graph_def = get_default_graph().as_graph_def(add_shapes=True)
             write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
         self._save(session, step)  # the state at the step the session starts from
@@ -513,9 +516,6 @@ class CheckpointSaverHook(SessionRunHook):
         if self._saver is None and self._scaffold is not None:
             self._saver = self._scaffold.saver
         if self._saver is None:
-            from ..variables import GraphKeys
-            from .saver import Saver  # saver needs no graph ops: made once the graph is final
-
             savers = get_default_graph().get_collection(GraphKeys.SAVERS)
             if len(savers) > 1:
                 raise RuntimeError(
@@ -591,15 +591,11 @@ class StepCounterHook(SessionRunHook):
 
 
 def _writer_for(output_dir):
-    from ..summary import FileWriterCache  # the writer loads tensorboardX: only when used
-
     return FileWriterCache.get(output_dir)
 
 
 def _write_scalar(writer, tag, value, step):
-    from ..summary.protos import Summary
-
-    writer.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=float(value))]), step)
+    writer.add_summary(protos.Summary(value=[protos.Summary.Value(tag=tag, simple_value=float(value))]), step)
 
 
 # -- SummarySaverHook ------------------------------------------------------------------------------
@@ -669,9 +665,8 @@ class SummarySaverHook(SessionRunHook):
         if self._next_step is None or self._request_summary:
             global_step = int(run_context.session.run(self._global_step))
         if self._next_step is None:
-            from ..summary.protos import SessionLog
-
-            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), global_step)
+            start = protos.SessionLog(status=protos.SessionLog.START)
+            self._summary_writer.add_session_log(start, global_step)
         if self._request_summary:
             self._timer.update_last_triggered_step(global_step)
             for summary in results.get("summary", ()):

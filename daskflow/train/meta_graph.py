@@ -23,11 +23,15 @@ import os
 
 import fsspec
 
-from .. import dtypes
+from .. import __version__, dtypes
+from ..errors import UnimplementedError
+from ..framework import protos
 from ..framework.graph import Operation, Tensor, get_default_graph, prepend_name_scope, strip_name_scope
 from ..framework.graph_export import _node_def
+from ..framework.importer import import_graph_def
 from ..framework.op_defs import tensorflow_version
-from ..summary import protos
+from ..framework.tensor_util import make_ndarray
+from ..variables import Variable, global_variables
 
 __all__ = ["export_meta_graph", "import_meta_graph"]
 
@@ -98,11 +102,7 @@ def export_meta_graph(
     >>> sorted(meta.collection_def)
     ['trainable_variables', 'variables']
     """
-    from .. import __version__
-
     if export_scope:
-        from ..errors import UnimplementedError
-
         raise UnimplementedError(
             None, None, f"export_meta_graph: export_scope={export_scope!r} is not supported yet"
         )
@@ -170,8 +170,6 @@ def _saver_nodes(graph_def, saver_def, saved):
     """Add TF1's save and restore nodes for ``saved`` (``{checkpoint name: variable}``;
     default: the global variables by name) to ``graph_def``; return TF's ``SaverDef``
     naming them."""
-    from ..variables import global_variables
-
     _, saver_pb2 = _protos()
     if saved is None:
         saved = {v.op.name: v for v in global_variables()}
@@ -266,9 +264,6 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     ValueError
         A node of an op type daskflow cannot import, named (``import_graph_def``'s error).
     """
-    from ..framework.importer import import_graph_def
-    from .saver import Saver
-
     meta = _read(meta_graph_or_file)
     saver_nodes = _saver_nodes_of(meta.graph_def)
     graph_def = type(meta.graph_def)()
@@ -288,6 +283,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         saved = {strip_name_scope(v.op.name, import_scope): v for v in imported}
     if not saved:
         return None
+    # local import: a cycle, saver.py imports this module (a Saver writes its meta graph)
+    from .saver import Saver
+
     return Saver(var_list=saved, saver_def=meta.saver_def if meta.HasField("saver_def") else None)
 
 
@@ -367,8 +365,6 @@ def _read(meta_graph_or_file):
 
 
 def _import_collection(graph, key, entry, scope):
-    from ..variables import Variable
-
     def scoped(name):
         return prepend_name_scope(name, scope)
 
@@ -395,8 +391,6 @@ def _restored_variables(saver_nodes, graph, scope):
     variables (through ``Assign``, or a resource variable's ``AssignVariableOp`` of an
     ``Identity``); None when there are none. A sliced restore (a partitioned variable's
     part) is refused by name: daskflow's variables are whole."""
-    from ..framework.tensor_util import make_ndarray
-
     by_name = {n.name: n for n in saver_nodes}
     saved = {}
     for node in saver_nodes:

@@ -41,6 +41,7 @@ from .checkpoint_management import (
     latest_checkpoint,
     meta_graph_filename,
 )
+from .meta_graph import export_meta_graph
 
 __all__ = ["Saver", "latest_checkpoint", "read_manifest"]
 
@@ -129,7 +130,8 @@ class Saver:
             self._var_list = global_variables()
         listed = self._var_list
         self._vars = {} if self._allow_empty and not listed else _named(listed)
-        from ..runtime.messages import message_class  # (the schema loads on first use)
+        # local import: the message schemas load on first use, not with `import daskflow`
+        from ..runtime.messages import message_class
 
         self.saver_def = message_class("SaverDef")(
             max_to_keep=self._max_to_keep or 0,
@@ -257,7 +259,7 @@ class Saver:
         return prefix if self._vars else None
 
     def _write(self, sess, fs, prefix, step):
-        from .bundle_index import index_bytes
+        from .bundle_index import index_bytes  # local import: the bundle format loads with the first save
 
         temporary = f".tempstate{uuid.uuid4().hex[:8]}"
         index = fs._strip_protocol(prefix + ".index")
@@ -298,8 +300,6 @@ class Saver:
     ):
         """Write the default graph as TF's ``MetaGraphDef`` to ``filename``; return it
         (see :func:`daskflow.train.meta_graph.export_meta_graph`)."""
-        from .meta_graph import export_meta_graph
-
         return export_meta_graph(
             filename=filename,
             saver_def=self.saver_def,

@@ -20,6 +20,8 @@ import json
 import os
 from dataclasses import dataclass
 
+from .. import protos
+
 __all__ = ["Arg", "OpDef", "op_def", "tensorflow_version"]
 
 
@@ -50,8 +52,6 @@ class OpDef:
     def default(self, attr):
         """The ``AttrValue`` proto of ``attr`` 's default, or None when it has none."""
         from google.protobuf import json_format
-
-        from ...summary import protos
 
         found = self.attrs.get(attr)
         if found is None or found[1] is None:
