@@ -9,12 +9,3 @@ def missing(module: str, name: str) -> AttributeError:
     return AttributeError(
         f"{module}.{name} is not part of daskflow (docs/api-coverage.md lists the TF1 names it has)"
     )
-
-
-def module_getattr(module: str):
-    """A module-level ``__getattr__`` for namespace ``module``: the object under another of
-    TF1's paths for a name, where daskflow has it (:mod:`daskflow._namespaces`), else
-    :func:`missing`."""
-    from ._namespaces import module_getattr as with_aliases
-
-    return with_aliases(module)

@@ -1,6 +1,6 @@
 """``tf.debugging``: numeric checks."""
 
-from ._missing import module_getattr as _module_getattr
+from ._namespaces import module_getattr as _module_getattr
 from .ops.numerics_ops import add_check_numerics_ops, check_numerics
 
 __all__ = ["add_check_numerics_ops", "check_numerics"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._missing import module_getattr as _module_getattr
+from ._namespaces import module_getattr as _module_getattr
 
 if TYPE_CHECKING:
     import numpy  # DType.np's type: `np` names the attribute in its class

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from ._missing import module_getattr as _module_getattr
+from ._namespaces import module_getattr as _module_getattr
 
 # TF's status codes (error_codes.proto), as tf.errors names them.
 OK = 0

@@ -1,6 +1,6 @@
 """``tf.image``: the basics of image preprocessing (see :mod:`daskflow.ops.image_ops`)."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .ops.image_ops import (
     ResizeMethod,
     adjust_brightness,

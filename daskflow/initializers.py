@@ -1,7 +1,7 @@
 """``tf.initializers``: initializer objects by their TF1 names, and the
 variable-initializing ops."""
 
-from ._missing import module_getattr as _module_getattr
+from ._namespaces import module_getattr as _module_getattr
 from .ops.init_ops import (
     Constant as constant,
 )

@@ -1,7 +1,7 @@
 """``tf.linalg``: TF1's linear-algebra namespace, the same ops as their ``tf.*`` names
 (``tf.linalg.cholesky`` is ``tf.cholesky``). A name daskflow lacks says so."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .framework.arguments import refuse
 from .framework.constant import convert_to_tensor
 from .framework.graph import name_scope

@@ -1,6 +1,6 @@
 """``tf.nn``: activations, losses, convolution and pooling."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .ops.candidate_sampling_ops import log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss
 from .ops.conv_ops import avg_pool, conv2d, conv2d_transpose, max_pool
 from .ops.embedding_ops import embedding_lookup

@@ -1,6 +1,6 @@
 """``tf.queue``: TF1's queues (see :mod:`daskflow.ops.data_flow_ops`)."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 
 __all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue"]

@@ -1,6 +1,6 @@
 """``tf.random``: the random ops under their TF 1.13+ names."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .ops.random_ops import (
     categorical,
     multinomial,

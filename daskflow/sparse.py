@@ -1,7 +1,7 @@
 """``tf.sparse``: TF1's namespace of sparse ops, the same ops as their ``tf.sparse_*`` names
 (``tf.sparse.to_dense`` is ``tf.sparse_tensor_to_dense``). A name daskflow lacks says so."""
 
-from ._missing import module_getattr
+from ._namespaces import module_getattr
 from .framework.sparse_tensor import SparseTensor
 from .ops.sparse_ops import from_dense
 from .ops.sparse_ops import sparse_add as add

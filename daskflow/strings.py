@@ -1,6 +1,6 @@
 """``tf.strings``: string tensors (TF 1.13+ names)."""
 
-from ._missing import module_getattr as _module_getattr
+from ._namespaces import module_getattr as _module_getattr
 from .ops.string_ops import as_string, string_join, string_to_number
 
 join = string_join

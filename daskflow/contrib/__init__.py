@@ -4,7 +4,7 @@ Everything else in TF1's contrib (``tf.contrib.factorization``, ``slim``...)
 is not part of daskflow and says so when asked for.
 """
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from . import layers, rnn, training  # noqa: F401 - tf.contrib.layers, .rnn, .training
 
 __getattr__ = module_getattr("tf.contrib")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numbers
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from ..framework.graph import name_scope
+from ..layers.core import flatten as layers_flatten
 from ..ops import init_ops, math_ops, nn_ops
 
 __getattr__ = module_getattr("tf.contrib.layers")
@@ -71,6 +72,4 @@ def l1_regularizer(scale, scope=None):
 
 def flatten(inputs, outputs_collections=None, scope=None):
     """``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension (``tf.layers.flatten``)."""
-    from ..layers.core import flatten as layers_flatten
-
     return layers_flatten(inputs, name=scope or "Flatten")

@@ -4,7 +4,7 @@ contrib's own cells (``LSTMBlockCell``, ``LayerNormBasicLSTMCell``,
 ``AttentionCellWrapper``...) are not part of daskflow and say so when asked for.
 """
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from ..rnn.cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple, MultiRNNCell, RNNCell
 from ..rnn.static import static_bidirectional_rnn, static_rnn
 from ..rnn.wrappers import DeviceWrapper, DropoutWrapper, ResidualWrapper

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 
 __all__ = ["GreedyLoadBalancingStrategy", "byte_size_load_fn"]
 

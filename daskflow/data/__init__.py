@@ -10,7 +10,7 @@ Examples
 ([None, 3], [None])
 """
 
-from .._missing import module_getattr as _module_getattr
+from .._namespaces import module_getattr as _module_getattr
 from . import (
     cluster_source,  # noqa: F401 - registers the dask-array source of from_tensor_slices
     experimental,

@@ -14,7 +14,7 @@ exporters (``FinalExporter``...), distribution strategies,
 ``pandas_input_fn``.
 """
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from . import export, inputs
 from ._hooks import CheckpointSaverListener
 from .estimator import Estimator

@@ -11,7 +11,7 @@ Examples
 ['sparse_softmax_cross_entropy_loss/value:0']
 """
 
-from .._missing import module_getattr as _module_getattr
+from .._namespaces import module_getattr as _module_getattr
 from .losses_impl import (
     Reduction,
     absolute_difference,

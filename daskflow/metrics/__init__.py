@@ -15,7 +15,7 @@ Examples
 0.75
 """
 
-from .._missing import module_getattr as _module_getattr
+from .._namespaces import module_getattr as _module_getattr
 from .metrics_impl import (
     accuracy,
     auc,

@@ -1,6 +1,6 @@
 """``tf.nn.rnn_cell``: TF1's RNN cells and wrappers under their TF1 names."""
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from .cell import BasicLSTMCell, BasicRNNCell, GRUCell, LSTMCell, LSTMStateTuple, MultiRNNCell, RNNCell
 from .wrappers import DeviceWrapper, DropoutWrapper, ResidualWrapper
 

@@ -7,7 +7,7 @@ checkpoint in TF's format). Written by :func:`simple_save` or :mod:`.builder`, r
 files a graph reads) are not copied.
 """
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from . import (
     builder,
     constants,

@@ -1,6 +1,6 @@
 """``tf.train``: optimizers, the global step, and the monitored training loop."""
 
-from .._missing import module_getattr
+from .._namespaces import module_getattr
 from ..core.example.example_pb2 import (
     BytesList,
     Example,

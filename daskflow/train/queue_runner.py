@@ -19,7 +19,7 @@ import threading
 import weakref
 
 from .. import errors
-from .._missing import module_getattr as _module_getattr
+from .._namespaces import module_getattr as _module_getattr
 from ..framework.graph import get_default_graph, get_default_session
 from ..variables import GraphKeys
 
