@@ -43,7 +43,7 @@ from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
     transpose,
     zeros_like,
 )
-from .infer import normalize_axes, static_shape_value
+from .infer import constant_value, normalize_axes, static_shape_value
 
 _py_slice = builtins.slice  # this module's `slice` is TF's
 
@@ -505,8 +505,6 @@ def slice_spec(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axi
 
 
 def _static_vector(v, what):
-    from .infer import constant_value
-
     value = constant_value(v) if isinstance(v, Tensor) else np.asarray(v)
     if value is None:
         raise NotImplementedError(f"strided_slice: {what} ({v.name}) must be known while building")
@@ -652,7 +650,9 @@ def _gather_grad(op, g):
     ``g``, one per index (:class:`~daskflow.framework.indexed_slices.IndexedSlices`); else
     dense. (TF1 gives rows for any gather along axis 0; daskflow's own ops gather inside
     where TF1's do not, so only a variable's rows are kept sparse.)"""
-    from ..framework.indexed_slices import IndexedSlices
+    from ..framework.indexed_slices import (
+        IndexedSlices,  # local import: a cycle, indexed_slices builds on this module
+    )
 
     params, indices = op.inputs
     axis, known = op.attrs["axis"], params.shape.is_fully_defined()

@@ -23,6 +23,7 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
 from ..framework.primitive import Primitive
 from . import math_ops
+from .array_ops import rank as rank_of
 from .array_ops import static_scalar
 from .control_flow_ops import no_op
 from .infer import same
@@ -202,7 +203,6 @@ def _rank_check(x, rank, at_least, message, name):
                 f"{prefix}Tensor {x.name} must have {words} {want}. Received rank {have}, shape {x.shape}"
             )
         return no_op(name=name)
-    from .array_ops import rank as rank_of
 
     r = rank_of(x)
     cond = math_ops.greater_equal(r, want) if at_least else math_ops.equal(r, want)

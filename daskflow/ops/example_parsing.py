@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 from .. import dtypes
+from ..core.example.example_pb2 import Example, SequenceExample
 from ..errors import InvalidArgumentError
 
 _BIG_ENDIAN = sys.byteorder != "little"  # the wire's floats are little-endian
@@ -184,8 +185,6 @@ def parse_features(maps, names, plan, defaults, single):
 
 def parse_batch(records, names, plan, defaults, single):
     """``ParseExampleV2``: serialized ``Example`` protos to their features' arrays."""
-    from ..core.example.example_pb2 import Example
-
     fast = _dense_in_place(records, plan, defaults, single)
     if fast is not None:
         return fast
@@ -198,7 +197,7 @@ def _dense_in_place(records, plan, defaults, single):
     place (:mod:`daskflow.kernels.example_wire`), or None where that does not apply: other
     features, no compiled loops, or anything unusual in the records (protobuf's path then
     parses them, and words any error)."""
-    from ..kernels import example_wire as wire
+    from ..kernels import example_wire as wire  # local import: it loads numba, only when records are parsed
 
     numeric = all(not d.rows and d.dtype in (dtypes.float32, dtypes.int64) for d in plan.dense)
     scan = wire.scan_examples.get()
@@ -316,8 +315,6 @@ def _sequence_dense(all_lists, d, names):
 def parse_sequences(records, names, context, lists, defaults, single):
     """``ParseSequenceExampleV2``: the context's outputs, the feature lists' (sparse, then
     dense), and (batched) each dense feature list's lengths."""
-    from ..core.example.example_pb2 import SequenceExample
-
     protos = [_decode(SequenceExample, r) for r in records]
     outs = parse_features([p.context.feature for p in protos], names, context, defaults, single)
     all_lists = [p.feature_lists.feature_list for p in protos]

@@ -10,7 +10,7 @@ for the function that made the op, so the importer's rule for that form
 
 from __future__ import annotations
 
-from .import_rules import registrar
+from .import_rules import REDUCTIONS, registrar
 
 RULES: dict = {}
 rule = registrar(RULES)  # ``@rule("Sum")``: the export rule of daskflow's op type ``Sum``
@@ -44,8 +44,6 @@ def _reduction(node):
 
 @rule("ReduceOver")
 def _reduce_over(node):
-    from .import_rules import REDUCTIONS
-
     method = node.attrs.pop("method")
     node.type = next(op_type for op_type, name in REDUCTIONS.items() if name == method)
     node.attrs["keep_dims"] = node.attrs.pop("keepdims")

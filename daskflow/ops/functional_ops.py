@@ -24,8 +24,10 @@ from ..framework.constant import convert_to_tensor
 from ..framework.function import FuncGraph, SubProgram, needed_ops
 from ..framework.graph import Operation, get_default_graph, name_scope
 from ..framework.primitive import Primitive
-from ..framework.tensor_shape import as_dims, compatible, fmt
+from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt
+from ..gradients import gradients
 from ..kernels import deadline
+from .array_ops import placeholder, zeros_like
 
 # -- nested structures (TF's nest: framework/nest.py) ----------------------------------
 # A TensorArray is one leaf: its value tensor travels through the op (TF1 passes its
@@ -109,8 +111,6 @@ def _if_grad(op, *grads):
 
 
 def _zeros_like(t):
-    from .array_ops import zeros_like
-
     return zeros_like(t)
 
 
@@ -120,8 +120,6 @@ def _gradient_program(graph, inputs, outputs, float_out, captured):
     Inputs: the forward inputs, then one gradient per float output; outputs:
     the gradient of each float forward input (zeros where it has none).
     """
-    from ..gradients import gradients
-
     with graph.as_default(), name_scope(None):
         ins = [t if t is not None else graph.capture(c) for t, c in zip(inputs, captured)]
         ys = [outputs[i] for i in float_out]
@@ -133,8 +131,6 @@ def _gradient_program(graph, inputs, outputs, float_out, captured):
 
 
 def _placeholder_like(t):
-    from .array_ops import placeholder
-
     return placeholder(t.dtype, t.shape, name="grad_y")
 
 
@@ -432,16 +428,12 @@ def _invariants(flat_vars, shape_invariants):
 
 
 def _is_shape(s):
-    from ..framework.tensor_shape import TensorShape
-
     return isinstance(s, TensorShape) or (
         isinstance(s, (list, tuple)) and all(isinstance(d, (int, type(None))) for d in s)
     )
 
 
 def _loop_placeholders(graph, flat_vars, invariants):
-    from .array_ops import placeholder
-
     with name_scope(None):
         return [placeholder(t.dtype, dims, name="loop_var") for t, dims in zip(flat_vars, invariants)]
 

@@ -398,7 +398,7 @@ def _decode_kernel(xp, contents, *, channels, dtype, kind):
 
 
 def _decoded(data):
-    from ..lib.io import png
+    from ..lib.io import png  # local import: the PNG codec loads with the first image coded
 
     try:
         if data.startswith(png.SIGNATURE):  # each decoder reads every format, as TF's
@@ -522,7 +522,7 @@ def _encode_infer(inputs, **_):
 
 
 def _encode_png_kernel(xp, image, *, compression):
-    from ..lib.io import png
+    from ..lib.io import png  # local import: the PNG codec loads with the first image coded
 
     image = np.asarray(image)
     if image.shape[-1] not in (1, 2, 3, 4):

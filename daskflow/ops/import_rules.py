@@ -10,8 +10,16 @@ refused by the importer, naming the node.
 
 from __future__ import annotations
 
+import daskflow as tf
+
 from .. import dtypes
+from ..framework.apply import apply
+from ..variables import assign, assign_add, assign_sub, imported_variable
+from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops, random_ops, training_ops
+from .control_flow_ops import control_dependencies
 from .infer import constant_value
+from .math_ops import ReduceOver
+from .sparse_ops import SparseConcat
 
 RULES: dict = {}
 # TF's reductions and the numpy (and daskflow ``reduce_``) names of what they compute.
@@ -83,8 +91,6 @@ def _binary(fn):
 
 def install():
     """Fill :data:`RULES` (on first import, after daskflow's ops exist)."""
-    import daskflow as tf
-
     unary = {
         "Identity": tf.identity,
         "Snapshot": tf.identity,
@@ -197,8 +203,6 @@ def _arg(fn):
 
 def _reduction(fn, method):
     """A reduction: daskflow's function over constant axes, ``ReduceOver`` over computed ones."""
-    from ..framework.apply import apply
-    from .math_ops import ReduceOver
 
     def build(i, a, name):
         keepdims = a.get("keep_dims", False)
@@ -272,7 +276,6 @@ def _batch_norm(tf, outputs):
 def _variables(tf):
     """Variables and their updates: TF's ``Apply*`` kernels as daskflow's optimizers
     write them (the new values assigned; the op's output is the variable's new value)."""
-    from ..variables import assign, assign_add, assign_sub, imported_variable
 
     def variable(i, a, name):
         return imported_variable(_dims(a.get("shape")), a["dtype"], name)._ref
@@ -288,9 +291,6 @@ def _variables(tf):
         return assign_sub(var, step, name=name)
 
     def adam(i, a, name):
-        from . import training_ops
-        from .control_flow_ops import control_dependencies
-
         var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad = i
         if a.get("use_nesterov"):
             raise ValueError(
@@ -336,8 +336,6 @@ def _dims(shape):
 
 def _gradients(tf):
     """The ops TF1's gradients write."""
-    from ..framework.apply import apply
-    from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops
 
     def window(*names):
         """TF's NHWC 4-vectors as daskflow's 2-D windows (NHWC only)."""
@@ -436,8 +434,6 @@ def _stateless_random():
     """TF2's stateless random ops (its initializers in compat.v1 graphs): daskflow's random
     ops seeded by the seed TF's key came from. Their draws are daskflow's, not TF's: an
     initializer's values differ, as daskflow's random numbers do."""
-    from ..framework.apply import apply
-    from . import random_ops
 
     def draw(prim):
         def build(i, a, name):
@@ -495,9 +491,6 @@ def _array_forms(tf):
 
 def sparse_concat(i, a, name):
     """TF's SparseConcat: the parts' indices, values and shapes, concatenated along ``concat_dim``."""
-    from ..framework.apply import apply
-    from .sparse_ops import SparseConcat
-
     return list(apply(SparseConcat, *i, axis=a["concat_dim"], n=a["N"], name=name))
 
 
@@ -508,8 +501,6 @@ def _flags(attrs):
 def _random(op_type):
     """TF's ``seed`` and ``seed2`` as daskflow's ``(graph seed, op seed)``; where both are 0
     (TF's none), the importing graph's seeds, as a new op gets."""
-    from ..framework.apply import apply
-    from . import random_ops
 
     def build(i, a, name):
         seeds = (a.get("seed", 0), a.get("seed2", 0))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..framework.tensor_shape import broadcast, fmt
+from ..framework.tensor_shape import as_dims, broadcast, fmt
 
 
 def same(inputs, **_):
@@ -110,8 +110,6 @@ def static_shape_value(t):
     concatenated from parts (``[tf.shape(x)[0], 3]`` keeps the 3), and any
     value :func:`constant_value` can work out (``tf.shape(x)[0] * 2``).
     """
-    from ..framework.tensor_shape import as_dims
-
     op = t.op
     value = constant_value(t)
     if value is not None and value.ndim == 1:

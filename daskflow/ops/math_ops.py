@@ -16,7 +16,7 @@ from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
-from ..framework.tensor_shape import broadcast, compatible, merge
+from ..framework.tensor_shape import broadcast, compatible, fmt, merge
 from ..kernels import elementwise, loops
 from ..kernels.compiled import plain
 from . import core_array_ops
@@ -495,7 +495,7 @@ def where(condition, x=None, y=None, name=None):
     x, y = _coerce_pair(x, y)
     rank = x.shape.ndims if x.shape.ndims is not None else y.shape.ndims
     if condition.shape.ndims == 1 and rank is not None and rank > 1:
-        from .array_ops import reshape  # array_ops builds on this module
+        from .array_ops import reshape  # local import: a cycle, array_ops builds on this module
 
         condition = reshape(condition, [-1] + [1] * (rank - 1))
     return apply(Select, condition, x, y, name=name)
@@ -760,8 +760,6 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
 
 
 def _add_n_infer(inputs):
-    from ..framework.tensor_shape import fmt, merge
-
     dt = inputs[0].dtype
     dims = inputs[0]._dims
     for t in inputs[1:]:

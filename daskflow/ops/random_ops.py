@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..framework.apply import apply
+from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import get_default_graph
 from ..framework.primitive import Primitive
 from ..framework.replica import current_replica
@@ -135,7 +136,6 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     if dtype.is_integer:
         if maxval is None:
             raise ValueError("random_uniform with an integer dtype needs maxval")
-        from ..framework.constant import constant
 
         lo, hi = constant(minval, dtype=dtype), constant(maxval, dtype=dtype)
         return _draw(RandomUniformInt, shape, dtype, seed, name, lo, hi)
@@ -161,8 +161,6 @@ RandomShuffle = Primitive(
 
 def random_shuffle(value, seed=None, name=None):
     """``value`` with its first dimension in a random order (a new order every run)."""
-    from ..framework.constant import convert_to_tensor
-
     value = convert_to_tensor(value)
     if value.shape.ndims == 0:
         raise ValueError(f"random_shuffle needs a tensor of rank >= 1; {value.name} is a scalar")

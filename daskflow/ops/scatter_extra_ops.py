@@ -23,6 +23,7 @@ from .segment_ops import (
     nd_fit,
     scatter_nd,
 )
+from .state_ops import VariableV2
 
 
 def _combine(xp, ufunc, out, index, updates):
@@ -173,8 +174,6 @@ def _var_kernel(ufunc, nd):
 
 
 def _scatter_nd_var_infer(inputs):
-    from .state_ops import VariableV2
-
     ref, indices, updates = inputs
     if ref.op.primitive is not VariableV2:
         raise TypeError(f"{ref.name} is not a variable; scatter_nd updates need a variable")

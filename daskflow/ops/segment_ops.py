@@ -19,6 +19,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from . import array_ops, math_ops
 from .infer import static_dim, static_shape_value
+from .state_ops import VariableV2
 
 # -- segment reductions -----------------------------------------------------------------------
 
@@ -292,8 +293,6 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
 
 
 def _scatter_var_infer(inputs, **_):
-    from .state_ops import VariableV2
-
     ref, indices, updates = inputs
     if ref.op.primitive is not VariableV2:
         raise TypeError(f"{ref.name} is not a variable; scatter updates need a variable")

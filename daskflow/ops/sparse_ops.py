@@ -17,13 +17,14 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..framework.apply import apply
-from ..framework.arguments import argument_lookup
+from ..framework.arguments import argument_lookup, refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.primitive import Primitive
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, segment_ops
+from .embedding_ops import embedding_lookup
 from .infer import constant_value
 
 
@@ -561,8 +562,6 @@ def sparse_concat(
     if concat_dim is not None:
         axis = concat_dim
     if expand_nonconcat_dim or expand_nonconcat_dims:
-        from ..framework.arguments import refuse
-
         raise refuse(
             "sparse_concat", "expand_nonconcat_dim", True, "give inputs of the same other dimensions"
         )
@@ -625,8 +624,6 @@ def embedding_lookup_sparse(
 ):
     """Per row of ``sp_ids``, the ``combiner`` (``"mean"`` by default, ``"sum"``, ``"sqrtn"``)
     of the embeddings of its ids, weighted by ``sp_weights`` (None: weight 1)."""
-    from .embedding_ops import embedding_lookup
-
     combiner = combiner or "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")

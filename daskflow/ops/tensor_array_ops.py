@@ -40,6 +40,7 @@ from ..framework.graph import Tensor, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt, merge
 from . import array_ops
+from .control_flow_ops import no_op
 
 
 class _Unwritten(np.ndarray):
@@ -423,8 +424,6 @@ class TensorArray:
 
     def close(self, name=None):
         """A no-op (nothing to release)."""
-        from .control_flow_ops import no_op
-
         return no_op(name=name or "TensorArrayClose")
 
     def split(self, value, lengths, name=None):
