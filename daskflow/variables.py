@@ -15,14 +15,17 @@ from .framework.apply import apply
 from .framework.constant import constant, convert_to_tensor
 from .framework.function import init_scope
 from .framework.graph import (
+    _session_for,
     control_dependencies,
     get_default_graph,
     name_scope,
     prepend_name_scope,
     strip_name_scope,
 )
+from .framework.graph_export import snapshot_name
 from .framework.tensor_shape import TensorShape, as_dims
 from .ops import state_ops
+from .ops.array_ops import identity
 from .ops.control_flow_ops import group
 
 
@@ -208,8 +211,6 @@ class Variable:
         return self._ref
 
     def read_value(self):
-        from .ops.array_ops import identity
-
         return identity(self._ref)
 
     def initialized_value(self):
@@ -231,8 +232,6 @@ class Variable:
 
     def load(self, value, session=None):
         """Assign ``value`` (numpy) to this variable in the session."""
-        from .framework.graph import _session_for
-
         _session_for(session, self.graph).load_variable(self, value)
 
     # -- updates -------------------------------------------------------------------------------
@@ -252,8 +251,6 @@ class Variable:
         (:mod:`daskflow.framework.graph_export`).
         """
         from tensorboard.compat.proto.variable_pb2 import VariableDef
-
-        from .framework.graph_export import snapshot_name
 
         def scoped(name):
             return strip_name_scope(name, export_scope)

@@ -37,18 +37,6 @@ NOT_YET = (
     "daskflow/platform/test.py",
     "daskflow/python/__init__.py",
     "daskflow/python/_internal.py",
-    "daskflow/saved_model/main_op.py",
-    "daskflow/saved_model/signature_def_utils.py",
-    "daskflow/train/checkpoint_files.py",
-    "daskflow/train/checkpoint_management.py",
-    "daskflow/train/checkpoint_utils.py",
-    "daskflow/train/cluster_spec.py",
-    "daskflow/train/input.py",
-    "daskflow/train/monitored_session.py",
-    "daskflow/train/optimizer.py",
-    "daskflow/train/server.py",
-    "daskflow/train/supervisor.py",
-    "daskflow/variables.py",
 )
 REASON = re.compile(r"#\s*local import: \S")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import dtypes
+from ..framework.tensor_util import make_tensor_proto
 from . import signature_constants as keys
 from .utils import build_tensor_info
 
@@ -19,8 +21,6 @@ def build_signature_def(inputs=None, outputs=None, method_name=None, defaults=No
     ``method_name``; ``defaults`` (``{input key: value}``) are the values of inputs a
     request may leave out."""
     from tensorboard.compat.proto.meta_graph_pb2 import SignatureDef
-
-    from ..framework.tensor_util import make_tensor_proto
 
     signature = SignatureDef(method_name=method_name or "")
     for target, given in ((signature.inputs, inputs), (signature.outputs, outputs)):
@@ -47,8 +47,6 @@ def predict_signature_def(inputs, outputs):
 def classification_signature_def(examples, classes, scores):
     """TF Serving's classify signature: serialized ``examples`` (a string tensor) in,
     ``classes`` (strings) and/or ``scores`` (floats) out."""
-    from .. import dtypes
-
     if examples is None or examples.dtype != dtypes.string:
         raise ValueError("Classification examples must be a string Tensor.")
     if classes is None and scores is None:
@@ -68,8 +66,6 @@ def classification_signature_def(examples, classes, scores):
 
 def regression_signature_def(examples, predictions):
     """TF Serving's regress signature: serialized ``examples`` in, float ``predictions`` out."""
-    from .. import dtypes
-
     if examples is None or examples.dtype != dtypes.string:
         raise ValueError("Regression examples must be a string Tensor.")
     if predictions is None or not predictions.dtype.is_floating:

@@ -49,7 +49,8 @@ class StoredCheckpoint:
 
     def read(self, name) -> np.ndarray:
         """``name``'s value, as a new array, its checksum checked."""
-        from ..runtime.checkpoint import read_variable  # numpy and fsspec only; no dask
+        # local import: the checkpoint reader (numpy and fsspec; no dask) loads with the first read
+        from ..runtime.checkpoint import read_variable
 
         return np.array(read_variable(self.url(name), self.record(name)))
 
@@ -57,7 +58,7 @@ class StoredCheckpoint:
 def open_checkpoint(prefix) -> StoredCheckpoint:
     """The checkpoint at ``prefix``: ``NotFoundError`` if there is none, ``DataLossError``
     if its index or manifest is damaged."""
-    from .tensor_bundle import Bundle
+    from .tensor_bundle import Bundle  # local import: the bundle format loads with the first checkpoint
 
     try:
         return StoredCheckpoint(prefix, bundle=Bundle(prefix))

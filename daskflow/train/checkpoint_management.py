@@ -31,6 +31,7 @@ import time
 import fsspec
 
 from ..errors import NotFoundError
+from .checkpoint_files import delete_checkpoint
 
 __all__ = [
     "checkpoint_exists",
@@ -53,7 +54,8 @@ TF_INDEX = ".index"  # TF's V2 checkpoint
 def CheckpointState(**fields):  # noqa: N802 - TF's message name
     """TF's ``CheckpointState`` message (``model_checkpoint_path``, ``all_model_checkpoint_paths``,
     ``all_model_checkpoint_timestamps``, ``last_preserved_timestamp``)."""
-    from ..runtime.messages import message_class  # (the schema loads on first use)
+    # local import: the message schemas load on first use, not with `import daskflow`
+    from ..runtime.messages import message_class
 
     return message_class("CheckpointState")(**fields)
 
@@ -188,7 +190,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
             text = f.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
-    from ..runtime.messages import TextParseError
+    from ..runtime.messages import TextParseError  # local import: the message schemas, on first use
 
     try:
         state = _parse_state(text)
@@ -233,7 +235,7 @@ def _inside(path, folder):
 
 
 def _parse_state(text):
-    from ..runtime.messages import TextParseError, parse_text
+    from ..runtime.messages import TextParseError, parse_text  # local import: the schemas, on first use
 
     if text.lstrip().startswith("{"):  # written by daskflow before it wrote TF's format
         try:
@@ -355,8 +357,6 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=2, meta_graph
     NotFoundError
         No checkpoint with this prefix.
     """
-    from .checkpoint_files import delete_checkpoint
-
     prefix = os.fspath(checkpoint_prefix)
     if not checkpoint_exists(prefix):
         raise NotFoundError(None, None, f"no checkpoint at {prefix}")

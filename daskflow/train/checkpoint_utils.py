@@ -21,6 +21,12 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import NotFoundError
+from ..framework.constant import constant
+from ..framework.graph import name_scope
+from ..ops import state_ops
+from ..variable_scope import _state
+from ..variables import Variable, _update
+from .checkpoint_files import open_checkpoint
 from .checkpoint_management import latest_checkpoint
 
 __all__ = [
@@ -44,8 +50,6 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix):
-        from .checkpoint_files import open_checkpoint
-
         try:
             self._checkpoint = open_checkpoint(prefix)
         except NotFoundError:
@@ -83,7 +87,7 @@ class CheckpointReader:
 
     def debug_string(self):
         """One line per variable, ``name (DT_FLOAT) [2,3]``, sorted by name, as bytes (TF1's)."""
-        from ..runtime.config_schema import ENUMS
+        from ..runtime.config_schema import ENUMS  # local import: the schemas load on first use
 
         dt_names = {number: label for label, number in ENUMS["DataType"].items()}
         lines = []
@@ -228,8 +232,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     ...         sess.run(w)
     array([1., 2.], dtype=float32)
     """
-    from ..variable_scope import _state
-
     ckpt_file = _checkpoint_filename(ckpt_dir_or_file)
     reader = load_checkpoint(ckpt_dir_or_file)
     shapes = reader.get_variable_to_shape_map()
@@ -273,18 +275,11 @@ def _init_scope(reader, shapes, store, tensor_name, current, ckpt_dir_or_file):
 
 
 def _is_variable(x):
-    from ..variables import Variable
-
     return isinstance(x, Variable)
 
 
 def _set_initializer(variable, reader, tensor_name, shape):
     """Point ``variable``'s initializer at the checkpoint's value (checked for shape first)."""
-    from ..framework.constant import constant
-    from ..framework.graph import name_scope
-    from ..ops import state_ops
-    from ..variables import _update
-
     if not variable.shape.is_compatible_with(shape):
         raise ValueError(
             f"Shape of variable {variable.name} ({variable.shape}) doesn't match with shape of tensor "

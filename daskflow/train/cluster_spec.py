@@ -28,6 +28,7 @@ class ClusterSpec:
     @classmethod
     def from_client(cls, client) -> ClusterSpec:
         """The cluster a ``distributed.Client`` is connected to, by worker names."""
+        # local import: the runtime's cluster side loads dask, only when asked of a client
         from ..runtime.cluster.devices import cluster_workers, scheduler_identity
 
         jobs: dict = {}

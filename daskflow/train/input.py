@@ -52,6 +52,7 @@ from ..ops import array_ops, math_ops
 from ..ops.core_array_ops import identity
 from ..ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, count_up_to
 from ..ops.random_ops import random_shuffle
+from ..summary.summary_ops import scalar
 from ..variables import GraphKeys, Variable
 from .queue_runner import QueueRunner, add_queue_runner
 
@@ -306,8 +307,6 @@ def _label(value, index):
 
 def _fraction_summary(name, size, minimum, capacity):
     """TF1's summary of how full a queue is (beyond ``minimum``, of ``capacity``)."""
-    from ..summary.summary_ops import scalar  # summaries import the runtime's protos: only when built
-
     if minimum:
         size = math_ops.maximum(0, size - minimum)
     scalar(name, math_ops.cast(size, dtypes.float32) * (1.0 / (capacity - minimum)))

@@ -43,7 +43,9 @@ import time
 
 from ..errors import AbortedError, DataLossError, DeadlineExceededError, OutOfRangeError
 from ..framework.graph import get_default_graph
+from ..summary import merge_all
 from ..variables import (
+    GraphKeys,
     global_variables,
     global_variables_initializer,
     local_variables_initializer,
@@ -204,9 +206,6 @@ class Scaffold:
 
 def _default_summary_op():
     """TF1's default: the graph's ``summary_op`` collection, else ``merge_all()`` (kept there)."""
-    from ..summary import merge_all
-    from ..variables import GraphKeys
-
     graph = get_default_graph()
     existing = graph.get_collection(GraphKeys.SUMMARY_OP)
     if existing:
@@ -297,7 +296,7 @@ class WorkerSessionCreator:
 
 def _initialised(master, config, init):
     """A new ``Session(master)`` after ``init(session)``, closed again if that fails."""
-    from ..runtime.session import Session  # the runtime loads dask: only when a session is made
+    from ..runtime.session import Session  # local import: the runtime loads dask, only for a session
 
     sess = Session(master, config=config)
     try:

@@ -19,6 +19,7 @@ from ..ops import array_ops, math_ops, segment_ops, training_ops, unique_ops
 from ..ops.control_flow_ops import group
 from ..ops.scatter_extra_ops import scatter_sub
 from ..ops.segment_ops import scatter_update
+from ..variable_scope import get_variable, variable_scope
 from ..variables import GraphKeys, Variable, assign, assign_add, assign_sub, trainable_variables
 
 logger = logging.getLogger(__name__)
@@ -52,8 +53,6 @@ class Optimizer:
         self._slots: dict = {}
         self._non_slot_scope = None
         if use_own_namescope_for_non_slot_vars:
-            from ..variable_scope import variable_scope
-
             with variable_scope(None, default_name=name) as scope:
                 self._non_slot_scope = scope
 
@@ -238,7 +237,6 @@ class Optimizer:
         with colocate_with(colocate.op):
             if self._non_slot_scope is None:
                 return Variable(initial_value, name=name, trainable=False)
-            from ..variable_scope import get_variable, variable_scope
 
             with name_scope(None), variable_scope(self._non_slot_scope):
                 return get_variable(name, initializer=initial_value, trainable=False)

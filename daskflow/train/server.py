@@ -121,7 +121,7 @@ class Server:
             self.scheduler_address = external
         else:
             self.scheduler_address = f"{_protocol(security)}{spec.task_address(*first)}"
-        from ..runtime.targets import JobTarget, register
+        from ..runtime.targets import JobTarget, register  # local import: the runtime loads with a server
 
         for name in spec.jobs:
             for i in spec.task_indices(name):
@@ -226,7 +226,7 @@ class Server:
         import dask
         from distributed import Worker
 
-        from ..local_dask_cluster import LIGHT_MONITORING
+        from ..local_dask_cluster import LIGHT_MONITORING  # local import: as for the scheduler's task above
 
         host, port = _host_port(self._address, "this task")
         if self._hosts_scheduler:
@@ -255,7 +255,7 @@ class Server:
                     None,
                     f"task {self.worker_name} could not join the cluster at {self.scheduler_address}: {e}",
                 ) from None
-        from ..runtime.worker.between_graph_tasks import host
+        from ..runtime.worker.between_graph_tasks import host  # local import: dask's worker side, at start
 
         host(self.job, self.server_def.cluster.as_dict(), dask_worker=worker)
         self._heartbeats = _Heartbeats(worker)
@@ -278,7 +278,7 @@ class Server:
         if self._loop is None:
             return
         loop, self._loop = self._loop, None
-        from ..runtime.dask_compat import leave_cluster
+        from ..runtime.dask_compat import leave_cluster  # local import: it loads dask
 
         # The worker leaves the scheduler first: other clients' steps and sessions then no
         # longer count on it (nor send it their plugins' removal).
@@ -301,7 +301,7 @@ class Server:
     @staticmethod
     def create_local_server(config=None, start=True):
         """A one-task cluster in this process: a scheduler and the worker ``localhost-0``."""
-        from ..runtime.dask_compat import open_port
+        from ..runtime.dask_compat import open_port  # local import: it loads dask
 
         spec = ClusterSpec({"localhost": [f"127.0.0.1:{open_port('127.0.0.1')}"]})
         return Server(spec, job_name="localhost", task_index=0, config=config, start=start)
@@ -428,7 +428,7 @@ class _Heartbeats:
     """
 
     def __init__(self, worker):
-        from ..runtime.dask_compat import heartbeat_callback
+        from ..runtime.dask_compat import heartbeat_callback  # local import: it loads dask
 
         self._periodic = heartbeat_callback(worker)
         self._idle = asyncio.Event()

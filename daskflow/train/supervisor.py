@@ -16,6 +16,8 @@ import os
 import time
 
 from ..framework.graph import get_default_graph
+from ..summary import merge_all
+from ..summary.writer import FileWriterCache
 from ..variables import (
     GraphKeys,
     global_variables,
@@ -125,8 +127,6 @@ class Supervisor:
         self._services = _Services(self)
 
     def _writer(self):
-        from ..summary.writer import FileWriterCache
-
         return FileWriterCache.get(self._logdir)
 
     # -- TF1's properties -----------------------------------------------------------------------
@@ -155,7 +155,7 @@ class Supervisor:
     ):
         """A session ready to train: the chief restores the latest checkpoint in ``logdir`` or
         runs ``init_op``; a non-chief waits (up to ``max_wait_secs``) for the chief."""
-        from ..runtime.session import Session
+        from ..runtime.session import Session  # local import: the runtime loads dask, only for a session
 
         self._coord.clear_stop()
         sess = Session(master, graph=self._graph, config=config)
@@ -347,7 +347,5 @@ def _default(value, make):
 
 
 def _merged_summaries():
-    from ..summary import merge_all
-
     found = get_default_graph().get_collection(GraphKeys.SUMMARY_OP)
     return found[0] if found else merge_all()
