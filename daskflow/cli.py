@@ -23,7 +23,12 @@ from types import SimpleNamespace
 
 import click
 
+import daskflow as tf
+
+from . import __version__
+from .datasets import load_digits
 from .doctor import DEFAULT_TIMEOUT, DoctorError, report
+from .launcher import launch
 
 
 def build_mlp(tf, features, hidden, classes, seed):
@@ -44,9 +49,6 @@ def build_mlp(tf, features, hidden, classes, seed):
 
 def demo(args) -> float:
     from tqdm import tqdm
-
-    import daskflow as tf
-    from daskflow.datasets import load_digits
 
     data = load_digits(one_hot=True, seed=args.seed)
     tf.reset_default_graph()
@@ -77,8 +79,6 @@ def demo(args) -> float:
 def _print_version(ctx, param, value):
     if not value or ctx.resilient_parsing:
         return
-    from daskflow import __version__  # here, not at import: `daskflow --help` stays quick
-
     click.echo(__version__)
     ctx.exit()
 
@@ -190,8 +190,6 @@ with one parameter server and two workers:
     help="Python interpreter that runs the tasks and the scheduler.",
 )
 def _launch_command(script, script_args, **options):
-    from .launcher import launch
-
     try:
         return launch(script, script_args, **options)
     except (RuntimeError, OSError) as e:

@@ -116,14 +116,14 @@ class RunMetadata(metaclass=_MessageType):
 
     @staticmethod
     def _message():
-        from .client.run_metadata import message_class
+        from .client.run_metadata import message_class  # local import: its schema loads on first use
 
         return message_class("RunMetadata")
 
 
 def __getattr__(name):  # noqa: N807 - RunOptions is made on first use, as ConfigProto
     if name == "RunOptions":
-        from .runtime.config_proto import RunOptions
+        from .runtime.config_proto import RunOptions  # local import: made from its schema on first use
 
         return RunOptions
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -73,3 +73,16 @@ def test_private_names_and_unknown_modules_are_not_offered():
         ops._DefaultStack  # noqa: B018 - the attribute access is the test
     with pytest.raises(ModuleNotFoundError, match="daskflow.python.no_such_module"):
         __import__("daskflow.python.no_such_module")
+
+
+def test_smart_cond_of_a_tensor_builds_a_cond():
+    # TF1 (2.21 compat.v1): smart_cond of a bool placeholder is a tf.cond, run gives 1 / 2;
+    # of a Python bool, the branch's own value.
+    from daskflow.python.framework import smart_cond
+
+    with tf.Graph().as_default():
+        pred = tf.placeholder(tf.bool, [])
+        out = smart_cond.smart_cond(pred, lambda: tf.constant(1), lambda: tf.constant(2))
+        with tf.Session() as sess:
+            assert (sess.run(out, {pred: True}), sess.run(out, {pred: False})) == (1, 2)
+    assert smart_cond.smart_cond(True, lambda: 1, lambda: 2) == 1

@@ -23,6 +23,8 @@ import sys
 
 import numpy as np
 
+from ..framework.tensor_shape import TensorShape
+
 __all__ = [
     "as_bytes",
     "as_str",
@@ -98,8 +100,6 @@ def dimension_value(dimension):
 
 def dimension_at_index(shape, index):
     """Dimension `index` of `shape` (None where the rank is unknown)."""
-    from ..framework.tensor_shape import TensorShape
-
     shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
     if shape.ndims is None:
         return None

@@ -24,7 +24,7 @@ Records, each a small dict of plain values (the stream is msgpack):
 The runtime knows nothing of this module: it emits typed records
 (:mod:`daskflow.runtime.events`), and this module subscribes to them when
 imported (the runtime imports the modules ``daskflow.subscribers`` names, this
-one by default). It imports no dask.
+one by default). It reaches Dask only through :mod:`daskflow.runtime.dask_compat`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ import threading
 import time
 import weakref
 
-from ..runtime import events
+from ..runtime import dask_compat, events
+from ..runtime.cluster.devices import place
+from ..runtime.plan.arguments import VariableValue
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +51,6 @@ _OPEN_LOCK = threading.Lock()
 
 
 def _has_collector(dask_scheduler=None) -> bool:
-    from ..runtime import dask_compat
-
     return COLLECTOR in dask_compat.scheduler_plugins(dask_scheduler)
 
 
@@ -119,7 +119,6 @@ class Publisher:
             if self._flush_due:
                 return
             self._flush_due = True
-        from ..runtime import dask_compat
 
         try:
             dask_compat.call_later(self.client, FLUSH_SECS, self._flush)
@@ -127,8 +126,6 @@ class Publisher:
             self._retire()
 
     def _flush(self) -> None:
-        from ..runtime import dask_compat
-
         with self._lock:
             records, self._buffer, self._flush_due = self._buffer, [], False
         client = self.client
@@ -250,9 +247,6 @@ def placement_record(lowered, workers, soft: bool) -> dict:
     ``[from worker, to worker]`` of new variable values; ``groups``: the ops
     by ``(device, worker)``, at most ``OPS_PER_GROUP`` names each.
     """
-    from ..runtime.cluster.devices import place
-    from ..runtime.plan.arguments import VariableValue
-
     executable = lowered.executable
     plan = executable.plan
     parts = {p.key: p for p in plan.partitions}

@@ -13,6 +13,8 @@ import contextlib
 import threading
 import time
 
+from ..errors import DeadlineExceededError
+
 _local = threading.local()
 TIMED_OUT = "Timed out waiting for notification"  # TF1's message past a run's deadline
 
@@ -49,6 +51,4 @@ def check():
     """Raise TF1's ``DeadlineExceededError`` if this thread's step is past its deadline."""
     at = getattr(_local, "at", None)
     if at is not None and time.monotonic() > at:
-        from ..errors import DeadlineExceededError
-
         raise DeadlineExceededError(None, None, TIMED_OUT)

@@ -35,6 +35,10 @@ import tempfile
 import numpy as np
 from absl.testing import absltest
 
+from ..errors import OpError
+from ..framework.graph import Tensor, get_default_graph, get_default_session, reset_default_graph
+from ..ops.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
+
 __all__ = [
     "TestCase",
     "get_temp_dir",
@@ -113,9 +117,6 @@ class TestCase(absltest.TestCase):
         self._cached_session = None
 
     def setUp(self):
-        from ..framework.graph import reset_default_graph
-        from ..ops.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
-
         super().setUp()
         reset_default_graph()
         random.seed(DEFAULT_GRAPH_SEED)
@@ -136,8 +137,7 @@ class TestCase(absltest.TestCase):
 
     # -- sessions ----------------------------------------------------------------------------
     def _new_session(self, graph, config):
-        from ..framework.graph import get_default_graph
-        from ..runtime.session import Session
+        from ..runtime.session import Session  # local import: the runtime loads dask, only for a session
 
         return Session(graph=graph if graph is not None else get_default_graph(), config=config)
 
@@ -172,8 +172,6 @@ class TestCase(absltest.TestCase):
 
     def evaluate(self, tensors):
         """The values of ``tensors`` (any nested structure) in the default session."""
-        from ..framework.graph import get_default_session
-
         sess = get_default_session()
         if sess is None:
             with self.session() as sess:
@@ -182,8 +180,6 @@ class TestCase(absltest.TestCase):
 
     # -- assertions ----------------------------------------------------------------------------
     def _value(self, a):
-        from ..framework.graph import Tensor
-
         return self.evaluate(a) if isinstance(a, Tensor) or hasattr(a, "_as_tensor") else a
 
     def assertAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):  # noqa: N802 - TF1's name
@@ -229,8 +225,6 @@ class TestCase(absltest.TestCase):
         TypeError
             When either is no numpy array, numpy scalar or Tensor (TF1's check).
         """
-        from ..framework.graph import Tensor
-
         for name, value in (("input_a", input_a), ("input_b", input_b)):
             if not isinstance(value, (np.ndarray, np.generic, Tensor)):
                 raise TypeError(
@@ -270,8 +264,6 @@ class TestCase(absltest.TestCase):
 
 def _error_matches(pattern, e):
     # TF1 searches an OpError's message followed by the names of its op and the ops it came from.
-    from ..errors import OpError
-
     if isinstance(e, OpError):
         err_str, op = str(e.message), e.op
     else:

@@ -28,6 +28,8 @@ import importlib.machinery
 import sys
 import types
 
+import daskflow
+
 from ._internal import INTERNAL
 from ._paths import PATHS
 
@@ -39,8 +41,6 @@ _MISSING = object()
 
 def _public(path):
     """The daskflow object at public path ``a.b`` (``tf.a.b``), or ``_MISSING``."""
-    import daskflow
-
     obj = daskflow
     for part in path.split("."):
         obj = getattr(obj, part, _MISSING)

@@ -7,6 +7,9 @@ signatures.
 
 from __future__ import annotations
 
+from ..layers.base import constant_value as known
+from ..ops.functional_ops import cond
+
 
 def constant_value(pred):
     """``pred``'s value where it is known while building (a Python bool or a constant), else None.
@@ -16,8 +19,6 @@ def constant_value(pred):
     TypeError
         If `pred` is neither a bool nor a bool tensor.
     """
-    from ..layers.base import constant_value as known
-
     return known(pred)
 
 
@@ -29,8 +30,6 @@ def smart_cond(pred, true_fn=None, false_fn=None, name=None):
     TypeError
         If a branch is not callable, or `pred` is neither a bool nor a bool tensor.
     """
-    from ..ops.control_flow_ops import cond
-
     for label, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
         if not callable(fn):
             raise TypeError(f"`{label}` must be callable, got {fn!r}")
