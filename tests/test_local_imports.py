@@ -22,14 +22,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "daskflow"
-# Not checked yet: the runtime's rooms are still being layered (#41 item 2). runtime/ joins
-# (this becomes ()) when its layers are done.
-EXCLUDED = ("daskflow/runtime",)
-# Modules whose function-local imports have not been gone through yet (hoisted where no cycle
-# results and ``import daskflow`` loads nothing more, else given their reason). Each leaves
-# this list when done; the list only shrinks. Empty: every module outside EXCLUDED is done
-# (runtime/'s may wait here when it joins).
-NOT_YET = ()
 REASON = re.compile(r"#\s*local import: \S")
 
 
@@ -79,12 +71,7 @@ def unexplained(source: str) -> list:
 
 
 def _checked_files() -> list:
-    return [
-        path
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if not any(path.relative_to(ROOT).as_posix().startswith(folder + "/") for folder in EXCLUDED)
-        and path.relative_to(ROOT).as_posix() not in NOT_YET
-    ]
+    return sorted(PACKAGE.rglob("*.py"))
 
 
 def test_every_function_local_daskflow_import_says_why():
@@ -95,18 +82,6 @@ def test_every_function_local_daskflow_import_says_why():
         "function-local daskflow imports without '# local import: <reason>' "
         "(move them to the module's top, or say why they must stay):\n" + "\n".join(bad)
     )
-
-
-def test_the_excluded_folders_exist():
-    # A renamed folder would silently widen or narrow the check.
-    for folder in EXCLUDED:
-        assert (ROOT / folder).is_dir(), f"{folder} is excluded but does not exist"
-
-
-def test_not_yet_lists_only_modules_still_to_go_through():
-    # A module done (or renamed) leaves the list at once, so the list only shrinks.
-    done = [n for n in NOT_YET if not (ROOT / n).is_file() or not unexplained((ROOT / n).read_text())]
-    assert not done, "remove from NOT_YET (nothing left to go through): " + ", ".join(done)
 
 
 @pytest.mark.parametrize(
