@@ -24,6 +24,7 @@ from tests.browser import free_port
 from tests.waiting import poll_for
 
 pytestmark = pytest.mark.process
+# beside the clusters: its programs train and print, nothing is timed, its ports are free ones
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
