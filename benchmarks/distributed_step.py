@@ -133,11 +133,11 @@ def time_backups(client, shapes, steps, rounds):
         for sess in sessions.values():
             sess.run(init)
             step_times(sess, train, feed, 3)
-        taken = {name: sess._cluster.backup_schedule.taken for name, sess in sessions.items()}
+        taken = {name: sess.runtime.backup_schedule.taken for name, sess in sessions.items()}
         for r in range(rounds):
             for name in list(sessions) if r % 2 == 0 else reversed(list(sessions)):
                 times[name].extend(step_times(sessions[name], train, feed, steps))
-        taken = {name: sess._cluster.backup_schedule.taken - taken[name] for name, sess in sessions.items()}
+        taken = {name: sess.runtime.backup_schedule.taken - taken[name] for name, sess in sessions.items()}
     return times, taken
 
 
