@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
+
 ROOT = Path(__file__).resolve().parent.parent
 YAML = ROOT / "daskflow" / "daskflow.yaml"
 

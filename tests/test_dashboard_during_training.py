@@ -33,6 +33,7 @@ REQUIRED_PAGES = {
 
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
 
 
 class _Keys(SchedulerPlugin):

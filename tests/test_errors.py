@@ -6,6 +6,7 @@ import pytest
 import daskflow as tf
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
 
 
 @pytest.fixture

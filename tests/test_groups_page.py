@@ -8,6 +8,8 @@ import textwrap
 from daskflow.dashboard import groups
 
 # In a fresh process, so that nothing has imported daskflow.dashboard before the session.
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
+
 SCRIPT = textwrap.dedent(
     """
     import sys

@@ -30,6 +30,7 @@ def plain():
 
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
 
 
 def _gradient_descent_losses(steps, lr=0.1):

@@ -19,6 +19,8 @@ from daskflow import errors
 from daskflow.platform import app, flags, gfile
 from daskflow.platform import tf_logging as tf_log
 
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
+
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 import scenarios_gfile  # noqa: E402

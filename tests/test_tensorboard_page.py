@@ -11,6 +11,7 @@ import daskflow as tf
 from tests.browser import CHROMIUM, WITHIN, chromium, scalar_line_points, tensorboard
 
 pytestmark = pytest.mark.process
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
 
 STEPS = 5
 LEARNING_RATE = 0.1

@@ -8,6 +8,8 @@ from distributed.security import Security
 
 import daskflow as tf
 
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
+
 
 def test_training_on_a_tls_cluster_and_a_client_without_certificates_is_refused():
     security = Security.temporary()

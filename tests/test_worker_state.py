@@ -21,6 +21,8 @@ from daskflow.runtime.wire.mailbox import Mailbox
 from daskflow.runtime.worker.state import EXTENSION, WorkerState
 from tests.models import ps_linear_graph
 
+# beside the clusters: no timings checked and no fixed port bound (free ports only)
+
 TTL = 60  # seconds, on the mailbox's clock (the tests' fake one: mailbox_clock)
 OLDER = 61  # seconds the clock moves on: every value put before is older than TTL
 W_BYTES = 300 * 300 * 4  # ps_linear_graph's float32 variable
