@@ -217,10 +217,11 @@ def _receive(
     place), else why it was refused: nothing is filed then.
     """
     reason: str | None
-    if type(key) not in (list, tuple, MailKey) or not is_mailbox_key(list(key)):  # MailKey: inproc://
+    fields = list(key) if type(key) in (list, tuple, MailKey) else None  # MailKey: inproc://
+    if fields is None or not is_mailbox_key(fields):
         reason = f"a mailbox key that is not [plan, step, name, name]: {_short(key)}"
     else:
-        reason = trust.call_refusal(state.trusted, HANDLER, list(key), session, mac, plan=key[0])
+        reason = trust.call_refusal(state.trusted, HANDLER, fields, session, mac, plan=fields[0])
     if reason is not None:
         refused(peer[0], reason, peer[1])
         return reason
