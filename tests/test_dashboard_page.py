@@ -311,6 +311,13 @@ DRAWN = """const drawn = (title) => {
   return bars ? bars.data_source.data : null;
 };"""
 
+# The page's status line (its text; null: not drawn yet).
+STATUS = """(() => {
+  if (typeof Bokeh === "undefined" || !Bokeh.documents.length) return null;
+  const status = Bokeh.documents[0].get_model_by_name("status");
+  return status ? status.text : null;
+})()"""
+
 # Steps drawn in the "Step time by phase" chart (-1: not drawn yet).
 PHASE_STEPS = (
     "(() => {"
@@ -443,13 +450,28 @@ STEP_DETAIL = (
 def test_the_page_draws_training_in_a_browser_with_nothing_out_of_its_box(cluster, base, tmp_path):
     g, w, x, train = ps_linear_graph()  # not data-parallel: one instance per partition
     step, losses, writer = _training(g, w, x, train, str(tmp_path))
-    stop = threading.Event()
+    stop, failed = threading.Event(), []
 
     def training(sess):
-        for i in range(3, 20_000):
-            if stop.is_set():
-                return
-            step(sess, i)
+        try:
+            for i in range(3, 20_000):
+                if stop.is_set():
+                    return
+                step(sess, i)
+        except Exception as e:  # noqa: BLE001 - the test reports it
+            failed.append(e)
+            raise
+
+    def why():
+        """What the page and the collector had when a wait ran out."""
+        own = _session(base, sess.runtime.token) or {}
+        return {
+            "trained": len(losses),
+            "training failed": failed,
+            "page status": browser.evaluate(STATUS),
+            "collector": {k: own.get(k) for k in ("open", "detailed_to")},
+            "collector's steps": len(own.get("steps", ())),
+        }
 
     with writer, tf.Session(cluster, graph=g) as sess, chromium(1400, 1700) as browser:
         sess.run(tf.variables_initializer([w]))
@@ -460,9 +482,10 @@ def test_the_page_draws_training_in_a_browser_with_nothing_out_of_its_box(cluste
         try:
             browser.navigate(f"{base}/daskflow")
             drawn = until(lambda: (browser.evaluate(LOSS_POINTS) or -3) >= 3, timeout=60, every=0.5)
-            assert drawn, browser.evaluate(LOSS_POINTS)
+            assert drawn, (browser.evaluate(LOSS_POINTS), why())
             # Some steps in the per-step charts, then two more redraws while it still trains.
-            assert until(lambda: (browser.evaluate(PHASE_STEPS) or -1) >= 10, timeout=60, every=0.5)
+            drawn = until(lambda: (browser.evaluate(PHASE_STEPS) or -1) >= 10, timeout=60, every=0.5)
+            assert drawn, (browser.evaluate(PHASE_STEPS), why())
             until(lambda: False, timeout=2.5)
             shot = tmp_path / "daskflow-page.png"
             browser.screenshot(str(shot), 1400, 2400)

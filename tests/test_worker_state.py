@@ -10,6 +10,8 @@ process forgets the credentials it has used least recently.
 import asyncio
 import logging
 import secrets
+import sys
+import threading
 
 import dask
 import numpy as np
@@ -18,7 +20,8 @@ import pytest
 import daskflow as tf
 from daskflow.runtime.wire import bulk
 from daskflow.runtime.wire.mailbox import Mailbox
-from daskflow.runtime.worker.state import EXTENSION, WorkerState
+from daskflow.runtime.worker.arrivals import step_log
+from daskflow.runtime.worker.state import EXTENSION, WorkerState, state_of
 from tests.models import ps_linear_graph
 
 # beside the clusters: no timings checked and no fixed port bound (free ports only)
@@ -167,3 +170,36 @@ def test_a_sessions_pushed_values_stay_until_its_last_plan_leaves_the_worker():
         assert list(client.run(cached).values()) == [["sess/w"]]
         client.unregister_worker_plugin(second.name)
         assert list(client.run(cached).values()) == [[]]
+
+
+# -- what the dashboard asks a worker while its tasks run ------------------------------------
+
+
+def test_a_workers_step_log_is_read_while_its_tasks_add_to_it():
+    # The dashboard's question runs on the worker's event loop; the tasks filling the log, the
+    # phases and the byte counts run on its threads. Threads switch as often as they can here.
+    with tf.local_cluster(ps=1, workers=0, processes=False, dashboard_address=None) as cluster:
+        worker = next(iter(cluster.workers.values()))
+        state = state_of(worker)
+        stop = threading.Event()
+
+        def tasks():
+            n = 0
+            while not stop.is_set():
+                n += 1
+                state.log.append({"plan": "p", "step": n})
+                state.note_phases("p", ("ps_0 update", n, "ps_0"), (0.0, 0.001, 0.0))
+                state.count_sent(("p", n), "tcp://127.0.0.1:1", [np.zeros(2)])
+
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        adding = threading.Thread(target=tasks)
+        adding.start()
+        try:
+            answers = [step_log(["p"], dask_worker=worker) for _ in range(300)]
+        finally:
+            stop.set()
+            adding.join()
+            sys.setswitchinterval(interval)
+    newest = answers[-1]
+    assert newest["log"] and newest["phases"] and newest["sent"] and newest["sent_to"]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import logging
 import time
 
@@ -264,9 +263,14 @@ class Collector(SchedulerPlugin):
 
     async def answered(self, timeout: float) -> None:
         """Ask the workers (unless asked in the last second) and wait for their answers, at
-        most ``timeout`` seconds (a slow worker holds up no redraw: its steps wait for the next)."""
-        with contextlib.suppress(asyncio.TimeoutError):
+        most ``timeout`` seconds (a slow worker holds up no redraw: its steps wait for the next).
+        A failed ask fails no redraw either: the page draws what it has."""
+        try:
             await asyncio.wait_for(asyncio.shield(self.poll()), timeout)
+        except asyncio.TimeoutError:
+            pass
+        except Exception:  # noqa: BLE001 - logged; the next redraw asks again
+            logger.warning("daskflow's dashboard could not take the workers' answers", exc_info=True)
 
     async def refresh_from_workers(self) -> None:
         """Ask the workers, at most every ``POLL_SECS``, for the outcomes of recent steps."""

@@ -177,7 +177,7 @@ class Page:
 
     def __init__(self, collector):
         self.collector = collector
-        self.status = Div(text="No daskflow session yet.")
+        self.status = Div(text="No daskflow session yet.", name="status")
         self.select = Select(title="Session", options=[], value="")
         self.scalars = _figure("Scalar summaries", "value", x_label="global step", name="scalars")
         self.scalar_legend = _legend(self.scalars)

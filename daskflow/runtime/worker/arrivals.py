@@ -171,11 +171,14 @@ def step_log(plan_ids, dask_worker=None):
     if state is None:  # no daskflow program has reached this worker
         return {"log": [], "sent": {}, "sent_to": {}, "phases": [], "name": name, "device_memory": 0}
     wanted = set(plan_ids)
+    # Copies first, each made in one call that holds the GIL: the threads running this worker's
+    # tasks append to these while the answer is built (iterating them directly can raise).
+    log, phases, sent, sent_to = list(state.log), list(state.phases), state.sent.copy(), state.sent_to.copy()
     return {
-        "log": [e for e in state.log if e["plan"] in wanted],
-        "sent": {k: v for k, v in state.sent.items() if k[0] in wanted},
-        "sent_to": {k: dict(v) for k, v in state.sent_to.items() if k[0] in wanted},
-        "phases": [p for p in state.phases if p[0] in wanted],
+        "log": [e for e in log if e["plan"] in wanted],
+        "sent": {k: v for k, v in sent.items() if k[0] in wanted},
+        "sent_to": {k: v.copy() for k, v in sent_to.items() if k[0] in wanted},
+        "phases": [p for p in phases if p[0] in wanted],
         "name": name,
         "device_memory": memory_in_use(),
     }
