@@ -60,10 +60,37 @@ def _group(path: str) -> str:
     return pathlib.Path(path).stem
 
 
+def _start_order(items) -> dict:
+    """Each group's place in the queue pytest-xdist hands out (``--no-loadscope-reorder``).
+
+    The cluster group first: it is the suite's longest and cannot be split, so it starts at
+    once on one process; the other process meanwhile takes the rest, one group at a time,
+    and the first to be free takes the next. Among the rest, the groups that run whole
+    programs come first, then those that start processes, the groups of small tests last:
+    the two processes run out of work at about the same time.
+    """
+    counts, paths = {}, {}
+    for item in items:
+        group = _group(str(item.path))
+        counts[group] = counts.get(group, 0) + 1
+        paths.setdefault(group, item.path)
+
+    def rank(group):
+        if group == "clusters":
+            return (0, 0, group)
+        source = pathlib.Path(paths[group]).read_text()
+        kind = 1 if RUNS_PROGRAMS.search(source) else 2 if STARTS_PROCESSES.search(source) else 3
+        return (kind, -counts[group], group)
+
+    return {group: rank(group) for group in counts}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
         item.add_marker(pytest.mark.xdist_group(_group(str(item.path))))
+    order = _start_order(items)
+    items.sort(key=lambda item: order[_group(str(item.path))])  # stable: file order within a group
 
 
 @pytest.fixture(autouse=True, scope="module")
