@@ -102,7 +102,7 @@ def _pool(fn, k, s, padding):
 
 def _ta_loop(x, y):
     """A TensorArray read and one written in a loop, stacked."""
-    n = x.shape[0] if x.shape[0] is not None else tf.shape(x)[0]
+    n = x.shape[0].value if x.shape[0].value is not None else tf.shape(x)[0]
     ta_in = TensorArray(x.dtype, size=n).unstack(x)
 
     def body(i, h, ta):

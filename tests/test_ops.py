@@ -675,8 +675,10 @@ CASES = [
     ),
     # filling
     Case("fill", "Fill", lambda v: tf.fill([2, 3], v), [R()], lambda v: np.full((2, 3), v)),
-    Case("zeros", "Fill", lambda: tf.zeros([2, 3], tf.int32), [], lambda: np.zeros((2, 3), I32)),
+    # A shape known only as a tensor: a Fill (a small static one is a Const, as in TF1).
+    Case("zeros", "Fill", lambda: tf.zeros(tf.constant([2, 3]), tf.int32), [], lambda: np.zeros((2, 3), I32)),
     Case("ones_like", "Fill", tf.ones_like, [R(2, 3)], np.ones_like),
+    Case("zeros_like", "ZerosLike", tf.zeros_like, [R(2, 3)], np.zeros_like),
     Case(
         "zeros_like_dtype",
         "Fill",

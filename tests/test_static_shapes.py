@@ -18,6 +18,7 @@ import daskflow as tf
 
 HERE = pathlib.Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(HERE))
+import scenarios_fills as fills  # noqa: E402
 import scenarios_static_shapes as sc  # noqa: E402
 
 TF1 = json.loads((HERE / "static_shapes.json").read_text())
@@ -44,7 +45,11 @@ def test_known_dimension_works_as_an_int():
     d = tf.placeholder(tf.float32, [None, 3]).shape[1]
     assert isinstance(d, int) and hash(d) == hash(3) and {d: "x"}[3] == "x"
     assert np.zeros((d, 2)).shape == (3, 2) and list(range(d)) == [0, 1, 2]
-    assert tf.placeholder(tf.float32, [None, 3]).shape[0] is None  # daskflow's unknown dimension
+    # An unknown one is TF1's Dimension(None): .value None, false, equal to nothing.
+    unknown = tf.placeholder(tf.float32, [None, 3]).shape[0]
+    assert repr(unknown) == "Dimension(None)" and unknown.value is None and not unknown
+    assert (unknown == None) is None and (unknown == 3) is None  # noqa: E711 - TF1's answer to both
+    assert [repr(d) for d in tf.TensorShape([None, 3])] == ["Dimension(None)", "Dimension(3)"]
 
 
 def test_unknown_rank_ops_check_when_they_run():
@@ -79,3 +84,27 @@ def test_strided_slice_values_are_numpys():
         np.testing.assert_array_equal(got, a[0:2, 1:4:2, 0:3])
         got = sess.run(tf.strided_slice(x, [0, 2], [0, 3], shrink_axis_mask=2, begin_mask=1, end_mask=1))
         np.testing.assert_array_equal(got, a[:, 2])
+
+
+# -- filled tensors and unknown shapes, as TF1 builds and answers them (fixtures/make_fills.py) --
+
+FILLS = json.loads((HERE / "fills.json").read_text())
+
+
+def test_zeros_and_ones_build_tf1s_ops_under_tf1s_names():
+    assert fills.ops(tf) == FILLS["ops"]
+
+
+def test_an_unknown_shape_indexes_and_slices_as_tf1s():
+    assert fills.unknown_shapes(tf) == FILLS["unknown_shapes"]
+
+
+def test_a_filled_const_and_zeros_like_give_tf1s_values():
+    p = tf.placeholder(tf.float32, [None, 3])
+    big, small, like, ones = tf.zeros([40, 30]), tf.ones([2], tf.bool), tf.zeros_like(p), tf.ones_like(p)
+    with tf.Session() as sess:
+        got = sess.run([big, small, like, ones], {p: np.full((2, 3), 7, np.float32)})
+    np.testing.assert_array_equal(got[0], np.zeros((40, 30), np.float32))
+    np.testing.assert_array_equal(got[1], [True, True])
+    np.testing.assert_array_equal(got[2], np.zeros((2, 3), np.float32))
+    np.testing.assert_array_equal(got[3], np.ones((2, 3), np.float32))

@@ -14,8 +14,8 @@ class Dimension(int):
     TF1's ``shape[i]`` is a ``Dimension``; being an ``int`` here, a known one
     works wherever an int does (indexing, ``range``, hashing, numpy shapes).
     Arithmetic on it gives a ``Dimension``. An unknown dimension is ``None``
-    in daskflow's shapes (TF1's ``Dimension(None)``: ``tf.Dimension(None)``
-    builds one, with ``.value`` None, for code that makes its own).
+    in a shape's ``dims`` and ``as_list()``; indexing or iterating a shape gives
+    TF1's ``Dimension(None)`` for it (``.value`` None, false, equal to nothing).
 
     Examples
     --------
@@ -92,6 +92,9 @@ class _UnknownDimension:
     def __int__(self):
         raise TypeError("an unknown Dimension has no int value")
 
+    def __bool__(self):
+        return False  # as TF1's: `shape[0] or default` takes the default
+
     def is_compatible_with(self, other):
         return True
 
@@ -162,15 +165,23 @@ class TensorShape:
     def __iter__(self):
         if self.dims is None:
             raise ValueError("cannot iterate over an unknown TensorShape")
-        return iter(self.dims)
+        return (Dimension(d) for d in self.dims)  # TF1's: each with .value, an unknown one too
 
     def __getitem__(self, index):
+        """TF1's: a ``Dimension`` (``Dimension(None)`` when unknown, whose ``.value`` is None),
+        or a ``TensorShape`` for a slice (of an unknown shape: the rank a slice's bounds give)."""
+        if isinstance(index, slice) and index.step is not None and self.dims is None:
+            raise ValueError("Steps are not yet handled")
         if self.dims is None:
-            return None if isinstance(index, int) else TensorShape(None)
+            if not isinstance(index, slice):
+                return _UnknownDimension()
+            start, stop = index.start or 0, index.stop
+            if stop is None or start < 0 or stop < 0:
+                return TensorShape(None)
+            return TensorShape([None] * max(stop - start, 0))
         if isinstance(index, slice):
             return TensorShape(self.dims[index])
-        d = self.dims[index]
-        return None if d is None else Dimension(d)  # TF1's .value; an unknown one stays None
+        return Dimension(self.dims[index])
 
     def __eq__(self, other):
         try:

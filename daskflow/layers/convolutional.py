@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 
 from ..framework.graph import name_scope
-from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops import array_ops, conv_ops, init_ops, nn_ops
 from .base import InputSpec, Layer
 from .core import get_activation
@@ -121,7 +121,7 @@ class _Conv(Layer):
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
-        channels = input_shape[-1]
+        channels = dimension_value(input_shape[-1])
         if channels is None:
             raise ValueError(
                 "The channel dimension of the inputs should be defined. The input_shape received is "
@@ -258,7 +258,7 @@ class Conv2DTranspose(Conv2D):
         input_shape = TensorShape(input_shape)
         if input_shape.ndims != 4:
             raise ValueError(f"Inputs should have rank 4. Received input_shape={input_shape}")
-        if input_shape[-1] is None:
+        if input_shape[-1].value is None:
             raise ValueError(
                 "The channel dimension of the inputs to `Conv2DTranspose` should be defined. The "
                 f"input_shape received is {input_shape}, where axis -1 (0-based) is the channel "

@@ -6,7 +6,7 @@ import math
 import numbers
 
 from ..framework.graph import name_scope
-from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_shape import TensorShape, dimension_value
 from ..ops import array_ops, init_ops, math_ops, nn_ops
 from .base import InputSpec, Layer, smart_select
 
@@ -82,7 +82,7 @@ class Dense(Layer):
                 f"A Dense layer can only be built with a floating-point dtype. Received: dtype={dtype!r}"
             )
         input_shape = TensorShape(input_shape)
-        last_dim = input_shape[-1]
+        last_dim = dimension_value(input_shape[-1])
         if last_dim is None:
             raise ValueError(
                 "The last dimension of the inputs to a Dense layer should be defined. "

@@ -31,8 +31,10 @@ from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
     Shape,
     StopGradient,
     Transpose,
+    ZerosLike,
     _known_rank,
     broadcast_back,
+    filled,
     identity,
     matrix_transpose,
     ones_like,
@@ -156,18 +158,26 @@ Reshape = Primitive(
 )
 
 
-def _as_shape_tensor(shape):
+def _as_shape_tensor(shape, packed=None):
     if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
         return convert_to_tensor(shape)
     parts = list(shape)
     if any(isinstance(p, Tensor) for p in parts):
-        return stack([cast_int32(p) for p in parts])
+        if packed is None:
+            return stack([cast_int32(p) for p in parts])
+        with name_scope(packed) as scope:  # TF1's auto-packing: "<scope>/packed", its parts "packed/<i>"
+            parts = [cast_int32(p) if isinstance(p, Tensor) else _dim(p, i) for i, p in enumerate(parts)]
+            return stack(parts, name=scope)
     for p in parts:  # TF1 truncates a float dimension that fits int32 and refuses the others
         if isinstance(p, float) and not -(2**31) <= p < 2**31:
             raise TypeError(f"Expected int32, but got {p} of type 'float'.")
     dims = [int(-1 if p is None else p) for p in parts]
     wide = any(not -(2**31) <= d < 2**31 for d in dims)  # TF1's shape tensor is int64 then
     return constant(dims, dtype=dtypes.int64 if wide else dtypes.int32)
+
+
+def _dim(p, i):
+    return constant(int(p), dtype=dtypes.int32, name=str(i))
 
 
 def cast_int32(p):
@@ -722,15 +732,39 @@ def fill(dims, value, name=None, layout=None):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
-    """A tensor of zeros."""
+    """A tensor of zeros (one Const when its shape is known and small, as TF1's)."""
     refuse_unless_none("zeros", "layout", layout, _NO_LAYOUT)
-    return fill(shape, constant(0, dtype=dtype), name=name or "zeros")
+    with name_scope(name, "zeros", []) as scope:
+        return _filled(shape, 0, dtype, scope)
 
 
 def ones(shape, dtype=dtypes.float32, name=None, layout=None):
-    """A tensor of ones."""
+    """A tensor of ones (one Const when its shape is known and small, as TF1's)."""
     refuse_unless_none("ones", "layout", layout, _NO_LAYOUT)
-    return fill(shape, constant(1, dtype=dtype), name=name or "ones")
+    with name_scope(name, "ones", []) as scope:
+        return _filled(shape, 1, dtype, scope)
+
+
+def _filled(shape, value, dtype, scope):
+    dims = _static_dims(shape)
+    if dims is not None:
+        return filled(dims, value, dtype, scope)
+    dtype = dtypes.as_dtype(dtype)
+    value = False if dtype is dtypes.bool else "" if dtype is dtypes.string else value
+    return apply(Fill, _as_shape_tensor(shape, packed="packed"), constant(value, dtype=dtype), name=scope)
+
+
+def _static_dims(shape):
+    """``shape``'s dimensions when it is no tensor and holds none (nor an unknown one), else None."""
+    if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
+        return None
+    if hasattr(shape, "dims"):  # a TensorShape
+        shape = shape.dims
+    parts = [shape] if isinstance(shape, int) else list(shape)
+    if any(p is None or isinstance(p, Tensor) or isinstance(p, float) for p in parts):
+        return None
+    dims = [int(getattr(p, "value", p)) for p in parts]
+    return None if any(d < 0 for d in dims) else dims
 
 
 # -- one_hot, tile, pad ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.arguments import refuse
 from ..framework.constant import constant, convert_to_tensor
-from ..framework.graph import Tensor
+from ..framework.graph import Tensor, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from .infer import same, static_shape_value
@@ -263,21 +263,60 @@ Fill = Primitive(
 )
 
 
-def _like(value, x, dtype, name):
+SMALL = 1000  # TF1 writes a filled tensor of fewer elements as one Const (its _constant_if_small)
+
+
+def filled(dims, value, dtype, name):
+    """``value`` in the static shape ``dims``, as TF1's ``zeros`` / ``ones`` build it inside
+    their name scope ``name`` (a scope's ``"x/"``): one Const when small, else a Fill."""
+    dtype = dtypes.as_dtype(dtype)
+    value = _typed(value, dtype)
+    if math.prod(dims) < SMALL:
+        return constant(value, dtype=dtype, shape=list(dims), name=name)
+    wide = any(d >= 2**31 for d in dims)  # TF1's shape tensor is int64 then
+    shape_tensor = constant(list(dims), dtype=dtypes.int64 if wide else dtypes.int32, name="shape_as_tensor")
+    return apply(Fill, shape_tensor, constant(value, dtype=dtype), name=name)
+
+
+def _typed(value, dtype):
+    """TF1's zero or one of ``dtype``: False / True for bool, "" for strings (which have no one)."""
+    if dtype is dtypes.bool:
+        return bool(value)
+    if dtype is dtypes.string:
+        if value:
+            raise TypeError("strings have no one: ones of a string dtype")
+        return ""
+    return value
+
+
+def _like(value, x, dtype, name, optimize):
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    if dtype is dtypes.string:  # TF1: zeros_like of strings is empty strings (ones_like refuses)
-        if value:
-            raise TypeError(f"ones_like: {x.name} is a string tensor; strings have no one")
-        value = ""
-    return apply(Fill, shape_of(x), constant(value, dtype=dtype), name=name)
+    if dtype is dtypes.string and value:  # TF1: zeros_like of strings is empty strings
+        raise TypeError(f"ones_like: {x.name} is a string tensor; strings have no one")
+    known = optimize and x.shape.is_fully_defined()  # then no edge from x: its shape is a constant
+    if known and value == 0:
+        return filled(x._dims, value, dtype, name)
+    if value == 0 and dtype is x.dtype:
+        return apply(ZerosLike, x, name=name)
+    if known:  # TF1's ones_like: a Fill of the shape as a constant
+        with name_scope("Shape"):
+            dims = constant(list(x._dims), dtype=dtypes.int32, name="shape_as_tensor")
+    else:
+        dims = shape(x, name="Shape")
+    return apply(Fill, dims, constant(_typed(value, dtype), dtype=dtype), name=name)
+
+
+ZerosLike = Primitive("ZerosLike", same, lambda xp, x: xp.zeros_like(x))  # no gradient, as in TF1
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
-    """Zeros with the shape of ``tensor``."""
-    return _like(0, tensor, dtype, name or "zeros_like")
+    """Zeros with the shape of ``tensor`` (a Const when its shape is known, as TF1's)."""
+    with name_scope(name, "zeros_like", [tensor]) as scope:
+        return _like(0, tensor, dtype, scope, optimize)
 
 
 def ones_like(tensor, dtype=None, name=None, optimize=True):
-    """Ones with the shape of ``tensor``."""
-    return _like(1, tensor, dtype, name or "ones_like")
+    """Ones with the shape of ``tensor`` (a Const when its shape is known, as TF1's)."""
+    with name_scope(name, "ones_like", [tensor]) as scope:
+        return _like(1, tensor, dtype, scope, optimize)

@@ -17,6 +17,7 @@ from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.primitive import Primitive
+from ..framework.tensor_shape import dimension_value
 from . import array_ops, math_ops, random_ops
 from .infer import static_shape_value
 
@@ -93,7 +94,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
 
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     x = _image(image, "pad_to_bounding_box")
-    h, w = (x.shape[a] for a in _axes(x))
+    h, w = (dimension_value(x.shape[a]) for a in _axes(x))
     if h is None or w is None:
         raise ValueError(f"pad_to_bounding_box needs the height and width of '{x.name}' to be known")
     after_h, after_w = int(target_height) - int(offset_height) - h, int(target_width) - int(offset_width) - w
@@ -106,7 +107,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
 def resize_image_with_crop_or_pad(image, target_height, target_width):
     """Crop or pad (centered) to the target size."""
     x = _image(image, "resize_image_with_crop_or_pad")
-    h, w = (x.shape[a] for a in _axes(x))
+    h, w = (dimension_value(x.shape[a]) for a in _axes(x))
     if h is None or w is None:
         raise ValueError(f"resize_image_with_crop_or_pad needs the size of '{x.name}' to be known")
     th, tw = int(target_height), int(target_width)
@@ -124,7 +125,7 @@ def central_crop(image, central_fraction):
         raise ValueError("central_fraction must be within (0, 1]")
     if central_fraction == 1.0:
         return x
-    h, w = (x.shape[a] for a in _axes(x))
+    h, w = (dimension_value(x.shape[a]) for a in _axes(x))
     if h is not None and w is not None:
         top = int((h - h * central_fraction) / 2)
         left = int((w - w * central_fraction) / 2)

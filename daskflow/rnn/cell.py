@@ -33,6 +33,7 @@ import collections
 from .. import dtypes
 from ..framework import nest
 from ..framework.graph import Tensor, name_scope
+from ..framework.tensor_shape import dimension_value
 from ..layers.base import InputSpec, Layer
 from ..layers.core import get_activation
 from ..ops import array_ops, init_ops, math_ops, nn_ops
@@ -167,7 +168,7 @@ class RNNCell(Layer):
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         """The zero state for ``inputs`` (its batch size and dtype), or for ``batch_size`` and ``dtype``."""
         if inputs is not None:
-            batch_size = array_ops.shape(inputs)[0] if inputs.shape[0] is None else inputs.shape[0]
+            batch_size = array_ops.shape(inputs)[0] if inputs.shape[0].value is None else inputs.shape[0]
             dtype = inputs.dtype
         if batch_size is None or dtype is None:
             raise ValueError(
@@ -211,7 +212,7 @@ class _KernelCell(LayerRNNCell):
         self._activation = get_activation(activation) or math_ops.tanh
 
     def _input_depth(self, input_shape):
-        depth = input_shape[-1]
+        depth = dimension_value(input_shape[-1])
         if depth is None:
             raise ValueError(
                 f"Expected inputs.shape[-1] to be known, received shape: {input_shape} ({self.name})"
