@@ -34,6 +34,7 @@ from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
     ZerosLike,
     _known_rank,
     broadcast_back,
+    fill_value,
     filled,
     identity,
     matrix_transpose,
@@ -750,8 +751,12 @@ def _filled(shape, value, dtype, scope):
     if dims is not None:
         return filled(dims, value, dtype, scope)
     dtype = dtypes.as_dtype(dtype)
-    value = False if dtype is dtypes.bool else "" if dtype is dtypes.string else value
-    return apply(Fill, _as_shape_tensor(shape, packed="packed"), constant(value, dtype=dtype), name=scope)
+    return apply(
+        Fill,
+        _as_shape_tensor(shape, packed="packed"),
+        constant(fill_value(value, dtype), dtype=dtype),
+        name=scope,
+    )
 
 
 def _static_dims(shape):

@@ -270,7 +270,7 @@ def filled(dims, value, dtype, name):
     """``value`` in the static shape ``dims``, as TF1's ``zeros`` / ``ones`` build it inside
     their name scope ``name`` (a scope's ``"x/"``): one Const when small, else a Fill."""
     dtype = dtypes.as_dtype(dtype)
-    value = _typed(value, dtype)
+    value = fill_value(value, dtype)
     if math.prod(dims) < SMALL:
         return constant(value, dtype=dtype, shape=list(dims), name=name)
     wide = any(d >= 2**31 for d in dims)  # TF1's shape tensor is int64 then
@@ -278,7 +278,7 @@ def filled(dims, value, dtype, name):
     return apply(Fill, shape_tensor, constant(value, dtype=dtype), name=name)
 
 
-def _typed(value, dtype):
+def fill_value(value, dtype):
     """TF1's zero or one of ``dtype``: False / True for bool, "" for strings (which have no one)."""
     if dtype is dtypes.bool:
         return bool(value)
@@ -304,10 +304,11 @@ def _like(value, x, dtype, name, optimize):
             dims = constant(list(x._dims), dtype=dtypes.int32, name="shape_as_tensor")
     else:
         dims = shape(x, name="Shape")
-    return apply(Fill, dims, constant(_typed(value, dtype), dtype=dtype), name=name)
+    return apply(Fill, dims, constant(fill_value(value, dtype), dtype=dtype), name=name)
 
 
-ZerosLike = Primitive("ZerosLike", same, lambda xp, x: xp.zeros_like(x))  # no gradient, as in TF1
+# Reads only its input's shape and dtype; no gradient, as in TF1.
+ZerosLike = Primitive("ZerosLike", same, lambda xp, x: xp.zeros_like(x), shape_only=(0,))
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
