@@ -19,7 +19,7 @@ from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_conversion_registry import register_tensor_conversion_function
-from ..framework.tensor_shape import as_dims, fmt
+from ..framework.tensor_shape import as_dims, dimension_value, fmt
 from . import math_ops
 from . import rewrite_rules as rules
 from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
@@ -34,7 +34,7 @@ from .core_array_ops import (  # noqa: F401 - tf.* and array_ops.* names
     ZerosLike,
     _known_rank,
     broadcast_back,
-    fill_value,
+    fill_with,
     filled,
     identity,
     matrix_transpose,
@@ -750,25 +750,18 @@ def _filled(shape, value, dtype, scope):
     dims = _static_dims(shape)
     if dims is not None:
         return filled(dims, value, dtype, scope)
-    dtype = dtypes.as_dtype(dtype)
-    return apply(
-        Fill,
-        _as_shape_tensor(shape, packed="packed"),
-        constant(fill_value(value, dtype), dtype=dtype),
-        name=scope,
-    )
+    return fill_with(_as_shape_tensor(shape, packed="packed"), value, dtype, scope)
 
 
 def _static_dims(shape):
     """``shape``'s dimensions when it is no tensor and holds none (nor an unknown one), else None."""
     if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
         return None
-    if hasattr(shape, "dims"):  # a TensorShape
-        shape = shape.dims
+    shape = getattr(shape, "dims", shape)  # a TensorShape's
     parts = [shape] if isinstance(shape, int) else list(shape)
-    if any(p is None or isinstance(p, Tensor) or isinstance(p, float) for p in parts):
+    if any(p is None or isinstance(p, (Tensor, float)) for p in parts):
         return None
-    dims = [int(getattr(p, "value", p)) for p in parts]
+    dims = [int(dimension_value(p)) for p in parts]
     return None if any(d < 0 for d in dims) else dims
 
 

@@ -270,12 +270,17 @@ def filled(dims, value, dtype, name):
     """``value`` in the static shape ``dims``, as TF1's ``zeros`` / ``ones`` build it inside
     their name scope ``name`` (a scope's ``"x/"``): one Const when small, else a Fill."""
     dtype = dtypes.as_dtype(dtype)
-    value = fill_value(value, dtype)
     if math.prod(dims) < SMALL:
-        return constant(value, dtype=dtype, shape=list(dims), name=name)
+        return constant(fill_value(value, dtype), dtype=dtype, shape=list(dims), name=name)
     wide = any(d >= 2**31 for d in dims)  # TF1's shape tensor is int64 then
     shape_tensor = constant(list(dims), dtype=dtypes.int64 if wide else dtypes.int32, name="shape_as_tensor")
-    return apply(Fill, shape_tensor, constant(value, dtype=dtype), name=name)
+    return fill_with(shape_tensor, value, dtype, name)
+
+
+def fill_with(shape_tensor, value, dtype, name):
+    """TF1's ``value`` of ``dtype`` (see :func:`fill_value`) in the shape ``shape_tensor`` holds."""
+    dtype = dtypes.as_dtype(dtype)
+    return apply(Fill, shape_tensor, constant(fill_value(value, dtype), dtype=dtype), name=name)
 
 
 def fill_value(value, dtype):
@@ -304,7 +309,7 @@ def _like(value, x, dtype, name, optimize):
             dims = constant(list(x._dims), dtype=dtypes.int32, name="shape_as_tensor")
     else:
         dims = shape(x, name="Shape")
-    return apply(Fill, dims, constant(fill_value(value, dtype), dtype=dtype), name=name)
+    return fill_with(dims, value, dtype, name)
 
 
 # Reads only its input's shape and dtype; no gradient, as in TF1.
