@@ -108,3 +108,7 @@ def test_a_filled_const_and_zeros_like_give_tf1s_values():
     np.testing.assert_array_equal(got[1], [True, True])
     np.testing.assert_array_equal(got[2], np.zeros((2, 3), np.float32))
     np.testing.assert_array_equal(got[3], np.ones((2, 3), np.float32))
+
+
+def test_zeros_refuses_an_unknown_dimension_as_tf1():
+    assert fills.refusals(tf) == FILLS["refusals"]

@@ -747,6 +747,10 @@ def ones(shape, dtype=dtypes.float32, name=None, layout=None):
 
 
 def _filled(shape, value, dtype, scope):
+    if hasattr(shape, "dims") and not shape.is_fully_defined():  # TF1's words for both
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    if isinstance(shape, (list, tuple)) and any(p is None for p in shape):
+        raise TypeError("Expected int32, but got None of type 'NoneType'.")
     dims = _static_dims(shape)
     if dims is not None:
         return filled(dims, value, dtype, scope)
@@ -759,7 +763,7 @@ def _static_dims(shape):
         return None
     shape = getattr(shape, "dims", shape)  # a TensorShape's
     parts = [shape] if isinstance(shape, int) else list(shape)
-    if any(p is None or isinstance(p, (Tensor, float)) for p in parts):
+    if any(isinstance(p, (Tensor, float)) for p in parts):
         return None
     dims = [int(dimension_value(p)) for p in parts]
     return None if any(d < 0 for d in dims) else dims
