@@ -101,6 +101,21 @@ def test_the_page_draws_a_step_once_its_workers_detail_is_in():
     assert [s["step"] for s in record.detailed()] == [0, 1, 2, 3, 4]
 
 
+def test_the_page_follows_the_newest_open_session_until_the_user_picks_one():
+    from daskflow.dashboard.page import Page
+
+    c = Collector()
+    page = Page(c)
+    c.receive(session="old", records=[{"kind": "open", "first_step": 0}])
+    assert page._chosen().session == "old"
+    c.receive(session="old", records=[{"kind": "closed"}])
+    c.receive(session="new", records=[{"kind": "open", "first_step": 0}])  # after the page opened
+    assert page._chosen().session == "new"
+    page.select.value = "old"  # the user's choice stays, though "new" is open
+    c.receive(session="newer", records=[{"kind": "open", "first_step": 0}])
+    assert page._chosen().session == "old"
+
+
 def test_scalars_go_nowhere_without_a_cluster_session(tmp_path):
     with tf.Graph().as_default():
         summary = tf.summary.scalar("loss", tf.constant(0.5))

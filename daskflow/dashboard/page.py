@@ -179,6 +179,7 @@ class Page:
         self.collector = collector
         self.status = Div(text="No daskflow session yet.", name="status")
         self.select = Select(title="Session", options=[], value="")
+        self._followed = ""  # the session the page chose itself; another value is the user's choice
         self.scalars = _figure("Scalar summaries", "value", x_label="global step", name="scalars")
         self.scalar_legend = _legend(self.scalars)
         self.scalar_sources: dict = {}
@@ -274,13 +275,18 @@ class Page:
         self._placement(view["placement"])
 
     def _chosen(self):
+        """The session the menu names: the newest open one, until the user picks another.
+
+        A page opened before a session's first record arrives would otherwise stay on the
+        session it showed first, though that one has closed and a newer one trains.
+        """
         sessions = self.collector.sessions
         if not sessions:
             return None
         newest = next((k for k in reversed(sessions) if sessions[k].open), next(reversed(sessions)))
         self.select.options = [(k, f"{k} ({'open' if s.open else 'closed'})") for k, s in sessions.items()]
-        if self.select.value not in sessions:
-            self.select.value = newest
+        if self.select.value not in sessions or self.select.value == self._followed:
+            self.select.value = self._followed = newest
         return sessions[self.select.value]
 
     def _status(self, view, steps):
