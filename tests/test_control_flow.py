@@ -92,19 +92,73 @@ def test_a_variable_made_in_a_loop_body_lives_in_the_outer_graph():
 @pytest.mark.process
 def test_a_loop_runs_inside_one_task_on_a_cluster():
     # Worker processes: the loop's function graphs travel to the worker with its program.
-    with tf.local_cluster(ps=1, workers=1, dashboard_address=None) as cluster:
+    with tf.local_cluster(ps=1, workers=2, dashboard_address=None) as cluster:
         with tf.Graph().as_default():
             with tf.device("/job:ps/task:0"):
                 w = tf.Variable(1.5)
             with tf.device("/job:worker/task:0"):
                 _, out = tf.while_loop(lambda k, v: k < 3, lambda k, v: (k + 1, v * w + 1.0), [0, 0.0])
                 (gw,) = tf.gradients(out, [w])
+                _, out2 = tf.while_loop(lambda k, v: k < 3, lambda k, v: (k + 1, v * w + 2.0), [0, 0.0])
+            with tf.device("/job:worker/task:1"):  # its history crosses from worker-0
+                (gw2,) = tf.gradients(out2, [w])
             with tf.Session(cluster) as sess:
                 sess.run(w.initializer)
-                value, grad = sess.run([out, gw])
-                placed = sess.placement([out, gw])
+                value, grad, grad2 = sess.run([out, gw, gw2])
+                placed = sess.placement([out, gw, gw2])
     assert value == pytest.approx(1.5**2 + 1.5 + 1)
-    assert grad == pytest.approx(2 * 1.5 + 1)
-    # The loop and its gradient are one op each on the worker, whatever the iteration count.
-    loops = {name: where for name, where in placed.items() if name.endswith(("While", "WhileGrad"))}
-    assert sorted(w.worker for w in loops.values()) == ["worker-0", "worker-0"]
+    assert grad == pytest.approx(2 * 1.5 + 1) and grad2 == pytest.approx(2 * (2 * 1.5 + 1))
+    # The loop and its gradient are one op each on a worker, whatever the iteration count.
+    loops = {name: where.worker for name, where in placed.items() if name.endswith(("While", "WhileGrad"))}
+    assert sorted(loops.values()) == ["worker-0", "worker-0", "worker-0", "worker-1"], loops
+
+
+def _counting(body_calls):
+    def count(v):
+        body_calls.append(1)
+        return v
+
+    return count
+
+
+def test_the_gradient_reads_the_forward_loops_history_and_runs_no_body_again():
+    # TF1 keeps each iteration's forward values on stacks: the body runs once per iteration
+    # in a training step, and its random values are those the forward pass drew.
+    calls = []
+    x = tf.placeholder(tf.float32, [4])
+    w = tf.Variable(np.ones(4, np.float32))
+
+    def body(k, v, drawn):
+        r = tf.random_uniform([4], 0.5, 1.5, seed=3)
+        k = tf.py_func(_counting(calls), [k], tf.int32)  # off the gradient's path
+        k.set_shape([])
+        return k + 1, v * w + x * r, drawn + r
+
+    _, y, drawn = tf.while_loop(lambda k, v, d: k < 5, body, [0, x, tf.zeros([4])])
+    (gx,) = tf.gradients(tf.reduce_sum(y), [x])
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        feed = {x: np.arange(4, dtype=np.float32) / 4}
+        sess.run(y, feed)  # forward only
+        assert len(calls) == 5
+        calls.clear()
+        r_sum, gx_value = sess.run([drawn, gx], feed)
+        assert len(calls) == 5  # a second forward pass would make it 10
+    # With w = 1, y = x (1 + r_1 + ... + r_5): its gradient holds the forward pass's draws.
+    np.testing.assert_allclose(gx_value, 1 + r_sum, rtol=1e-6)
+
+
+def test_a_step_without_the_gradient_keeps_no_history(monkeypatch):
+    from daskflow.ops import functional_ops
+
+    kept = []
+    history = functional_ops._History
+    monkeypatch.setattr(functional_ops, "_History", lambda steps: kept.append(steps) or history(steps))
+    x = tf.placeholder(tf.float32, [3])
+    _, y = tf.while_loop(lambda k, v: k < 4, lambda k, v: (k + 1, tf.sin(v)), [0, x])
+    (gx,) = tf.gradients(y, [x])
+    with tf.Session() as sess:
+        sess.run(y, {x: np.ones(3)})  # evaluation: the gradient does not run
+        assert kept == []
+        sess.run(gx, {x: np.ones(3)})
+        assert len(kept) == 1 and len(kept[0]) == 4  # one entry per iteration

@@ -131,8 +131,14 @@ class SubProgram:
             if s in fresh and self._out_slots.count(s) == 1 and not readers[s]
         )
         donors = self._donors(placed, fresh, readers)
+        unread = {
+            k: tuple(i for i, s in enumerate(outs) if not readers[s] and s not in self._out_slots)
+            for k, (op, _, outs) in enumerate(placed)
+            if op.primitive.lazy_outputs
+        }
         self._steps = [
-            self._step(xp, op, ins, outs, donors.get(k)) for k, (op, ins, outs) in enumerate(placed)
+            self._step(xp, op, ins, outs, donors.get(k), unread.get(k))
+            for k, (op, ins, outs) in enumerate(placed)
         ]
 
     def _donors(self, placed, fresh, readers):
@@ -154,11 +160,12 @@ class SubProgram:
         return donors
 
     @staticmethod
-    def _step(xp, op, ins, outs, donor):
+    def _step(xp, op, ins, outs, donor, unread):
         prim = op.primitive
         bound = (xp, prim.make_state(op)) if prim.make_state else (xp,)
-        kernel = _bound(prim.kernel, bound, op.attrs)
-        giving = _bound(prim.kernel, bound, {**op.attrs, "donate": True}) if donor is not None else None
+        attrs = {**op.attrs, "unread": unread} if unread else op.attrs
+        kernel = _bound(prim.kernel, bound, attrs)
+        giving = _bound(prim.kernel, bound, {**attrs, "donate": True}) if donor is not None else None
         return kernel, giving, donor, ins, outs, len(outs) == 1, op
 
     def compiled(self, xp):

@@ -38,6 +38,9 @@ buffers and returns the input arrays. The runtime passes it only embedded,
 where each of those outputs goes to one ``Assign`` of its variable and
 nothing else in the step reads the old value after the op
 (:mod:`daskflow.runtime.plan.compile`).
+A ``lazy_outputs`` kernel accepts ``unread=(positions, ...)``: its outputs that nothing
+in the step reads (nor fetches), which it returns as None without computing them (a
+loop's history, kept only where its gradient runs in the same step).
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
@@ -107,6 +110,7 @@ class Primitive:
     elementwise: str | None = None
     in_place: tuple = ()
     shape_only: tuple = ()
+    lazy_outputs: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

@@ -9,10 +9,12 @@ graph submission. A body that asks for another device is refused.
 Gradients are ops of the same kind. ``If``'s gradient is an ``If`` over the
 branches' own gradient graphs (built inside each branch graph, so they
 recompute the branch's forward values). ``While``'s gradient is a
-``WhileGrad`` op that runs the loop forward again, keeping each iteration's
-loop values and the forward values the body's gradient graph reads, then
-runs that graph backwards over them (fed those values, it does not compute
-the body again).
+``WhileGrad`` op that runs the body's gradient graph backwards over each
+iteration's loop values and the forward values that graph reads (fed those
+values, it does not compute the body again). The forward ``While`` keeps
+them, as TF1's forward loop pushes onto stacks: building the gradient adds
+a history output to it, which the runtime asks for only in steps where the
+gradient runs (``Primitive.lazy_outputs``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..framework import nest
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.function import FuncGraph, SubProgram, needed_ops
-from ..framework.graph import Operation, get_default_graph, name_scope
+from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt
 from ..gradients import gradients
@@ -213,16 +215,56 @@ def _case(pairs, default):
 # -- while_loop ------------------------------------------------------------------------
 
 
+class _Variant(dtypes.DType):
+    def __reduce__(self):
+        return "variant"  # travels to workers as this module's one instance
+
+
+# TF's DT_VARIANT: the type of a loop's history, an opaque value only its gradient reads.
+variant = _Variant("variant", object, 21)
+
+
+class _History:
+    """What one run of a loop's forward pass kept for its gradient (TF1 pushes it onto
+    stacks): per iteration, the loop values and the body's values the gradient reads."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps):
+        self.steps = steps
+
+    @property
+    def nbytes(self):
+        return sum(getattr(v, "nbytes", 0) for loop, saved in self.steps for v in (*loop, *saved))
+
+
 class _Loop:
-    """A ``While`` (or ``WhileGrad``) op's state in a session: its programs."""
+    """A ``While`` (or ``WhileGrad``) op's state in a session: its programs.
+
+    The programs that keep a history (``saving``) and run the gradient (``grad``) are
+    made at their first use: a ``While`` gets them when its gradient is built, which
+    may be after a session made this state.
+    """
 
     def __init__(self, op):
-        what = f"tf.while_loop {op.name}"
-        self.cond = SubProgram(*op.attrs["cond"], what=what)
-        self.body = SubProgram(*op.attrs["body"], what=what)
-        grad, saving = op.attrs.get("grad"), op.attrs.get("saving")
-        self.grad = SubProgram(*grad, what=what) if grad is not None else None
-        self.saving = SubProgram(*saving, what=what) if saving is not None else None
+        self.op, self.what = op, f"tf.while_loop {op.name}"
+        self.cond = SubProgram(*op.attrs["cond"], what=self.what)
+        self.body = SubProgram(*op.attrs["body"], what=self.what)
+        self._made: dict = {}
+
+    def _program(self, name):
+        found = self._made.get(name)
+        if found is None:
+            found = self._made[name] = SubProgram(*self.op.attrs[name], what=self.what)
+        return found
+
+    @property
+    def saving(self):
+        return self._program("saving")
+
+    @property
+    def grad(self):
+        return self._program("grad")
 
 
 def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
@@ -240,8 +282,27 @@ def _iterate(xp, state, loop, captured, limit):
     return loop
 
 
-def _while_kernel(xp, state, *values, cond, body, n, specs, limit, back_prop):
-    return _results(_iterate(xp, state, list(values[:n]), values[n:], limit))
+def _record(xp, state, loop, captured, limit):
+    """Run the loop keeping, per iteration, its loop values and the forward values the
+    gradient program reads; returns (that history, the final loop values)."""
+    n, history = len(loop), []
+    owned, handed = (), _handed_over(xp, state, n)
+    while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
+        deadline.check()
+        outs = state.saving.run(xp, *loop, *captured, owned=owned)
+        history.append((loop, outs[n:]))
+        loop, owned = list(outs[:n]), handed
+    return history, loop
+
+
+def _while_kernel(xp, state, *values, n, limit, saving=None, unread=(), **_):
+    loop, captured = list(values[:n]), values[n:]
+    if saving is None:
+        return _results(_iterate(xp, state, loop, captured, limit))
+    if n in unread:  # the gradient does not run in this step: nothing to keep
+        return (*_iterate(xp, state, loop, captured, limit), None)
+    history, loop = _record(xp, state, loop, captured, limit)
+    return (*loop, _History(history))
 
 
 def _while_grad(op, *grads):
@@ -255,16 +316,31 @@ def _while_grad(op, *grads):
     saved = _saved_tensors(inputs, outputs, grad_in, grad_out)
     grad_specs = tuple((t._dims, t.dtype) for t in op.inputs if t.dtype.is_floating)
     filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
-    attrs = dict(
-        op.attrs,
-        saving=(graph, inputs, list(outputs) + saved),
-        grad=(graph, ins + saved + gys, grad_out),
-        specs=grad_specs,
-        float_out=tuple(float_out),
-    )
-    outs = apply(WhileGrad, *op.inputs, *filled, **attrs)
+    saving = (graph, inputs, list(outputs) + saved)
+    grad = (graph, ins + saved + gys, grad_out)
+    history = _history_of(op, saving, grad, saved)
+    attrs = dict(op.attrs, saving=saving, grad=grad, specs=grad_specs, float_out=tuple(float_out))
+    attrs["from_history"] = history is not None
+    forward = [*op.inputs, history] if history is not None else list(op.inputs)
+    outs = apply(WhileGrad, *forward, *filled, **attrs)
     outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
     return [next(outs) if t.dtype.is_floating else None for t in op.inputs]
+
+
+def _history_of(op, saving, grad, saved):
+    """The forward ``While``'s history output, which its gradient reads instead of running the
+    loop again (TF1's forward loop pushes onto stacks its gradient pops): added to the op when
+    its first gradient is built; a later gradient reads it where it keeps the same values, and
+    runs the loop again otherwise (None)."""
+    n = op.attrs["n"]
+    if "saving" in op.attrs:
+        kept = op.attrs["saving"][2][len(op.attrs["body"][2]) :]
+        same = len(kept) == len(saved) and all(a is b for a, b in zip(kept, saved))
+        return op.outputs[n] if same else None
+    op.attrs["saving"], op.attrs["grad"] = saving, grad
+    op.outputs = (*op.outputs, Tensor._output(op, n, (), variant))
+    op.graph._mutations += 1  # cached plans of the loop are stale
+    return op.outputs[n]
 
 
 def _saved_tensors(body_in, body_out, grad_in, grad_out):
@@ -276,17 +352,17 @@ def _saved_tensors(body_in, body_out, grad_in, grad_out):
     return sorted(read, key=lambda t: (t.op._id, t.value_index))
 
 
-def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out):
+def _while_grad_kernel(
+    xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out, from_history
+):
     count = len(values) - len(float_out)
     forward, gys = list(values[:count]), list(values[count:])
-    loop, captured = forward[:n], forward[n:]
-    history = []  # (loop values, saved forward values) of each iteration
-    owned, handed = (), _handed_over(xp, state, n)
-    while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
-        deadline.check()
-        outs = state.saving.run(xp, *loop, *captured, owned=owned)
-        history.append((loop, outs[n:]))
-        loop, owned = list(outs[:n]), handed
+    if from_history:
+        *forward, kept = forward
+        history = kept.steps
+    else:
+        history, _ = _record(xp, state, forward[:n], forward[n:], limit)
+    captured = forward[n:]
     float_in = [i for i, v in enumerate(forward) if _is_float(v)]
     float_loop = [i for i in float_in if i < n]
     total = {i: None for i in float_in if i >= n}
@@ -307,7 +383,7 @@ def _while_grad_kernel(xp, state, *values, cond, body, grad, saving, n, specs, l
 
 
 def _handed_over(xp, state, n):
-    """The loop values the forward pass of a ``WhileGrad`` may change in place though its
+    """The loop values a forward pass keeping a history may change in place though the
     history keeps them: made fresh by the iteration before, kept by no step of the
     condition, and read by the gradient program only for their shapes (a TensorArray's
     buffer, written row by row)."""
@@ -320,7 +396,9 @@ def _is_float(v):
     return getattr(v, "dtype", None) is not None and v.dtype.kind == "f"
 
 
-While = Primitive("While", _while_infer, _while_kernel, _while_grad, stateful=True, make_state=_Loop)
+While = Primitive(
+    "While", _while_infer, _while_kernel, _while_grad, stateful=True, make_state=_Loop, lazy_outputs=True
+)
 WhileGrad = Primitive("WhileGrad", _while_infer, _while_grad_kernel, None, stateful=True, make_state=_Loop)
 
 

@@ -190,7 +190,7 @@ class _Builder:
         if op is not None:
             self.line_ops[len(self.lines) + 1] = op  # +1: the def line comes first
 
-    def _kernel(self, op: Operation, **extra: bool) -> str:
+    def _kernel(self, op: Operation, **extra: object) -> str:
         prim = self.primitive_of(op)
         if prim.kernel is None:  # (placeholders and variables are read, never run)
             raise TypeError(f"op {op.name} ({op.type}) has no kernel to run")
@@ -311,9 +311,16 @@ class _Builder:
         args = ", ".join(self._input(t, prim) for t in self.inputs_of(op))
         outs = [f"t{len(self.lines)}_{i}" for i in range(len(op.outputs))]
         lhs = (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") if outs else "_"
-        kernel = self._kernel(op, **self._donation(op), **self._in_place(op))
+        kernel = self._kernel(op, **self._donation(op), **self._in_place(op), **self._unread(op, prim))
         self._emit(f"{lhs} = {kernel}({args})", op)
         self.names.update(zip(op.outputs, outs))
+
+    def _unread(self, op: Operation, prim: Primitive) -> dict[str, tuple[int, ...]]:
+        """``{"unread": positions}`` of a ``lazy_outputs`` op's outputs no one reads in the step."""
+        if not prim.lazy_outputs:
+            return {}
+        unread = tuple(i for i, t in enumerate(op.outputs) if not self.uses.get(t, 0))
+        return {"unread": unread} if unread else {}
 
     def _input(self, t: Tensor, prim: Primitive) -> str:
         if prim.accepts_uninitialized and t.op.primitive.is_variable and t not in self.feeds:
