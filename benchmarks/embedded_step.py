@@ -27,12 +27,19 @@ import sys
 import time
 
 from mlp import dense_layers, drawn_from
-from record import duration, record
+from record import duration, machine, record
 
 
 def _limit_threads(n):
+    """``n`` BLAS threads for numpy and daskflow (TF1 gets ``n`` through its ConfigProto).
+    The environment alone is too late once numpy is imported (``mlp`` imports it), so the
+    loaded BLAS pools are limited too; returns the threads each pool then has."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(limits=n, user_api="blas")
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
 
 
 def numpy_step(shapes, lr=0.1, xp=None):
@@ -136,7 +143,8 @@ def _tf1():
 
     tf.disable_eager_execution()
     tf.disable_control_flow_v2()  # TF1's own while_loop for dynamic_rnn
-    return tf, tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    threads = int(os.environ.get("OMP_NUM_THREADS", "1"))  # as many as numpy's BLAS (--threads)
+    return tf, tf.ConfigProto(intra_op_parallelism_threads=threads, inter_op_parallelism_threads=1)
 
 
 def measure(contestants, batch, features, classes, rounds, steps):
@@ -166,8 +174,11 @@ def main(argv=None):
     parser.add_argument("--models", default="abcd", help="which models to time (letters a-d)")
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
-    _limit_threads(args.threads)
     import daskflow
+
+    pools = _limit_threads(args.threads)  # after daskflow's imports, which may load another BLAS
+    if pools != [args.threads]:
+        sys.exit(f"BLAS pools have {pools} threads, not {args.threads}: the figures would not compare")
 
     mlps = {
         "a": ("(a) softmax 784->10, batch 100", [784, 10], 100),
@@ -178,6 +189,7 @@ def main(argv=None):
         "d": ("(d) LSTM 128, 28 steps, batch 128", lstm_step, 128),
     }
     print(f"embedded step time, median of interleaved rounds, {args.threads} BLAS thread(s)")
+    print(f"on {machine()}")
     print(f"{'model':36s} {'contestant':10s} {'us/step':>10s} {'ratio':>8s}  baseline")
     results = {}
     for key in args.models:

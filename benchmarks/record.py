@@ -156,7 +156,19 @@ def machine():
     if "tensorflow" in sys.modules:  # only where this run measured TF1
         versions.append(f"TensorFlow {_version('tensorflow')}")
     cpu = f"{_cpu_model()}, {os.cpu_count()} logical cores, load average {load} at start"
-    return f"{cpu}; {', '.join(versions)}"
+    return f"{cpu}; {', '.join(versions)}; {_blas()}"
+
+
+def _blas():
+    """numpy's BLAS and the kernels it runs (they move figures as much as the processor does)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "BLAS unknown"
+    pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    named = [f"{p['internal_api']} {p.get('version')} with {p.get('architecture')} kernels" for p in pools]
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return ", ".join(named or ["BLAS unknown"]) + (f" (OPENBLAS_CORETYPE={forced})" if forced else "")
 
 
 def report(rows, notes, name, title, write):

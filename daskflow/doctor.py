@@ -32,6 +32,7 @@ from .kernels.devices import gpu_count
 DEFAULT_TIMEOUT = 10.0  # seconds to reach a scheduler
 MAX_WORKERS_LISTED = 12  # of a larger cluster: the first ones by job and task, then a count
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_AVX512_KERNELS = {"skylakex", "cooperlake", "sapphirerapids"}  # OpenBLAS's kernels using AVX-512
 
 
 class DoctorError(Exception):
@@ -109,9 +110,31 @@ def _blas() -> list[str]:
         return ["blas", f"  none loaded that threadpoolctl knows; numpy was built with {_built_blas()}"]
     return ["blas"] + [
         f"  {p.get('internal_api')} {p.get('version') or '?'}, {p.get('architecture') or '?'} kernels, "
-        f"{p.get('num_threads')} threads ({p.get('threading_layer') or '?'}){given}"
+        f"{p.get('num_threads')} threads ({p.get('threading_layer') or '?'}){given}{_forced_kernels(p)}"
         for p in pools
     ]
+
+
+def _forced_kernels(pool) -> str:
+    """Where OPENBLAS_CORETYPE chose OpenBLAS's kernels, and narrower ones than the processor
+    runs: a matrix product on one core then takes up to twice as long (AVX2 on AVX-512)."""
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    if pool.get("internal_api") != "openblas" or not forced:
+        return ""
+    note = f"; OPENBLAS_CORETYPE={forced} chose them"
+    narrow = str(pool.get("architecture") or "").lower() not in _AVX512_KERNELS
+    if narrow and "avx512f" in _cpu_flags():
+        note += " on a processor with AVX-512: unset it for OpenBLAS's own, wider choice"
+    return note
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as info:
+            line = next((ln for ln in info if ln.startswith("flags")), "")
+    except OSError:  # not Linux: nothing to say
+        return set()
+    return set(line.partition(":")[2].split())
 
 
 def _built_blas() -> str:

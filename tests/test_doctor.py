@@ -59,6 +59,19 @@ def test_doctor_prints_its_sections_without_a_cluster():
     assert "none given" in lines[-1]
 
 
+def test_doctor_says_when_openblas_coretype_chose_the_kernels():
+    out = doctor(env={"OPENBLAS_CORETYPE": "Haswell"})
+    assert out.returncode == 0, out.stderr
+    blas_line = out.stdout.splitlines()[out.stdout.splitlines().index("blas") + 1]
+    if not blas_line.strip().startswith("openblas"):
+        pytest.skip(f"numpy's BLAS is not OpenBLAS here: {blas_line}")
+    assert "Haswell kernels" in blas_line and "OPENBLAS_CORETYPE=Haswell chose them" in blas_line
+    avx512 = "avx512f" in open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else False
+    assert ("processor with AVX-512" in blas_line) == avx512, blas_line
+    unset = doctor(env={"OPENBLAS_CORETYPE": ""})
+    assert "OPENBLAS_CORETYPE" not in unset.stdout
+
+
 def test_doctor_lists_a_local_clusters_workers_as_tf_tasks():
     options = dict(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1")
     with LocalCluster(dashboard_address="127.0.0.1:0", **options) as cluster:
