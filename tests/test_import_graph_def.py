@@ -20,7 +20,7 @@ def _graph_def(model):
     return graph_def
 
 
-@pytest.mark.parametrize("model", ["mlp", "cnn"])
+@pytest.mark.parametrize("model", ["mlp", "cnn", "block_cells"])
 def test_a_frozen_tf_graph_gives_tfs_outputs_under_tfs_names(model):
     expected = np.load(HERE / f"{model}.npz")
     with tf.Graph().as_default() as graph:

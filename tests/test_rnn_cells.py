@@ -231,8 +231,8 @@ def test_contrib_rnn_has_the_cells_and_the_static_rnns():
         assert getattr(contrib, name) is getattr(rnn, name)
     assert contrib.static_rnn is rnn.static_rnn
     assert contrib.static_bidirectional_rnn is rnn.static_bidirectional_rnn
-    with pytest.raises(AttributeError, match="tf.contrib.rnn.LSTMBlockCell is not part of daskflow"):
-        contrib.LSTMBlockCell  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.contrib.rnn.LayerNormBasicLSTMCell is not part of daskflow"):
+        contrib.LayerNormBasicLSTMCell  # noqa: B018
     with pytest.raises(AttributeError, match="tf.nn.rnn_cell.NASCell is not part of daskflow"):
         daskflow.rnn.rnn_cell.NASCell  # noqa: B018
 
@@ -261,3 +261,94 @@ def test_a_cell_called_with_a_scope_keeps_its_variables_there():
             sess.run(tf.global_variables_initializer())
             a, b = sess.run([out1, out2], {x: sc._values([2, 3], 31)})
     np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# -- the fused cells (TF's LSTMBlockCell and GRUBlockCell) ------------------------------------
+
+
+def _op_types(build):
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [3, 5, 2])
+        tf.nn.dynamic_rnn(build(), x, dtype=tf.float32)
+        return {op.type for op in g.get_operations()} | {
+            op.type for body in _loop_bodies(g) for op in body.get_operations()
+        }
+
+
+def _loop_bodies(graph):
+    return [op.attrs["body"][0] for op in graph.get_operations() if op.type == "While"]
+
+
+@pytest.mark.parametrize(
+    "build, fused",
+    [
+        (lambda: tf.nn.rnn_cell.BasicLSTMCell(4), "LSTMBlockCell"),
+        (lambda: tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, num_proj=2), "LSTMBlockCell"),
+        (lambda: tf.nn.rnn_cell.GRUCell(4), "GRUBlockCell"),
+        (lambda: tf.nn.rnn_cell.LSTMCell(4, cell_clip=1.0), None),  # its gradient stops where it clips
+        (lambda: tf.nn.rnn_cell.BasicLSTMCell(4, activation=tf.nn.relu), None),
+        (lambda: tf.nn.rnn_cell.GRUCell(4, activation=tf.nn.relu), None),
+    ],
+)
+def test_cells_with_tanh_run_as_one_fused_op_per_step(build, fused):
+    types = _op_types(build)
+    blocks = {"LSTMBlockCell", "GRUBlockCell"} & types
+    assert blocks == ({fused} if fused else set()), types
+    if fused:
+        assert "Sigmoid" not in types and "Split" not in types
+
+
+@pytest.mark.parametrize("peephole, clip", [(False, -1.0), (False, 0.4), (True, -1.0)])
+def test_the_compiled_and_numpy_lstm_kernels_agree(peephole, clip):
+    from daskflow.kernels.compiled import use_compiled
+    from daskflow.ops import rnn_ops
+
+    rng = np.random.default_rng(5)
+    values = [rng.standard_normal(s).astype(np.float32) for s in ([6, 3], [6, 4], [6, 4], [7, 16], [16])]
+    x, c, h, w, b = (tf.placeholder(tf.float32, v.shape) for v in values)
+    peepholes = [tf.constant(rng.standard_normal(4).astype(np.float32)) for _ in range(3)] if peephole else []
+    outs = rnn_ops.lstm_block_cell(x, c, h, w, b, *peepholes, forget_bias=0.7, cell_clip=clip)
+    loss = tf.reduce_sum(outs[6] * 1.3) + tf.reduce_sum(outs[1] ** 2)
+    grads = tf.gradients(loss, [x, c, h, w, b])
+    feed = dict(zip((x, c, h, w, b), values))
+    with tf.Session() as sess:
+        with use_compiled(False):
+            plain = sess.run([list(outs), grads], feed)
+        with use_compiled(True):
+            compiled = sess.run([list(outs), grads], feed)
+    for p, q in zip(plain[0] + plain[1], compiled[0] + compiled[1]):
+        np.testing.assert_allclose(q, p, rtol=2e-6, atol=2e-6)
+    # The forward pass as the cell writes it out: c' = c f + i j, h = tanh(c') o.
+    i, cs, f, o, ci, co, hh = plain[0]
+    np.testing.assert_allclose(
+        cs, np.clip(values[1] * f + i * ci, -clip, clip) if clip > 0 else values[1] * f + i * ci, rtol=1e-6
+    )
+    np.testing.assert_allclose(hh, np.tanh(cs) * o, rtol=1e-6)
+
+
+def test_contribs_block_cells_are_lstm_cell_and_gru_cell_in_one_op():
+    x = tf.placeholder(tf.float32, [2, 3, 5])
+    value = np.random.default_rng(2).standard_normal((2, 3, 5)).astype(np.float32)
+    with tf.variable_scope("block"):
+        block = tf.contrib.rnn.LSTMBlockCell(4, use_peephole=True, forget_bias=0.5)
+        out_block, _ = tf.nn.dynamic_rnn(block, x, dtype=tf.float32)
+    with tf.variable_scope("written"):
+        cell = tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, forget_bias=0.5)
+        out_cell, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    names = [v.name for v in block.weights]
+    assert names == [
+        f"block/rnn/lstm_cell/{n}:0" for n in ("kernel", "bias", "w_i_diag", "w_f_diag", "w_o_diag")
+    ]
+    gru = tf.contrib.rnn.GRUBlockCellV2(cell_size=3)
+    with tf.variable_scope("gru"):
+        tf.nn.dynamic_rnn(gru, x, dtype=tf.float32)
+    assert [v.name.split("gru_cell/")[1] for v in gru.weights] == [
+        "gates/kernel:0", "gates/bias:0", "candidate/kernel:0", "candidate/bias:0"
+    ]  # fmt: skip
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        by_name = {v.name.split("lstm_cell/")[1]: v for v in cell.weights}
+        for v in block.weights:  # the same weights in both cells
+            sess.run(by_name[v.name.split("lstm_cell/")[1]].assign(v))
+        a, b = sess.run([out_block, out_cell], {x: value})
+    np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

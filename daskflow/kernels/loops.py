@@ -252,3 +252,64 @@ def winograd_input(src, bt, step, first, out):
                 even, odd = e52 * d2 + e54 * d4 + e56 * d6, o51 * d1 + o53 * d3 + o55 * d5
                 out[40 + q, t, ch], out[48 + q, t, ch] = even + odd, even - odd
                 out[56 + q, t, ch] = b71 * d1 + b73 * d3 + b75 * d5 + b77 * d7
+
+
+@loop
+def lstm_tanh_arguments(icfo, b, forget_bias):
+    """In place, the arguments of the tanh each of TF's ``LSTMBlockCell`` gates takes, from
+    ``icfo = [x, h_prev] @ w`` (gates i, ci, f, o) and the bias: ``(icfo + b (+ forget_bias)) / 2``
+    for the sigmoid gates (``sigmoid(x) = (tanh(x / 2) + 1) / 2``, as daskflow's ``Sigmoid``), the
+    sum itself for ci. numpy's vectorized tanh then runs over the whole block at once."""
+    dt = icfo.dtype.type
+    half, fb = dt(0.5), dt(forget_bias)
+    n = icfo.shape[1] // 4
+    for r in range(icfo.shape[0]):
+        for j in range(4 * n):
+            v = icfo[r, j] + b[j]
+            if 2 * n <= j < 3 * n:
+                v = v + fb
+            icfo[r, j] = v if n <= j < 2 * n else half * v
+
+
+@loop
+def lstm_gates(t, cs_prev, cell_clip, i, cs, f, o, ci):
+    """The gates and the new cell state from the tanh of :func:`lstm_tanh_arguments`."""
+    dt = t.dtype.type
+    half, one, clip = dt(0.5), dt(1), dt(cell_clip)
+    n = cs_prev.shape[1]
+    for r in range(t.shape[0]):
+        for k in range(n):
+            gi, gc = half * (t[r, k] + one), t[r, n + k]
+            gf, go = half * (t[r, 2 * n + k] + one), half * (t[r, 3 * n + k] + one)
+            c = cs_prev[r, k] * gf + gi * gc
+            if clip > 0:
+                c = min(max(c, -clip), clip)
+            i[r, k], cs[r, k], f[r, k], o[r, k], ci[r, k] = gi, c, gf, go, gc
+
+
+@loop
+def lstm_cell_grad(cs_prev, wci, wcf, wco, peephole, i, cs, f, o, ci, co, cs_grad, h_grad, *outs):
+    """TF's ``LSTMBlockCellGrad``, one pass: ``outs`` are ``cs_prev_grad``, ``dicfo`` (the
+    gates' pre-activation gradients, i, ci, f, o) and the peepholes' gradients."""
+    cs_prev_grad, dicfo, wci_grad, wcf_grad, wco_grad = outs
+    one = cs.dtype.type(1)
+    n = cs.shape[1]
+    for r in range(cs.shape[0]):
+        for k in range(n):
+            gi, gf, go, gc, tc, c_prev = i[r, k], f[r, k], o[r, k], ci[r, k], co[r, k], cs_prev[r, k]
+            dh = h_grad[r, k]
+            do = dh * tc * go * (one - go)
+            dcs = dh * go * (one - tc * tc) + cs_grad[r, k]
+            if peephole:
+                dcs += do * wco[k]
+            di = dcs * gc * gi * (one - gi)
+            dci = dcs * gi * (one - gc * gc)
+            df = dcs * c_prev * gf * (one - gf)
+            back = dcs * gf
+            if peephole:
+                back += di * wci[k] + df * wcf[k]
+                wci_grad[k] += di * c_prev
+                wcf_grad[k] += df * c_prev
+                wco_grad[k] += do * cs[r, k]
+            cs_prev_grad[r, k] = back
+            dicfo[r, k], dicfo[r, n + k], dicfo[r, 2 * n + k], dicfo[r, 3 * n + k] = di, dci, df, do

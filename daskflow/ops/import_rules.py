@@ -15,7 +15,7 @@ import daskflow as tf
 from .. import dtypes
 from ..framework.apply import apply
 from ..variables import assign, assign_add, assign_sub, imported_variable
-from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops, random_ops, training_ops
+from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops, random_ops, rnn_ops, training_ops
 from .control_flow_ops import control_dependencies
 from .infer import constant_value
 from .math_ops import ReduceOver
@@ -229,6 +229,15 @@ def _nn(tf):
         ),
         "BatchMatMul": _batch_matmul(tf),
         "BatchMatMulV2": _batch_matmul(tf),
+        "LSTMBlockCell": lambda i, a, name: rnn_ops.lstm_block_cell(
+            *i[:4],
+            i[7],
+            *(i[4:7] if a.get("use_peephole") else ()),
+            forget_bias=a.get("forget_bias", 1.0),
+            cell_clip=a.get("cell_clip", 3.0),
+            name=name,
+        ),  # fmt: skip
+        "GRUBlockCell": lambda i, a, name: rnn_ops.gru_block_cell(*i, name=name),
         "BiasAdd": lambda i, a, name: tf.nn.bias_add(
             i[0], i[1], data_format=a.get("data_format", "NHWC"), name=name
         ),

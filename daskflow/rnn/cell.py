@@ -36,7 +36,7 @@ from ..framework.graph import Tensor, name_scope
 from ..framework.tensor_shape import dimension_value
 from ..layers.base import InputSpec, Layer
 from ..layers.core import get_activation
-from ..ops import array_ops, init_ops, math_ops, nn_ops
+from ..ops import array_ops, init_ops, math_ops, nn_ops, rnn_ops
 from ..variable_scope import get_variable_scope, variable_scope
 from ..variables import GraphKeys
 
@@ -326,6 +326,10 @@ class GRUCell(_KernelCell):
     def call(self, inputs, state):
         _check_inputs_and_state(self, inputs, state)
         state = self._single_state(state)
+        if self._activation is math_ops.tanh:  # TF's GRUBlockCell computes this cell: one op
+            kernels = (self._gate_kernel, self._candidate_kernel, self._gate_bias, self._candidate_bias)
+            new_h = rnn_ops.gru_block_cell(inputs, state, *kernels)[3]
+            return new_h, new_h
         gate_inputs = math_ops.matmul(array_ops.concat([inputs, state], 1), self._gate_kernel)
         value = math_ops.sigmoid(nn_ops.bias_add(gate_inputs, self._gate_bias))
         r, u = array_ops.split(value, 2, axis=1)
@@ -333,6 +337,26 @@ class GRUCell(_KernelCell):
         c = self._activation(nn_ops.bias_add(candidate, self._candidate_bias))
         new_h = u * state + (1 - u) * c
         return new_h, new_h
+
+
+class GRUBlockCellV2(GRUCell):
+    """``tf.contrib.rnn.GRUBlockCellV2``: ``GRUCell``'s variables, one ``GRUBlockCell`` op per step.
+
+    Parameters
+    ----------
+    num_units : int
+    reuse : bool, optional
+    cell_size : int, optional
+        TF1's older name for ``num_units``.
+    name : str, optional
+        Default ``gru_cell``.
+    dtype : DType, optional
+    """
+
+    def __init__(self, num_units=None, reuse=None, cell_size=None, name="gru_cell", dtype=None):
+        if (num_units is None) == (cell_size is None):
+            raise ValueError("GRUBlockCellV2: give exactly one of num_units and cell_size")
+        super().__init__(num_units or cell_size, reuse=reuse, name=name, dtype=dtype)
 
 
 class _LSTMBase(_KernelCell):
@@ -413,6 +437,11 @@ class BasicLSTMCell(_LSTMBase):
     def call(self, inputs, state):
         _check_inputs_and_state(self, inputs, state)
         c, h = self._split_state(state, self._num_units, self._num_units)
+        if self._activation is math_ops.tanh:  # TF's LSTMBlockCell computes this cell: one op
+            _, new_c, _, _, _, _, new_h = rnn_ops.lstm_block_cell(
+                inputs, c, h, self._kernel, self._bias, forget_bias=self._forget_bias
+            )
+            return new_h, self._join_state(new_c, new_h)
         gate_inputs = nn_ops.bias_add(
             math_ops.matmul(array_ops.concat([inputs, h], 1), self._kernel), self._bias
         )
@@ -511,6 +540,25 @@ class LSTMCell(_LSTMBase):
     def call(self, inputs, state):
         _check_inputs_and_state(self, inputs, state)
         c_prev, m_prev = self._split_state(state, self._num_units, self._output_size)
+        if self._activation is math_ops.tanh and self._cell_clip is None:
+            c, m = self._block(inputs, c_prev, m_prev)  # TF's LSTMBlockCell: one op
+        else:
+            c, m = self._written_out(inputs, c_prev, m_prev)
+        if self._num_proj is not None:
+            m = math_ops.matmul(m, self._proj_kernel)
+            if self._proj_clip is not None:
+                m = math_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
+        return m, self._join_state(c, m)
+
+    def _block(self, inputs, c_prev, m_prev, cell_clip=None):
+        peepholes = (self._w_i_diag, self._w_f_diag, self._w_o_diag) if self._use_peepholes else (None,) * 3
+        _, c, _, _, _, _, m = rnn_ops.lstm_block_cell(
+            inputs, c_prev, m_prev, self._kernel, self._bias, *peepholes, forget_bias=self._forget_bias,
+            cell_clip=-1.0 if cell_clip is None else cell_clip,
+        )  # fmt: skip
+        return c, m
+
+    def _written_out(self, inputs, c_prev, m_prev):
         sigmoid, act = math_ops.sigmoid, self._activation
         lstm_matrix = nn_ops.bias_add(
             math_ops.matmul(array_ops.concat([inputs, m_prev], 1), self._kernel), self._bias
@@ -525,12 +573,48 @@ class LSTMCell(_LSTMBase):
         if self._cell_clip is not None:
             c = math_ops.clip_by_value(c, -self._cell_clip, self._cell_clip)
         o_in = o + self._w_o_diag * c if self._use_peepholes else o
-        m = sigmoid(o_in) * act(c)
-        if self._num_proj is not None:
-            m = math_ops.matmul(m, self._proj_kernel)
-            if self._proj_clip is not None:
-                m = math_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
-        return m, self._join_state(c, m)
+        return c, sigmoid(o_in) * act(c)
+
+
+class LSTMBlockCell(LSTMCell):
+    """``tf.contrib.rnn.LSTMBlockCell``: TF's fused LSTM cell, one ``LSTMBlockCell`` op per step.
+
+    ``LSTMCell``'s variables and arithmetic (gates i, j, f, o; peepholes ``w_i_diag``,
+    ``w_f_diag``, ``w_o_diag``), a tuple state, no projection. With ``cell_clip``, ``c``
+    is clipped and, as in TF's op, its gradient passes the clip unchanged. The parameters
+    are ``LSTMCell``'s of the same names (``use_peephole`` is its ``use_peepholes``).
+    """
+
+    def __init__(
+        self,
+        num_units,
+        forget_bias=1.0,
+        cell_clip=None,
+        use_peephole=False,
+        dtype=None,
+        reuse=None,
+        name="lstm_cell",
+    ):
+        super().__init__(
+            num_units, use_peepholes=use_peephole, cell_clip=cell_clip, forget_bias=forget_bias,
+            reuse=reuse, name=name, dtype=dtype,
+        )  # fmt: skip
+
+    def build(self, input_shape):
+        depth, n = self._input_depth(input_shape), self._num_units
+        self._kernel = self.add_weight("kernel", [depth + n, 4 * n])
+        self._bias = self.add_weight("bias", [4 * n], initializer=init_ops.Zeros())
+        if self._use_peepholes:  # in TF's order for this cell: i, f, o
+            self._w_i_diag = self.add_weight("w_i_diag", [n])
+            self._w_f_diag = self.add_weight("w_f_diag", [n])
+            self._w_o_diag = self.add_weight("w_o_diag", [n])
+        self.built = True
+
+    def call(self, inputs, state):
+        _check_inputs_and_state(self, inputs, state)
+        c_prev, h_prev = self._split_state(state, self._num_units, self._num_units)
+        c, h = self._block(inputs, c_prev, h_prev, self._cell_clip)
+        return h, LSTMStateTuple(c, h)
 
 
 class MultiRNNCell(RNNCell):
