@@ -5,8 +5,8 @@ Models: (a) softmax regression 784->10, batch 100; (b) MLP 784->1024->10
 (c) the mnist_deep CNN written with ``tf.layers`` (conv 5x5x32, pool, conv
 5x5x64, pool, dense 1024, dropout, dense 10), batch 50, Adam; (d) an LSTM
 (``tf.nn.rnn_cell.BasicLSTMCell``, 128 units) over 28 steps of 28 inputs with
-``tf.nn.dynamic_rnn``, batch 128, Adam. (c) and (d) have no hand-written
-numpy baseline: their ratio is to TF1 in the same run.
+``tf.nn.dynamic_rnn``, batch 128, Adam; (e) the same with ``GRUCell``. (c) to (e)
+have no hand-written numpy baseline: their ratio is to TF1 in the same run.
 Each round times a block of steps of every contestant in turn (interleaved,
 so machine noise hits all alike); the median over rounds is reported, with
 the ratio to numpy measured in the same run. TensorFlow 1.x graph mode
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import statistics
 import sys
@@ -108,14 +109,14 @@ def cnn_step(tf, config=None):
     return lambda xs, ys: sess.run(train, {x: xs, y: ys})
 
 
-def lstm_step(tf, config=None):
-    """An LSTM over the 28 rows of an image; inputs [batch, 784], one-hot labels."""
+def lstm_step(tf, config=None, cell="lstm"):
+    """An LSTM (or a GRU) over the 28 rows of an image; inputs [batch, 784], one-hot labels."""
     graph = tf.Graph()
     with graph.as_default():
         tf.set_random_seed(0)
         x = tf.placeholder(tf.float32, [None, 784])
         y = tf.placeholder(tf.float32, [None, 10])
-        cell = tf.nn.rnn_cell.BasicLSTMCell(128)
+        cell = tf.nn.rnn_cell.BasicLSTMCell(128) if cell == "lstm" else tf.nn.rnn_cell.GRUCell(128)
         outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(x, [-1, 28, 28]), dtype=tf.float32)
         logits = tf.layers.dense(outputs[:, -1], 10)
         loss = tf.losses.softmax_cross_entropy(y, logits)
@@ -171,7 +172,7 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=51)
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--models", default="abcd", help="which models to time (letters a-d)")
+    parser.add_argument("--models", default="abcde", help="which models to time (letters a-e)")
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     import daskflow
@@ -187,6 +188,7 @@ def main(argv=None):
     layered = {
         "c": ("(c) CNN (tf.layers), batch 50", cnn_step, 50),
         "d": ("(d) LSTM 128, 28 steps, batch 128", lstm_step, 128),
+        "e": ("(e) GRU 128, 28 steps, batch 128", functools.partial(lstm_step, cell="gru"), 128),
     }
     print(f"embedded step time, median of interleaved rounds, {args.threads} BLAS thread(s)")
     print(f"on {machine()}")
@@ -226,7 +228,7 @@ def record_table(results, args):
     rounds, steps = layered_rounds(args)
     notes = [
         f"Step time ÷ the baseline's, median of {args.rounds} interleaved rounds of {args.steps} steps "
-        f"((c) and (d): {rounds} rounds of {steps}), {args.threads} BLAS thread(s)."
+        f"((c) to (e): {rounds} rounds of {steps}), {args.threads} BLAS thread(s)."
     ]
     if "tensorflow" not in sys.modules:
         notes.append("TensorFlow was not importable: TF1 not measured.")
@@ -234,7 +236,7 @@ def record_table(results, args):
 
 
 def layered_rounds(args):
-    """Rounds and steps per round for (c) and (d), whose steps take ms, not µs."""
+    """Rounds and steps per round for (c) to (e), whose steps take ms, not µs."""
     return max(3, args.rounds // 5), max(2, args.steps // 10)
 
 
