@@ -23,7 +23,7 @@ import pytest
 import daskflow as tf
 from daskflow.framework.primitive import PRIMITIVES
 from daskflow.gradients import _between
-from daskflow.ops import check_ops, clip_ops, linalg_ops, segment_ops, segment_reduce_ops, sort_ops
+from daskflow.ops import check_ops, clip_ops, linalg_ops, rnn_ops, segment_ops, segment_reduce_ops, sort_ops
 from daskflow.ops.higher_order_ops import map_fn, scan
 from daskflow.ops.tensor_array_ops import TensorArray
 
@@ -170,6 +170,22 @@ CASES = [
         "while_loop",
         lambda x, y: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * y), [0, x])[1],
         [R(2, 3), R(3)],
+    ),
+    # TF's fused recurrent cells: the new cell state and output (the gates are not differentiated)
+    GradCase(
+        "lstm_block_cell",
+        lambda x, c, h, w, b: rnn_ops.lstm_block_cell(x, c, h, w, b, forget_bias=0.5)[1::5],
+        [R(2, 3), R(2, 4), R(2, 4), R(7, 16), R(16)],
+    ),
+    GradCase(
+        "lstm_block_cell_peepholes",
+        lambda x, c, h, w, b, i, f, o: rnn_ops.lstm_block_cell(x, c, h, w, b, i, f, o)[1::5],
+        [R(2, 3), R(2, 4), R(2, 4), R(7, 16), R(16), R(4), R(4), R(4)],
+    ),
+    GradCase(
+        "gru_block_cell",
+        lambda x, h, w_ru, w_c, b_ru, b_c: rnn_ops.gru_block_cell(x, h, w_ru, w_c, b_ru, b_c)[3],
+        [R(2, 3), R(2, 4), R(7, 8), R(7, 4), R(8), R(4)],
     ),
     # TensorArrays in and out of loops; map_fn and scan are loops over them
     GradCase("tensor_array_loop", lambda x, y: _ta_loop(x, y), [R(4, 3), R(3)]),

@@ -352,3 +352,25 @@ def test_contribs_block_cells_are_lstm_cell_and_gru_cell_in_one_op():
             sess.run(by_name[v.name.split("lstm_cell/")[1]].assign(v))
         a, b = sess.run([out_block, out_cell], {x: value})
     np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_the_compiled_and_numpy_gru_kernels_agree():
+    from daskflow.kernels.compiled import use_compiled
+    from daskflow.ops import rnn_ops
+
+    rng = np.random.default_rng(6)
+    shapes = ([6, 3], [6, 4], [7, 8], [7, 4], [8], [4])
+    values = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    inputs = [tf.placeholder(tf.float32, v.shape) for v in values]
+    r, u, c, h = rnn_ops.gru_block_cell(*inputs)
+    grads = tf.gradients(tf.reduce_sum(h * 1.7), inputs)
+    feed = dict(zip(inputs, values))
+    with tf.Session() as sess:
+        with use_compiled(False):
+            plain = sess.run([[r, u, c, h], grads], feed)
+        with use_compiled(True):
+            compiled = sess.run([[r, u, c, h], grads], feed)
+    for p, q in zip(plain[0] + plain[1], compiled[0] + compiled[1]):
+        np.testing.assert_allclose(q, p, rtol=2e-6, atol=2e-6)
+    x, h_prev = values[:2]  # the new state as GRUCell writes it: u h + (1 - u) c
+    np.testing.assert_allclose(plain[0][3], plain[0][1] * h_prev + (1 - plain[0][1]) * plain[0][2], rtol=1e-6)

@@ -22,6 +22,7 @@ import os
 import numpy
 
 _enabled = os.environ.get("DASKFLOW_JIT", "1") != "0"
+_FLOAT32, _FLOAT64 = numpy.dtype(numpy.float32), numpy.dtype(numpy.float64)  # dtype.name is slow
 
 
 @contextlib.contextmanager
@@ -82,7 +83,7 @@ def plain(*arrays, contiguous=True) -> bool:
     (float32 or float64: numba has no float16 math), and C-contiguous unless the loop
     takes strided views (``contiguous=False``)."""
     dtype = arrays[0].dtype
-    return dtype.name in ("float32", "float64") and all(
+    return (dtype == _FLOAT32 or dtype == _FLOAT64) and all(
         type(a) is numpy.ndarray and a.dtype == dtype and (a.flags.c_contiguous or not contiguous)
         for a in arrays
     )

@@ -313,3 +313,72 @@ def lstm_cell_grad(cs_prev, wci, wcf, wco, peephole, i, cs, f, o, ci, co, cs_gra
                 wco_grad[k] += do * cs[r, k]
             cs_prev_grad[r, k] = back
             dicfo[r, k], dicfo[r, n + k], dicfo[r, 2 * n + k], dicfo[r, 3 * n + k] = di, dci, df, do
+
+
+@loop
+def add_bias_scaled(a, b, scale):
+    """In place, ``(a + b) * scale`` over rows (``b`` per column): a sigmoid's tanh argument
+    with ``scale`` 0.5 (as :func:`lstm_tanh_arguments`), a tanh's with 1."""
+    s = a.dtype.type(scale)
+    for r in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[r, j] = (a[r, j] + b[j]) * s
+
+
+@loop
+def gru_gates(t, h_prev, r_out, u_out, rh):
+    """TF's ``GRUBlockCell`` gates r, u from the tanh of their halved arguments, and
+    ``r * h_prev`` into ``rh`` (the candidate's input beside x)."""
+    dt = t.dtype.type
+    half, one = dt(0.5), dt(1)
+    n = h_prev.shape[1]
+    for i in range(t.shape[0]):
+        for k in range(n):
+            r, u = half * (t[i, k] + one), half * (t[i, n + k] + one)
+            r_out[i, k], u_out[i, k] = r, u
+            rh[i, k] = r * h_prev[i, k]
+
+
+@loop
+def gru_output(u, h_prev, c, h):
+    """``h = u * h_prev + (1 - u) * c``, the GRU's new state."""
+    one = u.dtype.type(1)
+    for i in range(u.shape[0]):
+        for k in range(u.shape[1]):
+            h[i, k] = u[i, k] * h_prev[i, k] + (one - u[i, k]) * c[i, k]
+
+
+@loop
+def gru_grad_gates(d_h, h_prev, u, c, d_c_bar, d_ru_bar):
+    """The gradients of the candidate's and of u's pre-activations (into ``d_ru_bar``'s
+    second half)."""
+    one = u.dtype.type(1)
+    n = u.shape[1]
+    for i in range(u.shape[0]):
+        for k in range(n):
+            g, uk, ck = d_h[i, k], u[i, k], c[i, k]
+            d_c_bar[i, k] = g * (one - uk) * (one - ck * ck)
+            d_ru_bar[i, n + k] = g * (h_prev[i, k] - ck) * uk * (one - uk)
+
+
+@loop
+def gru_grad_reset(d_xhr, h_prev, r, d_ru_bar):
+    """The gradient of r's pre-activation (into ``d_ru_bar``'s first half) from that of the
+    candidate's input ``[x, r * h_prev]``."""
+    one = r.dtype.type(1)
+    depth, n = d_xhr.shape[1] - r.shape[1], r.shape[1]
+    for i in range(r.shape[0]):
+        for k in range(n):
+            rk = r[i, k]
+            d_ru_bar[i, k] = d_xhr[i, depth + k] * h_prev[i, k] * rk * (one - rk)
+
+
+@loop
+def gru_grad_inputs(d_xhr, d_xh, d_h, r, u, d_x, d_h_prev):
+    """The gradients of x and h_prev from those of the two products' inputs."""
+    depth, n = d_x.shape[1], r.shape[1]
+    for i in range(r.shape[0]):
+        for j in range(depth):
+            d_x[i, j] = d_xhr[i, j] + d_xh[i, j]
+        for k in range(n):
+            d_h_prev[i, k] = d_xhr[i, depth + k] * r[i, k] + d_h[i, k] * u[i, k] + d_xh[i, depth + k]

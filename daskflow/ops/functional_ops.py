@@ -29,6 +29,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt
 from ..gradients import gradients
 from ..kernels import deadline
+from . import array_ops
 from .array_ops import placeholder, zeros_like
 
 # -- nested structures (TF's nest: framework/nest.py) ----------------------------------
@@ -313,6 +314,7 @@ def _while_grad(op, *grads):
     float_out = [i for i in range(n) if op.outputs[i].dtype.is_floating]
     graph, grad_in, grad_out = _gradient_program(graph, inputs, outputs, float_out, list(op.inputs))
     ins, gys = grad_in[: len(op.inputs)], grad_in[len(op.inputs) :]
+    grad_out, rows = _rows_of(op, grad_out, n)
     saved = _saved_tensors(inputs, outputs, grad_in, grad_out)
     grad_specs = tuple((t._dims, t.dtype) for t in op.inputs if t.dtype.is_floating)
     filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
@@ -320,11 +322,30 @@ def _while_grad(op, *grads):
     grad = (graph, ins + saved + gys, grad_out)
     history = _history_of(op, saving, grad, saved)
     attrs = dict(op.attrs, saving=saving, grad=grad, specs=grad_specs, float_out=tuple(float_out))
+    attrs["rows"] = rows
     attrs["from_history"] = history is not None
     forward = [*op.inputs, history] if history is not None else list(op.inputs)
     outs = apply(WhileGrad, *forward, *filled, **attrs)
     outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
     return [next(outs) if t.dtype.is_floating else None for t in op.inputs]
+
+
+def _rows_of(op, grad_out, n):
+    """``grad_out`` with the gradients of captured values that one iteration adds into some
+    rows (a ``TensorArray`` read's, ``ScatterAddTo`` of zeros) given as those rows' values, and
+    their indices appended; with ``{position in the float inputs: position of its indices}``.
+    The loop then adds each iteration's rows into one array, where a dense gradient per
+    iteration would fill and add the whole array each time (T^2 rows over T iterations)."""
+    float_in = [i for i, t in enumerate(op.inputs) if t.dtype.is_floating]
+    out, indices, rows = list(grad_out), [], {}
+    for k, i in enumerate(float_in):
+        made = grad_out[k].op
+        if i >= n and made.primitive is array_ops.ScatterAddTo and made.attrs["axis"] == 0:
+            values, where, _ = made.inputs
+            out[k] = values
+            rows[k] = len(grad_out) + len(indices)
+            indices.append(where)
+    return out + indices, tuple(sorted(rows.items()))
 
 
 def _history_of(op, saving, grad, saved):
@@ -353,7 +374,7 @@ def _saved_tensors(body_in, body_out, grad_in, grad_out):
 
 
 def _while_grad_kernel(
-    xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out, from_history
+    xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out, from_history, rows
 ):
     count = len(values) - len(float_out)
     forward, gys = list(values[:count]), list(values[count:])
@@ -371,15 +392,30 @@ def _while_grad_kernel(
         start = len(forward) + len(history[0][1])
         made = state.grad.compiled(xp).owned_outputs
         handed = frozenset(start + float_loop.index(i) for o, i in enumerate(float_in) if o in made and i < n)
+    rows = {float_in[k]: at for k, at in rows}
     for values_k, saved_k in reversed(history):
         outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
         by_input = dict(zip(float_in, outs))
         gys, owned = [by_input[i] for i in float_loop], handed
         for i in total:
-            total[i] = by_input[i] if total[i] is None else total[i] + by_input[i]
+            if i in rows:
+                total[i] = _add_rows(xp, total[i], forward[i], outs[rows[i]], by_input[i])
+            else:
+                total[i] = by_input[i] if total[i] is None else total[i] + by_input[i]
     result = dict(zip(float_loop, gys))
     result.update({i: (v if v is not None else xp.zeros_like(forward[i])) for i, v in total.items()})
     return _results([result[i] for i in float_in])
+
+
+def _add_rows(xp, total, like, where, values):
+    """``total`` (zeros like ``like`` at first) with ``values`` added at rows ``where``."""
+    if total is None:
+        total = xp.zeros(like.shape, dtype=values.dtype)
+    if getattr(where, "ndim", 0) == 0:
+        total[int(where)] += values
+    else:
+        xp.add.at(total, where, values)  # repeated rows accumulate
+    return total
 
 
 def _handed_over(xp, state, n):

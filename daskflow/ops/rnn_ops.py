@@ -171,11 +171,30 @@ def _gru_infer(inputs):
 
 
 def _gru_kernel(xp, x, h_prev, w_ru, w_c, b_ru, b_c):
+    if plain(x, h_prev, w_ru, w_c, b_ru, b_c, contiguous=False) and loops.gru_gates.get():
+        return _gru_compiled(x, h_prev, w_ru, w_c, b_ru, b_c)
     n = h_prev.shape[1]
     ru = _sigmoid(xp, xp.concatenate([x, h_prev], axis=1) @ w_ru + b_ru)
     r, u = ru[:, :n], ru[:, n:]
     c = xp.tanh(xp.concatenate([x, r * h_prev], axis=1) @ w_c + b_c)
     return r, u, c, u * h_prev + (1 - u) * c
+
+
+def _gru_compiled(x, h_prev, w_ru, w_c, b_ru, b_c):
+    depth, n = x.shape[1], h_prev.shape[1]
+    ru = numpy.concatenate([x, h_prev], axis=1) @ w_ru
+    loops.add_bias_scaled.get()(ru, b_ru, 0.5)
+    numpy.tanh(ru, out=ru)
+    r, u = numpy.empty_like(h_prev, order="C"), numpy.empty_like(h_prev, order="C")
+    xhr = numpy.empty((x.shape[0], depth + n), x.dtype)
+    xhr[:, :depth] = x
+    loops.gru_gates.get()(ru, h_prev, r, u, xhr[:, depth:])
+    c = xhr @ w_c
+    loops.add_bias_scaled.get()(c, b_c, 1.0)
+    numpy.tanh(c, out=c)
+    h = numpy.empty_like(c)
+    loops.gru_output.get()(u, h_prev, c, h)
+    return r, u, c, h
 
 
 def _gru_grad(op, *grads):
@@ -202,6 +221,8 @@ def _gru_grad_infer(inputs):
 
 
 def _gru_grad_kernel(xp, x, h_prev, w_ru, w_c, b_ru, b_c, r, u, c, d_h):
+    if plain(x, h_prev, w_ru, w_c, r, u, c, d_h, contiguous=False) and loops.gru_grad_gates.get():
+        return _gru_grad_compiled(x, h_prev, w_ru, w_c, r, u, c, d_h)
     depth = x.shape[1]
     d_c_bar = d_h * (1 - u) * (1 - c * c)
     d_u_bar = d_h * (h_prev - c) * u * (1 - u)
@@ -212,6 +233,18 @@ def _gru_grad_kernel(xp, x, h_prev, w_ru, w_c, b_ru, b_c, r, u, c, d_h):
     d_xh = d_ru_bar @ w_ru.T
     d_x = d_xhr[:, :depth] + d_xh[:, :depth]
     d_h_prev = d_hr * r + d_h * u + d_xh[:, depth:]
+    return d_x, d_h_prev, d_c_bar, d_ru_bar
+
+
+def _gru_grad_compiled(x, h_prev, w_ru, w_c, r, u, c, d_h):
+    n = h_prev.shape[1]
+    d_c_bar, d_ru_bar = numpy.empty_like(c, order="C"), numpy.empty((c.shape[0], 2 * n), c.dtype)
+    loops.gru_grad_gates.get()(d_h, h_prev, u, c, d_c_bar, d_ru_bar)
+    d_xhr = d_c_bar @ w_c.T
+    loops.gru_grad_reset.get()(d_xhr, h_prev, r, d_ru_bar)
+    d_xh = d_ru_bar @ w_ru.T
+    d_x, d_h_prev = numpy.empty_like(x, order="C"), numpy.empty_like(h_prev, order="C")
+    loops.gru_grad_inputs.get()(d_xhr, d_xh, d_h, r, u, d_x, d_h_prev)
     return d_x, d_h_prev, d_c_bar, d_ru_bar
 
 
