@@ -28,6 +28,7 @@ from daskflow.ops import (
     gradient_helper_ops,
     linalg_ops,
     math_ops,
+    rnn_ops,
     script_ops,
     segment_ops,
     segment_reduce_ops,
@@ -294,6 +295,28 @@ def _qr_properties(full_matrices):
 
 
 # -- the table -------------------------------------------------------------------------------
+
+
+def _np_sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def np_lstm(x, c, h, w, b, forget_bias, peepholes=None, clip=None):
+    """TF1's LSTMCell step: gates i, j, f, o of ``[x, h] @ w + b``; returns (c', h')."""
+    i, j, f, o = np.split(np.concatenate([x, h], 1) @ w + b, 4, axis=1)
+    wi, wf, wo = peepholes if peepholes is not None else (0, 0, 0)
+    c_new = _np_sigmoid(f + forget_bias + wf * c) * c + _np_sigmoid(i + wi * c) * np.tanh(j)
+    if clip is not None:
+        c_new = np.clip(c_new, -clip, clip)
+    return [c_new, np.tanh(c_new) * _np_sigmoid(o + wo * c_new)]
+
+
+def np_gru(x, h, w_ru, w_c, b_ru, b_c):
+    """TF1's GRUCell step."""
+    r, u = np.split(_np_sigmoid(np.concatenate([x, h], 1) @ w_ru + b_ru), 2, axis=1)
+    c = np.tanh(np.concatenate([x, r * h], 1) @ w_c + b_c)
+    return u * h + (1 - u) * c
+
 
 CASES = [
     # constants and pass-throughs
@@ -1504,10 +1527,37 @@ CASES = [
         )
         for padding in ("SAME", "VALID")
     ],
+    # TF's fused recurrent cells against the cells' arithmetic written out in numpy
+    Case(
+        "lstm_block_cell",
+        "LSTMBlockCell",
+        lambda x, c, h, w, b: list(rnn_ops.lstm_block_cell(x, c, h, w, b, forget_bias=0.5)[1::5]),
+        [R(3, 2), R(3, 4), R(3, 4), R(6, 16), R(16)],
+        lambda x, c, h, w, b: np_lstm(x, c, h, w, b, 0.5),
+    ),
+    Case(
+        "lstm_block_cell_peepholes_clip",
+        "LSTMBlockCell",
+        lambda x, c, h, w, b, i, f, o: list(
+            rnn_ops.lstm_block_cell(x, c, h, w, b, i, f, o, forget_bias=1.0, cell_clip=0.5)[1::5]
+        ),
+        [R(3, 2), R(3, 4), R(3, 4), R(6, 16), R(16), R(4), R(4), R(4)],
+        lambda x, c, h, w, b, i, f, o: np_lstm(x, c, h, w, b, 1.0, (i, f, o), 0.5),
+    ),
+    Case(
+        "gru_block_cell",
+        "GRUBlockCell",
+        lambda x, h, w_ru, w_c, b_ru, b_c: rnn_ops.gru_block_cell(x, h, w_ru, w_c, b_ru, b_c)[3],
+        [R(3, 2), R(3, 4), R(6, 8), R(6, 4), R(8), R(4)],
+        np_gru,
+    ),
 ]
+
 
 # Primitives with a kernel but no case in the table, and why.
 EXEMPT = {
+    "LSTMBlockCellGrad": "a gradient kernel: finite differences in tests/test_gradients.py",
+    "GRUBlockCellGrad": "a gradient kernel: finite differences in tests/test_gradients.py",
     "IteratorGetNext": "stateful dataset iterator: tests/test_data.py",
     # Queues, readers and decoders keep per-session state or take bytes: their own files test them.
     "FIFOQueueV2": "queue resource: tests/test_queues.py, against TF1",

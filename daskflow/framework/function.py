@@ -131,8 +131,11 @@ class SubProgram:
             if s in fresh and self._out_slots.count(s) == 1 and not readers[s]
         )
         donors = self._donors(placed, fresh, readers)
+        values_read = {  # slots some step reads the value of (not only its shape), or outputs
+            s for op, ins, _ in placed for k, s in enumerate(ins) if k not in op.primitive.shape_only
+        } | set(self._out_slots)
         unread = {
-            k: tuple(i for i, s in enumerate(outs) if not readers[s] and s not in self._out_slots)
+            k: tuple(i for i, s in enumerate(outs) if s not in values_read)
             for k, (op, _, outs) in enumerate(placed)
             if op.primitive.lazy_outputs
         }

@@ -38,8 +38,10 @@ buffers and returns the input arrays. The runtime passes it only embedded,
 where each of those outputs goes to one ``Assign`` of its variable and
 nothing else in the step reads the old value after the op
 (:mod:`daskflow.runtime.plan.compile`).
-A ``lazy_outputs`` kernel accepts ``unread=(positions, ...)``: its outputs that nothing
-in the step reads (nor fetches), which it returns as None without computing them (a
+A ``lazy_outputs`` kernel accepts ``unread=(positions, ...)``: its outputs whose values
+nothing in the step reads (nor fetches; a ``shape_only`` input reads only the shape). It
+returns for them, without computing them, an array of their shape and dtype (a softmax
+cross-entropy's loss in a training step) or None where nothing can read even that (a
 loop's history, kept only where its gradient runs in the same step).
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).

@@ -202,11 +202,15 @@ def _expand_infer(inputs, *, axis):
     return (None if dims is None else dims[:axis] + (1,) + dims[axis:]), inputs[0].dtype
 
 
+def _expand_kernel(xp, x, *, axis):
+    at = axis if axis >= 0 else x.ndim + 1 + axis  # a negative axis: unknown rank at build time
+    if not 0 <= at <= x.ndim:
+        return xp.expand_dims(x, axis)  # numpy's error for an axis out of range
+    return xp.reshape(x, x.shape[:at] + (1,) + x.shape[at:])  # a view, without expand_dims' checks
+
+
 ExpandDims = Primitive(
-    "ExpandDims",
-    _expand_infer,
-    lambda xp, x, *, axis: xp.expand_dims(x, axis),  # a negative axis: unknown rank at build time
-    lambda op, g: [reshape(g, shape_of(op.inputs[0]))],
+    "ExpandDims", _expand_infer, _expand_kernel, lambda op, g: [reshape(g, shape_of(op.inputs[0]))]
 )
 
 

@@ -80,7 +80,7 @@ def _xent_infer(inputs):
     return [((None if dims is None else dims[:-1]), logits.dtype), (dims, logits.dtype)]
 
 
-def _xent_kernel(xp, labels, logits):
+def _xent_kernel(xp, labels, logits, unread=()):
     if labels.shape != logits.shape:  # TF1's words
         raise InvalidArgumentError(
             None,
@@ -91,8 +91,11 @@ def _xent_kernel(xp, labels, logits):
     shifted = logits - logits.max(axis=-1, keepdims=True)
     e = xp.exp(shifted)  # one exp serves both outputs
     total = e.sum(axis=-1, keepdims=True)
-    shifted -= xp.log(total)  # log_softmax, in the array made for it
-    loss = -xp.einsum("...i,...i->...", labels, shifted)  # one call: no product array, no sum
+    if 0 in unread:  # a training step reads only the loss's shape (its mean's gradient)
+        loss = xp.zeros(logits.shape[:-1], dtype=logits.dtype)  # (broadcast_to costs 2 us more)
+    else:
+        shifted -= xp.log(total)  # log_softmax, in the array made for it
+        loss = -xp.einsum("...i,...i->...", labels, shifted)  # one call: no product array, no sum
     e /= total
     e -= labels
     return loss, e
@@ -115,7 +118,9 @@ def _xent_grad(op, g_loss, g_backprop):
 
 # TF's fused op: computing the gradient's `softmax - labels` together with
 # the loss costs one log-softmax instead of two.
-SoftmaxCrossEntropy = Primitive("SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, _xent_grad)
+SoftmaxCrossEntropy = Primitive(
+    "SoftmaxCrossEntropyWithLogits", _xent_infer, _xent_kernel, _xent_grad, lazy_outputs=True
+)
 
 
 def _both_given(fn, labels, logits):

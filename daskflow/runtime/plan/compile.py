@@ -316,11 +316,21 @@ class _Builder:
         self.names.update(zip(op.outputs, outs))
 
     def _unread(self, op: Operation, prim: Primitive) -> dict[str, tuple[int, ...]]:
-        """``{"unread": positions}`` of a ``lazy_outputs`` op's outputs no one reads in the step."""
+        """``{"unread": positions}`` of a ``lazy_outputs`` op's outputs whose values no one
+        reads in the step (a ``shape_only`` input of an op here reads only the shape)."""
         if not prim.lazy_outputs:
             return {}
-        unread = tuple(i for i, t in enumerate(op.outputs) if not self.uses.get(t, 0))
+        unread = tuple(i for i, t in enumerate(op.outputs) if self._shape_reads(t) == self.uses.get(t, 0))
         return {"unread": unread} if unread else {}
+
+    def _shape_reads(self, t: Tensor) -> int:
+        """How many reads of ``t`` here are ``shape_only`` inputs."""
+        return sum(
+            k in self.primitive_of(reader).shape_only
+            for reader in dict.fromkeys(self.readers[t])
+            for k, x in enumerate(self.inputs_of(reader))
+            if x is t
+        )
 
     def _input(self, t: Tensor, prim: Primitive) -> str:
         if prim.accepts_uninitialized and t.op.primitive.is_variable and t not in self.feeds:
