@@ -2,6 +2,7 @@
 
 import datetime
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -106,7 +107,16 @@ def test_heading_holds_commit_date_command_and_machine(results, monkeypatch):
     assert re.search(r", \d+ logical cores, load average (\d+\.\d\d|unknown) at start; Python 3\.", machine)
     for name in ("numpy", "dask", "distributed"):
         assert re.search(rf"\b{name} \d", machine), name
-    assert machine.endswith(", TensorFlow 9.8.7")
+    versions, _, blas = machine.rpartition("; ")
+    assert versions.endswith(", TensorFlow 9.8.7")
+    # numpy's BLAS and the kernels it runs, as threadpoolctl sees them (and a forced OPENBLAS_CORETYPE)
+    from threadpoolctl import threadpool_info
+
+    pools = [p for p in threadpool_info() if p["user_api"] == "blas"]
+    named = f"{pools[0]['internal_api']} {pools[0]['version']} with " if pools else "BLAS unknown"
+    assert blas.startswith(named), blas
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    assert (f"(OPENBLAS_CORETYPE={forced})" in blas) == bool(forced), blas
 
 
 def test_tensorflow_named_only_where_it_was_measured(results, monkeypatch):
