@@ -162,3 +162,55 @@ def test_a_step_without_the_gradient_keeps_no_history(monkeypatch):
         assert kept == []
         sess.run(gx, {x: np.ones(3)})
         assert len(kept) == 1 and len(kept[0]) == 4  # one entry per iteration
+
+
+def test_a_loops_invariant_steps_run_once_per_loop_and_its_draws_each_iteration(monkeypatch):
+    # Loop-invariant code motion: the transpose of a captured weight runs once per run of
+    # the loop (and of its gradient), not once per iteration; a random op draws every time.
+    from daskflow.ops import core_array_ops
+
+    transposes = []  # whether each transpose run was of the weight (or its transpose)
+    w0 = np.eye(3, dtype=np.float32) * 0.5 + np.arange(9, dtype=np.float32).reshape(3, 3) / 20
+    kernel = core_array_ops.Transpose.kernel
+
+    def counting(xp, value, *args, **kwargs):
+        transposes.append(np.array_equal(value, w0) or np.array_equal(value, w0.T))
+        return kernel(xp, value, *args, **kwargs)
+
+    monkeypatch.setattr(core_array_ops.Transpose, "kernel", counting)
+    w = tf.Variable(w0)
+    x = tf.placeholder(tf.float32, [2, 3])
+
+    def body(i, v, draws):
+        r = tf.random_uniform([])
+        return i + 1, tf.tanh(tf.matmul(v, tf.transpose(w))) + x, draws.write(i, r)
+
+    draws = tf.TensorArray(tf.float32, size=6)
+    _, y, draws = tf.while_loop(lambda i, v, d: i < 6, body, [0, x, draws])
+    (gw,) = tf.gradients(tf.reduce_sum(y), [w])
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        feed = {x: np.arange(6, dtype=np.float32).reshape(2, 3) / 6}
+        transposes.clear()
+        values, drawn = sess.run([y, draws.stack()], feed)
+        assert transposes == [True] and len(set(drawn.tolist())) == 6
+        transposes.clear()
+        grad = sess.run(gw, feed)
+        # The forward's transpose of w, and the gradient program's of w and of w.T: once each.
+        assert sum(transposes) == 3, transposes
+    # The weights' gradient against central differences of the same loop.
+    w0, xv = w0.astype(np.float64), feed[x].astype(np.float64)
+
+    def loss(wv):
+        v = xv
+        for _ in range(6):
+            v = np.tanh(v @ wv.T) + xv
+        return v.sum()
+
+    eps, numeric = 1e-4, np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            d = np.zeros((3, 3))
+            d[i, j] = eps
+            numeric[i, j] = (loss(w0 + d) - loss(w0 - d)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-3, atol=1e-4)

@@ -92,6 +92,7 @@ class SubProgram:
 
     def __init__(self, graph, inputs, outputs, what):
         self.graph, self.inputs, self.outputs = graph, list(inputs), list(outputs)
+        self._hoists: dict = {}  # invariant input positions -> (steps once, steps per iteration, slots)
         ops = needed_ops(self.outputs, {t for t in self.inputs if t is not None})
         _check_body(ops, self.inputs, what)
         self._ops = sorted(ops, key=lambda o: o._id)
@@ -101,7 +102,7 @@ class SubProgram:
         return {"graph": self.graph, "inputs": self.inputs, "outputs": self.outputs, "_ops": self._ops}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _steps=None)
+        self.__dict__.update(state, _steps=None, _hoists={})
 
     def _compile(self, xp):
         slot: dict = {}
@@ -206,7 +207,43 @@ class SubProgram:
         given = self._given.get(owned)
         if given is None:
             given = self._given[owned] = self._writable(owned)
-        for kernel, giving, donor, ins, outs, single, op in self._steps:
+        return self._execute(self._steps, env, given)
+
+    def hoisted(self, xp, invariant, *values):
+        """This program for a loop whose inputs at positions ``invariant`` keep the
+        ``values`` given here in every iteration: the steps reading only those and
+        constants run once, now (loop-invariant code motion; a transposed weight is then
+        made contiguous once, so the loop's products read it untransposed). Returns a
+        :class:`Hoisted` whose ``run`` takes every input, as :meth:`run` does."""
+        self.compiled(xp)
+        plan = self._hoists.get(invariant)
+        if plan is None:
+            plan = self._hoists[invariant] = self._hoist_plan(invariant)
+        pre, rest, kept = plan
+        env = [None] * self._size
+        for k, (i, v) in enumerate(zip(self._in_slots, values)):
+            if i is not None and k in invariant:
+                env[i] = v
+        self._execute(pre, env, frozenset())
+        for s in kept:
+            env[s] = _contiguous(xp, env[s])
+        return Hoisted(self, env, rest, kept)
+
+    def _hoist_plan(self, invariant):
+        """(steps to run once, steps per iteration, the slots the first ones make)."""
+        moving = {s for k, s in enumerate(self._in_slots) if k not in invariant}
+        held = {s for k, s in enumerate(self._in_slots) if k in invariant and s is not None} - moving
+        outputs, pre, rest = set(self._out_slots), [], []
+        for step in self._steps:
+            ins, outs, op = step[3], step[4], step[6]
+            once = not op.primitive.stateful and all(s in held for s in ins) and not outputs & set(outs)
+            (pre if once else rest).append(step)
+            if once:
+                held.update(outs)
+        return pre, rest, frozenset(s for step in pre for s in step[4])
+
+    def _execute(self, steps, env, given):
+        for kernel, giving, donor, ins, outs, single, op in steps:
             if donor is not None and donor in given:
                 kernel = giving
             try:
@@ -231,6 +268,36 @@ class SubProgram:
         handed = {s for k, s in enumerate(self._in_slots) if k in owned and s is not None}
         held = {s for k, s in enumerate(self._in_slots) if k not in owned and s is not None}
         return self._made_here | (handed - held)
+
+
+class Hoisted:
+    """A :class:`SubProgram` whose loop-invariant steps have run (:meth:`SubProgram.hoisted`)."""
+
+    def __init__(self, program, env, steps, kept):
+        self.program, self.env, self.steps, self.kept = program, env, steps, kept
+        self._given: dict = {}
+
+    def run(self, xp, *values, owned=()):
+        """As :meth:`SubProgram.run`; the invariant inputs' values are those hoisted with."""
+        program, env = self.program, list(self.env)
+        for i, v in zip(program._in_slots, values):
+            if i is not None and i not in self.kept:
+                env[i] = v
+        given = self._given.get(owned)
+        if given is None:  # what the once-run steps made is read by every iteration: never written
+            given = self._given[owned] = program._writable(owned) - self.kept
+        return program._execute(self.steps, env, given)
+
+
+def _contiguous(xp, value):
+    """``value``, a view made contiguous (a transpose): read by every iteration, copied once."""
+    flags, copy = getattr(value, "flags", None), getattr(xp, "ascontiguousarray", None)
+    if flags is None or copy is None or getattr(value, "ndim", 0) < 2 or flags.c_contiguous:
+        return value
+    return copy(value) if value.size <= _COPIED_ONCE else value
+
+
+_COPIED_ONCE = 1 << 22  # elements: a larger invariant view stays a view (its copy's memory)
 
 
 def _naming(exc, op):

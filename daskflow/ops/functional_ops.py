@@ -272,12 +272,22 @@ def _while_infer(inputs, *, cond, body, n, specs, limit, **_):
     return list(specs)
 
 
+def _invariant(loop, captured):
+    """The positions of a body's captured inputs: the same in every iteration."""
+    return frozenset(range(len(loop), len(loop) + len(captured)))
+
+
+def _hoisted(xp, program, loop, captured):
+    return program.hoisted(xp, _invariant(loop, captured), *[None] * len(loop), *captured)
+
+
 def _iterate(xp, state, loop, captured, limit):
     i, owned = 0, ()  # the first iteration's values come from outside: others may hold them
     handed = state.body.compiled(xp).owned_outputs - state.cond.kept_inputs(xp)
+    body = _hoisted(xp, state.body, loop, captured)
     while (limit is None or i < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
         deadline.check()
-        loop = list(state.body.run(xp, *loop, *captured, owned=owned))
+        loop = list(body.run(xp, *loop, *captured, owned=owned))
         owned = handed  # made by the last iteration, held by no one else
         i += 1
     return loop
@@ -288,9 +298,10 @@ def _record(xp, state, loop, captured, limit):
     gradient program reads; returns (that history, the final loop values)."""
     n, history = len(loop), []
     owned, handed = (), _handed_over(xp, state, n)
+    saving = _hoisted(xp, state.saving, loop, captured)
     while (limit is None or len(history) < limit) and bool(state.cond.run(xp, *loop, *captured)[0]):
         deadline.check()
-        outs = state.saving.run(xp, *loop, *captured, owned=owned)
+        outs = saving.run(xp, *loop, *captured, owned=owned)
         history.append((loop, outs[n:]))
         loop, owned = list(outs[:n]), handed
     return history, loop
@@ -315,7 +326,7 @@ def _while_grad(op, *grads):
     graph, grad_in, grad_out = _gradient_program(graph, inputs, outputs, float_out, list(op.inputs))
     ins, gys = grad_in[: len(op.inputs)], grad_in[len(op.inputs) :]
     grad_out, rows = _rows_of(op, grad_out, n)
-    saved = _saved_tensors(inputs, outputs, grad_in, grad_out)
+    saved = _saved_tensors(inputs, outputs, grad_in, grad_out, n)
     grad_specs = tuple((t._dims, t.dtype) for t in op.inputs if t.dtype.is_floating)
     filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
     saving = (graph, inputs, list(outputs) + saved)
@@ -364,13 +375,27 @@ def _history_of(op, saving, grad, saved):
     return op.outputs[n]
 
 
-def _saved_tensors(body_in, body_out, grad_in, grad_out):
+def _saved_tensors(body_in, body_out, grad_in, grad_out, n):
     """The body's forward values its gradient graph reads: the forward pass keeps them per
-    iteration, so the backward pass feeds them instead of computing the body again."""
+    iteration, so the backward pass feeds them instead of computing the body again. Not those
+    made from captured values alone (a transposed weight): the same in every iteration, the
+    gradient program computes them once itself (:meth:`SubProgram.hoisted`)."""
     forward = needed_ops(body_out, {t for t in body_in if t is not None})
+    invariant = _invariant_ops(forward, {t for t in body_in[n:] if t is not None})
     backward = needed_ops(grad_out, set(grad_in)) - forward
-    read = {t for op in backward for t in op.inputs if t.op in forward and t not in grad_in}
+    read = {t for op in backward for t in op.inputs if t.op in forward - invariant and t not in grad_in}
     return sorted(read, key=lambda t: (t.op._id, t.value_index))
+
+
+def _invariant_ops(ops, captured):
+    """The ops of ``ops`` computing from ``captured`` and constants alone, with no state."""
+    found: set = set()
+    for op in sorted(ops, key=lambda o: o._id):  # creation order: inputs first
+        if op.primitive.stateful or op.primitive.is_placeholder:
+            continue
+        if all(t in captured or t.op in found for t in op.inputs):
+            found.add(op)
+    return found
 
 
 def _while_grad_kernel(
@@ -393,8 +418,9 @@ def _while_grad_kernel(
         made = state.grad.compiled(xp).owned_outputs
         handed = frozenset(start + float_loop.index(i) for o, i in enumerate(float_in) if o in made and i < n)
     rows = {float_in[k]: at for k, at in rows}
+    grad = _hoisted(xp, state.grad, forward[:n], captured)
     for values_k, saved_k in reversed(history):
-        outs = state.grad.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
+        outs = grad.run(xp, *values_k, *captured, *saved_k, *gys, owned=owned)
         by_input = dict(zip(float_in, outs))
         gys, owned = [by_input[i] for i in float_loop], handed
         for i in total:
