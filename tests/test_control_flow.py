@@ -214,3 +214,14 @@ def test_a_loops_invariant_steps_run_once_per_loop_and_its_draws_each_iteration(
             d[i, j] = eps
             numeric[i, j] = (loss(w0 + d) - loss(w0 - d)) / (2 * eps)
     np.testing.assert_allclose(grad, numeric, rtol=1e-3, atol=1e-4)
+
+
+def test_a_loop_that_never_iterates_runs_none_of_its_invariant_steps():
+    x = tf.placeholder(tf.float32, [None])
+    n = tf.placeholder(tf.int32, [])
+    body = lambda i, v: (i + 1, v + tf.reshape(x, [2, 2])[0, 0])  # noqa: E731 - fails on 3 values
+    _, y = tf.while_loop(lambda i, v: i < n, body, [0, 1.0])
+    with tf.Session() as sess:
+        assert sess.run(y, {x: [1, 2, 3], n: 0}) == 1.0  # as TF1: the body never ran
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(y, {x: [1, 2, 3], n: 1})

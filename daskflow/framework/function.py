@@ -212,22 +212,19 @@ class SubProgram:
     def hoisted(self, xp, invariant, *values):
         """This program for a loop whose inputs at positions ``invariant`` keep the
         ``values`` given here in every iteration: the steps reading only those and
-        constants run once, now (loop-invariant code motion; a transposed weight is then
-        made contiguous once, so the loop's products read it untransposed). Returns a
+        constants run once, with the first iteration (loop-invariant code motion; a
+        transposed weight is then made contiguous once, so the loop's products read it
+        untransposed; a loop that never iterates runs none of them). Returns a
         :class:`Hoisted` whose ``run`` takes every input, as :meth:`run` does."""
         self.compiled(xp)
         plan = self._hoists.get(invariant)
         if plan is None:
             plan = self._hoists[invariant] = self._hoist_plan(invariant)
-        pre, rest, kept = plan
         env = [None] * self._size
         for k, (i, v) in enumerate(zip(self._in_slots, values)):
             if i is not None and k in invariant:
                 env[i] = v
-        self._execute(pre, env, frozenset())
-        for s in kept:
-            env[s] = _contiguous(xp, env[s])
-        return Hoisted(self, env, rest, kept)
+        return Hoisted(self, xp, env, *plan)
 
     def _hoist_plan(self, invariant):
         """(steps to run once, steps per iteration, the slots the first ones make)."""
@@ -271,14 +268,20 @@ class SubProgram:
 
 
 class Hoisted:
-    """A :class:`SubProgram` whose loop-invariant steps have run (:meth:`SubProgram.hoisted`)."""
+    """A :class:`SubProgram` whose loop-invariant steps run once (:meth:`SubProgram.hoisted`)."""
 
-    def __init__(self, program, env, steps, kept):
+    def __init__(self, program, xp, env, once, steps, kept):
         self.program, self.env, self.steps, self.kept = program, env, steps, kept
+        self._once, self._xp = once, xp
         self._given: dict = {}
 
     def run(self, xp, *values, owned=()):
         """As :meth:`SubProgram.run`; the invariant inputs' values are those hoisted with."""
+        if self._once is not None:  # the first iteration: the invariant steps run now
+            self.program._execute(self._once, self.env, frozenset())
+            for s in self.kept:
+                self.env[s] = _contiguous(self._xp, self.env[s])
+            self._once = None
         program, env = self.program, list(self.env)
         for i, v in zip(program._in_slots, values):
             if i is not None and i not in self.kept:
