@@ -283,7 +283,8 @@ def _loop_bodies(graph):
     "build, fused",
     [
         (lambda: tf.nn.rnn_cell.BasicLSTMCell(4), "LSTMBlockCell"),
-        (lambda: tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, num_proj=2), "LSTMBlockCell"),
+        (lambda: tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True), "LSTMBlockCell"),
+        (lambda: tf.nn.rnn_cell.LSTMCell(4, num_proj=2), None),  # TF's op takes h as wide as c
         (lambda: tf.nn.rnn_cell.GRUCell(4), "GRUBlockCell"),
         (lambda: tf.nn.rnn_cell.LSTMCell(4, cell_clip=1.0), None),  # its gradient stops where it clips
         (lambda: tf.nn.rnn_cell.BasicLSTMCell(4, activation=tf.nn.relu), None),

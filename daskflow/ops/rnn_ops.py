@@ -8,7 +8,7 @@ the weights' gradients are graph ops, as TF's Python gradients build them.
 Inside ``dynamic_rnn``'s loop a step is then a few kernel calls, where the
 cell written out is about fifteen.
 
-``BasicLSTMCell``, ``LSTMCell`` (no ``cell_clip``) and ``GRUCell`` build these
+``BasicLSTMCell``, ``LSTMCell`` (no ``cell_clip``, no ``num_proj``) and ``GRUCell`` build these
 ops when their activation is ``tanh``: the arithmetic is theirs (gates in the
 kernel's order i, j, f, o; ``sigmoid(x) = (tanh(x / 2) + 1) / 2`` as daskflow's
 ``Sigmoid``), so values agree with the cells written out to rounding.

@@ -540,8 +540,10 @@ class LSTMCell(_LSTMBase):
     def call(self, inputs, state):
         _check_inputs_and_state(self, inputs, state)
         c_prev, m_prev = self._split_state(state, self._num_units, self._output_size)
-        if self._activation is math_ops.tanh and self._cell_clip is None:
-            c, m = self._block(inputs, c_prev, m_prev)  # TF's LSTMBlockCell: one op
+        # TF's LSTMBlockCell, one op, computes this cell unless the cell clips (the op's gradient
+        # passes the clip) or projects (the op's h_prev is as wide as its cell state).
+        if self._activation is math_ops.tanh and self._cell_clip is None and self._num_proj is None:
+            c, m = self._block(inputs, c_prev, m_prev)
         else:
             c, m = self._written_out(inputs, c_prev, m_prev)
         if self._num_proj is not None:
