@@ -49,8 +49,11 @@ def test_each_run_is_one_replicas_update_on_its_whole_batch(cluster):
         # Ten updates of 0.1 * sum(ones(4)), in whatever order: the batch is not split.
         assert sess.run(step) == 10
         assert sess.run(w) == pytest.approx(-4.0)
+        # One staleness per update: the initializer's and ten more. Its size is timing: a run
+        # returns once submitted, so while one replica computes, the other may apply two steps
+        # (it did under CI's load: a staleness of 2).
         staleness = [s for m in sess.step_metrics() for s in m["staleness"]]
-        assert len(staleness) == 11 and max(staleness) <= 1  # the initializer's update and ten more
+        assert len(staleness) == 11 and min(staleness) >= 0, staleness
 
 
 def test_a_straggling_replica_does_not_hold_the_others_back(cluster):
