@@ -60,8 +60,8 @@ class DType:
         return found
 
     def __init_subclass__(cls, **kwargs):
-        # daskflow's own dtypes beyond TF1's numbers (the queues' resource handle)
-        # are built from their fields, as ``_make`` builds the singletons here.
+        # daskflow's own dtypes beyond TF1's numbers (OpaqueDType) are built from their
+        # fields, as ``_make`` builds the singletons here.
         super().__init_subclass__(**kwargs)
         cls.__new__ = lambda cls, name, np_dtype, enum: DType._make.__func__(cls, name, np_dtype, enum)
 
@@ -153,6 +153,28 @@ class DType:
 
     def __reduce__(self):
         return as_dtype, (self.name,)
+
+
+class OpaqueDType(DType):
+    """A dtype whose values only its own ops read: a queue's or reader's handle (TF's
+    ``DT_RESOURCE``), a loop's history for its gradient (``DT_VARIANT``). ``as_dtype`` knows
+    none: a program cannot make a tensor of one. Made by :func:`opaque`."""
+
+    def __reduce__(self):
+        return opaque, (self.name,)  # travels to workers as the one instance of its name
+
+
+_OPAQUE: dict[str, OpaqueDType] = {}
+
+
+def opaque(name: str, enum: int | None = None) -> OpaqueDType:
+    """The opaque dtype ``name``; its declaration (with TF's DataType number ``enum``) makes it."""
+    found = _OPAQUE.get(name)
+    if found is None:
+        if enum is None:
+            raise TypeError(f"no opaque dtype {name!r} is declared")
+        found = _OPAQUE[name] = OpaqueDType(name, object, enum)
+    return found
 
 
 float16 = DType._make("float16", np.float16, 19)

@@ -132,11 +132,13 @@ class SubProgram:
             if s in fresh and self._out_slots.count(s) == 1 and not readers[s]
         )
         donors = self._donors(placed, fresh, readers)
-        values_read = {  # slots some step reads the value of (not only its shape), or outputs
-            s for op, ins, _ in placed for k, s in enumerate(ins) if k not in op.primitive.shape_only
-        } | set(self._out_slots)
+        # The slots some step reads the value of (not only its shape), or outputs.
+        self._values_read = frozenset(
+            {s for op, ins, _ in placed for k, s in enumerate(ins) if k not in op.primitive.shape_only}
+            | set(self._out_slots)
+        )
         unread = {
-            k: tuple(i for i, s in enumerate(outs) if s not in values_read)
+            k: tuple(i for i, s in enumerate(outs) if s not in self._values_read)
             for k, (op, _, outs) in enumerate(placed)
             if op.primitive.lazy_outputs
         }
@@ -189,11 +191,7 @@ class SubProgram:
     def shape_only_inputs(self, xp):
         """The input positions whose values only ``shape_only`` kernel inputs read (or
         nothing): a value changed in place after it was given still serves this program."""
-        steps = self.compiled(xp)._steps
-        values_read = {
-            s for *_, ins, _, _, op in steps for k, s in enumerate(ins) if k not in op.primitive.shape_only
-        }
-        values_read.update(self._out_slots)
+        values_read = self.compiled(xp)._values_read
         return frozenset(k for k, s in enumerate(self._in_slots) if s not in values_read)
 
     def run(self, xp, *values, owned=()):
@@ -224,7 +222,7 @@ class SubProgram:
         for k, (i, v) in enumerate(zip(self._in_slots, values)):
             if i is not None and k in invariant:
                 env[i] = v
-        return Hoisted(self, xp, env, *plan)
+        return Hoisted(self, env, *plan)
 
     def _hoist_plan(self, invariant):
         """(steps to run once, steps per iteration, the slots the first ones make)."""
@@ -270,9 +268,9 @@ class SubProgram:
 class Hoisted:
     """A :class:`SubProgram` whose loop-invariant steps run once (:meth:`SubProgram.hoisted`)."""
 
-    def __init__(self, program, xp, env, once, steps, kept):
+    def __init__(self, program, env, once, steps, kept):
         self.program, self.env, self.steps, self.kept = program, env, steps, kept
-        self._once, self._xp = once, xp
+        self._once = once
         self._given: dict = {}
 
     def run(self, xp, *values, owned=()):
@@ -280,11 +278,11 @@ class Hoisted:
         if self._once is not None:  # the first iteration: the invariant steps run now
             self.program._execute(self._once, self.env, frozenset())
             for s in self.kept:
-                self.env[s] = _contiguous(self._xp, self.env[s])
+                self.env[s] = _contiguous(xp, self.env[s])
             self._once = None
         program, env = self.program, list(self.env)
         for i, v in zip(program._in_slots, values):
-            if i is not None and i not in self.kept:
+            if i is not None:
                 env[i] = v
         given = self._given.get(owned)
         if given is None:  # what the once-run steps made is read by every iteration: never written

@@ -49,15 +49,9 @@ from . import queue_runtime as rt
 from .infer import static_dim
 from .random_ops import get_seed
 
-
 # TF's DT_RESOURCE: the type of a queue's (and a reader's) handle. Its value is the
 # session's runtime object, which only the ops of its kind read.
-class _Resource(_dtypes.DType):
-    def __reduce__(self):
-        return "resource"  # travels to workers as this module's one instance
-
-
-resource = _Resource("resource", object, 20)
+resource = _dtypes.opaque("resource", 20)
 
 
 # -- primitives --------------------------------------------------------------------------------

@@ -216,13 +216,8 @@ def _case(pairs, default):
 # -- while_loop ------------------------------------------------------------------------
 
 
-class _Variant(dtypes.DType):
-    def __reduce__(self):
-        return "variant"  # travels to workers as this module's one instance
-
-
 # TF's DT_VARIANT: the type of a loop's history, an opaque value only its gradient reads.
-variant = _Variant("variant", object, 21)
+variant = dtypes.opaque("variant", 21)
 
 
 class _History:
@@ -333,8 +328,7 @@ def _while_grad(op, *grads):
     grad = (graph, ins + saved + gys, grad_out)
     history = _history_of(op, saving, grad, saved)
     attrs = dict(op.attrs, saving=saving, grad=grad, specs=grad_specs, float_out=tuple(float_out))
-    attrs["rows"] = rows
-    attrs["from_history"] = history is not None
+    attrs.update(rows=rows, from_history=history is not None)
     forward = [*op.inputs, history] if history is not None else list(op.inputs)
     outs = apply(WhileGrad, *forward, *filled, **attrs)
     outs = iter(list(outs) if isinstance(outs, tuple) else [outs])
@@ -398,9 +392,7 @@ def _invariant_ops(ops, captured):
     return found
 
 
-def _while_grad_kernel(
-    xp, state, *values, cond, body, grad, saving, n, specs, limit, back_prop, float_out, from_history, rows
-):
+def _while_grad_kernel(xp, state, *values, n, limit, float_out, from_history, rows, **_):
     count = len(values) - len(float_out)
     forward, gys = list(values[:count]), list(values[count:])
     if from_history:

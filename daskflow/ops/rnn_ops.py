@@ -24,10 +24,7 @@ from ..framework.tensor_shape import merge
 from ..kernels import loops
 from ..kernels.compiled import plain
 from . import array_ops, math_ops
-
-
-def _sigmoid(xp, x):
-    return 0.5 * (xp.tanh(0.5 * x) + 1)  # as math_ops' Sigmoid kernel
+from .math_ops import _sigmoid_kernel  # sigmoid(x) = (tanh(x / 2) + 1) / 2, as Sigmoid's
 
 
 def _rows(*tensors):
@@ -61,11 +58,11 @@ def _lstm_kernel(xp, x, cs_prev, h_prev, w, wci, wcf, wco, b, *, forget_bias, ce
     xf = xf + forget_bias
     if use_peephole:
         xi, xf = xi + cs_prev * wci, xf + cs_prev * wcf
-    i, ci, f = _sigmoid(xp, xi), xp.tanh(xc), _sigmoid(xp, xf)
+    i, ci, f = _sigmoid_kernel(xp, xi), xp.tanh(xc), _sigmoid_kernel(xp, xf)
     cs = cs_prev * f + i * ci
     if cell_clip > 0:
         cs = xp.clip(cs, -cell_clip, cell_clip)
-    o = _sigmoid(xp, xo + cs * wco if use_peephole else xo)
+    o = _sigmoid_kernel(xp, xo + cs * wco if use_peephole else xo)
     co = xp.tanh(cs)
     return i, cs, f, o, ci, co, co * o
 
@@ -101,8 +98,14 @@ def _weights_grad(x, h, w, d_gates):
     xh_grad = math_ops.matmul(d_gates, w, transpose_b=True)
     x_grad = array_ops.slice(xh_grad, [0, 0], [-1, depth])
     h_grad = array_ops.slice(xh_grad, [0, depth], [-1, -1])
+    return (x_grad, h_grad, *_kernel_grads(x, h, d_gates))
+
+
+def _kernel_grads(x, h, d_gates):
+    """The gradients of the kernel and the bias of ``[x, h] @ kernel + bias`` (TF's: a
+    product with the concatenated input, and the bias add's sum over the batch)."""
     w_grad = math_ops.matmul(array_ops.concat([x, h], 1), d_gates, transpose_a=True)
-    return x_grad, h_grad, w_grad, math_ops.reduce_sum(d_gates, 0)
+    return w_grad, math_ops.reduce_sum(d_gates, 0)
 
 
 def _lstm_grad_infer(inputs, *, use_peephole):
@@ -174,7 +177,7 @@ def _gru_kernel(xp, x, h_prev, w_ru, w_c, b_ru, b_c):
     if plain(x, h_prev, w_ru, w_c, b_ru, b_c, contiguous=False) and loops.gru_gates.get():
         return _gru_compiled(x, h_prev, w_ru, w_c, b_ru, b_c)
     n = h_prev.shape[1]
-    ru = _sigmoid(xp, xp.concatenate([x, h_prev], axis=1) @ w_ru + b_ru)
+    ru = _sigmoid_kernel(xp, xp.concatenate([x, h_prev], axis=1) @ w_ru + b_ru)
     r, u = ru[:, :n], ru[:, n:]
     c = xp.tanh(xp.concatenate([x, r * h_prev], axis=1) @ w_c + b_c)
     return r, u, c, u * h_prev + (1 - u) * c
@@ -202,9 +205,8 @@ def _gru_grad(op, *grads):
     r, u, c, h = op.outputs
     d_h = grads[3] if grads[3] is not None else array_ops.zeros_like(h)
     d_x, d_h_prev, d_c_bar, d_ru_bar = apply(GRUBlockCellGrad, x, h_prev, w_ru, w_c, b_ru, b_c, r, u, c, d_h)
-    w_ru_grad = math_ops.matmul(array_ops.concat([x, h_prev], 1), d_ru_bar, transpose_a=True)
-    w_c_grad = math_ops.matmul(array_ops.concat([x, h_prev * r], 1), d_c_bar, transpose_a=True)
-    b_ru_grad, b_c_grad = math_ops.reduce_sum(d_ru_bar, 0), math_ops.reduce_sum(d_c_bar, 0)
+    w_ru_grad, b_ru_grad = _kernel_grads(x, h_prev, d_ru_bar)
+    w_c_grad, b_c_grad = _kernel_grads(x, h_prev * r, d_c_bar)
     return [d_x, d_h_prev, w_ru_grad, w_c_grad, b_ru_grad, b_c_grad]
 
 
