@@ -340,7 +340,9 @@ def test_contribs_block_cells_are_lstm_cell_and_gru_cell_in_one_op():
     assert names == [
         f"block/rnn/lstm_cell/{n}:0" for n in ("kernel", "bias", "w_i_diag", "w_f_diag", "w_o_diag")
     ]
-    gru = tf.contrib.rnn.GRUBlockCellV2(cell_size=3)
+    with pytest.raises(ValueError, match="Exactly one of num_units or cell_size must be provided"):
+        tf.contrib.rnn.GRUBlockCellV2(3, 3)  # TF1's order: num_units, cell_size, reuse, name
+    gru = tf.contrib.rnn.GRUBlockCellV2(None, 3)
     with tf.variable_scope("gru"):
         tf.nn.dynamic_rnn(gru, x, dtype=tf.float32)
     assert [v.name.split("gru_cell/")[1] for v in gru.weights] == [

@@ -345,18 +345,17 @@ class GRUBlockCellV2(GRUCell):
     Parameters
     ----------
     num_units : int
-    reuse : bool, optional
     cell_size : int, optional
-        TF1's older name for ``num_units``.
+        TF1's older name for ``num_units``: give exactly one.
+    reuse : bool, optional
     name : str, optional
         Default ``gru_cell``.
-    dtype : DType, optional
     """
 
-    def __init__(self, num_units=None, reuse=None, cell_size=None, name="gru_cell", dtype=None):
-        if (num_units is None) == (cell_size is None):
-            raise ValueError("GRUBlockCellV2: give exactly one of num_units and cell_size")
-        super().__init__(num_units or cell_size, reuse=reuse, name=name, dtype=dtype)
+    def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell"):
+        if (cell_size is None) == (num_units is None):  # TF1's words
+            raise ValueError("Exactly one of num_units or cell_size must be provided.")
+        super().__init__(num_units if num_units is not None else cell_size, reuse=reuse, name=name)
 
 
 class _LSTMBase(_KernelCell):
