@@ -292,8 +292,7 @@ class Collector(SchedulerPlugin):
         if not since:
             return
         try:
-            # Not workers in no session.
-            workers = [a for a in self._running if dask_compat.is_worker(self.scheduler, a)]
+            workers = self._workers_of(s for s, _ in asked)
             found = await dask_compat.ask_workers(self.scheduler, OUTCOMES_HANDLER, workers, since=since)
         except Exception:  # noqa: BLE001 - the page shows what it has
             logger.debug("daskflow's dashboard could not ask the workers", exc_info=True)
@@ -303,6 +302,17 @@ class Collector(SchedulerPlugin):
         # Those steps' detail is in: every worker that ran them answered (or never will).
         for s, newest in asked:
             s.detailed_to = newest
+
+    def _workers_of(self, sessions) -> list:
+        """The addresses of the workers that ran or run the ``sessions``' partitions: those
+        seen finishing one, and those their plans place instances on (a step may finish
+        before its plan's record arrives here, as fast steps do: then no finish is seen)."""
+        named = {str(i["worker"]) for s in sessions for p in s.plans.values() for i in p.get("instances", ())}
+        return [
+            address
+            for address, name in dask_compat.worker_names(self.scheduler).items()
+            if address in self._running or str(name) in named
+        ]
 
     def _merge(self, worker, outcomes):
         session_of = {plan: s for s in self.sessions.values() for plan in s.plans}

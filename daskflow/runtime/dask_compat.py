@@ -268,6 +268,11 @@ def worker_name(scheduler, address, default=None):
     return default if ws is None else ws.name
 
 
+def worker_names(scheduler) -> dict:
+    """``{address: name}`` of every worker ``scheduler`` counts (``Scheduler.workers``)."""
+    return {address: ws.name for address, ws in scheduler.workers.items()}
+
+
 def is_worker(scheduler, address) -> bool:
     """Whether ``scheduler`` counts a worker at ``address`` (``Scheduler.workers``)."""
     return address in scheduler.workers
