@@ -188,13 +188,14 @@ def _nbytes(x):
     return x.nbytes
 
 
-def measure(cluster, client, workers, shards, sync, compressed, steps):
+def measure(cluster, client, workers, shards, sync, compressed, steps, bucket_mb=None):
     """One setting: (seconds per step, bytes moved per step, the busiest ps's bytes in and out
     per step, Usage)."""
     graph, init, train = build(workers, shards, sync)
     # The cluster has the most workers of any setting; a session sees its own (TF1's device filters).
     filters = ["/job:ps"] + [f"/job:worker/task:{i}" for i in range(workers)]
-    config = tf.ConfigProto(device_filters=filters, **COMPRESSION[compressed])
+    buckets = {} if bucket_mb is None else {"send_bucket_bytes": int(bucket_mb * 2**20)}
+    config = tf.ConfigProto(device_filters=filters, **COMPRESSION[compressed], **buckets)
     with tf.Session(cluster, graph=graph, config=config) as sess:
         sess.run(init)
         for _ in range(3):
@@ -234,7 +235,7 @@ def run_setting(cluster, client, args, n, shards, mode, compressed, one, ceiling
     """Measure one setting and print its line: a :class:`Row` (``one``: one worker's examples/s
     in the same ps, mode and compression, None when this is that setting)."""
     step, moved, busiest_ps, usage = measure(
-        cluster, client, n, shards, mode == "sync", compressed, args.steps
+        cluster, client, n, shards, mode == "sync", compressed, args.steps, args.bucket_mb
     )
     per_s = n * args.batch / step
     use = limits(usage, moved / step, ceiling, cores)
@@ -267,6 +268,12 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=7680, help="device examples per replica per step")
     parser.add_argument(
         "--nic-gbps", type=float, default=10.0, help="a ps machine's link, for the projection"
+    )
+    parser.add_argument(
+        "--bucket-mb",
+        type=float,
+        help="ConfigProto(send_bucket_bytes=...) in MiB: gradients leave in buckets this large "
+        "as the backward pass makes them (0: all at its end; default: daskflow's)",
     )
     parser.add_argument("--shares", action="store_true", help="print every resource's share per setting")
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
@@ -309,7 +316,8 @@ def setting_line(args, rate, cores):
         f"MLP {'->'.join(map(str, SHAPES))} ({parameter_bytes() / 1e6:.1f} MB of parameters), {args.batch} "
         f"examples per replica on a simulated {args.tflops:g} TFLOP/s device "
         f"({device_seconds(args.batch, rate) * 1e3:.0f} ms of compute per step); {args.steps} steps per "
-        f"setting; {cores} cores here. ps link: the busiest ps's bytes per step at {args.nic_gbps:g} Gb/s"
+        f"setting; {cores} cores here. ps link: the busiest ps's bytes per step at {args.nic_gbps:g} Gb/s; "
+        f"gradient buckets: {'default' if args.bucket_mb is None else f'{args.bucket_mb:g} MiB'}"
     )
 
 

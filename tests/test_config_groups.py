@@ -25,6 +25,7 @@ from daskflow.runtime.config_groups import (
 DEFAULTS = {
     "placement": ("cluster", None),
     "low_latency": ("cluster", True),
+    "send_bucket_bytes": ("cluster", 8 << 20),
     "steps_per_run": ("steps", 1),
     "async_dispatch": ("steps", 0),
     "independent_replicas": ("replication", False),
@@ -42,6 +43,7 @@ DEFAULTS = {
 OTHER = {
     "placement": ("cost", "cost"),
     "low_latency": (False, False),
+    "send_bucket_bytes": (4096, 4096),
     "steps_per_run": (4, 4),
     "async_dispatch": (2, 2),
     "independent_replicas": (True, True),

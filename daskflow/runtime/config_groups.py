@@ -93,20 +93,29 @@ class ClusterOptions:
         then says why. None puts them on ``/job:worker/task:0``.
     low_latency : bool, default True
         Flush Dask's message batches at once.
+    send_bucket_bytes : int, default 8 MiB
+        A partition sends the values other devices read (a replica's
+        gradients) in buckets of at least this many bytes, each as soon as
+        the ops making it have run, while the rest of the partition runs; the
+        partitions reading a bucket (the updates of those variables) start on
+        it (:mod:`daskflow.runtime.plan.buckets`). 0 sends them all when the
+        partition ends.
 
     Examples
     --------
     >>> import daskflow as tf
     >>> tf.ConfigProto(placement="cost").cluster
-    ClusterOptions(placement='cost', low_latency=True)
+    ClusterOptions(placement='cost', low_latency=True, send_bucket_bytes=8388608)
     """
 
     placement: str | None = None
     low_latency: bool = True
+    send_bucket_bytes: int = 8 << 20
 
     def __post_init__(self):
         _choice(self, "placement", ("cost",))
         _fix(self, "low_latency", bool(self.low_latency))
+        _whole_number(self, "send_bucket_bytes", 0)
 
 
 @dataclass(frozen=True)

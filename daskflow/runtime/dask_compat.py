@@ -115,6 +115,12 @@ def release_thread_slot(worker, key):
     worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=stimulus))
 
 
+def tasks_queued(worker) -> bool:
+    """Whether a task on ``worker`` waits for a thread or for resources now (the worker
+    state machine's ``ready`` and ``constrained`` sets)."""
+    return bool(worker.state.ready) or bool(worker.state.constrained)
+
+
 async def fetch_from_worker(worker, key, address):
     """``get_data`` of ``key`` from the worker at ``address``, with Dask's handshake.
 

@@ -108,12 +108,16 @@ class Runtime(Protocol):
         """Free the variables and whatever the runtime holds for the session."""
 
 
-def make_executable(config, mapper, feeds, state_for, *, compression=None, placer=None, in_place=False):
+def make_executable(
+    config, mapper, feeds, state_for, *, compression=None, placer=None, in_place=False, bucket_bytes=None
+):
     """A signature's :class:`Executable` under ``config`` (soft placement, graph passes)."""
     soft = bool(config.allow_soft_placement)
     passes = config.graph_options.passes()
     tensors, ops = mapper.tensors, mapper.ops
-    return Executable(tensors, ops, feeds, state_for, soft, passes, compression, placer, in_place)
+    return Executable(
+        tensors, ops, feeds, state_for, soft, passes, compression, placer, in_place, bucket_bytes
+    )
 
 
 def placement_of(plan, op, worker) -> Placement:

@@ -152,10 +152,19 @@ class ClusterRuntime:
     # -- what a Session asks of it (runtime/interface.py) --------------------------------------
     def plan(self, mapper, feeds, feed_dict, state_for):
         """The executable of a signature: its transfers compressed as the config asks, its
-        unplaced ops placed by cost with ``ConfigProto(placement="cost")``."""
+        unplaced ops placed by cost with ``ConfigProto(placement="cost")``, its partitions cut
+        where a bucket of values for other devices is ready (``send_bucket_bytes``)."""
         placer = None if self.cost is None else self.cost.for_plan(feed_dict)
         compression = self.config.compression.gradient_compression
-        return make_executable(self.config, mapper, feeds, state_for, compression=compression, placer=placer)
+        return make_executable(
+            self.config,
+            mapper,
+            feeds,
+            state_for,
+            compression=compression,
+            placer=placer,
+            bucket_bytes=self.config.cluster.send_bucket_bytes,
+        )
 
     def run(self, executable, feed_values, steps=1, limit_ms=None):
         """:meth:`step`; traced where cost placement is due to time its ops (``Executable.next_profile``)."""

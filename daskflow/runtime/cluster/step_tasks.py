@@ -201,6 +201,7 @@ class Lowered:
         self._updated = tuple(u.name for u in executable.updates)
         staleness = config.replication.max_staleness
         self._stage = {p.key: p.stage for p in plan.partitions}
+        self._continues = {p.key for p in plan.partitions if p.continues}
         self._templates = [
             t
             for program, task in zip(executable.programs, executable.tasks)
@@ -624,8 +625,13 @@ class Lowered:
             # An instance waiting for its inputs keeps its resources (a GPU): run
             # earlier stages first, so it never waits on one queued behind itself.
             "priority": -self._stage[inst.part],
-            **({"resources": {"GPU": 1}} if self.placement[inst.name][1] else {}),
+            # A piece of a cut partition waits for the piece before, on its GPU: it may be
+            # ready first (that one waits for values from elsewhere), so it holds none.
+            **({"resources": {"GPU": 1}} if self._holds_gpu(inst) else {}),
         }
+
+    def _holds_gpu(self, inst):
+        return self.placement[inst.name][1] and inst.part not in self._continues
 
     # -- results ---------------------------------------------------------------------------
     def fetched_variables(self, variables) -> list:

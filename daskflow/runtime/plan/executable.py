@@ -63,11 +63,14 @@ class Executable:
         compression: str | None = None,
         placer: CostPlacer | None = None,
         in_place: bool = False,
+        bucket_bytes: int | None = None,
     ) -> None:
         """``compression``: the codec of tensors sent from replicas to a single partition
         (``ConfigProto.gradient_compression``; :mod:`.compression`), or None. ``placer``:
         places the ops no device scope placed (``ConfigProto(placement="cost")``), or None.
-        ``in_place``: kernels may update variables in place (an embedded session's)."""
+        ``in_place``: kernels may update variables in place (an embedded session's).
+        ``bucket_bytes``: a partition's values for other devices leave in buckets of
+        this many bytes as it makes them (:mod:`.buckets`; a cluster session's), or at its end."""
         folded: dict = {}
 
         def fold_and_rewrite(order: list[Operation]) -> tuple[dict, dict, dict]:
@@ -78,7 +81,7 @@ class Executable:
             return rewrite(order, folded, fetch_tensors, passes)
 
         self.plan = plan = make_plan(
-            fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer, folded
+            fetch_tensors, fetch_ops, feeds, soft_placement, fold_and_rewrite, placer, folded, bucket_bytes
         )
         self.feeds = list(feeds)
         replicated = replicated_partitions(plan.partitions) if compression else set()

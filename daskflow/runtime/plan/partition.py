@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import InvalidArgumentError
 from ...framework.device_spec import DeviceSpec
+from . import buckets
 from .replication import is_replica_device, replica_device
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class Partition:
     device: str
     stage: int
     ops: list = field(default_factory=list)
+    continues: str | None = None  # a piece of a cut partition: the key of the piece before it
 
     @property
     def key(self) -> str:
@@ -98,13 +100,15 @@ def make_plan(
     rewriter: Callable[[list[Operation]], tuple[dict, dict, dict]] | None = None,
     placer: CostPlacer | None = None,
     folded: Container[Tensor] = (),
+    bucket_bytes: int | None = None,
 ) -> Plan:
     """Plan the step; ``rewriter(order)``, where given, returns ``(inputs, primitives,
     attrs)`` per op changed by rewrites (see :mod:`.rewrite`), and the plan is pruned again.
     ``placer`` (a :class:`.cost_placement.CostPlacer`), where given, places the ops no
     device scope placed, unless the plan replicates (those ops then run in every replica).
     ``folded``: the tensors constant folding made values of (filled by ``rewriter``),
-    which their readers hold wherever they run."""
+    which their readers hold wherever they run. ``bucket_bytes``: cut a partition after
+    each bucket of values it sends to other devices (:mod:`.buckets`), or not at all."""
     fed = set(feeds)
     needed = _prune(fetch_tensors, fetch_ops, fed)
     _check_fed(needed)
@@ -119,7 +123,7 @@ def make_plan(
     if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
         placed, reasons = placer(order, device_of)
     heavy = None if placer is None else placer.heavy
-    partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy, folded)
+    partitions, partition_of = _partition(order, fed, device_of, inputs_of, heavy, folded, bucket_bytes)
     plan = Plan(list(fetch_tensors), list(fetch_ops), list(feeds), order, partitions, partition_of)
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
     plan.attrs = {op: a for op, a in attrs.items() if op in partition_of}
@@ -176,15 +180,20 @@ def _check_fed(needed: Iterable[Operation]) -> None:
 
 
 def _schedule(
-    needed: set[Operation], fed: Container[Tensor], inputs_of: InputsOf = _own_inputs
+    needed: set[Operation],
+    fed: Container[Tensor],
+    inputs_of: InputsOf = _own_inputs,
+    after: dict[Operation, Operation] | None = None,
 ) -> list[Operation]:
     """Topological order; among ready ops, reads before variable updates (and kernels
-    that can update variables in place).
+    that can update variables in place). ``after``: op -> one more op it follows.
 
     Preferring non-updating ops means a value read in the same step as an
     update sees the old value unless a control dependency says otherwise.
     """
     preds = {op: _predecessors(op, needed, fed, inputs_of) for op in needed}
+    for op, previous in (after or {}).items():
+        preds[op].add(previous)
     succs: dict = {op: [] for op in needed}
     for op, ps in preds.items():
         for p in ps:
@@ -245,6 +254,7 @@ def _partition(
     inputs_of: InputsOf,
     heavy: Heavy | None = None,
     folded: Container[Tensor] = (),
+    bucket_bytes: int | None = None,
 ) -> tuple[list[Partition], dict[Operation, Partition]]:
     """Group ops by (device, stage): a stage after every input made on another device,
     except a folded constant (in ``folded``), which the reader's program holds.
@@ -253,37 +263,104 @@ def _partition(
     takes its value from the session's store directly (on a cluster, the
     variable's future), so reading a parameter costs no extra stage.
     ``heavy(ops, inputs_of)``, where given, says which stages are worth
-    running as soon as they can (see :func:`_merge_feeders`).
+    running as soon as they can (see :func:`_merge_feeders`). ``bucket_bytes``,
+    where given, cuts a stage after each bucket of values it sends to other
+    devices (:mod:`.buckets`): a cut piece is one more stage.
     """
-    stage_of: dict[Operation, int] = {}
-    partitions: dict[tuple[str, int], Partition] = {}
-    partition_of: dict[Operation, Partition] = {}
-    readers: dict[Partition, set[Partition]] = {}  # partition -> the other partitions reading its values
     # Device strings naming one place (``/job:w/task:0`` and ``/job:w/replica:0/task:0``)
     # share a label, hence a partition key: one partition.
     place = {op: device_label(device_of[op]) for op in order}
+    stage_of = _stages(order, fed, inputs_of, place, folded)
+    after: dict[Operation, Operation] = {}  # an op of a cut piece -> the last op of the piece before
+    if bucket_bytes:
+        after = _cuts(order, fed, inputs_of, place, folded, stage_of, bucket_bytes)
+    if after:
+        order = _schedule(set(order), fed, inputs_of, after)
+        stage_of = _stages(order, fed, inputs_of, place, folded, after)
+    partitions: dict[tuple[str, int], Partition] = {}
+    partition_of: dict[Operation, Partition] = {}
+    readers: dict[Partition, set[Partition]] = {}  # partition -> the other partitions reading its values
     for op in order:
         if op.primitive.is_variable:
-            stage_of[op] = 0
             continue
-        preds = _predecessors(op, stage_of, fed, inputs_of)
-        label = place[op]
-        stage = 0
-        for p in preds:
-            crosses = not p.primitive.is_variable and place[p] != label and not _held(p, folded)
-            stage = max(stage, stage_of[p] + crosses)
-        stage_of[op] = stage
-        part = partitions.get((label, stage))
+        key = (place[op], stage_of[op])
+        part = partitions.get(key)
         if part is None:
-            part = partitions[(label, stage)] = Partition(device_of[op], stage)
+            part = partitions[key] = Partition(device_of[op], stage_of[op])
         part.ops.append(op)
         partition_of[op] = part
-        for p in preds:
+        for p in _predecessors(op, stage_of, fed, inputs_of):
             if p in partition_of and partition_of[p] is not part:
                 readers.setdefault(partition_of[p], set()).add(part)
-    kept = _merge_feeders(list(partitions.values()), readers, partition_of, order, heavy, inputs_of)
+    # A partition reading a piece cut early runs as soon as it has it, not with a later stage.
+    early = {partition_of[op] for op in after.values()}
+    apart = {r for part in early for r in readers.get(part, ()) if r.device != part.device}
+    kept = _merge_feeders(list(partitions.values()), readers, partition_of, order, heavy, inputs_of, apart)
+    for op, previous in after.items():
+        if partition_of[op] is not partition_of[previous]:
+            partition_of[op].continues = partition_of[previous].key
     ordered = sorted(kept, key=lambda p: (p.stage, min(o._id for o in p.ops)))
     return ordered, partition_of
+
+
+def _stages(
+    order: list[Operation],
+    fed: Container[Tensor],
+    inputs_of: InputsOf,
+    place: dict[Operation, str],
+    folded: Container[Tensor],
+    after: dict[Operation, Operation] | None = None,
+) -> dict[Operation, int]:
+    """Each op's stage: its inputs' latest, one more for an input made in another place
+    (or for an op that must follow the end of a piece cut before it, ``after``)."""
+    stage_of: dict[Operation, int] = {}
+    for op in order:
+        stage = 0
+        if not op.primitive.is_variable:
+            for p in _predecessors(op, stage_of, fed, inputs_of):
+                crosses = not p.primitive.is_variable and place[p] != place[op] and not _held(p, folded)
+                stage = max(stage, stage_of[p] + crosses)
+            if after and op in after:
+                stage = max(stage, stage_of[after[op]] + 1)
+        stage_of[op] = stage
+    return stage_of
+
+
+def _cuts(
+    order: list[Operation],
+    fed: Container[Tensor],
+    inputs_of: InputsOf,
+    place: dict[Operation, str],
+    folded: Container[Tensor],
+    stage_of: dict[Operation, int],
+    bucket_bytes: int,
+) -> dict[Operation, Operation]:
+    """Where to cut each stage after a bucket of values it sends elsewhere
+    (:func:`.buckets.pieces`): each op of a piece after the first -> the last op of the
+    piece before it."""
+    groups: dict[tuple[str, int], list[Operation]] = {}
+    sizes: dict[Operation, int] = {}
+    sent: set[Tensor] = set()
+    for op in order:
+        if op.primitive.is_variable:
+            continue
+        groups.setdefault((place[op], stage_of[op]), []).append(op)
+        for t in inputs_of(op):
+            p = t.op
+            if t in fed or t in folded or t in sent or p not in stage_of or p.primitive.is_variable:
+                continue
+            if place[p] != place[op]:
+                sent.add(t)
+                sizes[p] = sizes.get(p, 0) + buckets.nbytes(t)
+    after: dict[Operation, Operation] = {}
+    members = stage_of.keys()
+    preds = lambda op: _predecessors(op, members, fed, inputs_of)  # noqa: E731
+    first = lambda op: not _rank(op)[0]  # noqa: E731
+    for ops in groups.values():
+        cut = buckets.pieces(ops, sizes, preds, first, bucket_bytes)
+        for previous, piece in zip(cut, cut[1:]):
+            after.update((op, previous[-1]) for op in piece)
+    return after
 
 
 def _held(op: Operation, folded: Container[Tensor]) -> bool:
@@ -298,6 +375,7 @@ def _merge_feeders(
     order: list[Operation],
     heavy: Heavy | None = None,
     inputs_of: InputsOf = _own_inputs,
+    apart: Container[Partition] = (),
 ) -> list[Partition]:
     """Run a partition as part of the later one of its device that alone reads it;
     returns the partitions left.
@@ -312,15 +390,18 @@ def _merge_feeders(
     folds into one. But the later stage waits for its inputs from elsewhere
     before it runs anything: with cost placement, a stage whose estimated
     compute time is ``heavy`` (more than a hop between workers) keeps its
-    own task, so it runs while the other devices do.
+    own task, so it runs while the other devices do; so does a partition in
+    ``apart``.
     """
     replicating = any(is_replica_device(p.device) for p in partitions)
     into: dict[Partition, Partition] = {}  # partition -> the partition it was merged into
     for part in sorted(partitions, key=lambda p: -p.stage):
-        targets = {_final(into, r) for r in readers.get(part, ())}
-        if len(targets) == 1 and _one_place(part.device, next(iter(targets)).device, replicating):
+        if part in apart:
+            continue
+        target, targets = _only_reader(part, readers, into)
+        if target is not None and all(_one_place(part.device, t.device, replicating) for t in targets):
             if heavy is None or not heavy(part.ops, inputs_of):
-                into[part] = targets.pop()
+                into[part] = target
     if not into:
         return partitions
     kept = [p for p in partitions if p not in into]
@@ -331,6 +412,20 @@ def _merge_feeders(
             partition_of[op] = _final(into, partition_of[op])
             partition_of[op].ops.append(op)
     return kept
+
+
+def _only_reader(
+    part: Partition, readers: dict[Partition, set[Partition]], into: dict[Partition, Partition]
+) -> tuple[Partition | None, list[Partition]]:
+    """(The partition that alone reads ``part``, or the earliest of its readers where each
+    other one reads that one (a partition cut in pieces: :mod:`.buckets`), else None;
+    its readers)."""
+    targets = sorted({_final(into, r) for r in readers.get(part, ())}, key=lambda p: p.stage)
+    if not targets:
+        return None, targets
+    first = targets[0]
+    read = {_final(into, r) for src, rs in readers.items() if _final(into, src) is first for r in rs}
+    return (first if all(t in read for t in targets[1:]) else None), targets
 
 
 def _one_place(a: str, b: str, replicating: bool) -> bool:

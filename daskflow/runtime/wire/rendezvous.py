@@ -423,8 +423,8 @@ SLOT_GRACE = 0.05  # seconds a task waits for its deliveries while holding its w
 
 
 async def delivered(worker: Worker, task_key: tuple, deliveries: list[asyncio.Future]) -> None:
-    """Wait for ``deliveries`` (raising the first failure); past :data:`SLOT_GRACE`,
-    out of the count of the worker's busy threads.
+    """Wait for ``deliveries`` (raising the first failure); past :data:`SLOT_GRACE`, or at
+    once while another task waits for a thread, out of the count of the worker's busy threads.
 
     A delivery to a worker that died is retried for Dask's connect timeout
     (30 s). Holding the slot meanwhile, the task kept the step run again after
@@ -432,7 +432,9 @@ async def delivered(worker: Worker, task_key: tuple, deliveries: list[asyncio.Fu
     """
     if not deliveries:
         return
-    _, waiting = await asyncio.wait(deliveries, timeout=SLOT_GRACE)
+    # A task queued behind this one (the next piece of a cut partition) starts at once.
+    grace = 0.0 if dask_compat.tasks_queued(worker) else SLOT_GRACE
+    _, waiting = await asyncio.wait(deliveries, timeout=grace)
     if waiting:
         release_slot(worker, task_key)
     for delivery in deliveries:
