@@ -126,6 +126,11 @@ with one parameter server and two workers:
 
 \b
     daskflow launch mnist_replica.py --ps 1 --workers 2 -- --train_steps=200
+
+A Horovod script's four ranks (as `horovodrun -np 4 python train.py`):
+
+\b
+    daskflow launch --np 4 train.py
 """
 
 
@@ -188,6 +193,14 @@ with one parameter server and two workers:
     default=sys.executable,
     show_default=True,
     help="Python interpreter that runs the tasks and the scheduler.",
+)
+@click.option(
+    "--np",
+    "np",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Run NP ranks of a Horovod script (`import daskflow.horovod as hvd`), as `horovodrun -np NP`: "
+    "tasks worker-0..NP-1, no parameter server, no flags; one rank failing stops them all.",
 )
 def _launch_command(script, script_args, **options):
     try:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -391,8 +392,10 @@ def launch(
     scheduler=None,
     grace=10.0,
     python=None,
+    np=None,
 ):
-    """Run ``script`` once per task of a TF1 cluster on this machine.
+    """Run ``script`` once per task of a TF1 cluster on this machine (or ``np`` ranks of a
+    Horovod script).
 
     Parameters
     ----------
@@ -418,12 +421,18 @@ def launch(
         Seconds the other workers and the evaluator get to finish after the chief ends.
     python : str, optional
         The interpreter for the tasks and the scheduler; ``sys.executable`` by default.
+    np : int, optional
+        Run ``np`` ranks of a Horovod script instead (``horovodrun -np``): tasks
+        ``worker-0`` to ``worker-<np-1>`` with ``HOROVOD_RANK``, ``HOROVOD_SIZE`` and
+        the job's secret in their environment, no flags, no parameter server; one rank
+        failing stops them all.
 
     Returns
     -------
     int
-        The chief's exit code; 1 if a parameter server or the scheduler ended
-        before the chief; 128 + N if signal N (Ctrl-C: 130) stopped the launcher.
+        The chief's exit code (with ``np``: the first failing rank's, else 0); 1 if a
+        parameter server or the scheduler ended before the chief; 128 + N if signal N
+        (Ctrl-C: 130) stopped the launcher.
 
     Raises
     ------
@@ -436,6 +445,10 @@ def launch(
     --------
     >>> launch("mnist_replica.py", ["--train_steps=200"], ps=1, workers=2)  # doctest: +SKIP
     """
+    if np is not None:
+        if np < 1:
+            raise ValueError(f"launch: np must be 1 or more, got {np}")
+        ps, workers, chief, evaluator, flags = 0, np, False, False, False
     if ps < 0:
         raise ValueError(f"launch: ps must be 0 or more, got {ps}")
     if workers < 1:
@@ -448,10 +461,13 @@ def launch(
             address = _announce_scheduler(scheduler, python, host, workdir, output, signals, children)
             cluster = cluster_dict(ps, workers, chief, host)
             output.say(f"cluster {json.dumps(cluster)}", "stdout")
+            ranks = horovod_env(np, secrets.token_hex(8)) if np is not None else {}
             for job, index in _tasks(cluster, evaluator):
                 argv = task_argv(python, str(script), job, index, cluster, flags, script_args)
-                env = task_env(os.environ, address, cluster, job, index)
+                env = {**task_env(os.environ, address, cluster, job, index), **ranks.get(index, {})}
                 children.append(_start(f"{job}-{index}", argv, env, output))
+            if np is not None:
+                return _supervise_ranks(children, output, signals)
             return _supervise(children, "chief-0" if chief else "worker-0", grace, output, signals)
         except KeyboardInterrupt:  # _Interrupted, or Ctrl-C off the main thread
             signum = signals.received or signal.SIGINT
@@ -501,6 +517,47 @@ def _supervise(children, chief_name, grace, output, signals):
         else:
             output.say(f"{child.name} still running {grace:g} s after {chief.name} ended; stopping it")
     return _exit_code(chief.process.returncode)
+
+
+def horovod_env(np, job):
+    """Each rank's Horovod environment, by rank: its place (all on this machine) and the
+    job's name and secret (``daskflow.horovod`` reads them).
+
+    Examples
+    --------
+    >>> env = horovod_env(2, "j1")[1]
+    >>> env["HOROVOD_RANK"], env["HOROVOD_SIZE"], env["HOROVOD_LOCAL_RANK"], env["DASKFLOW_HOROVOD_JOB"]
+    ('1', '2', '1', 'j1')
+    """
+    secret = secrets.token_hex(32)
+    common = {
+        "HOROVOD_SIZE": str(np),
+        "HOROVOD_LOCAL_SIZE": str(np),
+        "HOROVOD_CROSS_RANK": "0",
+        "HOROVOD_CROSS_SIZE": "1",
+        "HOROVOD_HOSTNAME": socket.gethostname(),
+        "DASKFLOW_HOROVOD_JOB": job,
+        "DASKFLOW_HOROVOD_SECRET": secret,
+    }
+    return {r: {**common, "HOROVOD_RANK": str(r), "HOROVOD_LOCAL_RANK": str(r)} for r in range(np)}
+
+
+def _supervise_ranks(children, output, signals):
+    """Wait for every rank; the first to fail stops the others (its code is returned)."""
+    ranks = [c for c in children if c.job == "worker"]
+    while any(c.process.poll() is None for c in ranks):
+        failed = next((c for c in ranks if c.process.poll() not in (None, 0)), None)
+        if failed is not None or any(c.job == "scheduler" and c.process.poll() is not None for c in children):
+            culprit = failed or next(c for c in children if c.job == "scheduler")
+            code = _exit_code(culprit.process.returncode)
+            output.say(f"{culprit.name} exited with code {code}; stopping every rank")
+            return code or 1
+        if signals.received:
+            raise _Interrupted
+        time.sleep(POLL)
+    for child in ranks:
+        _report(child, output)
+    return next((code for code in (_exit_code(c.process.returncode) for c in ranks) if code), 0)
 
 
 def _report(child, output):

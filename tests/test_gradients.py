@@ -125,6 +125,15 @@ LABELS /= LABELS.sum(-1, keepdims=True)
 COND = rng.random((3, 1)) < 0.5
 BETAINC_B = P(2, 3) + 0.5
 
+
+def _hvd():
+    """``daskflow.horovod``, initialized: alone, this process is the job's one rank."""
+    import daskflow.horovod as hvd
+
+    hvd.init()
+    return hvd
+
+
 CASES = [
     # elementwise binary, with broadcasting
     GradCase("add_bcast", tf.add, [R(3, 1), R(4)]),
@@ -141,6 +150,13 @@ CASES = [
     GradCase("floormod", tf.floormod, [R(2, 3) * 3, P(3)]),
     GradCase("where_bcast", tf.where, [COND, R(3, 4), R(4)]),
     GradCase("add_n", lambda a, b, c: tf.add_n([a, b, c * c]), [R(2, 3), R(2, 3), R(2, 3)]),
+    # Collectives of one rank: Horovod's gradient rules (a reduction of the gradient) on it.
+    GradCase("horovod_allreduce", lambda x: _hvd().allreduce(x * x), [R(2, 3)]),
+    GradCase(
+        "horovod_grouped_allreduce", lambda x, y: _hvd().grouped_allreduce([x * y, y])[0], [R(2, 3), R(3)]
+    ),
+    GradCase("horovod_allgather", lambda x: tf.reshape(_hvd().allgather(tf.sin(x)), [3, 2]), [R(3, 2)]),
+    GradCase("horovod_broadcast", lambda x: _hvd().broadcast(x * x, 0), [R(2, 3)]),
     # elementwise unary
     GradCase("neg", lambda x: -x, [R(2, 3)]),
     GradCase("abs", tf.abs, [Away(2, 3)]),

@@ -318,6 +318,14 @@ def np_gru(x, h, w_ru, w_c, b_ru, b_c):
     return u * h + (1 - u) * c
 
 
+def _hvd():
+    """``daskflow.horovod``, initialized: alone, this process is the job's one rank."""
+    import daskflow.horovod as hvd
+
+    hvd.init()
+    return hvd
+
+
 CASES = [
     # constants and pass-throughs
     Case(
@@ -338,6 +346,33 @@ CASES = [
         [R(3, 2)],
         lambda x: x,
     ),
+    # One rank (the test process alone): each collective gives the rank's own value.
+    Case("horovod_allreduce", "HorovodAllreduce", lambda x: _hvd().allreduce(x), [R(3, 2)], lambda x: x),
+    Case(
+        "horovod_allreduce_int_sum",
+        "HorovodAllreduce",
+        lambda x: _hvd().allreduce(x, op=_hvd().Sum),
+        [np.array([[1, -7], [3, 4]], np.int32)],
+        lambda x: x,
+    ),
+    Case(
+        "horovod_grouped_allreduce",
+        "HorovodGroupedAllreduce",
+        lambda x: _hvd().grouped_allreduce([x])[0],
+        [R(2, 3)],
+        lambda x: x,
+    ),
+    # Horovod's shape function leaves the gathered first dimension unknown (ranks' rows differ).
+    Case(
+        "horovod_allgather",
+        "HorovodAllgather",
+        lambda x: _hvd().allgather(x),
+        [R(3, 2)],
+        lambda x: x,
+        static=False,
+    ),
+    Case("horovod_broadcast", "HorovodBroadcast", lambda x: _hvd().broadcast(x, 0), [R(3, 2)], lambda x: x),
+    Case("horovod_join", "HorovodJoin", lambda: _hvd().join(), [], lambda: np.int32(0)),
     Case("stop_gradient", "StopGradient", tf.stop_gradient, [R(3, 2)], lambda x: x),
     Case(
         "placeholder_with_default",
@@ -652,6 +687,7 @@ CASES = [
         lambda a, b: np.stack([a, b], 1),
     ),
     Case("split_even", "SplitV", lambda x: tf.split(x, 3, axis=1), [R(2, 6)], lambda x: np.split(x, 3, 1)),
+    Case("split_one_part", "SplitV", lambda x: tf.split(x, [3], axis=0), [R(3, 2)], lambda x: [x], batch=()),
     Case(
         "split_sizes",
         "SplitV",

@@ -372,7 +372,8 @@ def _split_kernel(xp, x, sizes, *, axis, num):
         sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
     if sum(sizes) != x.shape[axis]:
         raise ValueError(f"split sizes {sizes} do not add up to dimension {axis} of size {x.shape[axis]}")
-    return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+    parts = tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+    return parts[0] if num == 1 else parts  # a kernel of one output returns its array
 
 
 def _split_grad(op, *grads):

@@ -15,7 +15,17 @@ import daskflow as tf
 from .. import dtypes
 from ..framework.apply import apply
 from ..variables import assign, assign_add, assign_sub, imported_variable
-from . import array_ops, conv_ops, gradient_helper_ops, math_ops, nn_ops, random_ops, rnn_ops, training_ops
+from . import (
+    array_ops,
+    collective_ops,
+    conv_ops,
+    gradient_helper_ops,
+    math_ops,
+    nn_ops,
+    random_ops,
+    rnn_ops,
+    training_ops,
+)
 from .control_flow_ops import control_dependencies
 from .infer import constant_value
 from .math_ops import ReduceOver
@@ -152,6 +162,23 @@ def install():
     RULES.update(_nn(tf))
     RULES.update(_variables(tf))
     RULES.update(_gradients(tf))
+    RULES.update(_collectives())
+
+
+def _collectives():
+    """Horovod's ops (``daskflow.horovod``): the reduction's attributes as Horovod writes them."""
+    scale = lambda a: (a.get("prescale_factor", 1.0), a.get("postscale_factor", 1.0))  # noqa: E731
+    return {
+        "HorovodAllreduce": lambda i, a, name: collective_ops.allreduce(
+            i[0], a.get("reduce_op", collective_ops.AVERAGE), *scale(a), name=name
+        ),
+        "HorovodGroupedAllreduce": lambda i, a, name: collective_ops.grouped_allreduce(
+            list(i), a.get("reduce_op", collective_ops.AVERAGE), *scale(a), name=name
+        ),
+        "HorovodAllgather": lambda i, a, name: collective_ops.allgather(i[0], name=name),
+        "HorovodBroadcast": lambda i, a, name: collective_ops.broadcast(i[0], a["root_rank"], name=name),
+        "HorovodJoin": lambda i, a, name: collective_ops.join(name=name),
+    }
 
 
 def _structural(tf):

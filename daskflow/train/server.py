@@ -329,11 +329,11 @@ def first_task(spec: ClusterSpec) -> tuple:
     >>> first_task(ClusterSpec({"worker": ["a:1", "a:2"], "ps": ["a:3"]}))
     ('ps', 0)
     """
+    jobs = [job for job in spec.jobs if spec.task_indices(job)]  # a job of no tasks starts nothing
     for job in FIRST_JOBS:
-        if job in spec.jobs:
+        if job in jobs:
             return job, spec.task_indices(job)[0]
-    job = spec.jobs[0]
-    return job, spec.task_indices(job)[0]
+    return jobs[0], spec.task_indices(jobs[0])[0]
 
 
 def _server_def(definition, job_name, task_index, protocol, config=None) -> ServerDef:

@@ -1,0 +1,258 @@
+"""Collectives among a job's ranks, as Horovod's TF ops: all-reduce, all-gather, broadcast.
+
+Each kernel hands its arrays to this process's communicator
+(:func:`install`: :func:`daskflow.horovod.init` installs one), which runs the
+collective with the other ranks (:mod:`daskflow.runtime.collectives`); the
+reduction is the kernel's. ``reduce_op``: Horovod's codes (:data:`AVERAGE`,
+:data:`SUM`, :data:`ADASUM`, :data:`MIN`, :data:`MAX`, :data:`PRODUCT`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..framework.apply import apply
+from ..framework.primitive import Primitive
+from ..kernels.devices import to_host
+from .infer import same
+
+AVERAGE, SUM, ADASUM, MIN, MAX, PRODUCT = range(6)
+_NAMES = {AVERAGE: "Average", SUM: "Sum", ADASUM: "Adasum", MIN: "Min", MAX: "Max", PRODUCT: "Product"}
+_INTO = {  # reduce(into, other): into <- into (op) other, in place
+    AVERAGE: lambda a, b: np.add(a, b, out=a),
+    SUM: lambda a, b: np.add(a, b, out=a),
+    MIN: lambda a, b: np.minimum(a, b, out=a),
+    MAX: lambda a, b: np.maximum(a, b, out=a),
+    PRODUCT: lambda a, b: np.multiply(a, b, out=a),
+}
+
+_installed = [None]  # this process's Communicator
+
+
+def install(communicator) -> None:
+    """Make ``communicator`` (or None) the one this process's collective kernels use."""
+    _installed[0] = communicator
+
+
+def communicator():
+    """The installed communicator.
+
+    Raises
+    ------
+    ValueError
+        None is: ``hvd.init()`` was not called (Horovod's error at graph building).
+    """
+    if _installed[0] is None:
+        raise ValueError(NOT_INITIALIZED)
+    return _installed[0]
+
+
+NOT_INITIALIZED = "Horovod has not been initialized; use hvd.init()."
+
+
+def _running():
+    """The communicator a kernel runs with (its failures are ``FailedPreconditionError``s
+    already, Horovod's error on every rank); the same error where none is installed."""
+    if _installed[0] is None:
+        raise FailedPreconditionError(None, None, NOT_INITIALIZED)
+    return _installed[0]
+
+
+def reduce_op_name(code: int) -> str:
+    return _NAMES[code]
+
+
+# -- kernels -------------------------------------------------------------------------------------
+def _allreduce_kernel(xp, tensor, **attrs):
+    return _reduced([tensor], **attrs)[0]
+
+
+def _grouped_kernel(xp, *tensors, **attrs):
+    out = _reduced(tensors, **attrs)
+    return out[0] if len(out) == 1 else tuple(out)  # an op of one output takes its array
+
+
+def _reduced(tensors, *, reduce_op, prescale_factor, postscale_factor, tensor_name):
+    arrays = [np.asarray(to_host(t)) for t in tensors]
+    if prescale_factor != 1.0:
+        arrays = [_scaled(a, prescale_factor) for a in arrays]
+    comm = _running()
+    if reduce_op == ADASUM:
+        out = [_adasum(comm.allgather(a.reshape(1, *a.shape), tensor_name)) for a in arrays]
+    else:
+        out = comm.allreduce(arrays, _INTO[reduce_op], tensor_name)
+    scale = postscale_factor / comm.size if reduce_op == AVERAGE else postscale_factor
+    return [_scaled(a, scale) if scale != 1.0 else a for a in out]
+
+
+def _scaled(a, factor):
+    """``a * factor`` in ``a``'s dtype (integers: rounded toward zero, as Horovod's scaling)."""
+    if a.dtype.kind in "fc":
+        return (a * a.dtype.type(factor)).astype(a.dtype, copy=False)
+    return np.trunc(a * factor).astype(a.dtype)
+
+
+def _adasum(stacked):
+    """Adasum of the ranks' values (``stacked[r]``), pairs combined as a binary tree: for
+    a pair, ``(1 - a.b / 2|a|^2) a + (1 - a.b / 2|b|^2) b`` (a zero vector adds as itself)."""
+    values = [v.astype(np.float64) for v in stacked]
+    while len(values) > 1:
+        values = [
+            _adasum_pair(values[i], values[i + 1]) if i + 1 < len(values) else values[i]
+            for i in range(0, len(values), 2)
+        ]
+    return values[0].astype(stacked.dtype)
+
+
+def _adasum_pair(a, b):
+    dot, aa, bb = float(np.vdot(a, b)), float(np.vdot(a, a)), float(np.vdot(b, b))
+    ca = 1.0 - dot / (2 * aa) if aa else 1.0
+    cb = 1.0 - dot / (2 * bb) if bb else 1.0
+    return ca * a + cb * b
+
+
+def _allgather_kernel(xp, tensor, *, tensor_name):
+    value = np.asarray(to_host(tensor))
+    if value.ndim == 0:
+        raise InvalidArgumentError(None, None, f"{tensor_name}: allgather of a rank-zero tensor")
+    return _running().allgather(value, tensor_name)
+
+
+def _broadcast_kernel(xp, tensor, *, root_rank, tensor_name):
+    comm = _running()
+    if not 0 <= root_rank < comm.size:
+        raise InvalidArgumentError(
+            None, None, f"broadcast received invalid root rank {root_rank} for provided process set"
+        )
+    return comm.broadcast(np.asarray(to_host(tensor)), root_rank, tensor_name)
+
+
+def _join_kernel(xp):
+    """The rank that reached the join last (every rank waits for the others)."""
+    comm = _running()
+    arrived = comm.allgather(np.array([[comm.rank, time.time_ns()]], np.int64), "join")
+    return np.int32(arrived[np.argmax(arrived[:, 1]), 0])
+
+
+# -- shapes --------------------------------------------------------------------------------------
+def _each(inputs, **_):
+    return [(t._dims, t.dtype) for t in inputs]
+
+
+def _gathered(inputs, **_):
+    (t,) = inputs
+    dims = None if t._dims is None else (None, *t._dims[1:])
+    return dims, t.dtype
+
+
+# -- gradients -----------------------------------------------------------------------------------
+def _allreduce_grad(op, grad):
+    attrs = op.attrs
+    return [allreduce(grad, attrs["reduce_op"], attrs["prescale_factor"], attrs["postscale_factor"])]
+
+
+def _grouped_grad(op, *grads):
+    from .core_array_ops import zeros_like  # local import: the array ops build on this module's peers
+
+    grads = [zeros_like(out) if g is None else g for g, out in zip(grads, op.outputs)]  # outputs unread
+    attrs = op.attrs
+    return list(
+        grouped_allreduce(
+            list(grads), attrs["reduce_op"], attrs["prescale_factor"], attrs["postscale_factor"]
+        )
+    )
+
+
+def _allgather_grad(op, grad):
+    """This rank's rows of the gradient averaged over the ranks (Horovod's rule)."""
+    from . import array_ops  # local import: array_ops builds on most op modules; this one stays light
+
+    mean = allreduce(grad, AVERAGE)
+    comm = communicator()
+    rows = array_ops.reshape(
+        allgather(array_ops.shape(op.inputs[0])[:1]), [comm.size]
+    )  # a row count per rank
+    return [array_ops.split(mean, rows, axis=0)[comm.rank]]
+
+
+def _broadcast_grad(op, grad):
+    """The gradient averaged over the ranks, on the root; zeros elsewhere (its value came from there)."""
+    mean = allreduce(grad, AVERAGE)
+    return [mean if communicator().rank == op.attrs["root_rank"] else mean * 0]
+
+
+# Host ops: the values cross the ranks' sockets from host memory (a GPU's are copied out).
+_COLLECTIVE = {"stateful": True, "host_only": True}
+HorovodAllreduce = Primitive("HorovodAllreduce", same, _allreduce_kernel, _allreduce_grad, **_COLLECTIVE)
+HorovodGroupedAllreduce = Primitive(
+    "HorovodGroupedAllreduce", _each, _grouped_kernel, _grouped_grad, **_COLLECTIVE
+)
+HorovodAllgather = Primitive("HorovodAllgather", _gathered, _allgather_kernel, _allgather_grad, **_COLLECTIVE)
+HorovodBroadcast = Primitive("HorovodBroadcast", same, _broadcast_kernel, _broadcast_grad, **_COLLECTIVE)
+HorovodJoin = Primitive(
+    "HorovodJoin", lambda inputs, **_: ((), dtypes.int32), _join_kernel, None, **_COLLECTIVE
+)
+
+
+# -- building them -------------------------------------------------------------------------------
+def allreduce(tensor, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1.0, name=None):
+    """``tensor`` reduced over the ranks by ``reduce_op`` (an op of Horovod's)."""
+    attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
+    name = name or _default_name("HorovodAllreduce", tensor)
+    return _named(apply(HorovodAllreduce, tensor, name=name, tensor_name="", **attrs))
+
+
+def grouped_allreduce(tensors, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1.0, name=None):
+    """Each of ``tensors`` reduced over the ranks, fused into one collective per dtype."""
+    attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
+    name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
+    out = _named(apply(HorovodGroupedAllreduce, *tensors, name=name, tensor_name="", **attrs))
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def allgather(tensor, name=None):
+    """The ranks' ``tensor`` concatenated along the first axis, in rank order."""
+    name = name or _default_name("HorovodAllgather", tensor)
+    return _named(apply(HorovodAllgather, tensor, name=name, tensor_name=""))
+
+
+def broadcast(tensor, root_rank, name=None):
+    """Rank ``root_rank``'s ``tensor``, on every rank."""
+    name = name or _default_name("HorovodBroadcast", tensor)
+    return _named(apply(HorovodBroadcast, tensor, name=name, root_rank=int(root_rank), tensor_name=""))
+
+
+def join(name=None):
+    """An int32 scalar: the rank that reached this op last, once every rank has."""
+    return apply(HorovodJoin, name=name)
+
+
+def _reduce_attrs(reduce_op, prescale_factor, postscale_factor):
+    if reduce_op not in _NAMES:
+        raise ValueError(
+            f"reduce_op {reduce_op!r} is none of Horovod's ops (Average, Sum, Adasum, Min, Max, Product)"
+        )
+    return {
+        "reduce_op": int(reduce_op),
+        "prescale_factor": float(prescale_factor),
+        "postscale_factor": float(postscale_factor),
+    }
+
+
+def _default_name(kind, *tensors):
+    """Horovod's default op name: ``HorovodAllreduce_x_0`` for ``x:0``."""
+    names = [re.sub("[^a-zA-Z0-9_]", "_", getattr(t, "name", "") or "tensor") for t in tensors]
+    return "_".join([kind, *names])
+
+
+def _named(out):
+    """``out``, its op's ``tensor_name`` its own name: what the ranks compare, so a rank
+    running another collective fails naming both."""
+    op = (out[0] if isinstance(out, tuple) else out).op
+    op.attrs["tensor_name"] = op.name
+    return out

@@ -1,0 +1,220 @@
+"""The collectives of a job's ranks: ring all-reduce, ring all-gather, broadcast.
+
+Every rank calls the same collectives in the same order (the ops of one
+graph, run in its plan's order); each call takes the next sequence number,
+which keys its messages, and names itself, so a rank that called another
+collective fails with both names instead of mixing values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import zlib
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...errors import FailedPreconditionError
+from .transport import AbortedError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .transport import Transport
+
+    Reduce = Callable[[np.ndarray, np.ndarray], None]  # reduce(into, other): into <- into (op) other
+
+
+class CollectiveError(FailedPreconditionError):
+    """The ranks disagree on a collective (its name, shapes or dtypes), or a rank is gone:
+    Horovod's ``FailedPreconditionError``, on every rank."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, None, message)
+
+
+class Communicator:
+    """This process's rank among ``size`` ranks, and the collectives it runs with the others.
+
+    Parameters
+    ----------
+    rank, size : int
+        This rank and how many there are.
+    transport : Transport or None
+        Messages to the other ranks (None with one rank: nothing is sent).
+    timeout : float
+        Seconds a step waits for its message from another rank.
+    """
+
+    def __init__(self, rank: int, size: int, transport: Transport | None, timeout: float = 300.0) -> None:
+        self.rank, self.size = rank, size
+        self.transport = transport
+        self.timeout = timeout
+        self._seq = itertools.count()
+        self._lock = threading.Lock()  # one collective at a time: their order is the ranks' contract
+
+    # -- the collectives -------------------------------------------------------------------------
+    def allreduce(self, arrays: Sequence[np.ndarray], reduce: Reduce, name: str) -> list[np.ndarray]:
+        """Each array reduced over the ranks (every rank gets the result). Arrays of one dtype
+        travel fused, as one buffer."""
+        with self._lock:
+            seq = next(self._seq)
+            if self.size == 1:
+                return [np.array(a, copy=True) for a in arrays]
+            out: list[np.ndarray | None] = [None] * len(arrays)
+            for dtype, positions in _by_dtype(arrays).items():
+                flat = np.concatenate([np.ravel(arrays[i]) for i in positions]).astype(dtype, copy=False)
+                shapes = [list(np.shape(arrays[i])) for i in positions]
+                self._ring_allreduce(flat, reduce, seq, f"{name} ({dtype}{_short(shapes)})")
+                for i, piece in zip(positions, _split(flat, [arrays[i] for i in positions])):
+                    out[i] = piece
+                seq = next(self._seq)  # each dtype's buffer its own round of keys
+            return out
+
+    def allgather(self, array: np.ndarray, name: str) -> np.ndarray:
+        """The ranks' arrays concatenated along the first axis, in rank order (their first
+        dimensions may differ; the rest must match)."""
+        with self._lock:
+            seq = next(self._seq)
+            array = np.ascontiguousarray(array)
+            pieces: dict[int, np.ndarray] = {self.rank: array}
+            held = array
+            nxt = (self.rank + 1) % self.size
+            for step in range(self.size - 1):
+                sent = self._send(nxt, (seq, step), name, [held])
+                held = self._receive((seq, step), name)[0]
+                pieces[(self.rank - step - 1) % self.size] = held
+                sent.result()
+            for rank, piece in pieces.items():
+                if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
+                    self._give_up(
+                        seq,
+                        CollectiveError(
+                            f"{name}: rank {rank} gathers {piece.dtype}{list(piece.shape)} while rank "
+                            f"{self.rank} gathers {array.dtype}{list(array.shape)}: all but the first "
+                            "dimension and the dtype must match"
+                        ),
+                    )
+            return np.concatenate([pieces[r] for r in range(self.size)], axis=0)
+
+    def broadcast(self, array: np.ndarray, root: int, name: str) -> np.ndarray:
+        """Rank ``root``'s array, on every rank (each must hold one of its shape and dtype)."""
+        if not 0 <= root < self.size:
+            raise ValueError(f"{name}: root_rank {root} is not a rank of {self.size}")
+        with self._lock:
+            seq = next(self._seq)
+            array = np.asarray(array)
+            if self.rank == root:
+                sent = [self._send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
+                for s in sent:
+                    s.result()
+                return np.array(array, copy=True)
+            value = self._receive((seq, 0), name)[0]
+            if value.shape != array.shape or value.dtype != array.dtype:
+                self._give_up(
+                    seq,
+                    CollectiveError(
+                        f"{name}: rank {root} broadcasts {value.dtype}{list(value.shape)} to rank "
+                        f"{self.rank}, which holds {array.dtype}{list(array.shape)}"
+                    ),
+                )
+            return value
+
+    def barrier(self, name: str = "barrier") -> None:
+        """Returns once every rank has called it."""
+        self.allreduce([np.zeros(1, np.int8)], lambda a, b: None, name)
+
+    # -- the ring ----------------------------------------------------------------------------
+    def _ring_allreduce(self, flat: np.ndarray, reduce: Reduce, seq: int, name: str) -> None:
+        """``flat`` reduced in place: N - 1 steps of reduce-scatter (each rank ends holding
+        one chunk reduced over all ranks), then N - 1 of all-gather (every chunk everywhere)."""
+        n, r = self.size, self.rank
+        chunks = np.array_split(flat, n)
+        nxt = (r + 1) % n
+        for step in range(n - 1):
+            sent = self._send(nxt, (seq, step), name, [chunks[(r - step) % n]])
+            into = chunks[(r - step - 1) % n]
+            reduce(into, self._check_chunk(self._receive((seq, step), name)[0], into, name, seq))
+            sent.result()  # the chunk sent is read in place until it is there: keep it until then
+        for step in range(n - 1):
+            sent = self._send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]])
+            into = chunks[(r - step) % n]
+            into[...] = self._check_chunk(self._receive((seq, n - 1 + step), name)[0], into, name, seq)
+            sent.result()
+
+    def _send(self, rank, key, name, items):
+        return self.transport.send(rank, key, name, items)
+
+    def _receive(self, key, name) -> list:
+        try:
+            theirs, items = self.transport.receive(key, self.timeout)
+        except AbortedError as e:
+            raise CollectiveError(str(e)) from None
+        except TimeoutError:
+            raise CollectiveError(
+                f"{name}: rank {self.rank} waited {self.timeout:g} s for rank "
+                f"{(self.rank - 1) % self.size}, which did not run it (stopped, or gone)"
+            ) from None
+        if theirs != name and theirs.split(" (")[0] == name.split(" (")[0]:
+            self._give_up(
+                key[0],
+                CollectiveError(
+                    f"{name.split(' (')[0]}: rank {(self.rank - 1) % self.size} reduces tensors of other "
+                    f"shapes or dtypes ({theirs.partition(' (')[2][:-1]}) than rank {self.rank} "
+                    f"({name.partition(' (')[2][:-1]}): shapes and dtypes must match"
+                ),
+            )
+        if theirs != name:
+            self._give_up(
+                key[0],
+                CollectiveError(
+                    f"rank {self.rank} ran {name} while another rank ran {theirs}: every rank must run "
+                    "the same collectives in the same order"
+                ),
+            )
+        return items
+
+    def _give_up(self, seq: int, error: CollectiveError):
+        """Fail collective ``seq`` here and on every other rank (each may wait on another), with ``error``."""
+        others = [r for r in range(self.size) if r != self.rank]
+        self.transport.abort(others, seq, str(error))
+        raise error
+
+    def _check_chunk(self, got, into, name, seq):
+        if got.shape != into.shape or got.dtype != into.dtype:
+            self._give_up(
+                seq,
+                CollectiveError(
+                    f"{name}: rank {(self.rank - 1) % self.size} reduces a tensor of another shape or "
+                    f"dtype than rank {self.rank} ({got.dtype}{list(got.shape)} against "
+                    f"{into.dtype}{list(into.shape)} in one chunk): shapes and dtypes must match"
+                ),
+            )
+        return got
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _by_dtype(arrays: Sequence[np.ndarray]) -> dict[np.dtype, list[int]]:
+    groups: dict[np.dtype, list[int]] = {}
+    for i, a in enumerate(arrays):
+        groups.setdefault(np.asarray(a).dtype, []).append(i)
+    return groups
+
+
+def _short(shapes: list) -> str:
+    """The shapes of a fused buffer, as a message names them: in full when short."""
+    text = str(shapes)
+    return text if len(text) <= 200 else f" {len(shapes)} tensors, {zlib.crc32(text.encode()):08x}"
+
+
+def _split(flat: np.ndarray, like: Sequence[np.ndarray]) -> list[np.ndarray]:
+    out, start = [], 0
+    for a in like:
+        size = int(np.size(a))
+        out.append(flat[start : start + size].reshape(np.shape(a)))
+        start += size
+    return out

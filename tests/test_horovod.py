@@ -1,0 +1,301 @@
+"""``daskflow.horovod``: Horovod's TF1 API, ranks as processes, collectives over the bulk port.
+
+The ranks are real processes started by ``daskflow launch --np N`` (as
+``horovodrun -np N``), meeting through the Dask scheduler it starts; the ring's
+own tests run ranks as threads, each with its own bulk receiver, meeting through
+a real (in-process) Dask scheduler. Expected values are numpy's, computed here
+from what each rank held.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+import daskflow.horovod as hvd
+from daskflow.runtime.collectives import CollectiveError, join_ring
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAMS = Path(__file__).resolve().parent / "horovod_programs"
+DTYPES = ["uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
+
+
+def _launch(tmp_path, script, np_, env=None, timeout=240):
+    """Run ``script`` as ``np_`` ranks under ``daskflow launch``: (exit code, output)."""
+    run_env = {**os.environ, **(env or {})}
+    run_env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(PROGRAMS), run_env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "daskflow.cli", "launch", "--np", str(np_), str(script)]
+    done = subprocess.run(command, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=timeout)
+    return done.returncode, done.stdout + done.stderr
+
+
+# -- the ring, ranks as threads -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def scheduler():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _ring(scheduler, n, job):
+    from distributed import Client
+
+    clients = [Client(scheduler, set_as_default=False) for _ in range(n)]
+    comms = [None] * n
+
+    def join(r):
+        comms[r] = join_ring(clients[r], r, n, job, "127.0.0.1", b"k" * 32, timeout=30)
+
+    _each(n, join)
+    return comms, clients
+
+
+def _each(n, fn):
+    """``fn(rank)`` on ``n`` threads at once; re-raises the first failure."""
+    errors = []
+
+    def run(r):
+        try:
+            fn(r)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if errors:
+        raise errors[0]
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_ring_reduces_gathers_and_broadcasts_as_numpy_does(scheduler, n):
+    comms, clients = _ring(scheduler, n, f"ring-{n}")
+    rng = np.random.default_rng(n)
+    # Uneven sizes: 7 elements over 5 ranks, a scalar, one of a different dtype fused apart.
+    held = [
+        [rng.standard_normal((7,)), rng.integers(-9, 9, ()), rng.standard_normal((3, 2)).astype(np.float32)]
+        for _ in range(n)
+    ]
+    rows = [rng.integers(0, 5, (r % 3, 4)).astype(np.int16) for r in range(n)]  # 0 rows on some ranks
+    out = [None] * n
+
+    def work(r):
+        add = lambda a, b: np.add(a, b, out=a)  # noqa: E731
+        out[r] = (
+            comms[r].allreduce(held[r], add, "sum"),
+            comms[r].allgather(rows[r], "rows"),
+            comms[r].broadcast(np.full(4, float(r)), n - 1, "bcast"),
+        )
+
+    try:
+        _each(n, work)
+    finally:
+        for c, client in zip(comms, clients):
+            c.close()
+            client.close()
+    for r in range(n):
+        sums, gathered, broadcast = out[r]
+        for k in range(3):
+            want = np.sum([held[q][k] for q in range(n)], axis=0)
+            np.testing.assert_allclose(sums[k], want, rtol=1e-6, atol=1e-6)  # summed in ring order
+            assert sums[k].dtype == np.asarray(held[0][k]).dtype and sums[k].shape == np.shape(held[0][k])
+        np.testing.assert_array_equal(gathered, np.concatenate(rows))
+        np.testing.assert_array_equal(broadcast, np.full(4, float(n - 1)))
+
+
+def test_a_rank_running_another_collective_or_shape_fails_naming_both(scheduler):
+    comms, clients = _ring(scheduler, 2, "mismatch")
+    errors = [None, None]
+    add = lambda a, b: np.add(a, b, out=a)  # noqa: E731
+
+    def work(r):
+        try:
+            comms[r].allreduce([np.ones((2, 3) if r == 0 else (3, 2))], add, "grads")
+        except CollectiveError as e:
+            errors[r] = str(e)
+
+    try:
+        _each(2, work)
+    finally:
+        for c, client in zip(comms, clients):
+            c.close()
+            client.close()
+    assert (
+        errors[0] is not None and "grads" in errors[0] and "[[2, 3]]" in errors[0] and "[[3, 2]]" in errors[0]
+    )
+
+
+# -- the API in one process ----------------------------------------------------------------------
+def test_a_script_run_alone_is_the_only_rank_and_its_collectives_are_its_values():
+    hvd.init()
+    assert (hvd.rank(), hvd.size(), hvd.local_rank(), hvd.local_size()) == (0, 1, 0, 1)
+    with tf.Graph().as_default():
+        x = tf.constant([[1, -2], [3, 4]], tf.int32)
+        with tf.Session() as sess:
+            got = sess.run([hvd.allreduce(x), hvd.allgather(x), hvd.broadcast(x, 0), hvd.join()])
+    for value in got[:3]:
+        np.testing.assert_array_equal(value, [[1, -2], [3, 4]])
+    assert got[3] == 0
+
+
+def test_uninitialized_horovod_raises_horovods_errors():
+    hvd.shutdown()
+    try:
+        with pytest.raises(ValueError, match=r"Horovod has not been initialized; use hvd\.init\(\)\."):
+            hvd.size()
+        with pytest.raises(ValueError, match=r"not been initialized"):
+            hvd.allreduce(tf.constant(1.0))
+    finally:
+        hvd.init()
+
+
+def test_bad_arguments_name_the_argument():
+    hvd.init()
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    with pytest.raises(ValueError, match="gradient_predivide_factor not supported with op != Average"):
+        hvd.DistributedOptimizer(opt, op=hvd.Sum, gradient_predivide_factor=2.0)
+    with pytest.raises(ValueError, match="backward_passes_per_step must be > 0"):
+        hvd.DistributedOptimizer(opt, backward_passes_per_step=0)
+    with pytest.raises(NotImplementedError, match="backward_passes_per_step=2"):
+        hvd.DistributedOptimizer(opt, backward_passes_per_step=2)
+    with pytest.raises(ValueError, match="op parameter supersedes average"):
+        hvd.allreduce(tf.constant(1.0), average=True, op=hvd.Sum)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="invalid root rank 3"):
+            sess.run(hvd.broadcast(tf.constant([1.0]), 3))
+
+
+# -- ranks as processes ----------------------------------------------------------------------------
+COLLECTIVES = """
+import json, os, sys
+import numpy as np
+import daskflow as tf
+import daskflow.horovod as hvd
+
+hvd.init()
+r, n = hvd.rank(), hvd.size()
+dtypes = {dtypes}
+out = {{}}
+with tf.Session() as sess:
+    for name in dtypes:
+        rng = np.random.default_rng(100 * r + len(name))
+        held = (rng.integers(0, 50, (5, 3)) if name != "uint8" else rng.integers(0, 20, (5, 3))).astype(name)
+        ops = {{op: hvd.allreduce(tf.constant(held), op=getattr(hvd, op)) for op in
+               ("Average", "Sum", "Min", "Max", "Product")}}
+        rows = np.arange((r + 1) * 2, dtype=name).reshape(r + 1, 2) + r
+        ops["gather"] = hvd.allgather(tf.constant(rows))
+        ops["bcast"] = hvd.broadcast(tf.constant(held), n - 1)
+        for key, value in sess.run(ops).items():
+            out[f"{{name}}/{{key}}"] = value
+        out[f"{{name}}/held"] = held
+        out[f"{{name}}/rows"] = rows
+    try:
+        sess.run(hvd.allreduce(tf.zeros([2, 3] if r == 0 else [3, 2])))
+    except tf.errors.FailedPreconditionError as e:
+        out["mismatch"] = np.array(str(e))
+    try:
+        hvd.allreduce(tf.constant([1.0]), op=hvd.Adasum)
+    except NotImplementedError as e:
+        out["adasum"] = np.array(str(e))
+    w = tf.Variable(np.full(3, float(r), np.float32))
+    sess.run(w.initializer)
+    sess.run(hvd.broadcast_global_variables(0))
+    out["w"] = sess.run(w)
+np.savez(f"rank{{r}}.npz", **out)
+"""
+
+
+@pytest.mark.process
+def test_collectives_of_three_ranks_equal_numpys_for_every_dtype(tmp_path):
+    script = tmp_path / "collectives.py"
+    script.write_text(textwrap.dedent(COLLECTIVES.format(dtypes=DTYPES)))
+    code, output = _launch(tmp_path, script, 3)
+    assert code == 0, output
+    ranks = [np.load(tmp_path / f"rank{r}.npz") for r in range(3)]
+    for name in DTYPES:
+        held = np.stack([rk[f"{name}/held"] for rk in ranks])
+        wide = held.astype(np.float64)
+        want = {
+            "Sum": held.sum(axis=0, dtype=held.dtype),
+            "Min": held.min(axis=0),
+            "Max": held.max(axis=0),
+            "Product": held.prod(axis=0, dtype=held.dtype),
+            "Average": (wide.sum(axis=0) / 3).astype(name)
+            if name.startswith("float")
+            else np.trunc(wide.sum(axis=0) / 3).astype(name),  # Horovod: scaled, truncated, dtype kept
+            "gather": np.concatenate([rk[f"{name}/rows"] for rk in ranks]),
+            "bcast": ranks[2][f"{name}/held"],
+        }
+        for r, rk in enumerate(ranks):
+            for key, value in want.items():
+                got = rk[f"{name}/{key}"]
+                assert got.dtype == value.dtype, (name, key)
+                tolerance = {"rtol": 1e-3} if name == "float16" else {"rtol": 1e-6}
+                np.testing.assert_allclose(got, value, **tolerance, err_msg=f"{name} {key} rank {r}")
+    for rk in ranks:  # every rank fails, not only the one that found the difference
+        assert "shapes and dtypes must match" in str(rk["mismatch"]), str(rk["mismatch"])
+        assert "non-power of 2 ranks" in str(rk["adasum"])
+    for rk in ranks:
+        np.testing.assert_array_equal(rk["w"], np.zeros(3, np.float32))  # rank 0's value everywhere
+
+
+def _accuracy(workdir):
+    """Accuracy of the checkpoint rank 0 wrote in ``workdir`` on the program's test split."""
+    sys.path.insert(0, str(PROGRAMS))
+    try:
+        import keras_mnist
+        import tensorflow_mnist
+    finally:
+        sys.path.remove(str(PROGRAMS))
+    _, (x_test, y_test) = keras_mnist.load_data()
+    with tf.Graph().as_default():
+        image = tf.placeholder(tf.float32, [None, 784])
+        label = tf.placeholder(tf.float32, [None])
+        predict, _ = tensorflow_mnist.conv_model(image, label, tf.estimator.ModeKeys.EVAL)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, tf.train.latest_checkpoint(str(workdir / "checkpoints")))
+            guess = sess.run(predict, {image: np.reshape(x_test, (-1, 784)) / 255.0})
+    return float(np.mean(guess == y_test))
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_horovods_mnist_example_reaches_one_process_accuracy_with_two_and_four_ranks(tmp_path, monkeypatch):
+    """Horovod's TF1 example, its imports rewritten: one rank trains ``STEPS`` steps, N ranks
+    ``STEPS // N`` each at N times the learning rate (the example's own scaling)."""
+    monkeypatch.setattr(sys, "argv", ["tensorflow_mnist.py"])
+    accuracy = {}
+    for ranks in (1, 2, 4):
+        workdir = tmp_path / f"np{ranks}"
+        workdir.mkdir()
+        code, output = _launch(
+            workdir, PROGRAMS / "tensorflow_mnist.py", ranks, {"DASKFLOW_PROGRAM_STEPS": "120"}
+        )
+        assert code == 0, output
+        assert f"[worker-{ranks - 1}]" in output
+        accuracy[ranks] = _accuracy(workdir)
+    assert accuracy[1] > 0.85, accuracy
+    assert accuracy[2] >= accuracy[1] - 0.05 and accuracy[4] >= accuracy[1] - 0.05, accuracy
+    print(json.dumps(accuracy))
+
+
+def test_adasum_of_equal_gradients_is_one_of_them_and_of_orthogonal_ones_their_sum():
+    """Adasum's defining cases (Maleki et al., 2021): a pair of equal vectors adds to one of
+    them, a pair of orthogonal vectors to their sum."""
+    from daskflow.ops.collective_ops import _adasum
+
+    a, b = np.array([3.0, 4.0, 0.0]), np.array([0.0, 0.0, 2.0])
+    np.testing.assert_allclose(_adasum(np.stack([a, a])), a)
+    np.testing.assert_allclose(_adasum(np.stack([a, b])), a + b)
+    np.testing.assert_allclose(_adasum(np.stack([a, a, b, b])), a + b)  # the pairs, then the pairs' results
