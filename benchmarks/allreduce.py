@@ -123,7 +123,33 @@ def link_model(nic_gbps, workers=(2, 4, 8, 16, 32, 64), shards=(1, 4)):
         links = {f"ps ({k} shard{'s' if k > 1 else ''})": 2 * n * model / k / rate for k in shards}
         links["all-reduce"] = 2 * (n - 1) / n * model / rate
         rows.append((n, {mode: (t, compute / (compute + t)) for mode, t in links.items()}))
+        exposed = exposed_ring(n, rate)
+        rows[-1][1]["all-reduce, buckets overlapped"] = (exposed, compute / (compute + exposed))
     return compute, rows
+
+
+def exposed_ring(n, rate, device_rate=SIM_TFLOPS * 1e12):
+    """Seconds of ring all-reduce left after the backward pass ends, with hvd's buckets
+    (``BUCKET_BYTES``, the last layers' first) each starting once the backward pass has made it
+    and the ring free: the MLP's layers' products timed at the device rate, last layer first."""
+    from daskflow.horovod.optimizer import BUCKET_BYTES
+
+    layers = list(zip(SHAPES, SHAPES[1:]))
+    clock = SIM_BATCH * sum(2 * a * b for a, b in layers) / device_rate  # the forward pass
+    ready, filled = [], 0
+    for k in reversed(range(len(layers))):
+        a, b = layers[k]
+        clock += SIM_BATCH * 2 * a * b / device_rate  # the weights' gradient
+        filled += 4 * (a * b + b)
+        if filled >= BUCKET_BYTES or k == 0:
+            ready.append((clock, filled))
+            filled = 0
+        if k > 0:
+            clock += SIM_BATCH * 2 * a * b / device_rate  # the gradient on to the layer below
+    ring_free = 0.0
+    for at, size in ready:
+        ring_free = max(ring_free, at) + 2 * (n - 1) / n * size / rate
+    return max(0.0, ring_free - clock)
 
 
 def main(argv=None):
@@ -176,7 +202,11 @@ def main(argv=None):
             f"Link model: scaling_sim.py's workload ({compute * 1e3:.0f} ms of compute), "
             f"{args.nic_gbps:g} Gb/s links",
             model_table,
-            ["Efficiency: compute / (compute + the busiest link's time per step); transfers not overlapped."],
+            [
+                "Efficiency: compute / (compute + the busiest link's time per step), transfers not "
+                "overlapped; the last column: the ring's time left after the backward pass when each "
+                "bucket of gradients starts as the backward pass makes it (hvd.DistributedOptimizer)."
+            ],
         )
 
 

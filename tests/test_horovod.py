@@ -299,3 +299,27 @@ def test_adasum_of_equal_gradients_is_one_of_them_and_of_orthogonal_ones_their_s
     np.testing.assert_allclose(_adasum(np.stack([a, a])), a)
     np.testing.assert_allclose(_adasum(np.stack([a, b])), a + b)
     np.testing.assert_allclose(_adasum(np.stack([a, a, b, b])), a + b)  # the pairs, then the pairs' results
+
+
+def test_a_bucket_starts_reducing_as_soon_as_it_exists_and_is_awaited_where_read():
+    """The start of a reduction runs before ops it does not wait for (the rest of the
+    backward pass, here a chain of products), and the wait after them."""
+    from daskflow.ops import collective_ops
+    from daskflow.runtime.plan.partition import make_plan
+
+    hvd.init()
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [4, 4])
+        ready = x * 2.0  # made before the chain: a last layer's gradient
+        chain = x
+        for _ in range(3):
+            chain = tf.matmul(chain, x)
+        (reduced,) = collective_ops.grouped_allreduce_early([ready])
+        total = reduced + chain
+        order = [op.type for op in make_plan([total], [], [x]).ops]
+        with tf.Session() as sess:
+            value = sess.run(total, {x: np.eye(4)})
+    products = [i for i, kind in enumerate(order) if kind == "MatMul"]
+    assert order.index("HorovodGroupedAllreduceStart") < products[0]
+    assert order.index("HorovodGroupedAllreduceWait") > products[-1]
+    np.testing.assert_array_equal(value, 3 * np.eye(4))  # one rank: 2x + x^4

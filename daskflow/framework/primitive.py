@@ -43,6 +43,8 @@ nothing in the step reads (nor fetches; a ``shape_only`` input reads only the sh
 returns for them, without computing them, an array of their shape and dtype (a softmax
 cross-entropy's loss in a training step) or None where nothing can read even that (a
 loop's history, kept only where its gradient runs in the same step).
+A ``starts_early`` op starts work that goes on beside the step (a collective among
+ranks): the plan runs it as soon as its inputs exist, before other ready ops.
 An ``accepts_uninitialized`` kernel gets None for a variable input that
 has no value yet, instead of the step failing (``is_variable_initialized``).
 A ``forwards_input`` op's output is its first input's value: the compiler
@@ -113,6 +115,7 @@ class Primitive:
     in_place: tuple = ()
     shape_only: tuple = ()
     lazy_outputs: bool = False
+    starts_early: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

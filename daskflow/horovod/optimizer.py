@@ -7,14 +7,24 @@ import warnings
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.indexed_slices import IndexedSlices
+from ..ops import collective_ops
 from ..train.optimizer import Optimizer
 from . import basics
 from .functions import ADASUM, AVERAGE, Compression, grouped_allreduce
 
+BUCKET_BYTES = 4 << 20  # gradients reduced together: large enough to fill the links, early enough to overlap
+
+
+def _nbytes(t):
+    """Bytes of ``t``'s value where its static shape says (0 elsewhere)."""
+    n = t.shape.num_elements() if t.shape.dims is not None else None
+    return 0 if n is None else n * t.dtype.size
+
 
 class _DistributedOptimizer(Optimizer):
-    """Wraps ``optimizer``: ``compute_gradients`` reduces the gradients over the ranks (one
-    fused collective per dtype); ``apply_gradients`` applies them as the wrapped one does."""
+    """Wraps ``optimizer``: ``compute_gradients`` reduces the gradients over the ranks (in
+    buckets, each fused per dtype and started as soon as the backward pass has made it);
+    ``apply_gradients`` applies them as the wrapped one does."""
 
     def __init__(self, optimizer, name, use_locking, options):
         super().__init__(name=name or f"Distributed{type(optimizer).__name__}", use_locking=use_locking)
@@ -34,28 +44,50 @@ class _DistributedOptimizer(Optimizer):
             scale = {"prescale_factor": 1.0 / self._predivide, "postscale_factor": self._predivide}
         with name_scope(f"{self.get_name()}_Allreduce"):
             grads = [self._dense(g) for g in grads]
-            present = [i for i, g in enumerate(grads) if g is not None]
             out = list(grads)
-            for group_ in self._grouped(present):
-                reduced = grouped_allreduce(
-                    [grads[i] for i in group_], compression=self._compression, op=self._op, **scale
+            sparse = [i for i, g in enumerate(grads) if isinstance(g, IndexedSlices)]
+            dense = [i for i, g in enumerate(grads) if g is not None and i not in sparse]
+            parts = [(sparse, grouped_allreduce)] if sparse else []
+            parts += [
+                (bucket, self._early if self._op != ADASUM else grouped_allreduce)
+                for bucket in self._buckets(grads, dense)
+            ]
+            for positions, reduce in parts:
+                reduced = reduce(
+                    [grads[i] for i in positions], compression=self._compression, op=self._op, **scale
                 )
-                for i, r in zip(group_, reduced):
+                for i, r in zip(positions, reduced):
                     out[i] = r
             return out
+
+    @staticmethod
+    def _early(tensors, compression, op, **scale):
+        """A bucket's reduction, started as soon as its gradients exist and awaited where
+        the update reads them: the ring runs while the backward pass computes the rest."""
+        pairs = [compression.compress(t) for t in tensors]
+        reduced = collective_ops.grouped_allreduce_early([t for t, _ in pairs], op, **scale)
+        return [compression.decompress(r, ctx) for r, (_, ctx) in zip(reduced, pairs)]
 
     def _dense(self, grad):
         if self._sparse_as_dense and isinstance(grad, IndexedSlices):
             return convert_to_tensor(grad)
         return grad
 
-    def _grouped(self, present):
-        """The gradients' positions, in the collectives that reduce them: one by default
-        (fused per dtype), or ``groups`` of them."""
-        if not self._groups:
-            return [present] if present else []
-        count = min(int(self._groups), len(present)) or 1
-        return [present[k::count] for k in range(count)]
+    def _buckets(self, grads, present):
+        """The dense gradients' positions, in the collectives that reduce them: ``groups`` of
+        them where given, else buckets of :data:`BUCKET_BYTES` in the order the backward pass
+        makes them (the last variables' first)."""
+        if self._groups:
+            count = min(int(self._groups), len(present)) or 1
+            return [present[k::count] for k in range(count)]
+        buckets, current, filled = [], [], 0
+        for i in reversed(present):
+            current.append(i)
+            filled += _nbytes(grads[i])
+            if filled >= BUCKET_BYTES:
+                buckets.append(current)
+                current, filled = [], 0
+        return buckets + [current] if current else buckets
 
     # -- the optimizer's interface --------------------------------------------------------------
     def compute_gradients(self, *args, **kwargs):

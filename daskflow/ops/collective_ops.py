@@ -90,6 +90,31 @@ def _reduced(tensors, *, reduce_op, prescale_factor, postscale_factor, tensor_na
     return [_scaled(a, scale) if scale != 1.0 else a for a in out]
 
 
+_pending: dict[int, tuple] = {}  # handle -> (future, postscale) of the reductions under way
+_handles = iter(range(1, 1 << 62))
+
+
+def _start_kernel(xp, *tensors, reduce_op, prescale_factor, postscale_factor, tensor_name):
+    """Hand the tensors to the ranks' collective thread; a handle to wait on (the
+    ring runs while the step goes on computing)."""
+    arrays = [np.array(to_host(t), copy=True) for t in tensors]  # the step may reuse its buffers
+    if prescale_factor != 1.0:
+        arrays = [_scaled(a, prescale_factor) for a in arrays]
+    comm = _running()
+    future = comm.start("allreduce", arrays, _INTO[reduce_op], tensor_name)
+    scale = postscale_factor / comm.size if reduce_op == AVERAGE else postscale_factor
+    handle = next(_handles)
+    _pending[handle] = (future, scale)
+    return np.int64(handle)
+
+
+def _wait_kernel(xp, handle, *shapes_of):
+    """The reduced tensors of the reduction ``handle`` started."""
+    future, scale = _pending.pop(int(handle))
+    out = [_scaled(a, scale) if scale != 1.0 else a for a in future.result()]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def _scaled(a, factor):
     """``a * factor`` in ``a``'s dtype (integers: rounded toward zero, as Horovod's scaling)."""
     if a.dtype.kind in "fc":
@@ -144,6 +169,10 @@ def _each(inputs, **_):
     return [(t._dims, t.dtype) for t in inputs]
 
 
+def _waited(inputs, **_):
+    return [(t._dims, t.dtype) for t in inputs[1:]]
+
+
 def _gathered(inputs, **_):
     (t,) = inputs
     dims = None if t._dims is None else (None, *t._dims[1:])
@@ -194,6 +223,27 @@ HorovodGroupedAllreduce = Primitive(
 )
 HorovodAllgather = Primitive("HorovodAllgather", _gathered, _allgather_kernel, _allgather_grad, **_COLLECTIVE)
 HorovodBroadcast = Primitive("HorovodBroadcast", same, _broadcast_kernel, _broadcast_grad, **_COLLECTIVE)
+
+
+class _AfterTheHandle:
+    """Input positions 1 and on: the wait reads its tensors' shapes, never their values."""
+
+    def __contains__(self, position):
+        return position >= 1
+
+
+# A reduction in two ops: the start runs as soon as its gradients exist (``starts_early``), the
+# wait where the update needs them, so the ring runs while the backward pass goes on.
+HorovodGroupedAllreduceStart = Primitive(
+    "HorovodGroupedAllreduceStart",
+    lambda inputs, **_: ((), dtypes.int64),
+    _start_kernel,
+    starts_early=True,
+    **_COLLECTIVE,
+)
+HorovodGroupedAllreduceWait = Primitive(
+    "HorovodGroupedAllreduceWait", _waited, _wait_kernel, shape_only=_AfterTheHandle(), **_COLLECTIVE
+)
 HorovodJoin = Primitive(
     "HorovodJoin", lambda inputs, **_: ((), dtypes.int32), _join_kernel, None, **_COLLECTIVE
 )
@@ -225,6 +275,17 @@ def broadcast(tensor, root_rank, name=None):
     """Rank ``root_rank``'s ``tensor``, on every rank."""
     name = name or _default_name("HorovodBroadcast", tensor)
     return _named(apply(HorovodBroadcast, tensor, name=name, root_rank=int(root_rank), tensor_name=""))
+
+
+def grouped_allreduce_early(tensors, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1.0, name=None):
+    """:func:`grouped_allreduce` as a start, run as soon as ``tensors`` exist, and a wait: the
+    reduction overlaps whatever the step computes between them."""
+    attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
+    name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
+    handle = apply(HorovodGroupedAllreduceStart, *tensors, name=f"{name}_start", tensor_name="", **attrs)
+    handle.op.attrs["tensor_name"] = name
+    out = apply(HorovodGroupedAllreduceWait, handle, *tensors, name=name)
+    return list(out) if isinstance(out, tuple) else [out]
 
 
 def join(name=None):

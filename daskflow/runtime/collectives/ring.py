@@ -8,6 +8,7 @@ collective fails with both names instead of mixing values.
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import threading
 import zlib
@@ -51,75 +52,94 @@ class Communicator:
         self.rank, self.size = rank, size
         self.transport = transport
         self.timeout = timeout
-        self._seq = itertools.count()
-        self._lock = threading.Lock()  # one collective at a time: their order is the ranks' contract
+        self._seq = itertools.count()  # used on the collective thread only
+        self._lock = threading.Lock()
+        self._thread: concurrent.futures.ThreadPoolExecutor | None = None
 
     # -- the collectives -------------------------------------------------------------------------
+    def start(self, kind: str, *args) -> concurrent.futures.Future:
+        """Collective ``kind`` (``"allreduce"``, ``"allgather"``, ``"broadcast"``) with ``args``,
+        run on this rank's collective thread after those started before it: its future.
+
+        Every collective goes through that one thread, so they run in the order this rank
+        started them, the same order on every rank, whichever thread starts them; one
+        started early (a bucket of gradients) runs while the caller goes on computing."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="daskflow-ring")
+            return self._thread.submit(getattr(self, f"_{kind}_now"), *args)
+
     def allreduce(self, arrays: Sequence[np.ndarray], reduce: Reduce, name: str) -> list[np.ndarray]:
         """Each array reduced over the ranks (every rank gets the result). Arrays of one dtype
         travel fused, as one buffer."""
-        with self._lock:
-            seq = next(self._seq)
-            if self.size == 1:
-                return [np.array(a, copy=True) for a in arrays]
-            out: list[np.ndarray | None] = [None] * len(arrays)
-            for dtype, positions in _by_dtype(arrays).items():
-                flat = np.concatenate([np.ravel(arrays[i]) for i in positions]).astype(dtype, copy=False)
-                shapes = [list(np.shape(arrays[i])) for i in positions]
-                self._ring_allreduce(flat, reduce, seq, f"{name} ({dtype}{_short(shapes)})")
-                for i, piece in zip(positions, _split(flat, [arrays[i] for i in positions])):
-                    out[i] = piece
-                seq = next(self._seq)  # each dtype's buffer its own round of keys
-            return out
+        return self.start("allreduce", arrays, reduce, name).result()
 
     def allgather(self, array: np.ndarray, name: str) -> np.ndarray:
         """The ranks' arrays concatenated along the first axis, in rank order (their first
         dimensions may differ; the rest must match)."""
-        with self._lock:
-            seq = next(self._seq)
-            array = np.ascontiguousarray(array)
-            pieces: dict[int, np.ndarray] = {self.rank: array}
-            held = array
-            nxt = (self.rank + 1) % self.size
-            for step in range(self.size - 1):
-                sent = self._send(nxt, (seq, step), name, [held])
-                held = self._receive((seq, step), name)[0]
-                pieces[(self.rank - step - 1) % self.size] = held
-                sent.result()
-            for rank, piece in pieces.items():
-                if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
-                    self._give_up(
-                        seq,
-                        CollectiveError(
-                            f"{name}: rank {rank} gathers {piece.dtype}{list(piece.shape)} while rank "
-                            f"{self.rank} gathers {array.dtype}{list(array.shape)}: all but the first "
-                            "dimension and the dtype must match"
-                        ),
-                    )
-            return np.concatenate([pieces[r] for r in range(self.size)], axis=0)
+        return self.start("allgather", array, name).result()
 
     def broadcast(self, array: np.ndarray, root: int, name: str) -> np.ndarray:
         """Rank ``root``'s array, on every rank (each must hold one of its shape and dtype)."""
         if not 0 <= root < self.size:
             raise ValueError(f"{name}: root_rank {root} is not a rank of {self.size}")
-        with self._lock:
-            seq = next(self._seq)
-            array = np.asarray(array)
-            if self.rank == root:
-                sent = [self._send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
-                for s in sent:
-                    s.result()
-                return np.array(array, copy=True)
-            value = self._receive((seq, 0), name)[0]
-            if value.shape != array.shape or value.dtype != array.dtype:
+        return self.start("broadcast", array, root, name).result()
+
+    def _allreduce_now(self, arrays, reduce, name):
+        seq = next(self._seq)
+        if self.size == 1:
+            return [np.array(a, copy=True) for a in arrays]
+        out: list[np.ndarray | None] = [None] * len(arrays)
+        for dtype, positions in _by_dtype(arrays).items():
+            flat = np.concatenate([np.ravel(arrays[i]) for i in positions]).astype(dtype, copy=False)
+            shapes = [list(np.shape(arrays[i])) for i in positions]
+            self._ring_allreduce(flat, reduce, seq, f"{name} ({dtype}{_short(shapes)})")
+            for i, piece in zip(positions, _split(flat, [arrays[i] for i in positions])):
+                out[i] = piece
+            seq = next(self._seq)  # each dtype's buffer its own round of keys
+        return out
+
+    def _allgather_now(self, array, name):
+        seq = next(self._seq)
+        array = np.ascontiguousarray(array)
+        pieces: dict[int, np.ndarray] = {self.rank: array}
+        held = array
+        nxt = (self.rank + 1) % self.size
+        for step in range(self.size - 1):
+            sent = self._send(nxt, (seq, step), name, [held])
+            held = self._receive((seq, step), name)[0]
+            pieces[(self.rank - step - 1) % self.size] = held
+            sent.result()
+        for rank, piece in pieces.items():
+            if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
                 self._give_up(
                     seq,
                     CollectiveError(
-                        f"{name}: rank {root} broadcasts {value.dtype}{list(value.shape)} to rank "
-                        f"{self.rank}, which holds {array.dtype}{list(array.shape)}"
+                        f"{name}: rank {rank} gathers {piece.dtype}{list(piece.shape)} while rank "
+                        f"{self.rank} gathers {array.dtype}{list(array.shape)}: all but the first "
+                        "dimension and the dtype must match"
                     ),
                 )
-            return value
+        return np.concatenate([pieces[r] for r in range(self.size)], axis=0)
+
+    def _broadcast_now(self, array, root, name):
+        seq = next(self._seq)
+        array = np.asarray(array)
+        if self.rank == root:
+            sent = [self._send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
+            for s in sent:
+                s.result()
+            return np.array(array, copy=True)
+        value = self._receive((seq, 0), name)[0]
+        if value.shape != array.shape or value.dtype != array.dtype:
+            self._give_up(
+                seq,
+                CollectiveError(
+                    f"{name}: rank {root} broadcasts {value.dtype}{list(value.shape)} to rank "
+                    f"{self.rank}, which holds {array.dtype}{list(array.shape)}"
+                ),
+            )
+        return value
 
     def barrier(self, name: str = "barrier") -> None:
         """Returns once every rank has called it."""
@@ -195,7 +215,9 @@ class Communicator:
 
     def close(self) -> None:
         if self.transport is not None:
-            self.transport.close()
+            self.transport.close()  # a collective waiting on another rank fails now
+        if self._thread is not None:
+            self._thread.shutdown(wait=False)
 
 
 def _by_dtype(arrays: Sequence[np.ndarray]) -> dict[np.dtype, list[int]]:

@@ -87,7 +87,7 @@ def exports_first(
             due[p] = min(due[p], due[op])
             after[p].append(op)
 
-    def rank(op):
+    def rank(op: Operation) -> tuple:
         return (not first(op), due[op], position[op])
 
     waiting = {op: len(before[op]) for op in ops}

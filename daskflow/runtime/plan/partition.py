@@ -215,11 +215,12 @@ def _schedule(
     return order
 
 
-def _rank(op: Operation) -> tuple[bool, int, Operation]:
+def _rank(op: Operation) -> tuple[bool, tuple[bool, int], Operation]:
     # An update in place (Adam's kernel) waits like an assignment: every op that does
     # not depend on an update runs before it, so those ops fail, if they do, first.
+    # An op starting work beside the step (a collective) runs as soon as it can.
     prim = op.primitive
-    return (prim.updates_variable or bool(prim.in_place), op._id, op)
+    return (prim.updates_variable or bool(prim.in_place), (not prim.starts_early, op._id), op)
 
 
 def _predecessors(
