@@ -326,6 +326,14 @@ def _hvd():
     return hvd
 
 
+def _early_reduce(x):
+    """A reduction started and awaited as two ops (hvd.DistributedOptimizer's buckets)."""
+    from daskflow.ops.collective_ops import grouped_allreduce_early
+
+    _hvd()
+    return grouped_allreduce_early([x])[0]
+
+
 CASES = [
     # constants and pass-throughs
     Case(
@@ -373,6 +381,12 @@ CASES = [
     ),
     Case("horovod_broadcast", "HorovodBroadcast", lambda x: _hvd().broadcast(x, 0), [R(3, 2)], lambda x: x),
     Case("horovod_join", "HorovodJoin", lambda: _hvd().join(), [], lambda: np.int32(0)),
+    *[
+        Case(
+            f"horovod_{kind.lower()}", f"HorovodGroupedAllreduce{kind}", _early_reduce, [R(3, 2)], lambda x: x
+        )
+        for kind in ("Start", "Wait")
+    ],
     Case("stop_gradient", "StopGradient", tf.stop_gradient, [R(3, 2)], lambda x: x),
     Case(
         "placeholder_with_default",
