@@ -63,10 +63,6 @@ def _running():
     return _installed[0]
 
 
-def reduce_op_name(code: int) -> str:
-    return _NAMES[code]
-
-
 # -- kernels -------------------------------------------------------------------------------------
 def _allreduce_kernel(xp, tensor, **attrs):
     return _reduced([tensor], **attrs)[0]
