@@ -71,11 +71,9 @@ def init(comm=None, process_sets=None):
     if place["size"] > 1:
         _join(job)
     else:
-        from ..runtime.collectives import (
-            Communicator,  # local import: the collectives load Dask; a one-rank job needs none
-        )
+        from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
 
-        job.communicator = Communicator(0, 1, None)
+        job.communicator = collectives.Communicator(0, 1, None)
     _job[0] = job
     collective_ops.install(job.communicator)
     atexit.register(shutdown)
@@ -100,9 +98,7 @@ def _join(job: _Job) -> None:
     from distributed import Client
     from distributed.comm import get_address_host
 
-    from ..runtime.collectives import (
-        join_ring,  # local import: the collectives load Dask; a one-rank job needs none
-    )
+    from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
 
     address = os.environ.get("DASK_SCHEDULER_ADDRESS")
     if not address:
@@ -116,7 +112,7 @@ def _join(job: _Job) -> None:
     job.server = _host_worker(job.place["rank"])
     job.client = Client(address, set_as_default=False)
     host = _host_toward(get_address_host(address))
-    job.communicator = join_ring(
+    job.communicator = collectives.join_ring(
         job.client,
         job.place["rank"],
         job.place["size"],
@@ -155,11 +151,9 @@ def shutdown():
     collective_ops.install(None)
     job.communicator.close()
     if job.client is not None:
-        from ..runtime.collectives import (
-            leave_ring,  # local import: the collectives load Dask; a one-rank job needs none
-        )
+        from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
 
-        leave_ring(job.client, job.place["rank"], job.name)
+        collectives.leave_ring(job.client, job.place["rank"], job.name)
         job.client.close()
     if job.server is not None:
         job.server.stop()

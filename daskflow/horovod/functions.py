@@ -126,13 +126,21 @@ def grouped_allreduce(
             out[i] = _sparse_allreduce(t, op, prescale_factor, postscale_factor, None)
     if dense:
         _check_adasum(op)
-        pairs = [compression.compress(convert_to_tensor(tensors[i])) for i in dense]
-        reduced = collective_ops.grouped_allreduce(
-            [t for t, _ in pairs], op, prescale_factor, postscale_factor, name
+        scale = (prescale_factor, postscale_factor)
+        reduced = compressed(
+            collective_ops.grouped_allreduce, [tensors[i] for i in dense], compression, op, *scale, name
         )
-        for i, r, (_, ctx) in zip(dense, reduced, pairs):
-            out[i] = compression.decompress(r, ctx)
+        for i, r in zip(dense, reduced):
+            out[i] = r
     return out
+
+
+def compressed(reduce, tensors, compression, *args, **kwargs):
+    """``reduce(tensors, *args, **kwargs)`` (a grouped collective) on ``tensors`` as
+    ``compression`` sends them, each decompressed after."""
+    pairs = [compression.compress(convert_to_tensor(t)) for t in tensors]
+    reduced = reduce([t for t, _ in pairs], *args, **kwargs)
+    return [compression.decompress(r, ctx) for r, (_, ctx) in zip(reduced, pairs)]
 
 
 def _sparse_allreduce(slices, op, prescale_factor, postscale_factor, name):

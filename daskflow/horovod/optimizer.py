@@ -8,17 +8,12 @@ from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
 from ..framework.indexed_slices import IndexedSlices
 from ..ops import collective_ops
+from ..runtime.plan.buckets import nbytes  # a tensor's static bytes (no Dask behind it)
 from ..train.optimizer import Optimizer
 from . import basics
-from .functions import ADASUM, AVERAGE, Compression, grouped_allreduce
+from .functions import ADASUM, AVERAGE, Compression, compressed, grouped_allreduce
 
 BUCKET_BYTES = 4 << 20  # gradients reduced together: large enough to fill the links, early enough to overlap
-
-
-def _nbytes(t):
-    """Bytes of ``t``'s value where its static shape says (0 elsewhere)."""
-    n = t.shape.num_elements() if t.shape.dims is not None else None
-    return 0 if n is None else n * t.dtype.size
 
 
 class _DistributedOptimizer(Optimizer):
@@ -47,11 +42,9 @@ class _DistributedOptimizer(Optimizer):
             out = list(grads)
             sparse = [i for i, g in enumerate(grads) if isinstance(g, IndexedSlices)]
             dense = [i for i, g in enumerate(grads) if g is not None and i not in sparse]
+            bucketed = grouped_allreduce if self._op == ADASUM else self._early  # Adasum: no early start
             parts = [(sparse, grouped_allreduce)] if sparse else []
-            parts += [
-                (bucket, self._early if self._op != ADASUM else grouped_allreduce)
-                for bucket in self._buckets(grads, dense)
-            ]
+            parts += [(bucket, bucketed) for bucket in self._buckets(grads, dense)]
             for positions, reduce in parts:
                 reduced = reduce(
                     [grads[i] for i in positions], compression=self._compression, op=self._op, **scale
@@ -64,9 +57,7 @@ class _DistributedOptimizer(Optimizer):
     def _early(tensors, compression, op, **scale):
         """A bucket's reduction, started as soon as its gradients exist and awaited where
         the update reads them: the ring runs while the backward pass computes the rest."""
-        pairs = [compression.compress(t) for t in tensors]
-        reduced = collective_ops.grouped_allreduce_early([t for t, _ in pairs], op, **scale)
-        return [compression.decompress(r, ctx) for r, (_, ctx) in zip(reduced, pairs)]
+        return compressed(collective_ops.grouped_allreduce_early, tensors, compression, op, **scale)
 
     def _dense(self, grad):
         if self._sparse_as_dense and isinstance(grad, IndexedSlices):
@@ -83,7 +74,7 @@ class _DistributedOptimizer(Optimizer):
         buckets, current, filled = [], [], 0
         for i in reversed(present):
             current.append(i)
-            filled += _nbytes(grads[i])
+            filled += nbytes(grads[i])
             if filled >= BUCKET_BYTES:
                 buckets.append(current)
                 current, filled = [], 0

@@ -19,6 +19,7 @@ from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.primitive import Primitive
 from ..kernels.devices import to_host
+from . import array_ops
 from .infer import same
 
 AVERAGE, SUM, ADASUM, MIN, MAX, PRODUCT = range(6)
@@ -69,46 +70,53 @@ def _allreduce_kernel(xp, tensor, **attrs):
 
 
 def _grouped_kernel(xp, *tensors, **attrs):
-    out = _reduced(tensors, **attrs)
-    return out[0] if len(out) == 1 else tuple(out)  # an op of one output takes its array
+    return _outputs(_reduced(tensors, **attrs))
 
 
 def _reduced(tensors, *, reduce_op, prescale_factor, postscale_factor, tensor_name):
-    arrays = [np.asarray(to_host(t)) for t in tensors]
-    if prescale_factor != 1.0:
-        arrays = [_scaled(a, prescale_factor) for a in arrays]
-    comm = _running()
+    arrays, comm = _prescaled(tensors, prescale_factor), _running()
     if reduce_op == ADASUM:
         out = [_adasum(comm.allgather(a.reshape(1, *a.shape), tensor_name)) for a in arrays]
     else:
         out = comm.allreduce(arrays, _INTO[reduce_op], tensor_name)
-    scale = postscale_factor / comm.size if reduce_op == AVERAGE else postscale_factor
-    return [_scaled(a, scale) if scale != 1.0 else a for a in out]
+    return _postscaled(out, reduce_op, postscale_factor, comm.size)
 
 
-_pending: dict[int, tuple] = {}  # handle -> (future, postscale) of the reductions under way
+_pending: dict[int, tuple] = {}  # handle -> (future, reduce_op, postscale) of the reductions under way
 _handles = iter(range(1, 1 << 62))
 
 
 def _start_kernel(xp, *tensors, reduce_op, prescale_factor, postscale_factor, tensor_name):
     """Hand the tensors to the ranks' collective thread; a handle to wait on (the
     ring runs while the step goes on computing)."""
-    arrays = [np.array(to_host(t), copy=True) for t in tensors]  # the step may reuse its buffers
-    if prescale_factor != 1.0:
-        arrays = [_scaled(a, prescale_factor) for a in arrays]
-    comm = _running()
-    future = comm.start("allreduce", arrays, _INTO[reduce_op], tensor_name)
-    scale = postscale_factor / comm.size if reduce_op == AVERAGE else postscale_factor
+    arrays = _prescaled(tensors, prescale_factor, copy=True)  # the step may reuse its buffers
+    future = _running().start("allreduce", arrays, _INTO[reduce_op], tensor_name)
     handle = next(_handles)
-    _pending[handle] = (future, scale)
+    _pending[handle] = (future, reduce_op, postscale_factor)
     return np.int64(handle)
 
 
 def _wait_kernel(xp, handle, *shapes_of):
     """The reduced tensors of the reduction ``handle`` started."""
-    future, scale = _pending.pop(int(handle))
-    out = [_scaled(a, scale) if scale != 1.0 else a for a in future.result()]
-    return out[0] if len(out) == 1 else tuple(out)
+    future, reduce_op, postscale_factor = _pending.pop(int(handle))
+    return _outputs(_postscaled(future.result(), reduce_op, postscale_factor, _running().size))
+
+
+def _prescaled(tensors, factor, copy=False):
+    arrays = [np.asarray(to_host(t)) for t in tensors]
+    if factor != 1.0:
+        return [_scaled(a, factor) for a in arrays]  # new arrays
+    return [np.array(a, copy=True) for a in arrays] if copy else arrays
+
+
+def _postscaled(arrays, reduce_op, factor, size):
+    """Horovod's scaling after the sum: Average divides by the ranks' count."""
+    scale = factor / size if reduce_op == AVERAGE else factor
+    return [_scaled(a, scale) if scale != 1.0 else a for a in arrays]
+
+
+def _outputs(arrays):
+    return arrays[0] if len(arrays) == 1 else tuple(arrays)  # an op of one output takes its array
 
 
 def _scaled(a, factor):
@@ -166,7 +174,7 @@ def _each(inputs, **_):
 
 
 def _waited(inputs, **_):
-    return [(t._dims, t.dtype) for t in inputs[1:]]
+    return _each(inputs[1:])  # the handle, then the tensors it reduces
 
 
 def _gathered(inputs, **_):
@@ -176,33 +184,26 @@ def _gathered(inputs, **_):
 
 
 # -- gradients -----------------------------------------------------------------------------------
+def _same_reduction(op):
+    """The reduction ``op`` ran, as its gradient runs it too (Horovod's rule)."""
+    return op.attrs["reduce_op"], op.attrs["prescale_factor"], op.attrs["postscale_factor"]
+
+
 def _allreduce_grad(op, grad):
-    attrs = op.attrs
-    return [allreduce(grad, attrs["reduce_op"], attrs["prescale_factor"], attrs["postscale_factor"])]
+    return [allreduce(grad, *_same_reduction(op))]
 
 
 def _grouped_grad(op, *grads):
-    from .core_array_ops import zeros_like  # local import: the array ops build on this module's peers
-
-    grads = [zeros_like(out) if g is None else g for g, out in zip(grads, op.outputs)]  # outputs unread
-    attrs = op.attrs
-    return list(
-        grouped_allreduce(
-            list(grads), attrs["reduce_op"], attrs["prescale_factor"], attrs["postscale_factor"]
-        )
-    )
+    grads = [array_ops.zeros_like(out) if g is None else g for g, out in zip(grads, op.outputs)]  # unread
+    return grouped_allreduce(grads, *_same_reduction(op))
 
 
 def _allgather_grad(op, grad):
     """This rank's rows of the gradient averaged over the ranks (Horovod's rule)."""
-    from . import array_ops  # local import: array_ops builds on most op modules; this one stays light
-
     mean = allreduce(grad, AVERAGE)
     comm = communicator()
-    rows = array_ops.reshape(
-        allgather(array_ops.shape(op.inputs[0])[:1]), [comm.size]
-    )  # a row count per rank
-    return [array_ops.split(mean, rows, axis=0)[comm.rank]]
+    rows_per_rank = array_ops.reshape(allgather(array_ops.shape(op.inputs[0])[:1]), [comm.size])
+    return [array_ops.split(mean, rows_per_rank, axis=0)[comm.rank]]
 
 
 def _broadcast_grad(op, grad):
@@ -257,8 +258,7 @@ def grouped_allreduce(tensors, reduce_op=AVERAGE, prescale_factor=1.0, postscale
     """Each of ``tensors`` reduced over the ranks, fused into one collective per dtype."""
     attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
     name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
-    out = _named(apply(HorovodGroupedAllreduce, *tensors, name=name, tensor_name="", **attrs))
-    return list(out) if isinstance(out, tuple) else [out]
+    return _as_list(_named(apply(HorovodGroupedAllreduce, *tensors, name=name, tensor_name="", **attrs)))
 
 
 def allgather(tensor, name=None):
@@ -280,8 +280,7 @@ def grouped_allreduce_early(tensors, reduce_op=AVERAGE, prescale_factor=1.0, pos
     name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
     handle = apply(HorovodGroupedAllreduceStart, *tensors, name=f"{name}_start", tensor_name="", **attrs)
     handle.op.attrs["tensor_name"] = name
-    out = apply(HorovodGroupedAllreduceWait, handle, *tensors, name=name)
-    return list(out) if isinstance(out, tuple) else [out]
+    return _as_list(apply(HorovodGroupedAllreduceWait, handle, *tensors, name=name))
 
 
 def join(name=None):
@@ -305,6 +304,10 @@ def _default_name(kind, *tensors):
     """Horovod's default op name: ``HorovodAllreduce_x_0`` for ``x:0``."""
     names = [re.sub("[^a-zA-Z0-9_]", "_", getattr(t, "name", "") or "tensor") for t in tensors]
     return "_".join([kind, *names])
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, tuple) else [out]
 
 
 def _named(out):

@@ -106,7 +106,7 @@ class Communicator:
         held = array
         nxt = (self.rank + 1) % self.size
         for step in range(self.size - 1):
-            sent = self._send(nxt, (seq, step), name, [held])
+            sent = self.transport.send(nxt, (seq, step), name, [held])
             held = self._receive((seq, step), name)[0]
             pieces[(self.rank - step - 1) % self.size] = held
             sent.result()
@@ -114,7 +114,7 @@ class Communicator:
             if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
                 self._give_up(
                     seq,
-                    CollectiveError(
+                    (
                         f"{name}: rank {rank} gathers {piece.dtype}{list(piece.shape)} while rank "
                         f"{self.rank} gathers {array.dtype}{list(array.shape)}: all but the first "
                         "dimension and the dtype must match"
@@ -126,7 +126,7 @@ class Communicator:
         seq = next(self._seq)
         array = np.asarray(array)
         if self.rank == root:
-            sent = [self._send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
+            sent = [self.transport.send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
             for s in sent:
                 s.result()
             return np.array(array, copy=True)
@@ -134,16 +134,12 @@ class Communicator:
         if value.shape != array.shape or value.dtype != array.dtype:
             self._give_up(
                 seq,
-                CollectiveError(
+                (
                     f"{name}: rank {root} broadcasts {value.dtype}{list(value.shape)} to rank "
                     f"{self.rank}, which holds {array.dtype}{list(array.shape)}"
                 ),
             )
         return value
-
-    def barrier(self, name: str = "barrier") -> None:
-        """Returns once every rank has called it."""
-        self.allreduce([np.zeros(1, np.int8)], lambda a, b: None, name)
 
     # -- the ring ----------------------------------------------------------------------------
     def _ring_allreduce(self, flat: np.ndarray, reduce: Reduce, seq: int, name: str) -> None:
@@ -153,18 +149,15 @@ class Communicator:
         chunks = np.array_split(flat, n)
         nxt = (r + 1) % n
         for step in range(n - 1):
-            sent = self._send(nxt, (seq, step), name, [chunks[(r - step) % n]])
+            sent = self.transport.send(nxt, (seq, step), name, [chunks[(r - step) % n]])
             into = chunks[(r - step - 1) % n]
             reduce(into, self._check_chunk(self._receive((seq, step), name)[0], into, name, seq))
             sent.result()  # the chunk sent is read in place until it is there: keep it until then
         for step in range(n - 1):
-            sent = self._send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]])
+            sent = self.transport.send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]])
             into = chunks[(r - step) % n]
             into[...] = self._check_chunk(self._receive((seq, n - 1 + step), name)[0], into, name, seq)
             sent.result()
-
-    def _send(self, rank, key, name, items):
-        return self.transport.send(rank, key, name, items)
 
     def _receive(self, key, name) -> list:
         try:
@@ -179,7 +172,7 @@ class Communicator:
         if theirs != name and theirs.split(" (")[0] == name.split(" (")[0]:
             self._give_up(
                 key[0],
-                CollectiveError(
+                (
                     f"{name.split(' (')[0]}: rank {(self.rank - 1) % self.size} reduces tensors of other "
                     f"shapes or dtypes ({theirs.partition(' (')[2][:-1]}) than rank {self.rank} "
                     f"({name.partition(' (')[2][:-1]}): shapes and dtypes must match"
@@ -188,24 +181,23 @@ class Communicator:
         if theirs != name:
             self._give_up(
                 key[0],
-                CollectiveError(
+                (
                     f"rank {self.rank} ran {name} while another rank ran {theirs}: every rank must run "
                     "the same collectives in the same order"
                 ),
             )
         return items
 
-    def _give_up(self, seq: int, error: CollectiveError):
-        """Fail collective ``seq`` here and on every other rank (each may wait on another), with ``error``."""
-        others = [r for r in range(self.size) if r != self.rank]
-        self.transport.abort(others, seq, str(error))
-        raise error
+    def _give_up(self, seq: int, why: str):
+        """Fail collective ``seq`` here and on every other rank (each may wait on another)."""
+        self.transport.abort([r for r in range(self.size) if r != self.rank], seq, why)
+        raise CollectiveError(why)
 
     def _check_chunk(self, got, into, name, seq):
         if got.shape != into.shape or got.dtype != into.dtype:
             self._give_up(
                 seq,
-                CollectiveError(
+                (
                     f"{name}: rank {(self.rank - 1) % self.size} reduces a tensor of another shape or "
                     f"dtype than rank {self.rank} ({got.dtype}{list(got.shape)} against "
                     f"{into.dtype}{list(into.shape)} in one chunk): shapes and dtypes must match"

@@ -19,7 +19,6 @@ flowing on to the layer below). This module knows neither ops nor Dask.
 
 from __future__ import annotations
 
-import heapq
 import math
 from typing import TYPE_CHECKING
 
@@ -38,28 +37,22 @@ def nbytes(t: Tensor) -> int:
 
 
 def pieces(
-    ops: Sequence[Operation],
-    sizes: Mapping[Operation, int],
-    preds: Callable[[Operation], Iterable[Operation]],
-    first: Callable[[Operation], bool],
-    bucket_bytes: int,
+    ordered: Sequence[Operation], sizes: Mapping[Operation, int], bucket_bytes: int
 ) -> list[list[Operation]]:
-    """``ops`` (one partition's, in a valid order) cut where each bucket of exports is
-    complete; ``[ops]`` where a cut gains nothing.
+    """``ordered`` (one partition's ops, exports first: :func:`due`) cut where each bucket of
+    exports is complete; ``[ordered]`` where a cut gains nothing.
 
     ``sizes``: bytes each op sends to other devices (ops sending none may be
-    absent); ``preds(op)``: the ops it waits for; ``first(op)``: ops that run
-    first among those ready (the plan's rule: reads before updates). A bucket
-    holds at least ``bucket_bytes``, or a :data:`MAX_BUCKETS`-th of the
-    exports; a cut is made only where half a bucket or more is left to send.
+    absent). A bucket holds at least ``bucket_bytes``, or a :data:`MAX_BUCKETS`-th
+    of the exports; a cut is made only where half a bucket or more is left to send.
     """
-    total = sum(sizes.get(op, 0) for op in ops)
+    total = sum(sizes.get(op, 0) for op in ordered)
     size = max(bucket_bytes, total / MAX_BUCKETS, 1)
     if total < 1.5 * size:
-        return [list(ops)]
+        return [list(ordered)]
     cut: list[list[Operation]] = [[]]
     filled, left = 0, total
-    for op in exports_first(ops, sizes, preds, first):
+    for op in ordered:
         cut[-1].append(op)
         sent = sizes.get(op, 0)
         filled, left = filled + sent, left - sent
@@ -69,36 +62,18 @@ def pieces(
     return [piece for piece in cut if piece]
 
 
-def exports_first(
+def due(
     ops: Sequence[Operation],
     sizes: Mapping[Operation, int],
     preds: Callable[[Operation], Iterable[Operation]],
-    first: Callable[[Operation], bool],
-) -> list[Operation]:
-    """``ops`` in a valid order that makes each export as early as its inputs allow:
-    among the ops ready, ``first`` ones, then those leading to the export that came
-    earliest in ``ops``, then the earliest."""
+) -> dict[Operation, float]:
+    """Per op of ``ops`` (in a valid order): the position in ``ops`` of the earliest export it
+    leads to (infinite for none). Running the ready op of the lowest first makes each export
+    as early as its inputs allow."""
     position = {op: i for i, op in enumerate(ops)}
-    before = {op: [p for p in preds(op) if p in position] for op in ops}
-    due = {op: position[op] if sizes.get(op) else math.inf for op in ops}
-    after: dict[Operation, list[Operation]] = {op: [] for op in ops}
-    for op in reversed(ops):  # an op's readers come after it: their due is final here
-        for p in before[op]:
-            due[p] = min(due[p], due[op])
-            after[p].append(op)
-
-    def rank(op: Operation) -> tuple:
-        return (not first(op), due[op], position[op])
-
-    waiting = {op: len(before[op]) for op in ops}
-    ready = [(rank(op), op) for op in ops if not waiting[op]]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        op = heapq.heappop(ready)[1]
-        order.append(op)
-        for s in after[op]:
-            waiting[s] -= 1
-            if not waiting[s]:
-                heapq.heappush(ready, (rank(s), s))
-    return order
+    first = {op: position[op] if sizes.get(op) else math.inf for op in ops}
+    for op in reversed(ops):  # an op's readers come after it: theirs is final here
+        for p in preds(op):
+            if p in position:
+                first[p] = min(first[p], first[op])
+    return first

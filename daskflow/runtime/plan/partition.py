@@ -184,9 +184,12 @@ def _schedule(
     fed: Container[Tensor],
     inputs_of: InputsOf = _own_inputs,
     after: dict[Operation, Operation] | None = None,
+    rank: Callable[[Operation], tuple] | None = None,
 ) -> list[Operation]:
     """Topological order; among ready ops, reads before variable updates (and kernels
-    that can update variables in place). ``after``: op -> one more op it follows.
+    that can update variables in place). ``after``: op -> one more op it follows;
+    ``rank(op)``: another order among ready ops (a tuple ending in ``op``), :func:`_rank`'s
+    by default.
 
     Preferring non-updating ops means a value read in the same step as an
     update sees the old value unless a control dependency says otherwise.
@@ -198,8 +201,9 @@ def _schedule(
     for op, ps in preds.items():
         for p in ps:
             succs[p].append(op)
+    rank = rank or _rank
     waiting = {op: len(ps) for op, ps in preds.items()}
-    ready = [_rank(op) for op, n in waiting.items() if n == 0]
+    ready = [rank(op) for op, n in waiting.items() if n == 0]
     heapq.heapify(ready)
     order: list[Operation] = []
     while ready:
@@ -208,7 +212,7 @@ def _schedule(
         for s in succs[op]:
             waiting[s] -= 1
             if waiting[s] == 0:
-                heapq.heappush(ready, _rank(s))
+                heapq.heappush(ready, rank(s))
     if len(order) != len(needed):
         stuck = sorted((op.name for op, n in waiting.items() if n > 0))
         raise InvalidArgumentError(None, None, f"the graph has a cycle through: {', '.join(stuck)}")
@@ -319,8 +323,7 @@ def _stages(
         stage = 0
         if not op.primitive.is_variable:
             for p in _predecessors(op, stage_of, fed, inputs_of):
-                crosses = not p.primitive.is_variable and place[p] != place[op] and not _held(p, folded)
-                stage = max(stage, stage_of[p] + crosses)
+                stage = max(stage, stage_of[p] + _crosses(p, op, place, folded))
             if after and op in after:
                 stage = max(stage, stage_of[after[op]] + 1)
         stage_of[op] = stage
@@ -347,21 +350,32 @@ def _cuts(
             continue
         groups.setdefault((place[op], stage_of[op]), []).append(op)
         for t in inputs_of(op):
-            p = t.op
-            if t in fed or t in folded or t in sent or p not in stage_of or p.primitive.is_variable:
+            if t in fed or t in folded or t in sent or t.op not in stage_of:
                 continue
-            if place[p] != place[op]:
+            if _crosses(t.op, op, place, folded):
                 sent.add(t)
-                sizes[p] = sizes.get(p, 0) + buckets.nbytes(t)
+                sizes[t.op] = sizes.get(t.op, 0) + buckets.nbytes(t)
     after: dict[Operation, Operation] = {}
-    members = stage_of.keys()
-    preds = lambda op: _predecessors(op, members, fed, inputs_of)  # noqa: E731
-    first = lambda op: not _rank(op)[0]  # noqa: E731
     for ops in groups.values():
-        cut = buckets.pieces(ops, sizes, preds, first, bucket_bytes)
+        cut = buckets.pieces(_exports_first(ops, sizes, fed, inputs_of), sizes, bucket_bytes)
         for previous, piece in zip(cut, cut[1:]):
             after.update((op, previous[-1]) for op in piece)
     return after
+
+
+def _exports_first(
+    ops: list[Operation], sizes: dict[Operation, int], fed: Container[Tensor], inputs_of: InputsOf
+) -> list[Operation]:
+    """One stage's ops in the order that makes each export as early as its inputs allow
+    (:func:`.buckets.due`), reads still before updates."""
+    members = set(ops)
+    due = buckets.due(ops, sizes, lambda op: _predecessors(op, members, fed, inputs_of))
+    return _schedule(members, fed, inputs_of, rank=lambda op: (_rank(op)[0], (due[op], op._id), op))
+
+
+def _crosses(p: Operation, op: Operation, place: dict[Operation, str], folded: Container[Tensor]) -> bool:
+    """Whether ``op`` reading ``p`` waits for another place: a new stage."""
+    return not p.primitive.is_variable and place[p] != place[op] and not _held(p, folded)
 
 
 def _held(op: Operation, folded: Container[Tensor]) -> bool:
