@@ -131,6 +131,12 @@ A Horovod script's four ranks (as `horovodrun -np 4 python train.py`):
 
 \b
     daskflow launch --np 4 train.py
+
+An elastic one (`hvd.elastic.run`), which goes on with two or three ranks
+while a lost rank's slot is started again:
+
+\b
+    daskflow launch --np 4 --min-np 2 train.py
 """
 
 
@@ -202,10 +208,37 @@ A Horovod script's four ranks (as `horovodrun -np 4 python train.py`):
     help="Run NP ranks of a Horovod script (`import daskflow.horovod as hvd`), as `horovodrun -np NP`: "
     "tasks worker-0..NP-1, no parameter server, no flags; one rank failing stops them all.",
 )
+@click.option(
+    "--min-np",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Make the NP ranks an elastic job (`hvd.elastic`, as `horovodrun --min-np`): a rank that dies is "
+    "dropped and the others go on; below MIN_NP ranks the job waits for more.",
+)
+@click.option(
+    "--max-np",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Elastic: start a lost rank's slot again while fewer than MAX_NP ranks run (default NP).",
+)
+@click.option(
+    "--reset-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Elastic: how many times lost slots are started again (default NP).",
+)
+@click.option(
+    "--elastic-timeout",
+    type=click.FloatRange(min=0),
+    default=600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Elastic: how long the job may wait with fewer than MIN_NP ranks.",
+)
 def _launch_command(script, script_args, **options):
     try:
         return launch(script, script_args, **options)
-    except (RuntimeError, OSError) as e:
+    except (RuntimeError, OSError, ValueError) as e:
         raise click.ClickException(str(e)) from e
 
 

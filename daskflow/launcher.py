@@ -393,6 +393,10 @@ def launch(
     grace=10.0,
     python=None,
     np=None,
+    min_np=None,
+    max_np=None,
+    reset_limit=None,
+    elastic_timeout=600.0,
 ):
     """Run ``script`` once per task of a TF1 cluster on this machine (or ``np`` ranks of a
     Horovod script).
@@ -425,12 +429,24 @@ def launch(
         Run ``np`` ranks of a Horovod script instead (``horovodrun -np``): tasks
         ``worker-0`` to ``worker-<np-1>`` with ``HOROVOD_RANK``, ``HOROVOD_SIZE`` and
         the job's secret in their environment, no flags, no parameter server; one rank
-        failing stops them all.
+        failing stops them all (unless the job is elastic).
+    min_np, max_np : int, optional
+        Make the ``np`` ranks an elastic job (``horovodrun --min-np/--max-np``,
+        :mod:`daskflow.horovod.elastic`): the launcher drives it; a rank that dies is
+        dropped and the others go on; its slot is started again while fewer than
+        ``max_np`` (default ``np``) ranks run, and the new rank joins at the others'
+        next commit. Below ``min_np`` (default ``np``) ranks the job waits for more,
+        ``elastic_timeout`` seconds at most.
+    reset_limit : int, optional
+        How many times an elastic job's lost slots are started again (default ``np``).
+    elastic_timeout : float
+        Seconds an elastic job may wait with fewer than ``min_np`` ranks.
 
     Returns
     -------
     int
-        The chief's exit code (with ``np``: the first failing rank's, else 0); 1 if a
+        The chief's exit code (with ``np``: the first failing rank's, else 0; an elastic
+        job: 0 if the ranks of its last generation finished, else 1); 1 if a
         parameter server or the scheduler ended before the chief; 128 + N if signal N
         (Ctrl-C: 130) stopped the launcher.
 
@@ -445,10 +461,16 @@ def launch(
     --------
     >>> launch("mnist_replica.py", ["--train_steps=200"], ps=1, workers=2)  # doctest: +SKIP
     """
+    elastic = min_np is not None or max_np is not None
     if np is not None:
         if np < 1:
             raise ValueError(f"launch: np must be 1 or more, got {np}")
         ps, workers, chief, evaluator, flags = 0, np, False, False, False
+        min_np, max_np = min_np or np, max_np or np
+        if elastic and not 1 <= min_np <= np <= max_np:
+            raise ValueError(f"launch: need 1 <= min_np <= np <= max_np, got {min_np}, {np}, {max_np}")
+    elif elastic:
+        raise ValueError("launch: min_np and max_np make an elastic Horovod job: give np too")
     if ps < 0:
         raise ValueError(f"launch: ps must be 0 or more, got {ps}")
     if workers < 1:
@@ -461,11 +483,18 @@ def launch(
             address = _announce_scheduler(scheduler, python, host, workdir, output, signals, children)
             cluster = cluster_dict(ps, workers, chief, host)
             output.say(f"cluster {json.dumps(cluster)}", "stdout")
-            ranks = horovod_env(np, secrets.token_hex(8)) if np is not None else {}
-            for job, index in _tasks(cluster, evaluator):
+            job_name = secrets.token_hex(8)
+            ranks = horovod_env(np, job_name, elastic) if np is not None else {}
+
+            def start(job, index):
                 argv = task_argv(python, str(script), job, index, cluster, flags, script_args)
                 env = {**task_env(os.environ, address, cluster, job, index), **ranks.get(index, {})}
-                children.append(_start(f"{job}-{index}", argv, env, output))
+                return _start(f"{job}-{index}", argv, env, output)
+
+            children.extend(start(job, index) for job, index in _tasks(cluster, evaluator))
+            if elastic:
+                limits = (min_np, max_np, np if reset_limit is None else reset_limit, elastic_timeout)
+                return _supervise_elastic(children, start, address, job_name, limits, output, signals)
             if np is not None:
                 return _supervise_ranks(children, output, signals)
             return _supervise(children, "chief-0" if chief else "worker-0", grace, output, signals)
@@ -519,7 +548,7 @@ def _supervise(children, chief_name, grace, output, signals):
     return _exit_code(chief.process.returncode)
 
 
-def horovod_env(np, job):
+def horovod_env(np, job, elastic=False):
     """Each rank's Horovod environment, by rank: its place (all on this machine) and the
     job's name and secret (``daskflow.horovod`` reads them).
 
@@ -538,6 +567,7 @@ def horovod_env(np, job):
         "HOROVOD_HOSTNAME": socket.gethostname(),
         "DASKFLOW_HOROVOD_JOB": job,
         "DASKFLOW_HOROVOD_SECRET": secret,
+        **({"HOROVOD_ELASTIC": "1"} if elastic else {}),
     }
     return {r: {**common, "HOROVOD_RANK": str(r), "HOROVOD_LOCAL_RANK": str(r)} for r in range(np)}
 
@@ -558,6 +588,62 @@ def _supervise_ranks(children, output, signals):
     for child in ranks:
         _report(child, output)
     return next((code for code in (_exit_code(c.process.returncode) for c in ranks) if code), 0)
+
+
+def _supervise_elastic(children, start, address, job, limits, output, signals):
+    """Drive an elastic job (:class:`daskflow.runtime.collectives.driver.Driver`): drop the
+    ranks that die, start their slots again while restarts and ``max_np`` allow, and end when
+    the ranks of the last generation have finished (0) or too few are left (1)."""
+    from distributed import Client
+
+    from .runtime.collectives import driver as elastic_driver
+    from .runtime.collectives import membership
+
+    min_np, max_np, restarts, timeout = limits
+    ranks = {int(c.name.rsplit("-", 1)[1]): c for c in children if c.job == "worker"}
+    with Client(address, set_as_default=False) as client:
+        driver = elastic_driver.Driver(client, job, len(ranks), min_np, timeout)
+        finished: set[int] = set()
+        try:
+            while True:
+                for slot, child in list(ranks.items()):
+                    code = child.process.poll()
+                    if code is None or slot in finished:
+                        continue
+                    if code == 0:
+                        finished.add(slot)
+                        continue
+                    code = _exit_code(code)
+                    output.say(f"{child.name} exited with code {code}; the others go on without it")
+                    driver.lost(slot)
+                    del ranks[slot]
+                    if restarts > 0 and len(ranks) < max_np and not finished:
+                        restarts -= 1
+                        ranks[slot] = start("worker", slot)
+                        children.append(ranks[slot])
+                if not finished:  # ranks that finished leave: no generation after them
+                    _say_generation(driver.step(), output)
+                elif set(driver.slots()) <= finished:
+                    return 0  # the last generation's ranks are done; any left never joined
+                if any(c.job == "scheduler" and c.process.poll() is not None for c in children):
+                    output.say("the Dask scheduler exited; stopping every rank")
+                    return 1
+                if signals.received:
+                    raise _Interrupted
+                time.sleep(POLL)
+        except elastic_driver.TooFewRanksError as e:
+            output.say(f"{e}; stopping every rank")
+            return 1
+        finally:
+            membership.forget(client, job)
+
+
+def _say_generation(generation, output):
+    if generation is not None:
+        slots = ", ".join(m.split(".")[0] for m in generation.members)
+        state = "" if generation.ready else " (fewer than --min-np: waiting for more)"
+        count = len(generation.members)
+        output.say(f"elastic generation {generation.number}: {count} rank(s), slots {slots}{state}")
 
 
 def _report(child, output):

@@ -211,6 +211,8 @@ with tf.Session() as sess:
     sess.run(w.initializer)
     sess.run(hvd.broadcast_global_variables(0))
     out["w"] = sess.run(w)
+out["object"] = np.array(json.dumps(hvd.broadcast_object({{"from": r, "list": [r] * (r + 1)}}, root_rank=1)))
+out["objects"] = np.array(json.dumps(hvd.allgather_object("x" * r)))
 np.savez(f"rank{{r}}.npz", **out)
 """
 
@@ -247,6 +249,8 @@ def test_collectives_of_three_ranks_equal_numpys_for_every_dtype(tmp_path):
         assert "non-power of 2 ranks" in str(rk["adasum"])
     for rk in ranks:
         np.testing.assert_array_equal(rk["w"], np.zeros(3, np.float32))  # rank 0's value everywhere
+        assert json.loads(str(rk["object"])) == {"from": 1, "list": [1, 1]}
+        assert json.loads(str(rk["objects"])) == ["", "x", "xx"]
 
 
 def _accuracy(workdir):

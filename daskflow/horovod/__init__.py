@@ -6,7 +6,8 @@ graph on its own share of the data, and the gradients are averaged among the
 ranks by a ring all-reduce over daskflow's bulk transport (each rank sends
 ``2 (N - 1) / N`` of the model per step, whatever ``N``), authenticated by the
 job's secret; the ranks meet through the Dask scheduler, each hosting the
-Dask worker ``worker-<rank>``.
+Dask worker ``worker-<rank>``. :mod:`.elastic` keeps training going as ranks
+are lost and join (``daskflow launch --np 4 --min-np 2``).
 
 Examples
 --------
@@ -19,6 +20,7 @@ Examples
 >>> hooks = [hvd.BroadcastGlobalVariablesHook(0)]
 """
 
+from . import elastic
 from .basics import (
     ccl_built,
     cross_rank,
@@ -43,6 +45,7 @@ from .basics import (
     start_timeline,
     stop_timeline,
 )
+from .exceptions import HorovodInternalError, HostsUpdatedInterrupt
 from .functions import (
     Adasum,
     Average,
@@ -60,6 +63,7 @@ from .functions import (
     grouped_allreduce,
     join,
 )
+from .objects import allgather_object, broadcast_object, broadcast_object_fn
 from .optimizer import DistributedOptimizer
 
 __all__ = [
@@ -68,19 +72,25 @@ __all__ = [
     "BroadcastGlobalVariablesHook",
     "Compression",
     "DistributedOptimizer",
+    "HorovodInternalError",
+    "HostsUpdatedInterrupt",
     "Max",
     "Min",
     "Product",
     "Sum",
     "allgather",
+    "allgather_object",
     "allreduce",
     "broadcast",
+    "broadcast_object",
+    "broadcast_object_fn",
     "broadcast_global_variables",
     "broadcast_variables",
     "ccl_built",
     "cross_rank",
     "cross_size",
     "cuda_built",
+    "elastic",
     "ddl_built",
     "gloo_built",
     "gloo_enabled",

@@ -16,8 +16,10 @@ import atexit
 import json
 import logging
 import os
+import secrets
 import socket
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from ..ops import collective_ops
 
@@ -41,6 +43,14 @@ class _Job:
     client: object = None  # the rendezvous's connection to the scheduler
     server: object = None  # the Dask worker hosted here, where the launcher asked for one
     name: str = ""
+    # an elastic job's: this process's member ident, the generation its ring is of, the newest
+    # generation the driver announced, and how to form the next ring
+    ident: str = ""
+    generation: object = None
+    latest: object = None
+    host: str = ""
+    secret: bytes = b""
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _job: list[_Job | None] = [None]
@@ -68,7 +78,9 @@ def init(comm=None, process_sets=None):
     if comm is not None and list(comm) != list(range(place["size"])):
         raise ValueError(f"hvd.init(comm={comm!r}): only all {place['size']} ranks can form the job here")
     job = _Job(place, None)
-    if place["size"] > 1:
+    if elastic():
+        _join_elastic(job)
+    elif place["size"] > 1:
         _join(job)
     else:
         from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
@@ -94,11 +106,15 @@ def _place() -> dict:
     return place
 
 
-def _join(job: _Job) -> None:
+def elastic() -> bool:
+    """Whether this process is a member of an elastic job (``daskflow launch --min-np``)."""
+    return os.environ.get("HOROVOD_ELASTIC") == "1"
+
+
+def _connect(job: _Job) -> None:
+    """Meet the scheduler: the job's name and secret, the hosted worker, a client, our host."""
     from distributed import Client
     from distributed.comm import get_address_host
-
-    from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
 
     address = os.environ.get("DASK_SCHEDULER_ADDRESS")
     if not address:
@@ -109,17 +125,92 @@ def _join(job: _Job) -> None:
         )
     job.name = os.environ.get("DASKFLOW_HOROVOD_JOB", "horovod")
     secret = os.environ.get("DASKFLOW_HOROVOD_SECRET")
+    job.secret = bytes.fromhex(secret) if secret else b""
     job.server = _host_worker(job.place["rank"])
     job.client = Client(address, set_as_default=False)
-    host = _host_toward(get_address_host(address))
+    job.host = _host_toward(get_address_host(address))
+
+
+def _join(job: _Job) -> None:
+    from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
+
+    _connect(job)
     job.communicator = collectives.join_ring(
-        job.client,
-        job.place["rank"],
-        job.place["size"],
-        job.name,
-        host,
-        bytes.fromhex(secret) if secret else None,
+        job.client, job.place["rank"], job.place["size"], job.name, job.host, job.secret or None
     )
+
+
+def _join_elastic(job: _Job) -> None:
+    """Register with the job's driver, listen for its generations, join the first with us."""
+    from ..runtime.collectives import membership  # local import: it loads Dask
+
+    _connect(job)
+    if not job.secret:
+        raise ValueError(
+            "Horovod initialization failed: an elastic rank needs its job's driver: start the ranks with "
+            "`daskflow launch --np N --min-np M script.py`"
+        )
+    slot = job.place["rank"]  # the launcher's slot; the rank comes from each generation
+    job.ident = f"{slot}.{secrets.token_hex(4)}"
+    job.client.subscribe_topic(membership.topic(job.name), lambda event: _announced(job, event[1]))
+    membership.register(job.client, job.name, job.ident, slot, job.host)
+    _enter(job, after=0)
+
+
+def _enter(job: _Job, after: int) -> None:
+    """Form the ring of the first generation after ``after`` that has this member in it."""
+    from ..runtime.collectives import membership  # local import: it loads Dask
+
+    generation, communicator = membership.join_generation(
+        job.client, job.name, job.ident, job.host, job.secret, after
+    )
+    with job.lock:
+        job.generation, job.communicator = generation, communicator
+        job.place = generation.place(job.ident)
+        latest = job.latest
+    collective_ops.install(communicator)
+    if latest is not None:  # announced while the ring formed
+        _announced(job, latest.record())
+
+
+def _announced(job: _Job, record) -> None:
+    """The driver announced a generation: one without a member of our ring ends the ring now
+    (every collective fails, and the ranks left form the next); one that only adds members
+    waits for the next ``state.commit()`` (:func:`hosts_updated`)."""
+    from ..runtime.collectives import membership  # local import: it loads Dask
+
+    announced = membership.Generation.of(record)
+    with job.lock:
+        if job.latest is None or announced.number > job.latest.number:
+            job.latest = announced
+        ring, communicator = job.generation, job.communicator
+    if ring is not None and announced.number > ring.number and announced.drops_any_of(ring.members):
+        lost = sorted(m.split(".")[0] for m in ring.members if m not in announced.members)
+        communicator.transport.abandon(
+            f"the job's ranks changed: slot(s) {', '.join(lost)} lost (generation {announced.number})"
+        )
+
+
+def reset() -> None:
+    """Leave this ring and join the job's next generation (Horovod's ``shutdown(); init()``
+    between an elastic job's attempts; the hosted worker and the scheduler connection stay)."""
+    job = _job[0]
+    if job is None or job.generation is None:
+        shutdown()
+        init()
+        return
+    job.communicator.close()
+    collective_ops.forget_started()  # reductions the failed step started: their ring is gone
+    _enter(job, after=job.generation.number)
+
+
+def hosts_updated() -> tuple[int, int]:
+    """(This ring's generation, the newest announced): an elastic rank's view of the job."""
+    job = _job[0]
+    if job is None or job.generation is None:
+        return 0, 0
+    with job.lock:
+        return job.generation.number, max(job.generation.number, job.latest.number if job.latest else 0)
 
 
 def _host_toward(scheduler_host: str) -> str:
@@ -153,7 +244,8 @@ def shutdown():
     if job.client is not None:
         from ..runtime import collectives  # local import: they load Dask; a one-rank job needs none
 
-        collectives.leave_ring(job.client, job.place["rank"], job.name)
+        if not job.ident:  # an elastic job's records are its driver's to take off
+            collectives.leave_ring(job.client, job.place["rank"], job.name)
         job.client.close()
     if job.server is not None:
         job.server.stop()

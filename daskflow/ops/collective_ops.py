@@ -96,6 +96,11 @@ def _start_kernel(xp, *tensors, reduce_op, prescale_factor, postscale_factor, te
     return np.int64(handle)
 
 
+def forget_started() -> None:
+    """Drop the reductions started and not awaited (their step failed; their ring is gone)."""
+    _pending.clear()
+
+
 def _wait_kernel(xp, handle, *shapes_of):
     """The reduced tensors of the reduction ``handle`` started."""
     future, reduce_op, postscale_factor = _pending.pop(int(handle))

@@ -9,9 +9,12 @@ value) and exchange values over the bulk transport (:mod:`.transport`,
 all-gather: each rank sends and receives ``2 (N - 1) / N`` of the buffer,
 whatever ``N``), a ring all-gather, a broadcast from the root. The
 reduction itself is the caller's (the op's kernel): this package knows no math.
+In an elastic job (:mod:`.membership`) the ranks are re-formed, generation by
+generation, as processes are lost and join.
 """
 
+from . import membership
 from .rendezvous import join_ring, leave_ring
-from .ring import CollectiveError, Communicator
+from .ring import CollectiveError, Communicator, RanksChangedError
 
-__all__ = ["CollectiveError", "Communicator", "join_ring", "leave_ring"]
+__all__ = ["CollectiveError", "Communicator", "RanksChangedError", "join_ring", "leave_ring", "membership"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...errors import FailedPreconditionError
-from .transport import AbortedError
+from .transport import AbandonedError, AbortedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -33,6 +33,11 @@ class CollectiveError(FailedPreconditionError):
 
     def __init__(self, message: str) -> None:
         super().__init__(None, None, message)
+
+
+class RanksChangedError(CollectiveError):
+    """A rank of the ring is gone (or the job's ranks changed): the collective cannot finish.
+    In an elastic job (:mod:`daskflow.horovod.elastic`) the ranks left form a new ring."""
 
 
 class Communicator:
@@ -109,7 +114,7 @@ class Communicator:
             sent = self.transport.send(nxt, (seq, step), name, [held])
             held = self._receive((seq, step), name)[0]
             pieces[(self.rank - step - 1) % self.size] = held
-            sent.result()
+            self._sent(sent, nxt, name)
         for rank, piece in pieces.items():
             if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
                 self._give_up(
@@ -126,9 +131,9 @@ class Communicator:
         seq = next(self._seq)
         array = np.asarray(array)
         if self.rank == root:
-            sent = [self.transport.send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root]
-            for s in sent:
-                s.result()
+            sent = {r: self.transport.send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root}
+            for r, s in sent.items():
+                self._sent(s, r, name)
             return np.array(array, copy=True)
         value = self._receive((seq, 0), name)[0]
         if value.shape != array.shape or value.dtype != array.dtype:
@@ -152,16 +157,18 @@ class Communicator:
             sent = self.transport.send(nxt, (seq, step), name, [chunks[(r - step) % n]])
             into = chunks[(r - step - 1) % n]
             reduce(into, self._check_chunk(self._receive((seq, step), name)[0], into, name, seq))
-            sent.result()  # the chunk sent is read in place until it is there: keep it until then
+            self._sent(sent, nxt, name)  # the chunk sent is read in place until it is there
         for step in range(n - 1):
             sent = self.transport.send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]])
             into = chunks[(r - step) % n]
             into[...] = self._check_chunk(self._receive((seq, n - 1 + step), name)[0], into, name, seq)
-            sent.result()
+            self._sent(sent, nxt, name)
 
     def _receive(self, key, name) -> list:
         try:
             theirs, items = self.transport.receive(key, self.timeout)
+        except AbandonedError as e:
+            raise RanksChangedError(f"{name}: {e}") from None
         except AbortedError as e:
             raise CollectiveError(str(e)) from None
         except TimeoutError:
@@ -187,6 +194,13 @@ class Communicator:
                 ),
             )
         return items
+
+    def _sent(self, sent: concurrent.futures.Future, to: int, name: str) -> None:
+        """Wait until a message is at rank ``to``; a rank that cannot be reached is gone."""
+        try:
+            sent.result(self.timeout)
+        except (OSError, EOFError, concurrent.futures.TimeoutError) as e:
+            raise RanksChangedError(f"{name}: rank {self.rank} cannot reach rank {to} ({e!r})") from None
 
     def _give_up(self, seq: int, why: str):
         """Fail collective ``seq`` here and on every other rank (each may wait on another)."""

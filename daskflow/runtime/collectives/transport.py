@@ -30,6 +30,10 @@ class AbortedError(Exception):
     """Another rank gave the collective up; the message says why."""
 
 
+class AbandonedError(AbortedError):
+    """The job's ranks changed (one was lost): every collective of this ring fails."""
+
+
 class Transport:
     """This rank's receiver and what it has received, by key.
 
@@ -47,6 +51,7 @@ class Transport:
         sessions.admit(PLAN, credentials)
         self._inbox: dict[tuple, tuple[dict, list]] = {}
         self._aborted: dict[int, str] = {}  # collective's sequence number -> why a rank gave it up
+        self._abandoned: str | None = None  # why this ring is over (a rank of it was lost)
         self._arrived = threading.Condition()
         self._receiver = bulk.Receiver(host, self._deliver, _refusal, sessions)
         self.where = self._receiver.where  # (host, port, token): what the others send to
@@ -71,6 +76,8 @@ class Transport:
         deadline = time.monotonic() + timeout
         with self._arrived:
             while key not in self._inbox:
+                if self._abandoned is not None:
+                    raise AbandonedError(self._abandoned)
                 if key[0] in self._aborted:
                     raise AbortedError(self._aborted[key[0]])
                 left = deadline - time.monotonic()
@@ -87,6 +94,13 @@ class Transport:
                 self.send(rank, (seq, ABORT), why, []).result(timeout=10)
             except Exception:  # noqa: BLE001 - a rank gone already will time out on its own
                 pass
+
+    def abandon(self, why: str) -> None:
+        """End this ring (``why``: a rank of it was lost): every wait for a message, now or
+        later, fails at once."""
+        with self._arrived:
+            self._abandoned = why
+            self._arrived.notify_all()
 
     def _deliver(self, header: dict, items: list, release) -> None:
         key = tuple(header["c"])
