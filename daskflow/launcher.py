@@ -596,13 +596,13 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
     the ranks of the last generation have finished (0) or too few are left (1)."""
     from distributed import Client
 
-    from .runtime.collectives import driver as elastic_driver
-    from .runtime.collectives import membership
+    from .runtime.collectives import membership  # local import: launching loads Dask only here
+    from .runtime.collectives.driver import Driver, TooFewRanksError  # local import: as above
 
     min_np, max_np, restarts, timeout = limits
     ranks = {int(c.name.rsplit("-", 1)[1]): c for c in children if c.job == "worker"}
     with Client(address, set_as_default=False) as client:
-        driver = elastic_driver.Driver(client, job, len(ranks), min_np, timeout)
+        driver = Driver(client, job, len(ranks), min_np, timeout)
         finished: set[int] = set()
         try:
             while True:
@@ -631,7 +631,7 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
                 if signals.received:
                     raise _Interrupted
                 time.sleep(POLL)
-        except elastic_driver.TooFewRanksError as e:
+        except TooFewRanksError as e:
             output.say(f"{e}; stopping every rank")
             return 1
         finally:

@@ -235,14 +235,15 @@ class Variable:
         _session_for(session, self.graph).load_variable(self, value)
 
     # -- updates -------------------------------------------------------------------------------
+    # TF1: the new value, or with ``read_value=False`` the assign op itself
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        return assign(self, value, name=name)
+        return _read_or_op(assign(self, value, name=name), read_value)
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        return assign_add(self, delta, name=name)
+        return _read_or_op(assign_add(self, delta, name=name), read_value)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        return assign_sub(self, delta, name=name)
+        return _read_or_op(assign_sub(self, delta, name=name), read_value)
 
     def to_proto(self, export_scope=None):
         """This variable as TF's ``VariableDef`` proto (what a meta graph's collections hold).
@@ -311,6 +312,10 @@ def _initial_tensor(initial_value, dtype):
         with name_scope("Initializer"), control_dependencies(None):
             return convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
     return convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+
+
+def _read_or_op(update, read_value):
+    return update if read_value else update.op
 
 
 def _update(prim, ref, value, name):

@@ -35,6 +35,31 @@ def test_cond_and_case_values_and_gradients_match_tf1():
     _close(sc.cond_values(tf), TF1["cond"])
 
 
+def test_cond_branches_that_assign_variables_match_tf1():
+    """Assignments in the branch taken (returned, grouped as an op, as control dependencies,
+    nested, scatter updates, in a differentiated loss) change the variables as TF1's do; the
+    branch not taken leaves them."""
+    _close(sc.cond_updates(tf), TF1["cond_updates"])
+
+
+def test_a_branch_assigning_what_is_no_variable_is_refused_naming_it_and_nothing_changes():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="kept")
+        p = tf.placeholder(tf.bool, [])
+        total = tf.add(v, 1.0, name="total")
+        with pytest.raises(TypeError, match="total:0 is not a variable"):
+            tf.cond(p, lambda: tf.assign(total, 5.0), lambda: total)
+        x = tf.placeholder(tf.float32, [None], name="x")
+        w = tf.Variable([1.0, 2.0], name="w")
+        both = tf.cond(p, lambda: tf.group(v.assign(7.0), w.assign(x, name="set_w")), lambda: tf.no_op())
+        with tf.Session() as sess:
+            sess.run([v.initializer, w.initializer])
+            shapes = "set_w .*shape \\(3,\\).*shape \\(2,\\)"
+            with pytest.raises(tf.errors.InvalidArgumentError, match=shapes):
+                sess.run(both, {p: True, x: [1.0, 2.0, 3.0]})  # the branch fails: nothing written back
+            assert sess.run(v) == 1.0 and list(sess.run(w)) == [1.0, 2.0]
+
+
 def test_while_loop_values_and_gradients_match_tf1():
     _close(sc.while_values(tf), TF1["while"])
 
@@ -56,7 +81,7 @@ def test_shape_error_names_the_loop_variable():
 def test_assigning_a_variable_inside_a_loop_is_refused_naming_the_op():
     with tf.Graph().as_default():
         v = tf.Variable(0.0, name="counter")
-        with pytest.raises(TypeError, match="bump"):
+        with pytest.raises(TypeError, match="bump .*the variable counter is assigned inside a tf.while_loop"):
             tf.while_loop(lambda i: i < 3, lambda i: i + tf.assign_add(v, 1.0, name="bump"), [0.0])
 
 
@@ -111,6 +136,25 @@ def test_a_loop_runs_inside_one_task_on_a_cluster():
     # The loop and its gradient are one op each on a worker, whatever the iteration count.
     loops = {name: where.worker for name, where in placed.items() if name.endswith(("While", "WhileGrad"))}
     assert sorted(loops.values()) == ["worker-0", "worker-0", "worker-0", "worker-1"], loops
+
+
+@pytest.mark.process
+def test_a_cond_on_a_worker_writes_back_to_a_variable_on_the_ps():
+    with tf.local_cluster(ps=1, workers=1, dashboard_address=None) as cluster:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                count = tf.Variable(0.0, name="count")
+            p = tf.placeholder(tf.bool, [])
+            with tf.device("/job:worker/task:0"):
+                seen = tf.cond(p, lambda: count.assign_add(1.0), lambda: count * 10.0)
+            with tf.Session(cluster) as sess:
+                sess.run(count.initializer)
+                got = [sess.run(seen, {p: flag}) for flag in (True, True, False, True)]
+                placed = sess.placement(seen, {p: True})
+                final = sess.run(count)
+    assert got == [1.0, 2.0, 20.0, 3.0] and final == 3.0
+    writes = {where.worker for name, where in placed.items() if "write_back" in name}
+    assert writes == {"ps-0"}, placed
 
 
 def _counting(body_calls):

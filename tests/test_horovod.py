@@ -166,8 +166,6 @@ def test_bad_arguments_name_the_argument():
         hvd.DistributedOptimizer(opt, op=hvd.Sum, gradient_predivide_factor=2.0)
     with pytest.raises(ValueError, match="backward_passes_per_step must be > 0"):
         hvd.DistributedOptimizer(opt, backward_passes_per_step=0)
-    with pytest.raises(NotImplementedError, match="backward_passes_per_step=2"):
-        hvd.DistributedOptimizer(opt, backward_passes_per_step=2)
     with pytest.raises(ValueError, match="op parameter supersedes average"):
         hvd.allreduce(tf.constant(1.0), average=True, op=hvd.Sum)
     with tf.Graph().as_default(), tf.Session() as sess:
@@ -327,3 +325,94 @@ def test_a_bucket_starts_reducing_as_soon_as_it_exists_and_is_awaited_where_read
     assert order.index("HorovodGroupedAllreduceStart") < products[0]
     assert order.index("HorovodGroupedAllreduceWait") > products[-1]
     np.testing.assert_array_equal(value, 3 * np.eye(4))  # one rank: 2x + x^4
+
+
+def _passes_graph(passes, average, rank=0):
+    """w (2 values) fitted to x by SGD (lr 0.1) on sum((w - x)^2), ``passes`` passes per update."""
+    x = tf.placeholder(tf.float32, [2])
+    w = tf.Variable([1.0, -1.0])
+    step = tf.train.get_or_create_global_step()
+    opt = hvd.DistributedOptimizer(
+        tf.train.GradientDescentOptimizer(0.1),
+        backward_passes_per_step=passes,
+        average_aggregated_gradients=average,
+    )
+    train = opt.minimize(tf.reduce_sum(tf.square(w - x)), global_step=step)
+    return x, w, step, train
+
+
+def test_several_backward_passes_sum_locally_and_apply_on_the_last():
+    """One rank, two passes per update: the first pass changes nothing but the global step;
+    the second applies the mean of both passes' gradients (2 (w - x) each, at the same w)."""
+    hvd.shutdown()
+    hvd.init()
+    try:
+        with tf.Graph().as_default():
+            x, w, step, train = _passes_graph(2, average=True)
+            with tf.Session() as sess:
+                sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+                w0 = np.array([1.0, -1.0])
+                feeds = [
+                    np.array([3.0, 0.0]),
+                    np.array([-1.0, 2.0]),
+                    np.array([0.5, 0.5]),
+                    np.array([2.0, 2.0]),
+                ]
+                seen = []
+                for feed in feeds:
+                    sess.run(train, {x: feed})
+                    seen.append((sess.run(w), sess.run(step)))
+        first = w0 - 0.1 * (2 * (w0 - feeds[0]) + 2 * (w0 - feeds[1])) / 2
+        second = first - 0.1 * (2 * (first - feeds[2]) + 2 * (first - feeds[3])) / 2
+        for (got, count), want, n in zip(seen, [w0, first, first, second], [1, 2, 3, 4]):
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+            assert count == n
+    finally:
+        hvd.shutdown()
+
+
+def test_several_passes_refuse_sparse_gradients_unless_dense():
+    hvd.shutdown()
+    hvd.init()
+    try:
+        with tf.Graph().as_default():
+            table = tf.Variable(np.ones((4, 2), np.float32))
+            loss = tf.reduce_sum(tf.gather(table, [1, 3]))
+            opt = hvd.DistributedOptimizer(tf.train.GradientDescentOptimizer(0.1), backward_passes_per_step=2)
+            with pytest.raises(
+                ValueError, match="IndexedSlices are not supported when `backward_passes_per_step`"
+            ):
+                opt.minimize(loss)
+    finally:
+        hvd.shutdown()
+
+
+PASSES = """
+import numpy as np
+import daskflow as tf
+import daskflow.horovod as hvd
+from test_horovod import _passes_graph
+
+hvd.init()
+x, w, step, train = _passes_graph(2, average=True)
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    for k in range(4):
+        sess.run(train, {x: np.array([k + 10.0 * hvd.rank(), -k], np.float32)})
+    np.save(f"passes{hvd.rank()}.npy", sess.run(w))
+"""
+
+
+@pytest.mark.process
+def test_two_ranks_reduce_their_summed_passes_inside_the_branch(tmp_path):
+    """The all-reduce runs inside the ``cond`` of the last pass, on both ranks at once."""
+    script = tmp_path / "passes.py"
+    script.write_text(textwrap.dedent(PASSES))
+    code, output = _launch(tmp_path, script, 2, {"PYTHONPATH": str(Path(__file__).parent)})
+    assert code == 0, output
+    w = np.array([1.0, -1.0])
+    for pair in ((0, 1), (2, 3)):  # each rank's two passes, at the same w; averaged over passes and ranks
+        feeds = [np.array([k + 10.0 * r, -k]) for r in (0, 1) for k in pair]
+        w = w - 0.1 * np.mean([2 * (w - f) for f in feeds], axis=0)
+    for r in (0, 1):
+        np.testing.assert_allclose(np.load(tmp_path / f"passes{r}.npy"), w, rtol=1e-5)

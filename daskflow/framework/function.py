@@ -20,16 +20,17 @@ import functools
 
 from ..errors import OpError
 from ..ops.array_ops import Placeholder
-from .graph import Graph, get_default_graph
+from .graph import Graph, _as_op, get_default_graph
 
 
 class FuncGraph(Graph):
     """A graph built while a branch or loop body runs, capturing tensors from ``outer``."""
 
-    def __init__(self, outer: Graph, name: str):
+    def __init__(self, outer: Graph, name: str, lifts_updates: bool = False):
         super().__init__()
         self.outer = outer
         self.name = name
+        self.lifts_updates = lifts_updates  # a cond branch: the variables it assigns are written back
         self.captures: dict = {}  # outer tensor -> placeholder here
         self.seed = outer.seed
 
@@ -61,6 +62,13 @@ class FuncGraph(Graph):
         """The tensor of the enclosing graph a capture placeholder stands for."""
         return self._sources[placeholder]
 
+    def colocate_with(self, op, ignore_existing=False):
+        """As the graph's, except that an op of an enclosing graph (a variable an update in a
+        branch is colocated with) places nothing: a body runs whole where its op runs."""
+        if op is not None and _as_op(op).graph is not self:
+            op = None
+        return super().colocate_with(op, ignore_existing)
+
     def _create_op(self, prim, inputs, attrs, name=None, compute_device=True):
         inputs = [self.capture(t) if t.graph is not self else t for t in inputs]
         return super()._create_op(prim, inputs, attrs, name=name, compute_device=compute_device)
@@ -90,11 +98,11 @@ class SubProgram:
     unused) and returns a tuple of the outputs' values.
     """
 
-    def __init__(self, graph, inputs, outputs, what):
+    def __init__(self, graph, inputs, outputs, what, updates=False):
         self.graph, self.inputs, self.outputs = graph, list(inputs), list(outputs)
         self._hoists: dict = {}  # invariant input positions -> (steps once, steps per iteration, slots)
         ops = needed_ops(self.outputs, {t for t in self.inputs if t is not None})
-        _check_body(ops, self.inputs, what)
+        _check_body(ops, self.inputs, what, updates)
         self._ops = sorted(ops, key=lambda o: o._id)
         self._steps = None
 
@@ -317,6 +325,8 @@ def _bound(kernel, bound, attrs):
 
 
 def needed_ops(outputs, fed):
+    """The ops computing ``outputs`` from ``fed``: their inputs' and control inputs' ops
+    (TF1 runs a body's control dependencies with it)."""
     needed, stack = set(), [t.op for t in outputs if t not in fed]
     while stack:
         op = stack.pop()
@@ -324,17 +334,21 @@ def needed_ops(outputs, fed):
             continue
         needed.add(op)
         stack.extend(t.op for t in op.inputs if t not in fed)
+        stack.extend(op.control_inputs)
     return needed
 
 
-def _check_body(ops, inputs, what):
+def _check_body(ops, inputs, what, updates=False):
+    """Refuse what a body cannot do: ask for a device, read a placeholder it is not given,
+    update a variable (unless ``updates``: a ``cond`` branch's, whose new values the
+    ``If`` op returns and writes back)."""
     given = set(inputs)
     for op in ops:
         prim = op.primitive
-        if prim.updates_variable:
+        if prim.updates_variable and not updates:
             raise NotImplementedError(
                 f"{op.name} assigns a variable inside {what}: variable updates inside control flow "
-                "are not supported by daskflow; return the new value and assign it outside"
+                "are supported in tf.cond, not here; return the new value and assign it outside"
             )
         if op.device:
             raise ValueError(

@@ -11,6 +11,7 @@ from ..ops import collective_ops
 from ..runtime.plan.buckets import nbytes  # a tensor's static bytes (no Dask behind it)
 from ..train.optimizer import Optimizer
 from . import basics
+from .aggregation import LocalAggregation
 from .functions import ADASUM, AVERAGE, Compression, compressed, grouped_allreduce
 
 BUCKET_BYTES = 4 << 20  # gradients reduced together: large enough to fill the links, early enough to overlap
@@ -29,6 +30,12 @@ class _DistributedOptimizer(Optimizer):
         self._op = options["op"]
         self._predivide = options["gradient_predivide_factor"]
         self._groups = options["groups"]
+        passes = options["backward_passes_per_step"]
+        self._aggregation = None
+        if passes > 1:
+            scope = f"aggregation_variables_{self.get_name()}{basics.rank()}"
+            average = options["average_aggregated_gradients"]
+            self._aggregation = LocalAggregation(passes, average, self._sparse_as_dense, scope)
 
     # -- the reduction --------------------------------------------------------------------------
     def _allreduce(self, grads):
@@ -86,11 +93,21 @@ class _DistributedOptimizer(Optimizer):
         ranks."""
         pairs = self._optimizer.compute_gradients(*args, **kwargs)
         grads, variables = [g for g, _ in pairs], [v for _, v in pairs]
+        if self._aggregation is not None:
+            return list(zip(self._aggregation.gradients(grads, self._allreduce), variables))
         return list(zip(self._allreduce(grads), variables))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """The wrapped optimizer's update with the (reduced) gradients; nothing is sent."""
-        return self._optimizer.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+        """The wrapped optimizer's update with the (reduced) gradients; nothing is sent. With
+        ``backward_passes_per_step`` above 1, only on the passes that reduced."""
+        grads_and_vars = list(grads_and_vars)
+
+        def apply_now():
+            return self._optimizer.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+        if self._aggregation is not None:
+            return self._aggregation.apply(apply_now, grads_and_vars, global_step)
+        return apply_now()
 
     def get_slot(self, *args, **kwargs):
         return self._optimizer.get_slot(*args, **kwargs)
@@ -130,8 +147,8 @@ def DistributedOptimizer(  # noqa: N802 - Horovod's factory keeps a class's name
     sparse_as_dense : bool
         Reduce ``IndexedSlices`` gradients as dense tensors (else their rows are gathered).
     backward_passes_per_step : int
-        1 only: Horovod sums several passes' gradients in ``tf.cond`` branches that assign
-        variables, which daskflow's ``cond`` does not run yet (NotImplementedError).
+        Sum this many passes' gradients locally (in local variables) and reduce and apply
+        them on the last; the other passes apply nothing (``global_step`` still counts).
     op : hvd.Average, hvd.Sum or hvd.Adasum
         The reduction (Adasum: of the gradients; Horovod's applies it to each step's
         change of the variables instead).
@@ -154,11 +171,6 @@ def DistributedOptimizer(  # noqa: N802 - Horovod's factory keeps a class's name
         raise ValueError("Adasum does not support average_aggregated_gradients == True")
     if backward_passes_per_step <= 0:
         raise ValueError("backward_passes_per_step must be > 0")
-    if backward_passes_per_step > 1:
-        raise NotImplementedError(
-            f"DistributedOptimizer(backward_passes_per_step={backward_passes_per_step}): summing several "
-            "passes needs tf.cond branches that assign variables, which daskflow does not run yet"
-        )
     if num_groups:
         warnings.warn(
             "Parameter `num_groups` has been replaced by `groups`", DeprecationWarning, stacklevel=2
@@ -176,5 +188,7 @@ def DistributedOptimizer(  # noqa: N802 - Horovod's factory keeps a class's name
         "op": op,
         "gradient_predivide_factor": gradient_predivide_factor,
         "groups": groups,
+        "backward_passes_per_step": backward_passes_per_step,
+        "average_aggregated_gradients": average_aggregated_gradients,
     }
     return _DistributedOptimizer(optimizer, name, use_locking, options)

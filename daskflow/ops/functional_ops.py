@@ -29,7 +29,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt
 from ..gradients import gradients
 from ..kernels import deadline
-from . import array_ops
+from . import array_ops, state_ops
 from .array_ops import placeholder, zeros_like
 
 # -- nested structures (TF's nest: framework/nest.py) ----------------------------------
@@ -47,12 +47,13 @@ def _pack(s, leaves):
     )
 
 
-def _trace(outer, name, fn, args):
-    """Run ``fn(*args)`` in a new function graph; returns (graph, flat outputs, structure)."""
-    graph = FuncGraph(outer, name)
+def _trace_branch(outer, name, fn, pred):
+    """Run ``fn()`` in a new function graph; returns (graph, flat outputs, structure). An op
+    it returns stands for ``pred``'s value once the op has run (TF1's ``cond``)."""
+    graph = FuncGraph(outer, name, lifts_updates=True)
     with graph.as_default():
-        result = fn(*args)
-        flat = [_own(graph, _as_output(x, name)) for x in _flatten(result)]
+        result = fn()
+        flat = [_own(graph, _as_output(x, graph, pred)) for x in _flatten(result)]
     return graph, flat, result
 
 
@@ -61,9 +62,10 @@ def _own(graph, t):
     return graph.capture(t) if t.graph is not graph else t
 
 
-def _as_output(x, what):
+def _as_output(x, graph, pred):
     if isinstance(x, Operation):
-        raise TypeError(f"{what} returned the op {x.name}; control-flow functions return tensors")
+        with graph.control_dependencies([x]):
+            return array_ops.identity(graph.capture(pred))
     return convert_to_tensor(x)
 
 
@@ -79,10 +81,11 @@ class _Branches:
     """An ``If`` op's state in a session: one runnable program per branch."""
 
     def __init__(self, op):
-        self.programs = [SubProgram(*spec, what=f"tf.cond {op.name}") for spec in op.attrs["branches"]]
+        what = f"tf.cond {op.name}"
+        self.programs = [SubProgram(*spec, what=what, updates=True) for spec in op.attrs["branches"]]
 
 
-def _if_infer(inputs, *, branches, specs):
+def _if_infer(inputs, *, branches, specs, updates=0):
     pred = inputs[0]
     if pred.dtype is not dtypes.bool or (pred._dims is not None and pred._dims != ()):
         raise TypeError(
@@ -91,7 +94,7 @@ def _if_infer(inputs, *, branches, specs):
     return list(specs)
 
 
-def _if_kernel(xp, state, pred, *values, branches, specs):
+def _if_kernel(xp, state, pred, *values, branches, specs, updates=0):
     return _results(state.programs[0 if bool(pred) else 1].run(xp, *values))
 
 
@@ -103,7 +106,8 @@ def _results(values):
 def _if_grad(op, *grads):
     branches = op.attrs["branches"]
     captured = list(op.inputs[1:])
-    float_out = [i for i, t in enumerate(op.outputs) if t.dtype.is_floating]
+    results = op.outputs[: len(op.outputs) - op.attrs.get("updates", 0)]  # not the variables' new values
+    float_out = [i for i, t in enumerate(results) if t.dtype.is_floating]
     grad_specs = [_gradient_program(g, ins, outs, float_out, captured) for g, ins, outs in branches]
     filled = [grads[i] if grads[i] is not None else _zeros_like(op.outputs[i]) for i in float_out]
     specs = tuple((t._dims, t.dtype) for t in captured if t.dtype.is_floating)
@@ -145,7 +149,11 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
 
     Both functions are traced once into function graphs; only the branch
     taken runs. They must return the same structure of tensors with the same
-    dtypes. Differentiable through the branch taken.
+    dtypes (an op returned stands for ``pred``'s value once it ran, as in TF1).
+    Variables a branch assigns (the updates its results need) are written
+    back after it: the ``If`` op also returns each one's new value (the old
+    value from the branch that leaves it), assigned to it before the results
+    are read. Differentiable through the branch taken.
 
     Examples
     --------
@@ -163,19 +171,51 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     pred = convert_to_tensor(pred)
     outer = get_default_graph()
     with name_scope(name or "cond") as scope:
-        then_g, then_out, structure = _trace(outer, scope + "true", true_fn, ())
-        else_g, else_out, _ = _trace(outer, scope + "false", false_fn, ())
+        then_g, then_out, structure = _trace_branch(outer, scope + "true", true_fn, pred)
+        else_g, else_out, _ = _trace_branch(outer, scope + "false", false_fn, pred)
         specs = _merged_specs(then_out, else_out, scope or "cond")
+        variables = _with_updates(((then_g, then_out), (else_g, else_out)))
+        specs += tuple((v._dims, v.dtype) for v in variables)
         captured = list(dict.fromkeys([*then_g.captures, *else_g.captures]))
         branches = tuple(
             (g, _branch_inputs(g, captured), out) for g, out in ((then_g, then_out), (else_g, else_out))
         )
-        outs = apply(If, pred, *captured, branches=branches, specs=specs, name="If")
-    flat = list(outs) if isinstance(outs, tuple) else [outs]
+        outs = apply(If, pred, *captured, branches=branches, specs=specs, updates=len(variables), name="If")
+        flat = list(outs) if isinstance(outs, tuple) else [outs]
+        if variables:
+            flat = _written_back(variables, flat)
     if not flat:
         return None
-    packed = _pack(structure, iter(flat))
-    return packed
+    return _pack(structure, iter(flat))
+
+
+def _with_updates(branches):
+    """The variables the branches update (in their results' needs), each branch's outputs
+    extended in place with its new value of each (its last update; the captured old value
+    where it has none)."""
+    updates = []
+    for _, outputs in branches:
+        found = {}
+        for op in sorted(needed_ops(outputs, set()), key=lambda o: o._id):
+            if op.primitive.updates_variable:
+                found[state_ops.variable_of(op.inputs[0]).outputs[0]] = op.outputs[0]
+        updates.append(found)
+    variables = list(dict.fromkeys(v for found in updates for v in found))
+    for (graph, outputs), found in zip(branches, updates):
+        outputs.extend(found.get(v) if v in found else graph.capture(v) for v in variables)
+    return variables
+
+
+def _written_back(variables, flat):
+    """``flat``'s results, read after each variable is assigned its new value (the ``If``
+    op's last outputs)."""
+    results, new_values = flat[: len(flat) - len(variables)], flat[len(flat) - len(variables) :]
+    writes = []
+    for var, value in zip(variables, new_values):
+        with get_default_graph().colocate_with(var.op):
+            writes.append(apply(state_ops.Assign, var, value, dims=var._dims, name="write_back").op)
+    with get_default_graph().control_dependencies(writes):
+        return [array_ops.identity(t) for t in results]
 
 
 def _merged_specs(a, b, what):

@@ -23,7 +23,7 @@ from .segment_ops import (
     nd_fit,
     scatter_nd,
 )
-from .state_ops import VariableV2
+from .state_ops import updated_variable
 
 
 def _combine(xp, ufunc, out, index, updates):
@@ -175,13 +175,12 @@ def _var_kernel(ufunc, nd):
 
 def _scatter_nd_var_infer(inputs):
     ref, indices, updates = inputs
-    if ref.op.primitive is not VariableV2:
-        raise TypeError(f"{ref.name} is not a variable; scatter_nd updates need a variable")
+    var = updated_variable(ref, "scatter_nd updates need a variable")
     if updates.dtype is not ref.dtype:
         raise TypeError(
-            f"cannot scatter {updates.dtype.name} updates into the {ref.dtype.name} variable {ref.op.name}"
+            f"cannot scatter {updates.dtype.name} updates into the {ref.dtype.name} variable {var.name}"
         )
-    nd_fit(f"scatter_nd update of {ref.op.name}", ref._dims, indices, updates)
+    nd_fit(f"scatter_nd update of {var.name}", ref._dims, indices, updates)
     return ref._dims, ref.dtype
 
 

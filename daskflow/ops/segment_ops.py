@@ -19,7 +19,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import fmt
 from . import array_ops, math_ops
 from .infer import static_dim, static_shape_value
-from .state_ops import VariableV2
+from .state_ops import updated_variable
 
 # -- segment reductions -----------------------------------------------------------------------
 
@@ -294,13 +294,12 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
 
 def _scatter_var_infer(inputs, **_):
     ref, indices, updates = inputs
-    if ref.op.primitive is not VariableV2:
-        raise TypeError(f"{ref.name} is not a variable; scatter updates need a variable")
+    var = updated_variable(ref, "scatter updates need a variable")
     if not indices.dtype.is_integer:
         raise TypeError(f"scatter update: indices {indices.name} must be integers, got {indices.dtype.name}")
     if updates.dtype is not ref.dtype:
         raise TypeError(
-            f"cannot scatter {updates.dtype.name} updates into the {ref.dtype.name} variable {ref.op.name}"
+            f"cannot scatter {updates.dtype.name} updates into the {ref.dtype.name} variable {var.name}"
         )
     if None not in (ref._dims, indices._dims, updates._dims):
         expected = indices._dims + ref._dims[1:]
@@ -308,7 +307,7 @@ def _scatter_var_infer(inputs, **_):
             a is not None and b is not None and a != b for a, b in zip(expected, updates._dims)
         ):
             raise ValueError(
-                f"scatter update of {ref.op.name}: updates {updates.name} of shape {updates.shape} "
+                f"scatter update of {var.name}: updates {updates.name} of shape {updates.shape} "
                 f"do not fit indices of shape {indices.shape} (expected {fmt(expected)})"
             )
     return ref._dims, ref.dtype

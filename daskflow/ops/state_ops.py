@@ -23,17 +23,55 @@ VariableV2 = Primitive(
 )
 
 
+def variable_of(ref, lifted_only=True):
+    """The ``VariableV2`` op ``ref`` stands for: its own, or in a branch of ``tf.cond`` the
+    variable a captured value stands for (``cond`` writes the branch's update back to it;
+    with ``lifted_only=False``, in any body); None where ``ref`` is no such variable."""
+    while ref.op.primitive is not VariableV2:
+        source = getattr(ref.graph, "outer_tensor", None)
+        if source is None or not ref.op.primitive.is_placeholder:
+            return None
+        if lifted_only and not ref.graph.lifts_updates:
+            return None
+        try:
+            ref = source(ref)
+        except KeyError:  # a placeholder of the body, not a capture
+            return None
+    return ref.op
+
+
+def updated_variable(ref, what):
+    """``variable_of(ref)``, or TypeError naming ``ref`` where it is no variable (or one that
+    a loop body would assign)."""
+    var = variable_of(ref)
+    if var is None:
+        var = variable_of(ref, lifted_only=False)
+        if var is not None:
+            raise TypeError(
+                f"the variable {var.name} is assigned inside a tf.while_loop body, which daskflow does not "
+                "support (tf.cond branches may assign); return the new value and assign it after the loop"
+            )
+        raise TypeError(f"{_outer(ref).name} is not a variable; {what}")
+    return var
+
+
+def _outer(ref):
+    """The tensor of the enclosing graphs a body's captured value stands for (itself if none)."""
+    while ref.op.primitive.is_placeholder and ref in getattr(ref.graph, "captures", {}).values():
+        ref = ref.graph.outer_tensor(ref)
+    return ref
+
+
 def _assign_infer(inputs, **_):
     ref, value = inputs
-    if ref.op.primitive is not VariableV2:
-        raise TypeError(f"{ref.name} is not a variable; only variables can be assigned")
+    var = updated_variable(ref, "only variables can be assigned")
     if value.dtype is not ref.dtype:
         raise TypeError(
-            f"cannot assign a {value.dtype.name} value to the {ref.dtype.name} variable {ref.op.name}"
+            f"cannot assign a {value.dtype.name} value to the {ref.dtype.name} variable {var.name}"
         )
     if not compatible(ref._dims, value._dims):
         raise ValueError(
-            f"cannot assign a value of shape {value.shape} to variable {ref.op.name} of shape {ref.shape}"
+            f"cannot assign a value of shape {value.shape} to variable {var.name} of shape {ref.shape}"
         )
     return ref._dims, ref.dtype
 
