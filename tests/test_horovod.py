@@ -416,3 +416,44 @@ def test_two_ranks_reduce_their_summed_passes_inside_the_branch(tmp_path):
         w = w - 0.1 * np.mean([2 * (w - f) for f in feeds], axis=0)
     for r in (0, 1):
         np.testing.assert_allclose(np.load(tmp_path / f"passes{r}.npy"), w, rtol=1e-5)
+
+
+def _trained_on_digits(steps):
+    """A Horovod function (``hvd.run``'s): softmax regression on each rank's half of the digits;
+    (rank, size, the sum of the ranks' ids by allreduce, the weights' checksum)."""
+    from sklearn.datasets import load_digits
+
+    hvd.init()
+    data = load_digits()
+    x_all, y_all = (data.data / 16.0).astype(np.float32), data.target.astype(np.int64)
+    mine = np.arange(len(x_all))[hvd.rank() :: hvd.size()]
+    with tf.Graph().as_default():
+        x, y = tf.placeholder(tf.float32, [None, 64]), tf.placeholder(tf.int64, [None])
+        w = tf.Variable(tf.zeros([64, 10]))
+        loss = tf.losses.sparse_softmax_cross_entropy(y, tf.matmul(x, w))
+        train = hvd.DistributedOptimizer(tf.train.GradientDescentOptimizer(0.5)).minimize(loss)
+        ids = hvd.allreduce(tf.constant(float(hvd.rank())), op=hvd.Sum)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(hvd.broadcast_global_variables(0))
+            for k in range(steps):
+                rows = mine[(k * 32) % len(mine) :][:32]
+                sess.run(train, {x: x_all[rows], y: y_all[rows]})
+            return hvd.rank(), hvd.size(), float(sess.run(ids)), float(np.abs(sess.run(w)).sum())
+
+
+@pytest.mark.process
+def test_run_makes_ranks_of_the_users_own_dask_workers():
+    """``hvd.run`` on a cluster of worker processes: each rank a task on its own worker, the
+    same trained weights on both, and the job's environment gone from the workers after."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=3, threads_per_worker=1, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            results = hvd.run(_trained_on_digits, args=(20,), np=2, client=client)
+            assert [(r, n, ids) for r, n, ids, _ in results] == [(0, 2, 1.0), (1, 2, 1.0)]
+            assert results[0][3] == pytest.approx(results[1][3]) and results[0][3] > 0
+            left = client.run(lambda: os.environ.get("HOROVOD_RANK"))
+            assert set(left.values()) == {None}
+            with pytest.raises(ValueError, match="only 3 Dask worker process"):
+                hvd.run(_trained_on_digits, args=(1,), np=4, client=client)

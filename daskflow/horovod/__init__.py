@@ -65,6 +65,7 @@ from .functions import (
 )
 from .objects import allgather_object, broadcast_object, broadcast_object_fn
 from .optimizer import DistributedOptimizer
+from .runner import run
 
 __all__ = [
     "Adasum",
@@ -107,6 +108,7 @@ __all__ = [
     "nccl_built",
     "rank",
     "rocm_built",
+    "run",
     "shutdown",
     "size",
     "start_timeline",
