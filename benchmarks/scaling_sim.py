@@ -46,12 +46,15 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import link_model  # noqa: E402
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 import sim_device  # noqa: E402
+import sim_ranks  # noqa: E402
 from data_parallel import SHAPES, train_op  # noqa: E402  (its MLP)
 from distributed import Client  # noqa: E402
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
+from link_model import device_seconds, parameter_bytes  # noqa: E402
 from record import record  # noqa: E402
 
 import daskflow as tf  # noqa: E402
@@ -105,20 +108,6 @@ def build(workers, shards, sync):
             train = train_op(x, y, rng, workers, sync)
         init = tf.global_variables_initializer()
     return graph, init, train
-
-
-def parameter_bytes():
-    return 4 * sum(a * b + b for a, b in zip(SHAPES, SHAPES[1:]))
-
-
-def device_seconds(batch, rate):
-    """A replica's simulated compute per step: its products' FLOPs (forward, and the weights'
-    gradients; the input's gradient is not computed) over the device rate."""
-    forward = sum(2 * a * b for a, b in zip(SHAPES, SHAPES[1:]))
-    backward = forward + sum(
-        2 * a * b for a, b in zip(SHAPES[1:], SHAPES[2:])
-    )  # dW every layer, dx above the first
-    return batch * (forward + backward) / rate
 
 
 class Usage:
@@ -206,11 +195,12 @@ def measure(cluster, client, workers, shards, sync, compressed, steps, bucket_mb
                 sess.run(train)
         metrics = sess.step_metrics()[-steps:]
     moved = statistics.mean(m["bytes_between_workers"] for m in metrics)
-    through = collections.Counter()
+    through = collections.Counter()  # (ps, direction) -> bytes per step: a link is full duplex
     for m in metrics:
-        for pair, n in m["bytes_by_pair"].items():
-            for end in {w for w in pair if w.startswith("ps-")}:
-                through[end] += n / steps
+        for (sender, receiver), n in m["bytes_by_pair"].items():
+            for end, way in ((sender, "out"), (receiver, "in")):
+                if end.startswith("ps-"):
+                    through[end, way] += n / steps
     return usage.wall / steps, moved, max(through.values(), default=0.0), usage
 
 
@@ -226,24 +216,27 @@ def limits(usage, moved_per_s, ceiling, cores):
     return out
 
 
-Row = collections.namedtuple(
-    "Row", "mode compressed ps workers step per_s moved ps_link efficiency limit share"
-)
+Row = collections.namedtuple("Row", "mode compressed ps workers step per_s moved link efficiency limit share")
 
 
 def run_setting(cluster, client, args, n, shards, mode, compressed, one, ceiling, cores):
     """Measure one setting and print its line: a :class:`Row` (``one``: one worker's examples/s
     in the same ps, mode and compression, None when this is that setting)."""
-    step, moved, busiest_ps, usage = measure(
-        cluster, client, n, shards, mode == "sync", compressed, args.steps, args.bucket_mb
-    )
+    if mode == "allreduce":
+        rate = args.tflops * 1e12
+        step, sent, cpu = sim_ranks.measure(n, compressed, args.steps, rate, args.batch // ROWS, ROWS)
+        moved, busiest, use = n * 2 * sent, sent, {f"machine CPU ({cores} cores)": cpu}
+    else:
+        step, moved, busiest, usage = measure(
+            cluster, client, n, shards, mode == "sync", compressed, args.steps, args.bucket_mb
+        )
+        use = limits(usage, moved / step, ceiling, cores)
     per_s = n * args.batch / step
-    use = limits(usage, moved / step, ceiling, cores)
     limit = max(use, key=use.get)
     share = use[limit]
     if share < SATURATED:  # nothing saturated: the step waits on the roles in turn
         limit = f"none saturated; highest: {limit}"
-    link = busiest_ps / (args.nic_gbps * 1e9 / 8)
+    link = busiest / (args.nic_gbps * 1e9 / 8)
     row = Row(
         mode, compressed, shards, n, step, per_s, moved, link, per_s / (n * (one or per_s)), limit, share
     )
@@ -261,13 +254,15 @@ def main(argv=None):
     # 16 workers and 4 ps are 20 processes of up to ~1.6 GB each: more than this machine's 23 GB.
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--ps", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--modes", nargs="+", default=["sync", "async"], choices=["sync", "async"])
+    parser.add_argument(
+        "--modes", nargs="+", default=["sync", "async", "allreduce"], choices=["sync", "async", "allreduce"]
+    )
     parser.add_argument("--compression", nargs="+", default=["off", "on"], choices=["off", "on"])
     parser.add_argument("--steps", type=int, default=6, help="timed steps per setting")
     parser.add_argument("--tflops", type=float, default=3.0, help="simulated device rate, TFLOP/s")
     parser.add_argument("--batch", type=int, default=7680, help="device examples per replica per step")
     parser.add_argument(
-        "--nic-gbps", type=float, default=10.0, help="a ps machine's link, for the projection"
+        "--nic-gbps", type=float, default=10.0, help="each machine's link, for the projection and the model"
     )
     parser.add_argument(
         "--bucket-mb",
@@ -294,11 +289,11 @@ def main(argv=None):
         print(f"loopback ceiling: {ceiling / 1e9:.2f} GB/s (a 64 MB array read by up to 4 workers at once)")
         print(
             f"{'mode':5s} {'compr':5s} {'ps':>2s} {'workers':>7s} {'step':>8s} {'examples/s':>10s} "
-            f"{'MB/step':>8s} {'ps link':>9s} {'efficiency':>10s}  closest to its limit"
+            f"{'MB/step':>8s} {'link':>9s} {'efficiency':>10s}  closest to its limit"
         )
         for mode in args.modes:
             for compressed in (c == "on" for c in args.compression):
-                for shards in args.ps:
+                for shards in args.ps if mode != "allreduce" else [0]:
                     one = None
                     for n in args.workers:
                         row = run_setting(
@@ -307,8 +302,14 @@ def main(argv=None):
                         one = row.per_s if n == 1 else one
                         rows.append(row)
     summarize(rows)
+    title, model, _ = link_model.table(args.nic_gbps, args.batch, args.tflops)
+    print(title)
+    for line in model:
+        print(" | ".join(line))
     if args.record:
         record_table(rows, args, rate, ceiling, cores)
+        about = link_model.__doc__.split("\n\n")[1].replace("\n", " ")
+        record("scaling_sim_link_model", title, model, [about])
 
 
 def setting_line(args, rate, cores):
@@ -316,7 +317,8 @@ def setting_line(args, rate, cores):
         f"MLP {'->'.join(map(str, SHAPES))} ({parameter_bytes() / 1e6:.1f} MB of parameters), {args.batch} "
         f"examples per replica on a simulated {args.tflops:g} TFLOP/s device "
         f"({device_seconds(args.batch, rate) * 1e3:.0f} ms of compute per step); {args.steps} steps per "
-        f"setting; {cores} cores here. ps link: the busiest ps's bytes per step at {args.nic_gbps:g} Gb/s; "
+        f"setting; {cores} cores here. link: the busiest link's bytes per step in one direction (a ps's, or "
+        f"an all-reduce rank's) at {args.nic_gbps:g} Gb/s; "
         f"gradient buckets: {'default' if args.bucket_mb is None else f'{args.bucket_mb:g} MiB'}"
     )
 
@@ -338,7 +340,7 @@ def summarize(rows):
 
 def record_table(rows, args, rate, ceiling, cores):
     header = ["mode", "compression", "ps", "workers", "step", "examples/s", "MB moved/step"]
-    table = [header + ["ps link", "efficiency", "closest to its limit"]]
+    table = [header + ["link", "efficiency", "closest to its limit"]]
     for r in rows:
         table.append(
             [
@@ -351,7 +353,7 @@ def record_table(rows, args, rate, ceiling, cores):
             ]
             + [
                 f"{r.moved / 1e6:.1f}",
-                f"{r.ps_link * 1e3:.0f} ms",
+                f"{r.link * 1e3:.0f} ms",
                 f"{r.efficiency:.0%}",
                 f"{r.limit} {r.share:.0%}",
             ]
@@ -359,7 +361,9 @@ def record_table(rows, args, rate, ceiling, cores):
     notes = [
         setting_line(args, rate, cores) + f"; loopback ceiling {ceiling / 1e9:.2f} GB/s.",
         "Efficiency: examples/s ÷ (N × one worker's, same ps, mode and compression, same run). "
-        "Goal: ≥ 90% at 8 workers. Compression on: gradient_compression='int8', variable_compression='fp16'.",
+        "Goal: ≥ 90% at 8 workers. Compression on: gradient_compression='int8', variable_compression='fp16' "
+        "(all-reduce: hvd.Compression.fp16). all-reduce: N Horovod ranks (daskflow launch --np N, "
+        "sim_ranks.py), no ps; its CPU column is the whole machine's.",
     ]
     title = "Simulated scaling: data-parallel efficiency with simulated accelerators"
     record("scaling_sim", title, table, notes)

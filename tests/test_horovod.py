@@ -457,3 +457,19 @@ def test_run_makes_ranks_of_the_users_own_dask_workers():
             assert set(left.values()) == {None}
             with pytest.raises(ValueError, match="only 3 Dask worker process"):
                 hvd.run(_trained_on_digits, args=(1,), np=4, client=client)
+
+
+def test_collectives_under_a_gpu_scope_run_on_the_tasks_cpu():
+    """A Horovod script puts its model, collectives included, on its GPU; the ranks reduce from
+    host memory, so the collectives go to the same task's CPU (no soft placement needed)."""
+    hvd.shutdown()
+    hvd.init()
+    try:
+        with tf.Graph().as_default(), tf.device("/job:worker/task:1/device:GPU:0"):
+            x = tf.constant([1.0, 2.0])
+            made = [hvd.allreduce(x), hvd.allgather(x), hvd.broadcast(x, 0), hvd.join()]
+            made += hvd.grouped_allreduce([x, x])
+            assert {t.op.device for t in made} == {"/job:worker/task:1/device:CPU:0"}
+            assert x.op.device == "/job:worker/task:1/device:GPU:0"
+    finally:
+        hvd.shutdown()

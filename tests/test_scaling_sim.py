@@ -76,3 +76,36 @@ def test_a_replica_on_a_gpu_worker_computes_its_products_on_the_simulated_device
     weights = forward  # dW of each layer: the same FLOPs as its forward product
     inputs = 2 * rows * (2048 * 2048 + 2048 * 10)  # dx of the two upper layers (not of the data)
     assert charged == pytest.approx(steps * rows_as * (forward + weights + inputs) / 1e15)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """benchmarks/link_model.py and sim_ranks.py, imported with their folder on the path."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(BENCHMARKS)
+        yield importlib.import_module("link_model"), importlib.import_module("sim_ranks")
+
+
+def test_the_link_model_counts_each_direction_of_a_full_duplex_link(bench):
+    link_model, _ = bench
+    model = 4 * (784 * 2048 + 2048 + 2048 * 2048 + 2048 + 2048 * 10 + 10)  # the MLP's float32 parameters
+    rate = 10e9 / 8
+    # a ps takes N gradients in and sends N models out, each way at once; a ring rank 2 (N - 1) / N
+    assert link_model.link_seconds("ps", 8, 10.0) == pytest.approx(8 * model / rate)
+    assert link_model.link_seconds("ps", 8, 10.0, shards=4) == pytest.approx(2 * model / rate)
+    assert link_model.link_seconds("allreduce", 8, 10.0) == pytest.approx(1.75 * model / rate)
+    compute, rows = link_model.link_model(10.0, 7680, 3.0, workers=(8,))
+    time, efficiency = rows[0][1]["all-reduce"]
+    assert efficiency == pytest.approx(compute / (compute + 1.75 * model / rate))
+    overlapped, _ = rows[0][1]["all-reduce, buckets overlapped"]
+    assert 0 <= overlapped < time  # the buckets started during the backward pass hide part of the ring
+
+
+@pytest.mark.process
+def test_two_simulated_ranks_each_send_one_model_per_step(bench):
+    """scaling_sim's all-reduce mode: two ranks under the launcher; in a ring of two each rank
+    sends 2 (N - 1) / N = one model's bytes per step."""
+    link_model, sim_ranks = bench
+    step, sent, cpu = sim_ranks.measure(2, False, 2, 1e15, 1, 4)
+    assert sent == link_model.parameter_bytes()
+    assert step > 0 and 0 < cpu <= 1

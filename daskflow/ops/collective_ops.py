@@ -9,6 +9,7 @@ reduction is the kernel's. ``reduce_op``: Horovod's codes (:data:`AVERAGE`,
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
@@ -17,6 +18,8 @@ import numpy as np
 from .. import dtypes
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.apply import apply
+from ..framework.function import FuncGraph
+from ..framework.graph import device, get_default_graph
 from ..framework.primitive import Primitive
 from ..kernels.devices import to_host
 from . import array_ops
@@ -256,26 +259,30 @@ def allreduce(tensor, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1
     """``tensor`` reduced over the ranks by ``reduce_op`` (an op of Horovod's)."""
     attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
     name = name or _default_name("HorovodAllreduce", tensor)
-    return _named(apply(HorovodAllreduce, tensor, name=name, tensor_name="", **attrs))
+    with _on_host():
+        return _named(apply(HorovodAllreduce, tensor, name=name, tensor_name="", **attrs))
 
 
 def grouped_allreduce(tensors, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1.0, name=None):
     """Each of ``tensors`` reduced over the ranks, fused into one collective per dtype."""
     attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
     name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
-    return _as_list(_named(apply(HorovodGroupedAllreduce, *tensors, name=name, tensor_name="", **attrs)))
+    with _on_host():
+        return _as_list(_named(apply(HorovodGroupedAllreduce, *tensors, name=name, tensor_name="", **attrs)))
 
 
 def allgather(tensor, name=None):
     """The ranks' ``tensor`` concatenated along the first axis, in rank order."""
     name = name or _default_name("HorovodAllgather", tensor)
-    return _named(apply(HorovodAllgather, tensor, name=name, tensor_name=""))
+    with _on_host():
+        return _named(apply(HorovodAllgather, tensor, name=name, tensor_name=""))
 
 
 def broadcast(tensor, root_rank, name=None):
     """Rank ``root_rank``'s ``tensor``, on every rank."""
     name = name or _default_name("HorovodBroadcast", tensor)
-    return _named(apply(HorovodBroadcast, tensor, name=name, root_rank=int(root_rank), tensor_name=""))
+    with _on_host():
+        return _named(apply(HorovodBroadcast, tensor, name=name, root_rank=int(root_rank), tensor_name=""))
 
 
 def grouped_allreduce_early(tensors, reduce_op=AVERAGE, prescale_factor=1.0, postscale_factor=1.0, name=None):
@@ -283,14 +290,25 @@ def grouped_allreduce_early(tensors, reduce_op=AVERAGE, prescale_factor=1.0, pos
     reduction overlaps whatever the step computes between them."""
     attrs = _reduce_attrs(reduce_op, prescale_factor, postscale_factor)
     name = name or _default_name("HorovodGroupedAllreduce", tensors[0], tensors[-1])
-    handle = apply(HorovodGroupedAllreduceStart, *tensors, name=f"{name}_start", tensor_name="", **attrs)
-    handle.op.attrs["tensor_name"] = name
-    return _as_list(apply(HorovodGroupedAllreduceWait, handle, *tensors, name=name))
+    with _on_host():
+        handle = apply(HorovodGroupedAllreduceStart, *tensors, name=f"{name}_start", tensor_name="", **attrs)
+        handle.op.attrs["tensor_name"] = name
+        return _as_list(apply(HorovodGroupedAllreduceWait, handle, *tensors, name=name))
 
 
 def join(name=None):
     """An int32 scalar: the rank that reached this op last, once every rank has."""
-    return apply(HorovodJoin, name=name)
+    with _on_host():
+        return apply(HorovodJoin, name=name)
+
+
+def _on_host():
+    """The collectives run on their task's CPU (the ranks send from host memory), also under a
+    script's GPU scope: Horovod's ops have GPU kernels there, so its scripts put them on GPUs.
+    In a ``cond`` branch they run where the branch runs (a body asks for no device)."""
+    if isinstance(get_default_graph(), FuncGraph):
+        return contextlib.nullcontext()
+    return device("/device:CPU:0")
 
 
 def _reduce_attrs(reduce_op, prescale_factor, postscale_factor):
