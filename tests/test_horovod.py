@@ -209,6 +209,10 @@ with tf.Session() as sess:
     sess.run(w.initializer)
     sess.run(hvd.broadcast_global_variables(0))
     out["w"] = sess.run(w)
+    x = tf.placeholder(tf.float32, [2])
+    total = hvd.allreduce(x, op=hvd.Sum)
+    out["sums"] = np.array([sess.run(total, {{x: [r + 1.0, 1.0]}}) for _ in range(r + 1)])  # uneven data
+    out["last"] = sess.run(hvd.join())
 out["object"] = np.array(json.dumps(hvd.broadcast_object({{"from": r, "list": [r] * (r + 1)}}, root_rank=1)))
 out["objects"] = np.array(json.dumps(hvd.allgather_object("x" * r)))
 np.savez(f"rank{{r}}.npz", **out)
@@ -248,6 +252,11 @@ def test_collectives_of_three_ranks_equal_numpys_for_every_dtype(tmp_path):
     for rk in ranks:
         np.testing.assert_array_equal(rk["w"], np.zeros(3, np.float32))  # rank 0's value everywhere
         assert json.loads(str(rk["object"])) == {"from": 1, "list": [1, 1]}
+        assert int(rk["last"]) == 2  # the rank with the most data joins last
+    # rank r has r + 1 batches: a rank that joined gives nothing to the sums after
+    want = [[6.0, 3.0], [5.0, 2.0], [3.0, 1.0]]
+    for r, rk in enumerate(ranks):
+        np.testing.assert_array_equal(rk["sums"], want[: r + 1])
         assert json.loads(str(rk["objects"])) == ["", "x", "xx"]
 
 
@@ -473,3 +482,42 @@ def test_collectives_under_a_gpu_scope_run_on_the_tasks_cpu():
             assert x.op.device == "/job:worker/task:1/device:GPU:0"
     finally:
         hvd.shutdown()
+
+
+def test_a_rank_that_joined_gives_nothing_to_the_others_collectives(scheduler):
+    """Uneven data: rank r runs ``rounds[r]`` rounds of a sum (two dtypes), a minimum and a
+    gather, then joins; a joined rank's share of a sum is zero, of a minimum nothing, of a
+    gather no rows; every rank learns who joined last."""
+    n, rounds = 3, {0: 4, 1: 1, 2: 2}
+    comms, clients = _ring(scheduler, n, "join")
+    out: dict = {}
+
+    def work(r):
+        add = lambda a, b: np.add(a, b, out=a)  # noqa: E731
+        low = lambda a, b: np.minimum(a, b, out=a)  # noqa: E731
+        got = []
+        for k in range(rounds[r]):
+            got.append(
+                comms[r].allreduce([np.full(5, r + 1.0), np.arange(3, dtype=np.int32) + r], add, f"s{k}")
+            )
+            got.append(comms[r].allreduce([np.full(2, 10.0 * (r + 1))], low, f"m{k}"))
+            got.append(comms[r].allgather(np.full((r + 1, 2), r), f"g{k}"))
+        out[r] = got, comms[r].join()
+
+    try:
+        _each(n, work)
+    finally:
+        for c, client in zip(comms, clients):
+            c.close()
+            client.close()
+    for r in range(n):
+        got, last = out[r]
+        assert last == 0  # rank 0 has the most rounds
+        for k in range(rounds[r]):
+            active = [q for q in range(n) if rounds[q] > k]
+            (floats, ints), (low,), rows = got[3 * k : 3 * k + 3]
+            np.testing.assert_array_equal(floats, np.full(5, sum(q + 1.0 for q in active)))
+            np.testing.assert_array_equal(ints, np.sum([np.arange(3) + q for q in active], axis=0))
+            assert ints.dtype == np.int32
+            np.testing.assert_array_equal(low, np.full(2, 10.0 * (min(active) + 1)))
+            np.testing.assert_array_equal(rows, np.concatenate([np.full((q + 1, 2), q) for q in active]))

@@ -190,10 +190,12 @@ def broadcast_global_variables(root_rank):
 
 
 def join():
-    """An int32 scalar tensor: the rank that reached it last, once every rank has (a barrier).
+    """An int32 scalar tensor: the rank that joined last, once every rank has.
 
-    Horovod also lets ranks that ran out of data join early while the others keep
-    reducing (their share counting as zeros); here every rank joins at the same point.
+    A rank that runs out of data joins early; until the others join too it takes part
+    in their collectives giving nothing: its share of an all-reduce counts as zero (an
+    Average still divides by every rank), of an all-gather as no rows. It cannot be a
+    broadcast's root meanwhile.
     """
     basics.size()
     return collective_ops.join()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 
 import numpy as np
 
@@ -170,10 +169,9 @@ def _broadcast_kernel(xp, tensor, *, root_rank, tensor_name):
 
 
 def _join_kernel(xp):
-    """The rank that reached the join last (every rank waits for the others)."""
-    comm = _running()
-    arrived = comm.allgather(np.array([[comm.rank, time.time_ns()]], np.int64), "join")
-    return np.int32(arrived[np.argmax(arrived[:, 1]), 0])
+    """The rank that joined last. Until every rank has joined, this one serves the others'
+    collectives giving nothing (Horovod's join: ranks with less data stop early)."""
+    return np.int32(_running().join())
 
 
 # -- shapes --------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...errors import FailedPreconditionError
-from .transport import AbandonedError, AbortedError
+from .transport import JOINED, AbandonedError, AbortedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -90,48 +90,65 @@ class Communicator:
             raise ValueError(f"{name}: root_rank {root} is not a rank of {self.size}")
         return self.start("broadcast", array, root, name).result()
 
+    def join(self) -> int:
+        """This rank has no more data (Horovod's ``join``): until every rank has joined it
+        serves the others' collectives giving nothing (its share of a sum counts as zero); the
+        rank that joined last."""
+        return self.start("join").result()
+
     def _allreduce_now(self, arrays, reduce, name):
-        seq = next(self._seq)
         if self.size == 1:
             return [np.array(a, copy=True) for a in arrays]
         out: list[np.ndarray | None] = [None] * len(arrays)
         for dtype, positions in _by_dtype(arrays).items():
+            seq = next(self._seq)  # each dtype's buffer a collective of its own
             flat = np.concatenate([np.ravel(arrays[i]) for i in positions]).astype(dtype, copy=False)
             shapes = [list(np.shape(arrays[i])) for i in positions]
             self._ring_allreduce(flat, reduce, seq, f"{name} ({dtype}{_short(shapes)})")
             for i, piece in zip(positions, _split(flat, [arrays[i] for i in positions])):
                 out[i] = piece
-            seq = next(self._seq)  # each dtype's buffer its own round of keys
         return out
 
     def _allgather_now(self, array, name):
-        seq = next(self._seq)
         array = np.ascontiguousarray(array)
-        pieces: dict[int, np.ndarray] = {self.rank: array}
+        return self._ring_allgather(array, next(self._seq), name)
+
+    def _ring_allgather(self, array, seq, name):
+        """The ranks' pieces around the ring; ``array`` None: this rank has joined (no piece)."""
+        pieces: dict[int, np.ndarray | None] = {self.rank: array}
         held = array
         nxt = (self.rank + 1) % self.size
         for step in range(self.size - 1):
-            sent = self.transport.send(nxt, (seq, step), name, [held])
-            held = self._receive((seq, step), name)[0]
+            sent = self.transport.send(
+                nxt, (seq, step), name, [] if held is None else [held], {"t": "allgather"}
+            )
+            got = self._receive((seq, step), name)
+            held = got[0] if got else None
             pieces[(self.rank - step - 1) % self.size] = held
             self._sent(sent, nxt, name)
-        for rank, piece in pieces.items():
-            if piece.shape[1:] != array.shape[1:] or piece.dtype != array.dtype:
+        given = {rank: piece for rank, piece in pieces.items() if piece is not None}
+        like = array if array is not None else next(iter(given.values()))
+        for rank, piece in given.items():
+            if piece.shape[1:] != like.shape[1:] or piece.dtype != like.dtype:
                 self._give_up(
                     seq,
                     (
                         f"{name}: rank {rank} gathers {piece.dtype}{list(piece.shape)} while rank "
-                        f"{self.rank} gathers {array.dtype}{list(array.shape)}: all but the first "
+                        f"{self.rank} gathers {like.dtype}{list(like.shape)}: all but the first "
                         "dimension and the dtype must match"
                     ),
                 )
-        return np.concatenate([pieces[r] for r in range(self.size)], axis=0)
+        return np.concatenate([given[r] for r in sorted(given)], axis=0)
 
     def _broadcast_now(self, array, root, name):
         seq = next(self._seq)
         array = np.asarray(array)
         if self.rank == root:
-            sent = {r: self.transport.send(r, (seq, 0), name, [array]) for r in range(self.size) if r != root}
+            sent = {
+                r: self.transport.send(r, (seq, 0), name, [array], {"t": "broadcast"})
+                for r in range(self.size)
+                if r != root
+            }
             for r, s in sent.items():
                 self._sent(s, r, name)
             return np.array(array, copy=True)
@@ -146,20 +163,86 @@ class Communicator:
             )
         return value
 
+    # -- a joined rank -------------------------------------------------------------------------
+    def _join_now(self):
+        """Tell every rank this one joined (at this collective's number), then serve each
+        collective the others run, giving nothing, until every rank has said it joined."""
+        seq = next(self._seq)
+        if self.size == 1:
+            return self.rank
+        others = [p for p in range(self.size) if p != self.rank]
+        told = {p: self.transport.send(p, (seq, JOINED + self.rank), "join", []) for p in others}
+        joined = {self.rank: seq}
+        while True:
+            found = self._wait_joined(lambda keys, s=seq: self._news(keys, s, joined))
+            if found == "all joined":
+                break
+            self._serve(seq, self.transport.header((seq, 0)))
+            seq = next(self._seq)
+        for p, sent in told.items():
+            self._sent(sent, p, "join")
+        self.transport.take([(s, JOINED + p) for p, s in joined.items() if p != self.rank])
+        return max(joined, key=lambda p: (joined[p], p))
+
+    def _wait_joined(self, ready):
+        try:
+            return self.transport.wait(ready, self.timeout)
+        except AbandonedError as e:
+            raise RanksChangedError(f"join: {e}") from None
+        except TimeoutError:
+            raise CollectiveError(
+                f"join: rank {self.rank} waited {self.timeout:g} s for the other ranks to join or to "
+                "run a collective (stopped, or gone)"
+            ) from None
+
+    def _news(self, keys, seq, joined):
+        """What a joined rank waits for: every rank joined, or collective ``seq`` begun."""
+        for s, step in keys:
+            if step >= JOINED:
+                joined.setdefault(step - JOINED, s)
+        if len(joined) == self.size:
+            return "all joined"
+        return (seq, 0) in keys and "begun"
+
+    def _serve(self, seq, header):
+        """Run collective ``seq`` (as its first message describes it) giving nothing."""
+        kind, name = header.get("k") or {}, header["n"]
+        if kind.get("t") == "allreduce":
+            flat = np.empty(int(kind["z"]), np.dtype(kind["d"]))
+            self._ring_allreduce(flat, None, seq, name, have=[False] * self.size)
+        elif kind.get("t") == "allgather":
+            self._ring_allgather(None, seq, name)
+        else:  # a broadcast: only to be received
+            self._receive((seq, 0), name)
+
     # -- the ring ----------------------------------------------------------------------------
-    def _ring_allreduce(self, flat: np.ndarray, reduce: Reduce, seq: int, name: str) -> None:
+    def _ring_allreduce(
+        self, flat: np.ndarray, reduce: Reduce | None, seq: int, name: str, have=None
+    ) -> None:
         """``flat`` reduced in place: N - 1 steps of reduce-scatter (each rank ends holding
-        one chunk reduced over all ranks), then N - 1 of all-gather (every chunk everywhere)."""
+        one chunk reduced over all ranks), then N - 1 of all-gather (every chunk everywhere).
+
+        ``have``: for a joined rank, which chunks hold something yet (none at first: it sends
+        nothing for them, takes the first values it is sent, then reduces as the others)."""
         n, r = self.size, self.rank
         chunks = np.array_split(flat, n)
         nxt = (r + 1) % n
+        kind = {"t": "allreduce", "d": flat.dtype.str, "z": int(flat.size)}
         for step in range(n - 1):
-            sent = self.transport.send(nxt, (seq, step), name, [chunks[(r - step) % n]])
-            into = chunks[(r - step - 1) % n]
-            reduce(into, self._check_chunk(self._receive((seq, step), name)[0], into, name, seq))
+            out, into = (r - step) % n, (r - step - 1) % n
+            given = have is None or have[out]
+            sent = self.transport.send(nxt, (seq, step), name, [chunks[out]] if given else [], kind)
+            got = self._receive((seq, step), name)
+            if got:  # not from a rank that joined with nothing to give
+                piece = self._check_chunk(got[0], chunks[into], name, seq)
+                if have is None or have[into]:
+                    reduce(chunks[into], piece)
+                else:
+                    chunks[into][...] = piece
+                    have[into] = True
             self._sent(sent, nxt, name)  # the chunk sent is read in place until it is there
         for step in range(n - 1):
-            sent = self.transport.send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]])
+            sent = self.transport.send(nxt, (seq, n - 1 + step), name, [chunks[(r + 1 - step) % n]], kind)
             into = chunks[(r - step) % n]
             into[...] = self._check_chunk(self._receive((seq, n - 1 + step), name)[0], into, name, seq)
             self._sent(sent, nxt, name)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 PLAN = "collectives"  # the receiver admits the job's credentials under this name
 ABORT = -1  # the step of a message saying a rank gave a collective up
+JOINED = 1 << 20  # the step of a rank's "I have joined" is this plus its rank
 
 
 class AbortedError(Exception):
@@ -58,10 +59,11 @@ class Transport:
         self.peers: dict[int, tuple] = {}  # rank -> its bulk address
         self.sent_bytes = 0  # of the arrays sent, since the start: what each step costs the link
 
-    def send(self, rank: int, key: tuple, name: str, items: Sequence) -> concurrent.futures.Future:
-        """Send ``items`` to ``rank`` under ``key`` (ints), for the collective ``name``;
-        the future completes once they are there."""
-        header = {"c": list(key), "n": name}
+    def send(self, rank: int, key: tuple, name: str, items: Sequence, kind=None) -> concurrent.futures.Future:
+        """Send ``items`` to ``rank`` under ``key`` (ints), for the collective ``name``
+        (``kind``: what a joined rank needs to serve it); the future completes once they are
+        there. No items: the sender has nothing to give (it has joined)."""
+        header = {"c": list(key), "n": name, **({"k": kind} if kind is not None else {})}
         self.sent_bytes += sum(getattr(item, "nbytes", 0) for item in items)
         return bulk.submit(self.peers[rank], header, list(items), self.credentials)
 
@@ -86,6 +88,38 @@ class Transport:
                 self._arrived.wait(left)
             header, items = self._inbox.pop(key)
         return header["n"], items
+
+    def wait(self, ready, timeout: float):
+        """Wait until ``ready(keys)`` (the keys received, not yet taken) is truthy; its value.
+
+        Raises
+        ------
+        AbandonedError
+            The ring was abandoned.
+        TimeoutError
+            Not within ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while not (found := ready(self._inbox.keys())):
+                if self._abandoned is not None:
+                    raise AbandonedError(self._abandoned)
+                left = deadline - time.monotonic()
+                if left <= 0 or self._receiver.closed:
+                    raise TimeoutError(f"nothing ready in {timeout:g} s")
+                self._arrived.wait(left)
+            return found
+
+    def header(self, key: tuple) -> dict:
+        """The header of the message received under ``key`` (left to be taken)."""
+        with self._arrived:
+            return self._inbox[key][0]
+
+    def take(self, keys) -> None:
+        """Drop the messages of ``keys`` (read from their keys alone)."""
+        with self._arrived:
+            for key in keys:
+                self._inbox.pop(key, None)
 
     def abort(self, ranks, seq: int, why: str) -> None:
         """Tell ``ranks`` that collective ``seq`` failed here (``why``): their steps of it fail too."""
@@ -127,4 +161,7 @@ def _refusal(header: dict, count: int, session: str, plans: frozenset) -> str | 
         return "a message that names no collective step"
     if not isinstance(name, str) or len(name) > 4000:
         return "a collective step without its collective's name"
+    kind = header.get("k")
+    if kind is not None and not (isinstance(kind, dict) and len(str(kind)) < 1000):
+        return "a collective step with a malformed description"
     return None
