@@ -58,6 +58,12 @@ def _ring(scheduler, n, job):
     return comms, clients
 
 
+def _close(comms, clients):
+    for c, client in zip(comms, clients):
+        c.close()
+        client.close()
+
+
 def _each(n, fn):
     """``fn(rank)`` on ``n`` threads at once; re-raises the first failure."""
     errors = []
@@ -100,9 +106,7 @@ def test_the_ring_reduces_gathers_and_broadcasts_as_numpy_does(scheduler, n):
     try:
         _each(n, work)
     finally:
-        for c, client in zip(comms, clients):
-            c.close()
-            client.close()
+        _close(comms, clients)
     for r in range(n):
         sums, gathered, broadcast = out[r]
         for k in range(3):
@@ -127,9 +131,7 @@ def test_a_rank_running_another_collective_or_shape_fails_naming_both(scheduler)
     try:
         _each(2, work)
     finally:
-        for c, client in zip(comms, clients):
-            c.close()
-            client.close()
+        _close(comms, clients)
     assert (
         errors[0] is not None and "grads" in errors[0] and "[[2, 3]]" in errors[0] and "[[3, 2]]" in errors[0]
     )
@@ -507,9 +509,7 @@ def test_a_rank_that_joined_gives_nothing_to_the_others_collectives(scheduler):
     try:
         _each(n, work)
     finally:
-        for c, client in zip(comms, clients):
-            c.close()
-            client.close()
+        _close(comms, clients)
     for r in range(n):
         got, last = out[r]
         assert last == 0  # rank 0 has the most rounds
