@@ -621,6 +621,9 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
                         restarts -= 1
                         ranks[slot] = start("worker", slot)
                         children.append(ranks[slot])
+                if not ranks:
+                    output.say("every rank exited and none is started again; stopping")
+                    return 1
                 if not finished:  # ranks that finished leave: no generation after them
                     _say_generation(driver.step(), output)
                 elif set(driver.slots()) <= finished:
