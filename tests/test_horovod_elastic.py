@@ -224,3 +224,29 @@ def test_elastic_limits_are_checked_before_anything_starts():
         launch("train.py", np=2, min_np=3)
     with pytest.raises(ValueError, match="give np too"):
         launch("train.py", max_np=4)
+
+
+@pytest.mark.process
+def test_an_elastic_job_whose_every_rank_failed_ends_at_once(tmp_path):
+    script = tmp_path / "fails.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [
+        sys.executable,
+        "-m",
+        "daskflow.cli",
+        "launch",
+        "--np",
+        "2",
+        "--min-np",
+        "1",
+        "--reset-limit",
+        "1",
+    ]
+    done = subprocess.run(
+        [*command, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert output.count("exited with code 3") == 3, output  # two ranks, one restart
+    assert "every rank exited and none is started again" in output
