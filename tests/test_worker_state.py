@@ -181,7 +181,7 @@ def test_a_workers_step_log_is_read_while_its_tasks_add_to_it():
     with tf.local_cluster(ps=1, workers=0, processes=False, dashboard_address=None) as cluster:
         worker = next(iter(cluster.workers.values()))
         state = state_of(worker)
-        stop = threading.Event()
+        stop, started = threading.Event(), threading.Event()
 
         def tasks():
             n = 0
@@ -190,12 +190,15 @@ def test_a_workers_step_log_is_read_while_its_tasks_add_to_it():
                 state.log.append({"plan": "p", "step": n})
                 state.note_phases("p", ("ps_0 update", n, "ps_0"), (0.0, 0.001, 0.0))
                 state.count_sent(("p", n), "tcp://127.0.0.1:1", [np.zeros(2)])
+                if n == 10:
+                    started.set()
 
         interval = sys.getswitchinterval()
         sys.setswitchinterval(1e-6)
         adding = threading.Thread(target=tasks)
         adding.start()
         try:
+            assert started.wait(30)  # under load the reads could otherwise all come first (CI did)
             answers = [step_log(["p"], dask_worker=worker) for _ in range(300)]
         finally:
             stop.set()
