@@ -614,10 +614,13 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
                         finished.add(slot)
                         continue
                     code = _exit_code(code)
+                    if finished:  # the job is ending: its last ring cannot form again without them
+                        output.say(f"{child.name} exited with code {code} after others finished; stopping")
+                        return code
                     output.say(f"{child.name} exited with code {code}; the others go on without it")
                     driver.lost(slot)
                     del ranks[slot]
-                    if restarts > 0 and len(ranks) < max_np and not finished:
+                    if restarts > 0 and len(ranks) < max_np:
                         restarts -= 1
                         ranks[slot] = start("worker", slot)
                         children.append(ranks[slot])
@@ -626,8 +629,8 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
                     return 1
                 if not finished:  # ranks that finished leave: no generation after them
                     _say_generation(driver.step(), output)
-                elif set(driver.slots()) <= finished:
-                    return 0  # the last generation's ranks are done; any left never joined
+                elif set(driver.slots()) <= finished or set(ranks) <= finished:
+                    return 0  # the last generation's ranks are done (any left never joined), or all are
                 if any(c.job == "scheduler" and c.process.poll() is not None for c in children):
                     output.say("the Dask scheduler exited; stopping every rank")
                     return 1

@@ -269,3 +269,25 @@ def test_a_loop_that_never_iterates_runs_none_of_its_invariant_steps():
         assert sess.run(y, {x: [1, 2, 3], n: 0}) == 1.0  # as TF1: the body never ran
         with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
             sess.run(y, {x: [1, 2, 3], n: 1})
+
+
+def test_two_updates_of_one_variable_in_a_branch_are_refused_naming_both():
+    with tf.Graph().as_default():
+        v = tf.Variable(0.0, name="count")
+        p = tf.placeholder(tf.bool, [])
+        twice = "second updates the variable count, which first updates"
+        with pytest.raises(NotImplementedError, match=twice):
+            tf.cond(
+                p,
+                lambda: tf.group(v.assign_add(1.0, name="first"), v.assign_add(2.0, name="second")),
+                tf.no_op,
+            )
+
+
+def test_a_loop_body_may_depend_on_its_own_loop_variable():
+    def body(i, total):
+        with tf.control_dependencies([i]):
+            return i + 1, total + 1.0
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert list(sess.run(tf.while_loop(lambda i, t: i < 3, body, [0, 0.0]))) == [3, 3.0]

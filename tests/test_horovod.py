@@ -521,3 +521,28 @@ def test_a_rank_that_joined_gives_nothing_to_the_others_collectives(scheduler):
             assert ints.dtype == np.int32
             np.testing.assert_array_equal(low, np.full(2, 10.0 * (min(active) + 1)))
             np.testing.assert_array_equal(rows, np.concatenate([np.full((q + 1, 2), q) for q in active]))
+
+
+def test_a_rank_joining_first_still_serves_what_ran_before_the_last_join(scheduler):
+    """Rank 1 joins at once; rank 0 broadcasts, then joins: by then rank 1 has both rank 0's
+    broadcast and its join waiting. It serves the broadcast first, so both count the same
+    collectives and the all-reduce after the join meets."""
+    comms, clients = _ring(scheduler, 2, "join-order")
+    out: dict = {}
+
+    def work(r):
+        if r == 0:
+            comms[0].broadcast(np.arange(3.0), 0, "b")
+        else:
+            threading.Event().wait(0.3)  # let rank 0's messages arrive first
+        last = comms[r].join()
+        add = lambda a, b: np.add(a, b, out=a)  # noqa: E731
+        out[r] = last, comms[r].allreduce([np.full(2, r + 1.0)], add, "after")[0]
+
+    try:
+        _each(2, work)
+    finally:
+        _close(comms, clients)
+    for r in (0, 1):
+        assert out[r][0] == 0
+        np.testing.assert_array_equal(out[r][1], [3.0, 3.0])

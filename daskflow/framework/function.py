@@ -334,7 +334,7 @@ def needed_ops(outputs, fed):
             continue
         needed.add(op)
         stack.extend(t.op for t in op.inputs if t not in fed)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs if not (c.outputs and all(t in fed for t in c.outputs)))
     return needed
 
 

@@ -85,7 +85,8 @@ def _choose(client, np, workers):
         chosen = sorted(info, key=lambda a: (_host(a), a))
     pids = client.run(os.getpid, workers=chosen)
     seen: set = set()
-    distinct = [a for a in chosen if not (pids[a] in seen or seen.add(pids[a]))]  # the first per process
+    processes = {a: (_host(a), pids[a]) for a in chosen}  # pids repeat across hosts (containers)
+    distinct = [a for a in chosen if not (processes[a] in seen or seen.add(processes[a]))]
     if len(distinct) < np:
         raise ValueError(
             f"hvd.run(np={np}): only {len(distinct)} Dask worker process(es) to run on; "

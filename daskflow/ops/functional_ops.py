@@ -198,7 +198,14 @@ def _with_updates(branches):
         found = {}
         for op in sorted(needed_ops(outputs, set()), key=lambda o: o._id):
             if op.primitive.updates_variable:
-                found[state_ops.variable_of(op.inputs[0]).outputs[0]] = op.outputs[0]
+                var = state_ops.variable_of(op.inputs[0]).outputs[0]
+                if var in found:  # each would read the value from before the branch (TF1 chains them)
+                    raise NotImplementedError(
+                        f"{op.name} updates the variable {var.op.name}, which {found[var].op.name} updates "
+                        "in the same tf.cond branch: daskflow runs one update of a variable per branch; "
+                        "combine them (assign their sum) or update it after the cond"
+                    )
+                found[var] = op.outputs[0]
         updates.append(found)
     variables = list(dict.fromkeys(v for found in updates for v in found))
     for (graph, outputs), found in zip(branches, updates):

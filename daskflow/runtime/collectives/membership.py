@@ -145,11 +145,15 @@ def _form(client, job, ident, host, secret, generation, deadline) -> Communicato
                     return None
                 _check(deadline, job, f"member {other} of generation {generation.number}")
                 time.sleep(POLL)
+        latest = current(client, job)  # replaced just as it formed: the others may have given it up
+        if latest is not None and latest.number != generation.number:
+            transport.close()
+            return None
     except BaseException:
         transport.close()
         raise
     place = generation.place(ident)
-    return Communicator(place["rank"], place["size"], transport)
+    return Communicator(place["rank"], place["size"], transport, elastic=True)
 
 
 def _joinable(ident: str, after: int):

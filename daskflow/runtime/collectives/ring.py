@@ -51,12 +51,18 @@ class Communicator:
         Messages to the other ranks (None with one rank: nothing is sent).
     timeout : float
         Seconds a step waits for its message from another rank.
+    elastic : bool
+        A rank that does not answer in time counts as lost (:class:`RanksChangedError`: an
+        elastic job forms its next ring) rather than as a failed collective.
     """
 
-    def __init__(self, rank: int, size: int, transport: Transport | None, timeout: float = 300.0) -> None:
+    def __init__(
+        self, rank: int, size: int, transport: Transport | None, timeout: float = 300.0, elastic: bool = False
+    ) -> None:
         self.rank, self.size = rank, size
         self.transport = transport
         self.timeout = timeout
+        self.elastic = elastic
         self._seq = itertools.count()  # used on the collective thread only
         self._lock = threading.Lock()
         self._thread: concurrent.futures.ThreadPoolExecutor | None = None
@@ -190,7 +196,7 @@ class Communicator:
         except AbandonedError as e:
             raise RanksChangedError(f"join: {e}") from None
         except TimeoutError:
-            raise CollectiveError(
+            raise (RanksChangedError if self.elastic else CollectiveError)(
                 f"join: rank {self.rank} waited {self.timeout:g} s for the other ranks to join or to "
                 "run a collective (stopped, or gone)"
             ) from None
@@ -200,9 +206,11 @@ class Communicator:
         for s, step in keys:
             if step >= JOINED:
                 joined.setdefault(step - JOINED, s)
-        if len(joined) == self.size:
+        if (seq, 0) in keys:
+            return "begun"  # served first: a rank may have run it just before it joined
+        if len(joined) == self.size and seq >= max(joined.values()):
             return "all joined"
-        return (seq, 0) in keys and "begun"
+        return None
 
     def _serve(self, seq, header):
         """Run collective ``seq`` (as its first message describes it) giving nothing."""
@@ -255,7 +263,7 @@ class Communicator:
         except AbortedError as e:
             raise CollectiveError(str(e)) from None
         except TimeoutError:
-            raise CollectiveError(
+            raise (RanksChangedError if self.elastic else CollectiveError)(
                 f"{name}: rank {self.rank} waited {self.timeout:g} s for rank "
                 f"{(self.rank - 1) % self.size}, which did not run it (stopped, or gone)"
             ) from None
