@@ -628,7 +628,7 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
                     output.say("every rank exited and none is started again; stopping")
                     return 1
                 if not finished:  # ranks that finished leave: no generation after them
-                    _say_generation(driver.step(), output)
+                    _say_generation(driver.step(), driver.slots(), output)
                 elif set(driver.slots()) <= finished or set(ranks) <= finished:
                     return 0  # the last generation's ranks are done (any left never joined), or all are
                 if any(c.job == "scheduler" and c.process.poll() is not None for c in children):
@@ -644,9 +644,10 @@ def _supervise_elastic(children, start, address, job, limits, output, signals):
             membership.forget(client, job)
 
 
-def _say_generation(generation, output):
+def _say_generation(generation, slots, output):
+    """Say a newly published generation (``slots``: its members' slots), if any."""
     if generation is not None:
-        slots = ", ".join(m.split(".")[0] for m in generation.members)
+        slots = ", ".join(map(str, slots))
         state = "" if generation.ready else " (fewer than --min-np: waiting for more)"
         count = len(generation.members)
         output.say(f"elastic generation {generation.number}: {count} rank(s), slots {slots}{state}")

@@ -151,7 +151,7 @@ def _join_elastic(job: _Job) -> None:
             "`daskflow launch --np N --min-np M script.py`"
         )
     slot = job.place["rank"]  # the launcher's slot; the rank comes from each generation
-    job.ident = f"{slot}.{secrets.token_hex(4)}"
+    job.ident = membership.ident(slot, secrets.token_hex(4))
     job.client.subscribe_topic(membership.topic(job.name), lambda event: _announced(job, event[1]))
     membership.register(job.client, job.name, job.ident, slot, job.host)
     _enter(job, after=0)
@@ -185,7 +185,7 @@ def _announced(job: _Job, record) -> None:
             job.latest = announced
         ring, communicator = job.generation, job.communicator
     if ring is not None and announced.number > ring.number and announced.drops_any_of(ring.members):
-        lost = sorted(m.split(".")[0] for m in ring.members if m not in announced.members)
+        lost = sorted(str(membership.slot_of(m)) for m in ring.members if m not in announced.members)
         communicator.transport.abandon(
             f"the job's ranks changed: slot(s) {', '.join(lost)} lost (generation {announced.number})"
         )

@@ -82,7 +82,7 @@ class Driver:
 
     def slots(self) -> list[int]:
         """The slots of the current generation's members."""
-        return [int(m.split(".")[0]) for m in (self.generation.members if self.generation else ())]
+        return [membership.slot_of(m) for m in (self.generation.members if self.generation else ())]
 
     def _check_enough(self, count: int) -> None:
         if count >= self.min_np or self.generation is None:

@@ -71,6 +71,16 @@ class Generation:
         return any(m not in self.members for m in members)
 
 
+def ident(slot: int, tag: str) -> str:
+    """A member's ident: its slot and a tag of its process (a restarted slot is a new member)."""
+    return f"{slot}.{tag}"
+
+
+def slot_of(member: str) -> int:
+    """The slot of member ``member`` (an :func:`ident`)."""
+    return int(member.split(".", 1)[0])
+
+
 def topic(job: str) -> str:
     """The Dask event topic on which the driver announces ``job``'s generations."""
     return f"{PREFIX}-{job}"
@@ -139,14 +149,12 @@ def _form(client, job, ident, host, secret, generation, deadline) -> Communicato
                 if where is not None:
                     transport.peers[rank] = tuple(where)
                     continue
-                latest = current(client, job)
-                if latest is not None and latest.number != generation.number:
+                if _replaced(client, job, generation):
                     transport.close()
                     return None
                 _check(deadline, job, f"member {other} of generation {generation.number}")
                 time.sleep(POLL)
-        latest = current(client, job)  # replaced just as it formed: the others may have given it up
-        if latest is not None and latest.number != generation.number:
+        if _replaced(client, job, generation):  # just as it formed: the others may have given it up
             transport.close()
             return None
     except BaseException:
@@ -154,6 +162,11 @@ def _form(client, job, ident, host, secret, generation, deadline) -> Communicato
         raise
     place = generation.place(ident)
     return Communicator(place["rank"], place["size"], transport, elastic=True)
+
+
+def _replaced(client, job, generation) -> bool:
+    latest = current(client, job)
+    return latest is not None and latest.number != generation.number
 
 
 def _joinable(ident: str, after: int):
