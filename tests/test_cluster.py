@@ -476,7 +476,7 @@ def test_asynchronous_dispatch_pipelines_op_only_steps(cluster):
         np.testing.assert_array_equal(sess.run(v), np.full(3, 21.0))
 
 
-def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
+def test_gpu_devices_run_on_the_workers_offering_them():
     from dask.utils import key_split
 
     with tf.local_cluster(ps=1, workers=1, gpu_workers=1, processes=False) as gpu_cluster:
@@ -495,9 +495,39 @@ def test_gpu_devices_run_on_workers_offering_a_gpu_resource():
             # /job:worker/device:GPU:0: one replica per worker task with a GPU, here one.
             assert list(graph.layers) == ["worker-gpu0-s0/0", "worker-gpu0-s0/0-out"]
             layer = graph.layers["worker-gpu0-s0/0"]
-            assert layer.annotations["resources"] == {"GPU": 1}
+            # Restricted to its worker, holding no Dask resource while it waits for inputs.
+            assert layer.annotations["workers"] == [sess.runtime.addresses()["worker-1"]]
+            assert "resources" not in layer.annotations
             # The dashboard names a task by key_split: the worker, its GPU and what the task does.
             assert {key_split(k) for k in layer} == {"worker_1_gpu0 step"}
+
+
+def _slowly(value):
+    time.sleep(1.0)
+    return value
+
+
+def test_pipelined_steps_on_a_gpu_never_wait_on_each_other_for_the_device():
+    # With steps in flight, the second step's GPU task can be ready first: the first one
+    # waits for the initializer's values through Dask (a slow initializer, still running),
+    # the second for the first one's pushed values. Holding the GPU as a Dask resource
+    # while it waited, the second step starved the first (the run hung).
+    with tf.local_cluster(ps=1, workers=0, gpu_workers=1, processes=False) as gpu_cluster:
+        with tf.device("/job:ps/task:0"):
+            start = tf.py_func(_slowly, [tf.ones([4, 2])], tf.float32)
+            w = tf.Variable(tf.reshape(start, [4, 2]), name="w")
+        x = tf.constant(np.ones((3, 4), np.float32))
+        with tf.device("/job:worker/device:GPU:0"):
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))  # its gradient reads the GPU's product
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        config = tf.ConfigProto(async_dispatch=2, operation_timeout_in_ms=10_000)
+        with tf.Session(gpu_cluster, config=config) as sess:
+            sess.run(w.initializer)  # returns before it has run
+            for _ in range(6):
+                sess.run(train)
+            # Weights all c: x @ w is 4c everywhere, the gradient 3 rows * 2 * 4c = 24c, so each
+            # step multiplies the weights by 1 - 0.01 * 24.
+            np.testing.assert_allclose(sess.run(w), np.full((4, 2), 0.76**6), rtol=1e-5)
 
 
 def test_a_cluster_step_past_its_deadline_is_tf1s_error_and_changes_nothing(cluster):

@@ -201,7 +201,6 @@ class Lowered:
         self._updated = tuple(u.name for u in executable.updates)
         staleness = config.replication.max_staleness
         self._stage = {p.key: p.stage for p in plan.partitions}
-        self._continues = {p.key for p in plan.partitions if p.continues}
         self._templates = [
             t
             for program, task in zip(executable.programs, executable.tasks)
@@ -619,19 +618,12 @@ class Lowered:
         return address
 
     def _annotations(self, inst, address):
-        return {
-            "workers": [address],
-            "allow_other_workers": False,
-            # An instance waiting for its inputs keeps its resources (a GPU): run
-            # earlier stages first, so it never waits on one queued behind itself.
-            "priority": -self._stage[inst.part],
-            # A piece of a cut partition waits for the piece before, on its GPU: it may be
-            # ready first (that one waits for values from elsewhere), so it holds none.
-            **({"resources": {"GPU": 1}} if self._holds_gpu(inst) else {}),
-        }
-
-    def _holds_gpu(self, inst):
-        return self.placement[inst.name][1] and inst.part not in self._continues
+        # No Dask resource for a GPU: Dask takes one as the task starts and keeps it while the
+        # task waits for its inputs, so a task ready first (a later step's, with steps in
+        # flight; a later piece of a cut partition) would hold the device its producer waits
+        # for. The worker restriction places it; the data orders the work on the device.
+        # Earlier stages first: a task's inputs come from earlier stages.
+        return {"workers": [address], "allow_other_workers": False, "priority": -self._stage[inst.part]}
 
     # -- results ---------------------------------------------------------------------------
     def fetched_variables(self, variables) -> list:
