@@ -339,7 +339,9 @@ def test_a_partition_waits_no_longer_than_the_operation_timeout(cluster):
         # Drop what the worker partition sends, as if its worker had vanished.
         for template in lowered._templates:
             template.sends.clear()
-        with pytest.raises(Exception, match="waited 0.3 s for the results of partition worker-0"):
+        with pytest.raises(
+            tf.errors.DeadlineExceededError, match="waited 0.3 s for the results of partition worker-0"
+        ):
             sess.run(z)
 
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from dask.utils import parse_timedelta
 
+from ...errors import DeadlineExceededError
 from ..defaults import setting
 
 logger = logging.getLogger(__name__)
@@ -125,9 +126,12 @@ class Mailbox:
             self._discarded[key] = monotonic()  # nobody waits for it now: drop it when it comes
             if isinstance(e, asyncio.CancelledError):
                 raise
-            raise TimeoutError(
+            # TF1's error for a blocking operation past operation_timeout_in_ms.
+            raise DeadlineExceededError(
+                None,
+                None,
                 f"waited {timeout:g} s for the results of partition {key[2]}, which did not come "
-                "(ConfigProto(operation_timeout_in_ms=...) sets this limit)"
+                "(ConfigProto(operation_timeout_in_ms=...) sets this limit)",
             ) from None
         finally:
             self._waiting.pop(key, None)
