@@ -154,6 +154,27 @@ def test_a_copy_made_after_its_sender_gave_up_is_dropped(receiver, monkeypatch, 
 
 
 @pytest.mark.skipif(not bulk.in_place_enabled(), reason="Linux's process_vm_readv only")
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_message_taken_just_before_its_receiver_closes_is_acknowledged(in_place):
+    """A Horovod rank takes the last message of its last collective and shuts down at once:
+    its sender still hears that the message arrived (the close cut the answer off before)."""
+    arrived = []
+
+    def deliver_then_close(header, items, release):
+        release()
+        arrived.append(header)
+        r.close()  # the consumer is done: it closes before the reader thread answers
+
+    r = bulk.Receiver("127.0.0.1", deliver_then_close)
+    r.sessions.admit("p", CREDENTIALS)
+    try:
+        with dask.config.set({"daskflow.bulk-in-place": in_place}):
+            bulk.submit(r.where, {"kind": "mail"}, (np.ones(3),), CREDENTIALS).result(10)
+    finally:
+        r.close()
+    assert arrived == [{"kind": "mail"}]
+
+
 def test_only_a_receiver_on_this_machine_is_sent_addresses(receiver):
     # Another local process could listen under a remote receiver's name.
     r, _ = receiver

@@ -238,12 +238,20 @@ class Receiver:
         with self._lock:
             self._closed = True
             conns, self._conns = list(self._conns), set()
-        for s in [self._server, *filter(None, [self._local]), *conns]:
-            try:
-                s.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked on it
-            except OSError:
-                pass
+        for s in [self._server, *filter(None, [self._local])]:
+            _shut(s, socket.SHUT_RDWR)  # wakes the thread blocked on it
             s.close()
+        # Their readers close them: one that has just handed a message over still answers
+        # that it arrived (a consumer may close as soon as it has taken its last message).
+        for conn in conns:
+            _shut(conn, socket.SHUT_RD)
+
+
+def _shut(s: socket.socket, how: int) -> None:
+    try:
+        s.shutdown(how)
+    except OSError:  # not connected, or closed already
+        pass
 
 
 def _peer_name(conn: socket.socket) -> str:
