@@ -444,7 +444,8 @@ def _two_variables_graph():
 
 def _run_two_variables(target, steps, between=lambda: None):
     g, a, b, train = _two_variables_graph()
-    config = tf.ConfigProto(backup_variables=False)  # only pushes reach the reader: counted
+    # Only pushes reach the reader, counted: no copies, and no staged steps' words to start.
+    config = tf.ConfigProto(backup_variables=False, stage_next_step=False)
     with tf.Session(target, graph=g, config=config) as sess:
         sess.run([a.initializer, b.initializer, tf.train.get_global_step(g).initializer])
         for _ in range(3):

@@ -134,6 +134,14 @@ class StepOptions:
         :mod:`daskflow.runtime.steps_per_run`). Other runs take one step.
     async_dispatch : int, default 0
         Cluster sessions: steps that fetch only ops may run this many ahead.
+    stage_next_step : bool, default True
+        Cluster sessions: while a run's step runs, when the run before was of
+        the same fetches and feeds (a training loop), the next step of the same
+        kind waits on the workers (its tasks sent, reading this step's new
+        values); the next such run starts it with a word to each worker instead
+        of a submission through the scheduler. A run of anything else first
+        drops it, unstarted. Not with ``async_dispatch``, ``steps_per_run``,
+        deadlines, traces, fetched variables or a between-graph job.
 
     Examples
     --------
@@ -144,10 +152,12 @@ class StepOptions:
 
     steps_per_run: int = 1
     async_dispatch: int = 0
+    stage_next_step: bool = True
 
     def __post_init__(self):
         _whole_number(self, "steps_per_run", 1)
         _at_least_zero(self, "async_dispatch", int)
+        _fix(self, "stage_next_step", bool(self.stage_next_step))
 
 
 @dataclass(frozen=True)

@@ -109,20 +109,26 @@ class BackupSchedule:
         (``copies``: the variables' current copies)."""
         if not self.on:
             return False
-        if updated:
-            self.updating += 1
+        due = self.would_be_due(n, updated, copies)
+        self.updating += bool(updated)
+        if due:
+            self.busy, self.flush_owed = 0.0, True
+            self.taken += 1
+        return due
+
+    def would_be_due(self, n, updated, copies) -> bool:
+        """What :meth:`due` would answer now, counting nothing (a staged step asks at its start)."""
+        if not self.on:
+            return False
         # The 1st, 2nd, 4th, ... updating step: the work lost stays under half of that done
         # while the window has not yet passed (a ps lost early would go back to the start).
-        doubling = bool(updated) and self.updating & (self.updating - 1) == 0
-        if (
+        updating = self.updating + 1
+        doubling = bool(updated) and updating & (updating - 1) == 0
+        return bool(
             (self.every and n % self.every == 0)
             or (self.secs and (self.busy >= self.secs or doubling))
             or (self.secs and any(name not in copies for name in updated))
-        ):
-            self.busy, self.flush_owed = 0.0, True
-            self.taken += 1
-            return True
-        return False
+        )
 
     def ran(self, start, end) -> None:
         """Count a finished step, from ``start`` to ``end`` (``time.perf_counter()``), towards

@@ -15,6 +15,7 @@ gathers only the fetched values.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import itertools
 import logging
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import dask
+import numpy as np
 
 from ...client.run_metadata import message_class
 from ...errors import DeadlineExceededError, FailedPreconditionError, OpError
@@ -35,7 +37,7 @@ from .. import dask_compat, steps_per_run
 from ..checkpoint import read_variable, shard_groups, shard_records, write_shard
 from ..interface import make_executable, placement_of
 from ..wire import bulk
-from ..wire.rendezvous import UpstreamFailedError, post
+from ..wire.rendezvous import Failed, UpstreamFailedError, post, post_now
 from ..worker.programs import ProgramRegistry, TracedPrograms
 from . import between_graph, lineage, memory, plugins, recovery, scope, sources, traced
 from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task, place, scheduler_identity
@@ -47,6 +49,10 @@ from .variables import Change, VariableTable
 logger = logging.getLogger(__name__)
 
 REFRESH = 2.0  # seconds between looks at the cluster's membership
+START = np.True_  # the word that starts a staged step's task (numeric: it goes by bulk)
+DROPPED = Failed("session", discarded=True)  # the word that ends one, unstarted
+WORD_WAIT = 0.01  # seconds a run waits for its staged step's words to be sent
+WORD_TIMEOUT = 2.0  # seconds a dropped step's words may take (a worker that left takes none)
 # Seconds past a run's deadline before the session itself ends the step: a partition's loops
 # stop at the deadline on their worker, with a more precise error than ours.
 DEADLINE_GRACE = 1.0
@@ -125,6 +131,8 @@ class ClusterRuntime:
         self._left = False  # a worker left since the copies were last looked for
         self._losses = 0  # workers lost since a step last finished (_recover)
         self._pending: collections.deque = collections.deque()
+        self._staged = None  # the next step, waiting on the workers for its run (_stage_next)
+        self._previous = None  # the plan of the run before (a loop runs one plan again and again)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
@@ -141,6 +149,12 @@ class ClusterRuntime:
     def variables(self) -> dict:
         """Variable name -> :class:`.held.Held`, where its current value is (read only)."""
         return self.table.values
+
+    @property
+    def staged_step(self) -> int | None:
+        """The number of the step waiting on the workers for the next run of its kind
+        (``ConfigProto(stage_next_step=True)``), or None."""
+        return None if self._staged is None else self._staged.n
 
     @property
     def lowered(self) -> Mapping:
@@ -270,18 +284,28 @@ class ClusterRuntime:
         self.sync()
         start = time.perf_counter()
         pending = None
+        stages = self._stages(lowered, steps, at)
+        self._previous = lowered
         while True:
             try:
-                pending = self._submit(lowered, feed_values, steps=steps, at=at)
+                pending = self._started(lowered, feed_values, stages)
+                pending = pending or self._submit(lowered, feed_values, steps=steps, at=at)
                 pending.start = start  # a recovered step's wall time includes the pause
+                if stages:
+                    self._staged = self._submit(lowered, None, after=pending)
                 fetched = self._finish(pending)
                 break
             except recovery.WorkerLost as lost:
+                self._drop_staged()
                 self._recover(lost)  # then run the step again
             except OpError as e:
+                self._drop_staged()
                 if steps == 1 or pending is None:  # pending: a run that was never submitted
                     raise
                 raise self._run_failed(pending, e) from e
+            except BaseException:
+                self._drop_staged()
+                raise
         self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
@@ -289,6 +313,64 @@ class ClusterRuntime:
     def _steps_one_by_one(self, executable, feed_values, steps):
         """Several steps of a between-graph session, one submission each."""
         return steps_per_run.one_by_one(lambda: self.step(executable, feed_values), steps)
+
+    # -- the next step staged on the workers (ConfigProto(stage_next_step=True)) ---------------
+    def _stages(self, lowered, steps, at) -> bool:
+        """Whether this run also sends the next step of its kind to wait on the workers: a
+        plain one-step run of the plan the run before ran too (a loop)."""
+        staging = (
+            self.config.steps.stage_next_step
+            and lowered is self._previous
+            and steps == 1
+            and at is None
+            and lowered.executable.trace is None
+            and self.shared_job is None
+            and not lowered.fetches_variables
+            and not self._left
+        )
+        if not staging:
+            self._drop_staged()
+        return staging
+
+    def _started(self, lowered, feed_values, stages):
+        """The staged step, started with ``feed_values``; None where there is none to start
+        (or it is of another plan, or due to copy the variables: dropped)."""
+        staged, self._staged = self._staged, None
+        if staged is None:
+            return None
+        schedule, updated = self.backup_schedule, lowered.updated()
+        late = schedule.would_be_due(staged.n, updated, self.table.copies) and not staged.copies
+        if not stages or staged.lowered is not lowered or late:  # late: due since it was staged
+            self._drop(staged)
+            return None
+        try:
+            posts = lowered.feed_posts(staged.staged.posts, feed_values)
+            if posts:  # before anything is sent: a value too big would push its worker over
+                memory.check_posts(posts, self._room, self.addresses(), lowered.executable.feeds)
+        except BaseException:
+            self._drop(staged)
+            raise
+        schedule.due(staged.n, updated, self.table.copies)  # counted; the step has copies where due
+        words = [post(self.client, sent.address, sent.box, sent.value) for sent in posts]
+        words += [post(self.client, address, gate, START) for address, gate in staged.staged.gates]
+        # Out before this thread stages the next step: its sender threads would wait for the GIL.
+        concurrent.futures.wait([w for w in words if w is not None], timeout=WORD_WAIT)
+        self.table.pushed.update(staged.staged.pushes)
+        staged.change = self.table.change(lowered.updated())  # as before this step, now
+        return staged
+
+    def _drop_staged(self):
+        staged, self._staged = self._staged, None
+        if staged is not None:
+            self._drop(staged)
+
+    def _drop(self, staged):
+        """Tell a staged step's waiting tasks it will not run: they end, doing nothing."""
+        here = set(self._known[0].values())  # a worker that left has no tasks to end
+        waiting = [(f.address, f.box) for f in staged.staged.posts] + staged.staged.gates
+        # There before what comes next: a close revokes the session's credentials.
+        post_now(self.client, [(a, box) for a, box in waiting if a in here], DROPPED, WORD_TIMEOUT)
+        self._retired.append(staged)  # its futures go after the next submission
 
     def _run_failed(self, pending, error):
         """A run of several steps failed in step k: keep the k steps before it where every
@@ -389,6 +471,7 @@ class ClusterRuntime:
 
     def _drop_plan(self, lowered):
         """Take a plan no step will use again off the workers, its credentials with it."""
+        self._drop_staged()
         bulk.CLIENT_SESSIONS.dismiss(lowered.plan_id)
         name = scope.programs_prefix(self.token) + lowered.plan_id
         names = [plugin for plugin in (f"{name}-traced", name) if plugin in self._registries]
@@ -456,7 +539,9 @@ class ClusterRuntime:
             except recovery.WorkerLost as lost:
                 self._replay(lost) if self._pending else self._recover(lost)
 
-    def _submit(self, lowered, feed_values, only=None, steps=1, at=None):
+    def _submit(self, lowered, feed_values, only=None, steps=1, at=None, after=None):
+        """Submit a step; ``after``: stage it instead, to read the values step ``after`` (a
+        submitted one) makes, its tasks waiting for :meth:`_started`."""
         limit_ms = None
         if at is not None:  # what is left of the run's deadline (a recovery took some)
             limit_ms = int((at - time.monotonic()) * 1000)
@@ -474,7 +559,12 @@ class ClusterRuntime:
             table.pushed.clear()  # one of the same name would come back with an empty cache
             names_of = {a: name for name, a in self._known[0].items()}
             recovery.forget_lost_copies(self.client, table, self.backup_schedule, names_of)
-        if self.shared_job is not None:  # the ps sends its copies where these name, when due
+        values = table.values
+        if after is not None:  # counted as it starts (_started), but made with copies if due now
+            due = self.backup_schedule.would_be_due(n, updated, table.copies)
+            backups = recovery.backup_workers(self._known[0]) if due else None
+            values = {**values, **lowered.new_values(after.n, after.futures)}
+        elif self.shared_job is not None:  # the ps sends its copies where these name, when due
             backups = recovery.backup_workers(self._known[0]) if self.backup_schedule.on else None
         elif self.backup_schedule.due(n, updated, table.copies):
             backups = recovery.backup_workers(self._known[0])
@@ -484,12 +574,14 @@ class ClusterRuntime:
         held_by = {table.homes.get(name) for name, _ in read} - {None}  # a fetch's holder may leave too
         if gone := held_by - addresses.keys():  # a run that only reads runs no partition there to notice
             raise recovery.WorkerLost(gone)
+        staged = after is not None
         step = lowered.graph(
-            first, feed_values, table.values, addresses, backups, table.pushed, only, steps, limit_ms
+            first, feed_values, values, addresses, backups, table.pushed, only, steps, limit_ms, staged
         )
-        if step.posts:  # before anything is sent: a value too big would push its worker over
+        if step.posts and not staged:  # before anything is sent: a value too big would push its worker over
             memory.check_posts(step.posts, self._room, addresses, lowered.executable.feeds)
-        table.pushed.update(step.pushes)
+        if not staged:  # a staged step's pushes count once it starts
+            table.pushed.update(step.pushes)
         items = item_tasks({name: held for name, held in read if name not in step.prior})
         keys = step.wanted + [t.key for t in items.values()]  # submitted with the step: one a run
         keys += step.variable_keys
@@ -501,7 +593,7 @@ class ClusterRuntime:
             for name, held in read
         ]
         read += [futures[key] for key in step.variable_keys]
-        for sent in step.posts:  # after the graph: the scheduler's part comes first
+        for sent in () if staged else step.posts:  # after the graph: the scheduler's part comes first
             post(self.client, sent.address, sent.box, sent.value)
         self._retired.clear()
         awaited = [f for k, f in futures.items() if k not in step.optional]
@@ -516,7 +608,19 @@ class ClusterRuntime:
         used = {addresses[name]: name for name in names if name in addresses}
         change = table.change(updated)
         return _Pending(
-            lowered, n, futures, awaited, fetch, change, start, feed_values, used, steps=steps, at=at
+            lowered,
+            n,
+            futures,
+            awaited,
+            fetch,
+            change,
+            start,
+            feed_values,
+            used,
+            steps=steps,
+            at=at,
+            staged=step if staged else None,
+            copies=bool(backups),
         )
 
     def _finish(self, pending):
@@ -847,6 +951,7 @@ class ClusterRuntime:
 
     def read_checkpoint(self, files):
         """Read every variable's file on the worker its device names; swap them in only if all read."""
+        self._drop_staged()  # it would read the values these replace
         self.sync()
         if self.shared_job is not None:
             return between_graph.read_checkpoint(self, files)
@@ -877,6 +982,7 @@ class ClusterRuntime:
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""
+        self._drop_staged()
         self._pending.clear()
         self._retired.clear()
         self._sources.clear()
@@ -978,6 +1084,8 @@ class _Pending:
     replica: int | None = None  # the replica it runs alone (ConfigProto(independent_replicas=True))
     steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number
     at: float | None = None  # the run's deadline (time.monotonic()), or None
+    staged: object = None  # a staged step's StepGraph (its feeds to post and gates to open)
+    copies: bool = False  # whether it copies its new values for recovery (BackupSchedule)
 
 
 def _register(client, plugin):

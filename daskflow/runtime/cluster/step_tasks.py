@@ -121,6 +121,16 @@ class Post:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedLater:
+    """A feed of a staged step: posted once the run that starts it gives its value."""
+
+    address: str  # the reading worker's
+    box: MailKey  # where the reader takes it from
+    index: int  # which feed
+    replica: int | None  # the replica whose share it is (None: the whole value)
+
+
+@dataclass(frozen=True, slots=True)
 class Pushes:
     """Where a variable's new value was pushed: readers find it in their caches."""
 
@@ -147,6 +157,9 @@ class StepGraph:
     # A run of several steps: variable name -> key of the task holding its value as the
     # last step starts (fetched variables the run updates).
     prior: dict = dataclasses.field(default_factory=dict)
+    # A staged step: (address, mailbox key) of each instance reading no other's results, where
+    # it waits for the word to start (its feeds are FeedLater in ``posts``).
+    gates: list = dataclasses.field(default_factory=list)
 
 
 class Lowered:
@@ -367,6 +380,7 @@ class Lowered:
         only=None,
         rounds=1,
         limit_ms=None,
+        staged=False,
     ):
         """Step ``n``'s :class:`StepGraph`.
 
@@ -387,6 +401,11 @@ class Lowered:
         program once per step (:func:`..worker.programs.run_loop`); the keys are the last step's,
         and so are the fetches and new values. ``limit_ms``: the step's deadline
         (``RunOptions(timeout_in_ms)``), which each partition's loops check.
+
+        ``staged``: a step sent before its run (``feed_values`` unused), whose tasks wait on
+        their workers (``ConfigProto(stage_next_step=True)``): each feed is a :class:`FeedLater`
+        in ``posts`` and each instance reading no other's results has a gate in ``gates``;
+        :meth:`feed_posts` gives the feeds' posts.
         """
         limit = {"limit_ms": limit_ms} if limit_ms else {}
         absent = {
@@ -409,11 +428,17 @@ class Lowered:
         last = n + rounds - 1
         layers, posts, pushes, fetched, prior = {}, [], {}, {}, {}
         trace = self.executable.trace  # a traced step's token (Session.run with a trace level)
-        read = _Reading(variables, pushed or {}, feed_values, posts, self.session, addresses)
+        read = _Reading(variables, pushed or {}, feed_values, posts, self.session, addresses, staged)
+        gates = []
         for t in self._templates:
             if t.inst.name in absent:
                 continue
             here = self._address(t.inst.name, addresses)
+            kwargs = limit
+            if staged and not any(type(a) in _FROM_THE_STEP for a in t.args):
+                gate = MailKey(self.plan_id, n, "start", t.inst.name)
+                gates.append((here, gate))
+                kwargs = {**limit, "gate": gate}
             if rounds == 1:
                 args = [self._arg(t.inst, a, n, read, here, absent) for a in t.args]
             else:
@@ -454,7 +479,7 @@ class Lowered:
                     trace,
                     shared,
                     *args,
-                    **limit,
+                    **kwargs,
                 )
             else:
                 loop = self._loop(t, n, rounds, read, here, addresses, absent, takers, prior)
@@ -479,7 +504,7 @@ class Lowered:
         optional = {self.task_key(t.inst, last) for t in self._templates if t.inst.name in self.optional}
         fetch_keys = [fetched[name] for name in self._fetch_names]
         graph = HighLevelGraph(layers, {name: set() for name in layers})
-        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes, variable_keys, prior)
+        return StepGraph(graph, wanted, optional, fetch_keys, posts, pushes, variable_keys, prior, gates)
 
     def _reader_sends(self, t, n, addresses, absent) -> list:
         """The sends of ``t``'s results to the instances reading them, in step ``n``."""
@@ -569,7 +594,16 @@ class Lowered:
             tasks[key] = Task(key, take, key, box, u.index, self.timeout)
         return tasks
 
+    def feed_posts(self, later, feed_values) -> list:
+        """The :class:`Post` of each :class:`FeedLater` of a staged step, for the
+        ``feed_values`` of the run starting it."""
+        return [Post(f.address, f.box, self._feed(f.index, feed_values, f.replica)) for f in later]
+
     def _arg(self, inst, arg, n, read, here, absent=()):
+        if type(arg) is FedArg and read.staged:
+            box = MailKey(self.plan_id, n, f"feed-{arg.index}", inst.name)
+            read.posts.append(FeedLater(here, box, arg.index, inst.replica if arg.split else None))
+            return Recv(box)
         if type(arg) is FedArg:
             value = self._feed(arg.index, read.feed_values, inst.replica if arg.split else None)
             if not posts_directly(value):
@@ -626,6 +660,11 @@ class Lowered:
         return {"workers": [address], "allow_other_workers": False, "priority": -self._stage[inst.part]}
 
     # -- results ---------------------------------------------------------------------------
+    @property
+    def fetches_variables(self) -> bool:
+        """Whether a run fetches variables' values themselves (read as the step starts)."""
+        return bool(self._fetched_variables)
+
     def fetched_variables(self, variables) -> list:
         """``[(name, Held)]`` of the variables the step fetches, as it starts, in fetch order."""
         if self.shared_job is not None:  # read where they live (StepGraph.variable_keys)
@@ -693,6 +732,7 @@ class _Reading:
     posts: list  # Post of each feed sent straight to its worker
     session: str
     addresses: dict  # worker name -> address
+    staged: bool = False  # a step sent before its run: feeds come later (FeedLater)
 
     def variable(self, name, address):
         """The current value of ``name`` as a task on ``address`` reads it."""
@@ -703,6 +743,9 @@ class _Reading:
             _, step, _ = key  # the values task's key (lineage.values_key): the step that made it
             return Pushed(cache_name(self.session, name), step, key, pushes.home, index, pushes.encoded)
         return held.arg()
+
+
+_FROM_THE_STEP = (FedArg, ReceivedArg, GatheredArg)  # what a staged step's instance waits for anyway
 
 
 def _compressible(variable_op) -> bool:

@@ -149,9 +149,13 @@ class Mailbox:
         return len(self._box) + len(self._discarded)
 
     def clear(self, prefix: str) -> None:
-        """Drop what is left for a plan (a failed step's undelivered values)."""
+        """Drop what is left for a plan (a failed step's undelivered values); its tasks still
+        waiting (a staged step's) stop."""
         for key in [k for k in self._box if k[0] == prefix]:
             self._drop(key)
+        for key, waiter in list(self._waiting.items()):
+            if key[0] == prefix:
+                waiter.cancel()
         for table in (self._discarded, self._expired, self._taken):
             for key in [k for k in table if k[0] == prefix]:
                 del table[key]

@@ -118,13 +118,20 @@ class Received(tuple):
 @final
 @dataclass(frozen=True)
 class Failed:
-    """Sent in place of results by a partition that raised."""
+    """Sent in place of results by a partition that raised; ``discarded``: by one of a staged
+    step that the session dropped instead of starting (no error: nothing ran)."""
 
     producer: str
+    discarded: bool = False
 
 
 class UpstreamFailedError(RuntimeError):
     """A partition could not run because one it reads from failed."""
+
+
+class StepDiscardedError(Exception):
+    """A staged step that its session dropped before it started: its tasks end with nothing
+    done, and tell their consumers so."""
 
 
 def install(worker: Worker, state: WorkerEnd) -> None:
@@ -358,6 +365,8 @@ async def receive_args(
 
 def unless_failed(value: Any) -> Any:
     if type(value) is Failed:
+        if value.discarded:
+            raise StepDiscardedError(value.producer)
         raise UpstreamFailedError(f"partition {value.producer} failed, so this step cannot finish")
     if type(value) is trust.TooLarge:
         raise ResourceExhaustedError(None, None, value.message)
@@ -529,6 +538,14 @@ async def take(
     return tuple(results[i] for i in index) if type(index) is tuple else results[index]
 
 
+async def opened(worker: Worker, state: WorkerEnd, task_key: tuple, gate: MailKey) -> None:
+    """Wait for the session's word to start a staged step (:class:`StepDiscardedError` if it
+    dropped the step instead), however long its user takes to run it."""
+    if not state.mailbox.ready(gate):
+        release_slot(worker, task_key)
+    unless_failed(await state.mailbox.take(gate, None))
+
+
 async def _deliver(
     worker: Worker, address: str, key: MailKey, payload: Results, credentials: trust.Credentials | None
 ) -> None:
@@ -643,9 +660,12 @@ async def _push_in_background(
         logger.warning("daskflow could not push variables %s to %s", names, address)
 
 
-async def fail_consumers(worker: Worker, state: WorkerEnd, producer: str, sends: Sequence[Send]) -> None:
-    """Tell every consumer ``producer`` failed (best effort: it is failing already)."""
-    for delivery in send_results(worker, state, Failed(producer), sends):
+async def fail_consumers(
+    worker: Worker, state: WorkerEnd, producer: str, sends: Sequence[Send], discarded: bool = False
+) -> None:
+    """Tell every consumer ``producer`` failed, or its step was ``discarded`` (best effort:
+    it is ending already)."""
+    for delivery in send_results(worker, state, Failed(producer, discarded), sends):
         try:
             await delivery
         except Exception:  # noqa: BLE001 - its consumer's worker is gone or unreachable
@@ -660,8 +680,9 @@ def posts_directly(value: object) -> bool:
     return getattr(value, "nbytes", 0) >= DIRECT_FEED_BYTES
 
 
-def post(client: Client, address: str, key: MailKey, value: Any) -> None:
-    """From the client, put ``value`` in a worker's mailbox (without waiting).
+def post(client: Client, address: str, key: MailKey, value: Any) -> concurrent.futures.Future | None:
+    """From the client, put ``value`` in a worker's mailbox (without waiting); the bulk
+    send's future where it goes by bulk (done once the worker has it), else None.
 
     Fed batches go this way instead of inside the task graph, which would
     carry them through the scheduler: one hop and two copies more. Where the
@@ -672,8 +693,30 @@ def post(client: Client, address: str, key: MailKey, value: Any) -> None:
     if where is not None and credentials is not None and bulk.eligible((value,)):
         sent = bulk.submit(where, _mail(key, single=True), (value,), credentials)
         sent.add_done_callback(lambda done: _post_again(done, client, address, key, value))
-        return
+        return sent
     dask_compat.call_soon(client, _post, client, address, key, value)
+    return None
+
+
+def post_now(client: Client, boxes: Sequence[tuple[str, MailKey]], value: Any, timeout: float) -> None:
+    """:func:`post` ``value`` to each ``(worker address, key)`` of ``boxes`` at once, waiting
+    until the workers have it, or ``timeout`` seconds (then logged: a worker that left takes
+    nothing)."""
+    if boxes:
+        dask_compat.run_on_loop(client, _post_within, client, boxes, value, timeout)
+
+
+async def _post_within(
+    client: Client, boxes: Sequence[tuple[str, MailKey]], value: Any, timeout: float
+) -> None:
+    posts = [_post(client, address, key, value) for address, key in boxes]
+    try:
+        await asyncio.wait_for(asyncio.gather(*posts), timeout)
+    except asyncio.TimeoutError:
+        where = sorted({address for address, _ in boxes})
+        logger.warning(
+            "daskflow could not reach all of %s in %g s to tell them a step was dropped", where, timeout
+        )
 
 
 def _post_again(

@@ -88,7 +88,7 @@ class ProgramRegistry(WorkerPlugin):
 
 
 async def run_program(
-    task_key, program_id, replica, mode, sends, timeout, trace, shared, *args, limit_ms=None
+    task_key, program_id, replica, mode, sends, timeout, trace, shared, *args, limit_ms=None, gate=None
 ):
     """The task a partition instance runs on its worker.
 
@@ -102,11 +102,18 @@ async def run_program(
     :class:`.between_graph.SharedWrite` when the instance reads or updates a job's
     shared variables (else None): it reads the newest values, and an update
     writes its results under the job's lock (:mod:`.between_graph`). ``limit_ms``: the
-    step's deadline, from now (TF1's ``timeout_in_ms``): its loops check it.
+    step's deadline, from now (TF1's ``timeout_in_ms``): its loops check it. ``gate``: the
+    mailbox key of the session's word to start, for a staged step (else None): the task
+    waits for it; a step the session drops ends here, and so do its consumers.
     """
     run = await _Instance.start(task_key, program_id, replica, mode, timeout, trace, sends, limit_ms)
     try:
+        if gate is not None:
+            await rendezvous.opened(run.worker, run.state, task_key, gate)
         results, early, _ = await run.round(task_key[1], sends, args, shared)
+    except rendezvous.StepDiscardedError:
+        await rendezvous.fail_consumers(run.worker, run.state, run.key, sends, discarded=True)
+        return
     except Exception as e:
         await run.failed(e, sends)
         raise
@@ -123,7 +130,10 @@ async def take(task_key, box, index, timeout):
     round trip through the scheduler.
     """
     worker = get_worker()
-    return await rendezvous.take(worker, state_of(worker).mailbox, task_key, box, index, timeout)
+    try:
+        return await rendezvous.take(worker, state_of(worker).mailbox, task_key, box, index, timeout)
+    except rendezvous.StepDiscardedError:  # a staged step, dropped: nothing to hold
+        return None
 
 
 async def run_loop(

@@ -1,0 +1,108 @@
+"""A loop's next step staged on the workers while its step runs (``ConfigProto(stage_next_step)``).
+
+The staged step's tasks wait on their workers for the next run of the same kind, which starts
+them with a word to each worker (and posts its feeds); a run of anything else drops them first.
+"""
+
+import numpy as np
+import pytest
+from distributed import Client
+
+import daskflow as tf
+from tests.clusters import module_cluster
+from tests.waiting import poll_for
+
+cluster = module_cluster(ps=1, workers=1, processes=False)
+
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
+
+def _counter():
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([3]), name="counter")
+    with tf.device("/job:worker/task:0"):
+        d = tf.placeholder(tf.float32, [3], name="d")
+        delta = d * 2.0
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    return v, d, bump
+
+
+def _staged(sess):
+    return sess.runtime.staged_step
+
+
+def _nothing_left_running(client):
+    poll_for(lambda: not any(client.processing().values()), 10, lambda: f"idle: {client.processing()}")
+
+
+def test_each_run_of_a_loop_starts_the_step_staged_by_the_one_before_with_its_own_feeds(cluster):
+    v, d, bump = _counter()
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        for k in range(1, 7):
+            sess.run(bump.op, {d: np.full(3, k, np.float32)})
+            if k >= 2:  # the second run of the loop on: the next step waits on the workers
+                assert _staged(sess) is not None
+        # 2 * (1 + ... + 6): every run's own feed, none twice, none lost.
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 42.0))
+
+
+def test_a_run_of_another_kind_drops_the_staged_step_unstarted(cluster):
+    v, d, bump = _counter()
+    one = {d: np.ones(3, np.float32)}
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            sess.run(bump.op, one)
+        assert _staged(sess) is not None
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 6.0))  # not 8: it never ran
+        assert _staged(sess) is None
+        _nothing_left_running(sess.runtime.client)  # its tasks ended, doing nothing
+        for _ in range(2):
+            sess.run(bump.op, one)
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 10.0))
+
+
+def test_a_failing_step_drops_the_staged_one_and_leaves_the_variables_as_before(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([3]), name="counter")
+    with tf.device("/job:worker/task:0"):
+        n = tf.placeholder(tf.int32, [None], name="n")
+        delta = tf.reshape(tf.cast(n, tf.float32), [3])  # fails on a feed of another size
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            sess.run(bump.op, {n: [1, 1, 1]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(bump.op, {n: [1, 2]})
+        assert _staged(sess) is None
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 3.0))
+        _nothing_left_running(sess.runtime.client)
+        for _ in range(2):
+            sess.run(bump.op, {n: [1, 1, 1]})
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 5.0))
+
+
+def test_closing_with_a_staged_step_ends_its_tasks(cluster):
+    v, d, bump = _counter()
+    with Client(cluster, set_as_default=False) as client:
+        sess = tf.Session(client)
+        sess.run(v.initializer)
+        for _ in range(3):
+            sess.run(bump.op, {d: np.ones(3, np.float32)})
+        assert _staged(sess) is not None
+        sess.close()
+        _nothing_left_running(client)
+
+
+def test_without_staging_each_run_is_its_own_submission(cluster):
+    v, d, bump = _counter()
+    with tf.Session(cluster, config=tf.ConfigProto(stage_next_step=False)) as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            sess.run(bump.op, {d: np.ones(3, np.float32)})
+            assert _staged(sess) is None
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 6.0))
