@@ -106,3 +106,32 @@ def test_without_staging_each_run_is_its_own_submission(cluster):
             sess.run(bump.op, {d: np.ones(3, np.float32)})
             assert _staged(sess) is None
         np.testing.assert_array_equal(sess.run(v), np.full(3, 6.0))
+
+
+def test_a_dropped_steps_replicas_end_their_aggregators_wait_quietly():
+    """Every replica of a dropped step tells the ps so: the aggregation ends with the first
+    word and the others' are taken too (asyncio logged each as an exception never retrieved)."""
+    import asyncio
+    import gc
+
+    from daskflow.runtime.wire import rendezvous
+    from daskflow.runtime.worker import arrivals
+    from daskflow.runtime.worker.state import WorkerState
+
+    keys = [("drop-test", 0, f"replica-{r}", "ps") for r in range(3)]
+    state = WorkerState()
+    for key in keys:
+        state.mailbox.put(key, rendezvous.Failed(key[2], discarded=True))
+    unretrieved = []
+
+    async def aggregate():
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unretrieved.append(context))
+        with pytest.raises(rendezvous.StepDiscardedError):
+            await arrivals.first(
+                state.mailbox, [rendezvous.FromReplicas(tuple(keys))], 3, 5.0, lambda **_: None
+            )
+        await asyncio.sleep(0)
+        gc.collect()
+
+    asyncio.run(aggregate())
+    assert unretrieved == []

@@ -88,8 +88,12 @@ async def in_arrival_order(mailbox, args, timeout):
             yield replica, values
     finally:
         for r, wait in enumerate(waits):
-            if r in done or wait.done():
-                continue  # its values were taken (a finished wait not yet yielded)
+            if r in done:
+                continue
+            if wait.done():  # its values were taken (a finished wait not yet yielded)
+                if not wait.cancelled():
+                    wait.exception()  # another replica's failure (or dropped step) is the one raised
+                continue
             wait.cancel()
             for p in positions:
                 mailbox.discard(args[p].keys[r])
