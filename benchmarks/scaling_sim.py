@@ -177,14 +177,24 @@ def _nbytes(x):
     return x.nbytes
 
 
-def measure(cluster, client, workers, shards, sync, compressed, steps, bucket_mb=None):
+def measure(
+    cluster, client, workers, shards, sync, compressed, steps, bucket_mb=None, in_flight=0, staged=True
+):
     """One setting: (seconds per step, bytes moved per step, the busiest ps's bytes in and out
-    per step, Usage)."""
+    per step, Usage, the slowest replica's compute per step). ``in_flight``:
+    ``ConfigProto(async_dispatch=...)``, steps submitted before the one before has ended;
+    ``staged``: ``ConfigProto(stage_next_step=...)``."""
     graph, init, train = build(workers, shards, sync)
     # The cluster has the most workers of any setting; a session sees its own (TF1's device filters).
     filters = ["/job:ps"] + [f"/job:worker/task:{i}" for i in range(workers)]
     buckets = {} if bucket_mb is None else {"send_bucket_bytes": int(bucket_mb * 2**20)}
-    config = tf.ConfigProto(device_filters=filters, **COMPRESSION[compressed], **buckets)
+    config = tf.ConfigProto(
+        device_filters=filters,
+        async_dispatch=in_flight,
+        stage_next_step=staged,
+        **COMPRESSION[compressed],
+        **buckets,
+    )
     with tf.Session(cluster, graph=graph, config=config) as sess:
         sess.run(init)
         for _ in range(3):
@@ -193,6 +203,7 @@ def measure(cluster, client, workers, shards, sync, compressed, steps, bucket_mb
         with usage:
             for _ in range(steps):
                 sess.run(train)
+            sess.sync()
         metrics = sess.step_metrics()[-steps:]
     moved = statistics.mean(m["bytes_between_workers"] for m in metrics)
     through = collections.Counter()  # (ps, direction) -> bytes per step: a link is full duplex
@@ -201,7 +212,20 @@ def measure(cluster, client, workers, shards, sync, compressed, steps, bucket_mb
             for end, way in ((sender, "out"), (receiver, "in")):
                 if end.startswith("ps-"):
                     through[end, way] += n / steps
-    return usage.wall / steps, moved, max(through.values(), default=0.0), usage
+    compute = statistics.mean(replica_compute(m["phases"]) for m in metrics)
+    return usage.wall / steps, moved, max(through.values(), default=0.0), usage, compute
+
+
+def replica_compute(phases):
+    """A step's compute on its slowest replica: the seconds the programs of its partition
+    instances ran (replica ``r``'s are named ``.../r``; a ps's have no ``/``), real kernels
+    and simulated products alike."""
+    per_replica = collections.Counter()
+    for instance, times in phases.items():
+        head, _, replica = instance.rpartition("/")
+        if head:
+            per_replica[replica] += times["computing"]
+    return max(per_replica.values(), default=0.0)
 
 
 def limits(usage, moved_per_s, ceiling, cores):
@@ -227,10 +251,24 @@ def run_setting(cluster, client, args, n, shards, mode, compressed, one, ceiling
         step, sent, cpu = sim_ranks.measure(n, compressed, args.steps, rate, args.batch // ROWS, ROWS)
         moved, busiest, use = n * 2 * sent, sent, {f"machine CPU ({cores} cores)": cpu}
     else:
-        step, moved, busiest, usage = measure(
-            cluster, client, n, shards, mode == "sync", compressed, args.steps, args.bucket_mb
+        step, moved, busiest, usage, compute = measure(
+            cluster,
+            client,
+            n,
+            shards,
+            mode == "sync",
+            compressed,
+            args.steps,
+            args.bucket_mb,
+            args.async_dispatch,
+            args.stage_next_step == "on",
         )
         use = limits(usage, moved / step, ceiling, cores)
+        if n == 1:  # the step's overhead: what one worker's step costs beyond its compute
+            print(
+                f"      one worker's step {step * 1e3:.1f} ms = {step / compute:.2f}x its compute "
+                f"({compute * 1e3:.1f} ms)"
+            )
     per_s = n * args.batch / step
     limit = max(use, key=use.get)
     share = use[limit]
@@ -269,6 +307,18 @@ def main(argv=None):
         type=float,
         help="ConfigProto(send_bucket_bytes=...) in MiB: gradients leave in buckets this large "
         "as the backward pass makes them (0: all at its end; default: daskflow's)",
+    )
+    parser.add_argument(
+        "--async-dispatch",
+        type=int,
+        default=0,
+        help="ConfigProto(async_dispatch=N): N steps in flight (default 0: each run waits for its step)",
+    )
+    parser.add_argument(
+        "--stage-next-step",
+        choices=["on", "off"],
+        default="on",
+        help="ConfigProto(stage_next_step=...): the next step waits on the workers for its run",
     )
     parser.add_argument("--shares", action="store_true", help="print every resource's share per setting")
     parser.add_argument("--record", action="store_true", help="write the table into benchmarks/RESULTS.md")
@@ -319,7 +369,8 @@ def setting_line(args, rate, cores):
         f"({device_seconds(args.batch, rate) * 1e3:.0f} ms of compute per step); {args.steps} steps per "
         f"setting; {cores} cores here. link: the busiest link's bytes per step in one direction (a ps's, or "
         f"an all-reduce rank's) at {args.nic_gbps:g} Gb/s; "
-        f"gradient buckets: {'default' if args.bucket_mb is None else f'{args.bucket_mb:g} MiB'}"
+        f"gradient buckets: {'default' if args.bucket_mb is None else f'{args.bucket_mb:g} MiB'}; "
+        f"async_dispatch={args.async_dispatch}; stage_next_step {args.stage_next_step}"
     )
 
 
