@@ -116,19 +116,23 @@ BACKUP_CONFIGS = {
 }
 
 
-def time_backups(client, shapes, steps, rounds):
-    """Per-step times of ``shapes`` under each of BACKUP_CONFIGS, and the copies each made.
+STAGING_CONFIGS = {"staging off": dict(stage_next_step=False), "staging on (the default)": {}}
+
+
+def time_sessions(client, shapes, steps, rounds, configs):
+    """Per-step times of ``shapes`` under each of ``configs`` ({name: ConfigProto options}),
+    and the copies each made.
 
     One session per configuration, all open on the same cluster; each round
     times ``steps`` steps of every session, in an order reversed every other
     round, so the machine's drift falls on all of them alike.
     """
     graph, init, train, feed = build(shapes, towers=2, batch=128)
-    times = {name: [] for name in BACKUP_CONFIGS}
+    times = {name: [] for name in configs}
     with contextlib.ExitStack() as stack:
         sessions = {
             name: stack.enter_context(tf.Session(client, graph=graph, config=tf.ConfigProto(**options)))
-            for name, options in BACKUP_CONFIGS.items()
+            for name, options in configs.items()
         }
         for sess in sessions.values():
             sess.run(init)
@@ -188,6 +192,16 @@ def print_dashboard(title, times):
         median = statistics.median(ts)
         ratio = median / off
         print(f"{title}, {name}: median {median * 1e3:.2f} ms ({ratio:.3f} x page off), {len(ts)} steps")
+
+
+def staging_line(times):
+    off, on = (statistics.median(ts) for ts in times.values())
+    return f"off {duration(off)}, on {duration(on)} ({on / off:.3f}×)"
+
+
+def print_staging(title, times):
+    steps = len(next(iter(times.values())))
+    print(f"{title}, the next step staged (median of {steps} steps each): {staging_line(times)}")
 
 
 def print_backups(title, times, taken):
@@ -290,8 +304,12 @@ def main(argv=None):
             print(f"{title:28s} {ms[0]:>9s} {ms[1]:>9s} {ms[2]:>14s} {step / bound:6.2f} {ms[3]:>11s}")
             steps[title] = compute, step, pipelined
         mlp = "MLP 784->1024->10"
-        backups = time_backups(client, models[mlp], args.steps, args.rounds)
+        backups = time_sessions(client, models[mlp], args.steps, args.rounds, BACKUP_CONFIGS)
         print_backups(mlp, *backups)
+        staging = {}
+        for title, shapes in models.items():
+            staging[title], _ = time_sessions(client, shapes, args.steps, args.rounds, STAGING_CONFIGS)
+            print_staging(title, staging[title])
         dashboard = time_dashboard(cluster, models[mlp], args.steps, args.rounds)
         print_dashboard(mlp, dashboard)
         if tf1 is None:
@@ -300,10 +318,10 @@ def main(argv=None):
             for title, t in tf1.items():
                 print(f"TF1 ps/worker over gRPC, {title}: {t * 1e3:.2f} ms per blocking step")
     if args.record:
-        record_table(floor, steps, backups, dashboard, tf1, args)
+        record_table(floor, steps, backups, dashboard, staging, tf1, args)
 
 
-def record_table(floor, steps, backups, dashboard, tf1, args):
+def record_table(floor, steps, backups, dashboard, staging, tf1, args):
     """RESULTS.md's table: each model's cluster step against Dask's floor plus its compute, and
     against TF1's step, all measured in this run; the copies' cost against copies off, and the
     dashboard page's against no page."""
@@ -333,6 +351,12 @@ def record_table(floor, steps, backups, dashboard, tf1, args):
         + f" ({statistics.median(dashboard['page on']) / statistics.median(dashboard['page off']):.3f}×; "
         "page on: its data read every second meanwhile). Goal: ≤ 1.02×.",
     ]
+    notes.append(
+        f"The next step staged on the workers (ConfigProto(stage_next_step)), {args.rounds} alternating "
+        f"rounds of {args.steps} steps each, median step: "
+        + "; ".join(f"{title} {staging_line(times)}" for title, times in staging.items())
+        + ". The cluster step above is with it on."
+    )
     if tf1 is None:
         notes.append("TensorFlow was not installed: TF1 not measured.")
     record("distributed_step", "Cluster step: time per step ÷ Dask's floor plus compute", rows, notes)
