@@ -135,3 +135,17 @@ def test_a_dropped_steps_replicas_end_their_aggregators_wait_quietly():
 
     asyncio.run(aggregate())
     assert unretrieved == []
+
+
+def test_a_session_closed_after_its_client_leaves_the_staged_step_to_the_cluster(cluster):
+    v, d, bump = _counter()
+    client = Client(cluster, set_as_default=False)
+    sess = tf.Session(client)
+    sess.run(v.initializer)
+    for _ in range(3):
+        sess.run(bump.op, {d: np.ones(3, np.float32)})
+    assert _staged(sess) is not None
+    client.close()  # its keys leave with it; nobody can tell the workers any more
+    sess.close()  # returns: nothing to tell the workers through a closed client
+    with Client(cluster, set_as_default=False) as other:
+        _nothing_left_running(other)

@@ -366,11 +366,13 @@ class ClusterRuntime:
 
     def _drop(self, staged):
         """Tell a staged step's waiting tasks it will not run: they end, doing nothing."""
+        self._retired.append(staged)  # its futures go after the next submission
+        if self.client.status != "running":  # the cluster takes the session's tasks with it
+            return
         here = set(self._known[0].values())  # a worker that left has no tasks to end
         waiting = [(f.address, f.box) for f in staged.staged.posts] + staged.staged.gates
         # There before what comes next: a close revokes the session's credentials.
         post_now(self.client, [(a, box) for a, box in waiting if a in here], DROPPED, WORD_TIMEOUT)
-        self._retired.append(staged)  # its futures go after the next submission
 
     def _run_failed(self, pending, error):
         """A run of several steps failed in step k: keep the k steps before it where every
