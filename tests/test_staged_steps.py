@@ -149,3 +149,66 @@ def test_a_session_closed_after_its_client_leaves_the_staged_step_to_the_cluster
     sess.close()  # returns: nothing to tell the workers through a closed client
     with Client(cluster, set_as_default=False) as other:
         _nothing_left_running(other)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"async_dispatch": 2}, {"operation_timeout_in_ms": 60_000}],
+    ids=["async_dispatch", "operation_timeout"],
+)
+def test_no_step_is_staged_with_steps_in_flight_or_an_operation_timeout(cluster, options):
+    # In flight: an op-only run would change the values a staged step read, unseen. A timeout:
+    # its waits would count from when it was staged.
+    v, d, bump = _counter()
+    read = v + 0.0
+    with tf.Session(cluster, config=tf.ConfigProto(**options)) as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            sess.run([bump, read], {d: np.ones(3, np.float32)})  # fetches a tensor: waits
+            assert _staged(sess) is None
+        sess.run(bump.op, {d: np.ones(3, np.float32)})
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 8.0))
+
+
+def test_a_loop_on_one_worker_starts_each_staged_step(cluster):
+    # With no second worker for the copies, no copy ever exists and every step is "due" for
+    # one: made so when staged, it starts as staged (not dropped and made again).
+    with tf.local_cluster(ps=0, workers=1, processes=False) as one:
+        v = tf.Variable(tf.zeros([3]), name="counter")
+        bump = tf.assign_add(v, tf.ones([3]))
+        with tf.Session(one) as sess:
+            sess.run(v.initializer)
+            staged = []
+            for _ in range(5):
+                sess.run(bump.op)
+                staged.append(_staged(sess))
+            assert staged[0] is None and all(b - a == 1 for a, b in zip(staged[1:], staged[2:])), staged
+            np.testing.assert_array_equal(sess.run(v), np.full(3, 5.0))
+
+
+def test_runs_from_two_threads_each_take_their_steps_once(cluster):
+    # Two loops at once (queue runners run beside the training loop): a step is staged only
+    # while a single run is in flight, and neither thread starts or drops the other's.
+    import threading
+
+    counters = [_counter() for _ in range(2)]
+    with tf.Session(cluster) as sess:
+        sess.run([v.initializer for v, _, _ in counters])
+        errors = []
+
+        def loop(d, bump):
+            try:
+                for _ in range(10):
+                    sess.run(bump.op, {d: np.ones(3, np.float32)})
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=loop, args=(d, bump)) for _, d, bump in counters]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        for v, _, _ in counters:
+            np.testing.assert_array_equal(sess.run(v), np.full(3, 20.0))  # each of its runs once
+        _nothing_left_running(sess.runtime.client)

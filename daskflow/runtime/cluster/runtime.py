@@ -20,6 +20,7 @@ import contextlib
 import itertools
 import logging
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -131,8 +132,12 @@ class ClusterRuntime:
         self._left = False  # a worker left since the copies were last looked for
         self._losses = 0  # workers lost since a step last finished (_recover)
         self._pending: collections.deque = collections.deque()
-        self._staged = None  # the next step, waiting on the workers for its run (_stage_next)
+        self._staged = None  # the next step, waiting on the workers for its run (_stages)
         self._previous = None  # the plan of the run before (a loop runs one plan again and again)
+        # Runs may come from several threads (session.py): the staged step is one thread's at a time.
+        self._staging = threading.RLock()
+        self._running = 0  # blocking runs in flight: a staged step only while one runs
+        self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
         self._aliases: dict = {}  # a lost worker's name -> the live worker standing in for it
@@ -275,7 +280,7 @@ class ClusterRuntime:
         if lowered.independent and lowered.replicated:
             return self._replica_step(lowered, executable, feed_values, at)
         depth = self.async_depth
-        if depth and not executable.fetch_sources:
+        if depth and not executable.fetch_sources:  # never staged (_stages)
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
             self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
             self._commit(self._pending[-1])
@@ -284,28 +289,29 @@ class ClusterRuntime:
         self.sync()
         start = time.perf_counter()
         pending = None
-        stages = self._stages(lowered, steps, at)
-        self._previous = lowered
-        while True:
-            try:
-                pending = self._started(lowered, feed_values, stages)
-                pending = pending or self._submit(lowered, feed_values, steps=steps, at=at)
-                pending.start = start  # a recovered step's wall time includes the pause
-                if stages:
-                    self._staged = self._submit(lowered, None, after=pending)
-                fetched = self._finish(pending)
-                break
-            except recovery.WorkerLost as lost:
-                self._drop_staged()
-                self._recover(lost)  # then run the step again
-            except OpError as e:
-                self._drop_staged()
-                if steps == 1 or pending is None:  # pending: a run that was never submitted
+        with self._staging:
+            self._running += 1
+        try:
+            while True:
+                try:
+                    pending = self._submitted(lowered, feed_values, steps, at)
+                    pending.start = start  # a recovered step's wall time includes the pause
+                    fetched = self._finish(pending)
+                    break
+                except recovery.WorkerLost as lost:
+                    self._drop_staged()
+                    self._recover(lost)  # then run the step again
+                except OpError as e:
+                    self._drop_staged()
+                    if steps == 1 or pending is None:  # pending: a run that was never submitted
+                        raise
+                    raise self._run_failed(pending, e) from e
+                except BaseException:
+                    self._drop_staged()
                     raise
-                raise self._run_failed(pending, e) from e
-            except BaseException:
-                self._drop_staged()
-                raise
+        finally:
+            with self._staging:
+                self._running -= 1
         self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
@@ -315,11 +321,34 @@ class ClusterRuntime:
         return steps_per_run.one_by_one(lambda: self.step(executable, feed_values), steps)
 
     # -- the next step staged on the workers (ConfigProto(stage_next_step=True)) ---------------
+    def _submitted(self, lowered, feed_values, steps, at):
+        """This run's step, submitted or (staged by the run before) started; the next one
+        staged where this run stages (:meth:`_stages`)."""
+        with self._staging:  # one thread's staged step at a time
+            stages = self._stages(lowered, steps, at)
+            self._previous = lowered
+            pending = self._started(lowered, feed_values, stages)
+            if pending is None:
+                pending = self._submit(lowered, feed_values, steps=steps, at=at)
+            if stages:
+                try:
+                    self._staged = self._submit(lowered, None, after=pending)
+                except Exception:  # noqa: BLE001 - this run's step is submitted: it goes on unstaged
+                    logger.debug("daskflow could not stage the next step", exc_info=True)
+        return pending
+
     def _stages(self, lowered, steps, at) -> bool:
         """Whether this run also sends the next step of its kind to wait on the workers: a
-        plain one-step run of the plan the run before ran too (a loop)."""
+        plain one-step run of the plan the run before ran too (a loop), the only run in flight.
+
+        Not with steps in flight (``async_dispatch``: a run fetching only ops would change
+        the variables it reads unseen), nor an operation timeout (its tasks' waits would
+        count from when they were staged)."""
         staging = (
             self.config.steps.stage_next_step
+            and not self.async_depth
+            and not self.config.operation_timeout_in_ms
+            and self._running == 1
             and lowered is self._previous
             and steps == 1
             and at is None
@@ -330,7 +359,7 @@ class ClusterRuntime:
         )
         if not staging:
             self._drop_staged()
-        return staging
+        return bool(staging)
 
     def _started(self, lowered, feed_values, stages):
         """The staged step, started with ``feed_values``; None where there is none to start
@@ -339,7 +368,7 @@ class ClusterRuntime:
         if staged is None:
             return None
         schedule, updated = self.backup_schedule, lowered.updated()
-        late = schedule.would_be_due(staged.n, updated, self.table.copies) and not staged.copies
+        late = schedule.would_be_due(self._counted + 1, updated, self.table.copies) and not staged.copies
         if not stages or staged.lowered is not lowered or late:  # late: due since it was staged
             self._drop(staged)
             return None
@@ -350,7 +379,7 @@ class ClusterRuntime:
         except BaseException:
             self._drop(staged)
             raise
-        schedule.due(staged.n, updated, self.table.copies)  # counted; the step has copies where due
+        schedule.due(self._count(1), updated, self.table.copies)  # counted; it has copies where due
         words = [post(self.client, sent.address, sent.box, sent.value) for sent in posts]
         words += [post(self.client, address, gate, START) for address, gate in staged.staged.gates]
         # Out before this thread stages the next step: its sender threads would wait for the GIL.
@@ -359,10 +388,16 @@ class ClusterRuntime:
         staged.change = self.table.change(lowered.updated())  # as before this step, now
         return staged
 
+    def _count(self, steps):
+        """The number, as the backup schedule counts steps, of the last of ``steps`` run now."""
+        self._counted += steps
+        return self._counted
+
     def _drop_staged(self):
-        staged, self._staged = self._staged, None
-        if staged is not None:
-            self._drop(staged)
+        with self._staging:
+            staged, self._staged = self._staged, None
+            if staged is not None:
+                self._drop(staged)
 
     def _drop(self, staged):
         """Tell a staged step's waiting tasks it will not run: they end, doing nothing."""
@@ -562,13 +597,14 @@ class ClusterRuntime:
             names_of = {a: name for name, a in self._known[0].items()}
             recovery.forget_lost_copies(self.client, table, self.backup_schedule, names_of)
         values = table.values
+        due = False
         if after is not None:  # counted as it starts (_started), but made with copies if due now
-            due = self.backup_schedule.would_be_due(n, updated, table.copies)
+            due = self.backup_schedule.would_be_due(self._counted + 1, updated, table.copies)
             backups = recovery.backup_workers(self._known[0]) if due else None
             values = {**values, **lowered.new_values(after.n, after.futures)}
         elif self.shared_job is not None:  # the ps sends its copies where these name, when due
             backups = recovery.backup_workers(self._known[0]) if self.backup_schedule.on else None
-        elif self.backup_schedule.due(n, updated, table.copies):
+        elif self.backup_schedule.due(self._count(steps), updated, table.copies):
             backups = recovery.backup_workers(self._known[0])
         else:
             backups = None
@@ -622,7 +658,7 @@ class ClusterRuntime:
             steps=steps,
             at=at,
             staged=step if staged else None,
-            copies=bool(backups),
+            copies=due,
         )
 
     def _finish(self, pending):
@@ -1087,7 +1123,7 @@ class _Pending:
     steps: int = 1  # steps in the run (ConfigProto(steps_per_run)); ``n`` is the last one's number
     at: float | None = None  # the run's deadline (time.monotonic()), or None
     staged: object = None  # a staged step's StepGraph (its feeds to post and gates to open)
-    copies: bool = False  # whether it copies its new values for recovery (BackupSchedule)
+    copies: bool = False  # a staged step: whether it was made as a backup step (BackupSchedule)
 
 
 def _register(client, plugin):
