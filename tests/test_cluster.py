@@ -186,6 +186,14 @@ def _counting_graphs(cluster):
         cluster.scheduler.remove_plugin(name=counter.name)
 
 
+def _submissions_reach(counter, expected):
+    """The scheduler has had ``expected`` graphs, and no more: a run returns before the next
+    step it staged has reached the scheduler."""
+    poll_for(lambda: counter.graphs >= expected, 10, f"{expected} graphs (had {counter.graphs})")
+    time.sleep(0.2)  # time for one more to show, were there one
+    assert counter.graphs == expected
+
+
 def _scheduler_tasks(client):
     return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
 
@@ -205,7 +213,7 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
             before = counter.graphs
             for _ in range(10):
                 sess.run(bump.op)  # starts the staged step and stages the next
-            assert counter.graphs - before == 10
+            _submissions_reach(counter, before + 10)
             for _ in range(38):
                 sess.run(bump.op)
             early = _scheduler_tasks(sess.runtime.client)
@@ -232,11 +240,14 @@ def test_a_run_fetching_a_variable_is_still_one_submission(cluster):
         with tf.Session(cluster) as sess:
             sess.run([v.initializer, w.initializer])
             sess.run(bump)
+            for _ in range(2):  # a loop: its second run also stages the next step
+                sess.run([bump, v])
             before = counter.graphs
             for k in range(10):
-                _, got = sess.run([bump, v])
-                np.testing.assert_array_equal(got, np.full(4, 2.0 * (k + 1)))  # as the step starts
-            assert counter.graphs - before == 10
+                _, got = sess.run([bump, v])  # a staged step's fetched value too
+                np.testing.assert_array_equal(got, np.full(4, 2.0 * (k + 3)))  # as the step starts
+            _submissions_reach(counter, before + 10)
+            assert sess.runtime.staged_step is not None
 
 
 def test_daskflow_keeps_dasks_key_split_cache_bounded_on_long_runs(cluster, monkeypatch):

@@ -141,8 +141,8 @@ class StepOptions:
         values); the next such run starts it with a word to each worker instead
         of a submission through the scheduler. A run of anything else first
         drops it, unstarted. Not with ``async_dispatch``, ``steps_per_run``,
-        an operation timeout, deadlines, traces, fetched variables, runs from
-        several threads at once or a between-graph job.
+        an operation timeout, deadlines, traces, runs from several threads at
+        once or a between-graph job.
 
     Examples
     --------

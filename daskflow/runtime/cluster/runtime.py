@@ -354,7 +354,6 @@ class ClusterRuntime:
             and at is None
             and lowered.executable.trace is None
             and self.shared_job is None
-            and not lowered.fetches_variables
             and not self._left
         )
         if not staging:
@@ -608,7 +607,7 @@ class ClusterRuntime:
             backups = recovery.backup_workers(self._known[0])
         else:
             backups = None
-        read = lowered.fetched_variables(table.values)  # values as the step starts
+        read = lowered.fetched_variables(values)  # values as the step starts (a staged one's: after's)
         held_by = {table.homes.get(name) for name, _ in read} - {None}  # a fetch's holder may leave too
         if gone := held_by - addresses.keys():  # a run that only reads runs no partition there to notice
             raise recovery.WorkerLost(gone)

@@ -660,11 +660,6 @@ class Lowered:
         return {"workers": [address], "allow_other_workers": False, "priority": -self._stage[inst.part]}
 
     # -- results ---------------------------------------------------------------------------
-    @property
-    def fetches_variables(self) -> bool:
-        """Whether a run fetches variables' values themselves (read as the step starts)."""
-        return bool(self._fetched_variables)
-
     def fetched_variables(self, variables) -> list:
         """``[(name, Held)]`` of the variables the step fetches, as it starts, in fetch order."""
         if self.shared_job is not None:  # read where they live (StepGraph.variable_keys)
