@@ -327,7 +327,7 @@ class ClusterRuntime:
         with self._staging:  # one thread's staged step at a time
             stages = self._stages(lowered, steps, at)
             self._previous = lowered
-            pending = self._started(lowered, feed_values, stages)
+            pending = self._started(lowered, feed_values) if stages else None  # else dropped
             if pending is None:
                 pending = self._submit(lowered, feed_values, steps=steps, at=at)
             if stages:
@@ -360,7 +360,7 @@ class ClusterRuntime:
             self._drop_staged()
         return bool(staging)
 
-    def _started(self, lowered, feed_values, stages):
+    def _started(self, lowered, feed_values):
         """The staged step, started with ``feed_values``; None where there is none to start
         (or it is of another plan, or due to copy the variables: dropped)."""
         staged, self._staged = self._staged, None
@@ -368,7 +368,7 @@ class ClusterRuntime:
             return None
         schedule, updated = self.backup_schedule, lowered.updated()
         late = schedule.would_be_due(self._counted + 1, updated, self.table.copies) and not staged.copies
-        if not stages or staged.lowered is not lowered or late:  # late: due since it was staged
+        if staged.lowered is not lowered or late:  # late: due since it was staged
             self._drop(staged)
             return None
         try:
@@ -384,7 +384,7 @@ class ClusterRuntime:
         # Out before this thread stages the next step: its sender threads would wait for the GIL.
         concurrent.futures.wait([w for w in words if w is not None], timeout=WORD_WAIT)
         self.table.pushed.update(staged.staged.pushes)
-        staged.change = self.table.change(lowered.updated())  # as before this step, now
+        staged.change = self.table.change(updated)  # as before this step, now
         return staged
 
     def _count(self, steps):
