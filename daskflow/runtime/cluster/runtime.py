@@ -719,6 +719,8 @@ class ClusterRuntime:
 
     def _gather(self, pending):
         """The step's fetched values; WorkerLost if a worker holding one left meanwhile."""
+        if not pending.fetch:  # a run of training ops: no call through the client's event loop
+            return []
         try:
             return self.client.gather(pending.fetch)
         except Exception:
