@@ -137,6 +137,7 @@ class ClusterRuntime:
         # Runs may come from several threads (session.py): the staged step is one thread's at a time.
         self._staging = threading.RLock()
         self._running = 0  # blocking runs in flight: a staged step only while one runs
+        self._updates = threading.RLock()  # a run updating variables holds it (_updating)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -282,39 +283,55 @@ class ClusterRuntime:
         depth = self.async_depth
         if depth and not executable.fetch_sources:  # never staged (_stages)
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
-            self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
-            self._commit(self._pending[-1])
+            with self._updating(lowered):
+                self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
+                self._commit(self._pending[-1])
             self._drain(keep=depth)
             return []
         self.sync()
         start = time.perf_counter()
-        pending = None
         with self._staging:
             self._running += 1
         try:
-            while True:
-                try:
-                    pending = self._submitted(lowered, feed_values, steps, at)
-                    pending.start = start  # a recovered step's wall time includes the pause
-                    fetched = self._finish(pending)
-                    break
-                except recovery.WorkerLost as lost:
-                    self._drop_staged()
-                    self._recover(lost)  # then run the step again
-                except OpError as e:
-                    self._drop_staged()
-                    if steps == 1 or pending is None:  # pending: a run that was never submitted
-                        raise
-                    raise self._run_failed(pending, e) from e
-                except BaseException:
-                    self._drop_staged()
-                    raise
+            with self._updating(lowered):
+                pending, fetched = self._run(lowered, feed_values, steps, at, start)
+                self._commit(pending)
         finally:
             with self._staging:
                 self._running -= 1
-        self._commit(pending)
         self._retired.append(pending)
         return lowered.results(fetched, feed_values)
+
+    def _run(self, lowered, feed_values, steps, at, start):
+        """A run's step submitted (or started, staged), recovered from, finished: ``(pending,
+        fetched values)``."""
+        pending = None
+        while True:
+            try:
+                pending = self._submitted(lowered, feed_values, steps, at)
+                pending.start = start  # a recovered step's wall time includes the pause
+                return pending, self._finish(pending)
+            except recovery.WorkerLost as lost:
+                self._drop_staged()
+                self._recover(lost)  # then run the step again
+            except OpError as e:
+                self._drop_staged()
+                if steps == 1 or pending is None:  # pending: a run that was never submitted
+                    raise
+                raise self._run_failed(pending, e) from e
+            except BaseException:
+                self._drop_staged()
+                raise
+
+    def _updating(self, lowered):
+        """Held by a run updating variables from its submission to its commit: runs from
+        several threads update one after the other, each reading the values the one before
+        made, as TF1's in-place updates do (two at once would each commit what they made of
+        the same values, and one update would be lost). Runs that only read go on meanwhile;
+        a between-graph job's updates are the ps's, under its own lock."""
+        if lowered.updated() and self.shared_job is None:
+            return self._updates
+        return contextlib.nullcontext()
 
     def _steps_one_by_one(self, executable, feed_values, steps):
         """Several steps of a between-graph session, one submission each."""

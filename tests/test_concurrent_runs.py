@@ -1,0 +1,130 @@
+"""Runs of one cluster session from several threads at once.
+
+TF1 programs train from several threads (word2vec's ``concurrent_steps``, A3C's workers, a
+QueueRunner filling a queue while the loop trains): every run's update must count, as in TF1,
+whose variables are updated in place.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import daskflow as tf
+from tests.clusters import module_cluster
+
+cluster = module_cluster(ps=1, workers=2, processes=False)
+
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
+
+def _in_threads(count, body):
+    errors = []
+
+    def run(i):
+        try:
+            body(i)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def _bump(worker=0):
+    with tf.device("/job:ps/task:0"):
+        v = tf.get_variable("counter", initializer=tf.zeros([3]))
+    with tf.device(f"/job:worker/task:{worker}"):
+        d = tf.placeholder(tf.float32, [3], name="d")
+        delta = d * 2.0
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    return v, d, bump
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"stage_next_step": False}, {"async_dispatch": 2}],
+    ids=["staged", "unstaged", "async_dispatch"],
+)
+def test_every_run_of_every_thread_updates_the_variable(cluster, options):
+    v, d, bump = _bump()
+    with tf.Session(cluster, config=tf.ConfigProto(**options)) as sess:
+        sess.run(v.initializer)
+
+        def loop(i):
+            for _ in range(15):
+                sess.run(bump.op, {d: np.full(3, i + 1, np.float32)})
+
+        assert _in_threads(3, loop) == []
+        # 15 runs of each thread, adding 2 * (its index + 1): 30 * (1 + 2 + 3).
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 180.0))
+
+
+def test_threads_running_different_plans_on_different_workers_keep_every_update(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.get_variable("shared", initializer=tf.zeros([2]))
+    bumps = []
+    for w in range(2):
+        with tf.device(f"/job:worker/task:{w}"):
+            delta = tf.ones([2]) * float(w + 1)
+        with tf.device("/job:ps/task:0"):
+            bumps.append(tf.assign_add(v, delta).op)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+
+        def loop(i):
+            for _ in range(12):
+                sess.run(bumps[i])
+
+        assert _in_threads(2, loop) == []
+        np.testing.assert_array_equal(sess.run(v), np.full(2, 12 * (1 + 2)))
+
+
+def test_a_reader_sees_each_value_once_made_and_never_an_older_one(cluster):
+    v, d, bump = _bump()
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        seen = []
+
+        def body(i):
+            if i == 2:  # the reader
+                for _ in range(20):
+                    seen.append(float(sess.run(v)[0]))
+                return
+            for _ in range(10):
+                sess.run(bump.op, {d: np.ones(3, np.float32)})
+
+        assert _in_threads(3, body) == []
+        assert seen == sorted(seen) and set(seen) <= {2.0 * k for k in range(21)}, seen
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 40.0))
+
+
+def test_a_failing_run_in_one_thread_loses_none_of_the_others_updates(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.get_variable("counter", initializer=tf.zeros([3]))
+    with tf.device("/job:worker/task:1"):
+        n = tf.placeholder(tf.int32, [None], name="n")
+        delta = tf.reshape(tf.cast(n, tf.float32), [3])  # fails on a feed of another size
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    with tf.Session(cluster) as sess:
+        sess.run(v.initializer)
+        failures = []
+
+        def body(i):
+            for k in range(12):
+                if i == 1 and k % 3 == 0:
+                    with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+                        sess.run(bump.op, {n: [1, 2]})
+                    failures.append(k)
+                    continue
+                sess.run(bump.op, {n: [1, 1, 1]})
+
+        assert _in_threads(2, body) == []
+        assert len(failures) == 4
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 12.0 + 8.0))
