@@ -54,3 +54,21 @@ def ps_linear_graph():
 
 # Hypothesis, derandomized and with no example database: CI runs the same examples every time.
 HYPOTHESIS_SETTINGS = dict(max_examples=60, deadline=None, derandomize=True, database=None)
+
+
+def ps_counter(worker=0, failing=False):
+    """``(v, fed, bump)``: a counter of 3 on ps-0 that ``bump`` adds twice the fed ``d`` to,
+    computed on ``/job:worker/task:<worker>``; ``failing``: fed ints ``n`` reshaped to 3
+    instead (a feed of another size fails the step's Reshape)."""
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([3]), name="counter")
+    with tf.device(f"/job:worker/task:{worker}"):
+        if failing:
+            fed = tf.placeholder(tf.int32, [None], name="n")
+            delta = tf.reshape(tf.cast(fed, tf.float32), [3])
+        else:
+            fed = tf.placeholder(tf.float32, [3], name="d")
+            delta = fed * 2.0
+    with tf.device("/job:ps/task:0"):
+        bump = tf.assign_add(v, delta)
+    return v, fed, bump

@@ -12,6 +12,7 @@ import pytest
 
 import daskflow as tf
 from tests.clusters import module_cluster
+from tests.models import ps_counter
 
 cluster = module_cluster(ps=1, workers=2, processes=False)
 
@@ -35,24 +36,13 @@ def _in_threads(count, body):
     return errors
 
 
-def _bump(worker=0):
-    with tf.device("/job:ps/task:0"):
-        v = tf.get_variable("counter", initializer=tf.zeros([3]))
-    with tf.device(f"/job:worker/task:{worker}"):
-        d = tf.placeholder(tf.float32, [3], name="d")
-        delta = d * 2.0
-    with tf.device("/job:ps/task:0"):
-        bump = tf.assign_add(v, delta)
-    return v, d, bump
-
-
 @pytest.mark.parametrize(
     "options",
     [{}, {"stage_next_step": False}, {"async_dispatch": 2}],
     ids=["staged", "unstaged", "async_dispatch"],
 )
 def test_every_run_of_every_thread_updates_the_variable(cluster, options):
-    v, d, bump = _bump()
+    v, d, bump = ps_counter()
     with tf.Session(cluster, config=tf.ConfigProto(**options)) as sess:
         sess.run(v.initializer)
 
@@ -86,7 +76,7 @@ def test_threads_running_different_plans_on_different_workers_keep_every_update(
 
 
 def test_a_reader_sees_each_value_once_made_and_never_an_older_one(cluster):
-    v, d, bump = _bump()
+    v, d, bump = ps_counter()
     with tf.Session(cluster) as sess:
         sess.run(v.initializer)
         seen = []
@@ -105,13 +95,7 @@ def test_a_reader_sees_each_value_once_made_and_never_an_older_one(cluster):
 
 
 def test_a_failing_run_in_one_thread_loses_none_of_the_others_updates(cluster):
-    with tf.device("/job:ps/task:0"):
-        v = tf.get_variable("counter", initializer=tf.zeros([3]))
-    with tf.device("/job:worker/task:1"):
-        n = tf.placeholder(tf.int32, [None], name="n")
-        delta = tf.reshape(tf.cast(n, tf.float32), [3])  # fails on a feed of another size
-    with tf.device("/job:ps/task:0"):
-        bump = tf.assign_add(v, delta)
+    v, n, bump = ps_counter(worker=1, failing=True)
     with tf.Session(cluster) as sess:
         sess.run(v.initializer)
         failures = []

@@ -10,22 +10,12 @@ from distributed import Client
 
 import daskflow as tf
 from tests.clusters import module_cluster
+from tests.models import ps_counter
 from tests.waiting import poll_for
 
 cluster = module_cluster(ps=1, workers=1, processes=False)
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
-
-
-def _counter():
-    with tf.device("/job:ps/task:0"):
-        v = tf.Variable(tf.zeros([3]), name="counter")
-    with tf.device("/job:worker/task:0"):
-        d = tf.placeholder(tf.float32, [3], name="d")
-        delta = d * 2.0
-    with tf.device("/job:ps/task:0"):
-        bump = tf.assign_add(v, delta)
-    return v, d, bump
 
 
 def _staged(sess):
@@ -37,7 +27,7 @@ def _nothing_left_running(client):
 
 
 def test_each_run_of_a_loop_starts_the_step_staged_by_the_one_before_with_its_own_feeds(cluster):
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     with tf.Session(cluster) as sess:
         sess.run(v.initializer)
         for k in range(1, 7):
@@ -49,7 +39,7 @@ def test_each_run_of_a_loop_starts_the_step_staged_by_the_one_before_with_its_ow
 
 
 def test_a_run_of_another_kind_drops_the_staged_step_unstarted(cluster):
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     one = {d: np.ones(3, np.float32)}
     with tf.Session(cluster) as sess:
         sess.run(v.initializer)
@@ -65,13 +55,7 @@ def test_a_run_of_another_kind_drops_the_staged_step_unstarted(cluster):
 
 
 def test_a_failing_step_drops_the_staged_one_and_leaves_the_variables_as_before(cluster):
-    with tf.device("/job:ps/task:0"):
-        v = tf.Variable(tf.zeros([3]), name="counter")
-    with tf.device("/job:worker/task:0"):
-        n = tf.placeholder(tf.int32, [None], name="n")
-        delta = tf.reshape(tf.cast(n, tf.float32), [3])  # fails on a feed of another size
-    with tf.device("/job:ps/task:0"):
-        bump = tf.assign_add(v, delta)
+    v, n, bump = ps_counter(failing=True)
     with tf.Session(cluster) as sess:
         sess.run(v.initializer)
         for _ in range(3):
@@ -87,7 +71,7 @@ def test_a_failing_step_drops_the_staged_one_and_leaves_the_variables_as_before(
 
 
 def test_closing_with_a_staged_step_ends_its_tasks(cluster):
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     with Client(cluster, set_as_default=False) as client:
         sess = tf.Session(client)
         sess.run(v.initializer)
@@ -99,7 +83,7 @@ def test_closing_with_a_staged_step_ends_its_tasks(cluster):
 
 
 def test_without_staging_each_run_is_its_own_submission(cluster):
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     with tf.Session(cluster, config=tf.ConfigProto(stage_next_step=False)) as sess:
         sess.run(v.initializer)
         for _ in range(3):
@@ -138,7 +122,7 @@ def test_a_dropped_steps_replicas_end_their_aggregators_wait_quietly():
 
 
 def test_a_session_closed_after_its_client_leaves_the_staged_step_to_the_cluster(cluster):
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     client = Client(cluster, set_as_default=False)
     sess = tf.Session(client)
     sess.run(v.initializer)
@@ -159,7 +143,7 @@ def test_a_session_closed_after_its_client_leaves_the_staged_step_to_the_cluster
 def test_no_step_is_staged_with_steps_in_flight_or_an_operation_timeout(cluster, options):
     # In flight: an op-only run would change the values a staged step read, unseen. A timeout:
     # its waits would count from when it was staged.
-    v, d, bump = _counter()
+    v, d, bump = ps_counter()
     read = v + 0.0
     with tf.Session(cluster, config=tf.ConfigProto(**options)) as sess:
         sess.run(v.initializer)
@@ -191,7 +175,7 @@ def test_runs_from_two_threads_each_take_their_steps_once(cluster):
     # while a single run is in flight, and neither thread starts or drops the other's.
     import threading
 
-    counters = [_counter() for _ in range(2)]
+    counters = [ps_counter() for _ in range(2)]
     with tf.Session(cluster) as sess:
         sess.run([v.initializer for v, _, _ in counters])
         errors = []

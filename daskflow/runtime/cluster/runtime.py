@@ -138,6 +138,7 @@ class ClusterRuntime:
         self._staging = threading.RLock()
         self._running = 0  # blocking runs in flight: a staged step only while one runs
         self._updates = threading.RLock()  # a run updating variables holds it (_updating)
+        self._draining = threading.RLock()  # a thread finishing dispatched steps holds it (_drain)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -560,8 +561,13 @@ class ClusterRuntime:
 
         A failure rolls the variables back to before the failing step and
         drops the steps after it; a lost worker is recovered from and the
-        unfinished steps are submitted again.
+        unfinished steps are submitted again. One thread at a time: two would finish the
+        same step and drop the next one unfinished (its tasks released: its values never made).
         """
+        with self._draining:
+            self._drain_to(keep)
+
+    def _drain_to(self, keep):
         try:
             while len(self._pending) > keep:
                 try:
