@@ -284,12 +284,13 @@ def _accuracy(workdir):
 
 @pytest.mark.process
 @pytest.mark.slow
-def test_horovods_mnist_example_reaches_one_process_accuracy_with_two_and_four_ranks(tmp_path, monkeypatch):
-    """Horovod's TF1 example, its imports rewritten: one rank trains ``STEPS`` steps, N ranks
-    ``STEPS // N`` each at N times the learning rate (the example's own scaling)."""
+def test_horovods_mnist_example_reaches_one_process_accuracy_with_four_ranks(tmp_path, monkeypatch):
+    """Horovod's TF1 example, its imports rewritten: one rank trains ``STEPS`` steps, four
+    ranks ``STEPS // 4`` each at four times the learning rate (the example's own scaling).
+    Two ranks run in the suite's other Horovod tests (``hvd.run``, the launcher)."""
     monkeypatch.setattr(sys, "argv", ["tensorflow_mnist.py"])
     accuracy = {}
-    for ranks in (1, 2, 4):
+    for ranks in (1, 4):
         workdir = tmp_path / f"np{ranks}"
         workdir.mkdir()
         code, output = _launch(
@@ -301,7 +302,7 @@ def test_horovods_mnist_example_reaches_one_process_accuracy_with_two_and_four_r
     assert accuracy[1] > 0.85, accuracy
     # The example seeds nothing: runs of this test gave 0.972-0.989 for one rank and 0.936-0.981
     # for four (each trains STEPS // 4 steps at four times the rate).
-    assert accuracy[2] >= accuracy[1] - 0.06 and accuracy[4] >= accuracy[1] - 0.06, accuracy
+    assert accuracy[4] >= accuracy[1] - 0.06, accuracy
     print(json.dumps(accuracy))
 
 
