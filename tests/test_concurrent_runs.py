@@ -112,3 +112,33 @@ def test_a_failing_run_in_one_thread_loses_none_of_the_others_updates(cluster):
         assert _in_threads(2, body) == []
         assert len(failures) == 4
         np.testing.assert_array_equal(sess.run(v), np.full(3, 12.0 + 8.0))
+
+
+def test_runs_updating_other_variables_hold_them_at_once_and_runs_sharing_one_take_turns():
+    from daskflow.runtime.cluster.updating import Updating
+
+    updating, inside = Updating(), threading.Barrier(2, timeout=5)
+
+    def disjoint(i):
+        with updating.holding([f"w{i}"]):
+            inside.wait()  # both hold theirs at once, or the barrier breaks
+
+    assert _in_threads(2, disjoint) == []
+    order = []
+    first_in, go = threading.Event(), threading.Event()
+
+    def sharing(i):
+        if i == 1:
+            first_in.wait(5)
+        with updating.holding(["w", f"own{i}"]):
+            order.append(("in", i))
+            if i == 0:
+                first_in.set()
+                go.wait(0.3)  # thread 1 asks meanwhile, and waits
+            order.append(("out", i))
+
+    assert _in_threads(2, sharing) == []
+    assert order == [("in", 0), ("out", 0), ("in", 1), ("out", 1)]
+    with updating.holding(["w"]), updating.holding(["w", "v"]):  # one thread may hold one again
+        assert set(updating.held()) == {"w", "v"}
+    assert updating.held() == {}

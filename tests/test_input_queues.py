@@ -11,6 +11,7 @@ import pathlib
 import sys
 import threading
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -415,9 +416,9 @@ def test_monitored_training_session_ends_cleanly_when_the_input_does():
 
 
 def test_a_batch_runs_on_a_cluster_worker_until_the_input_ends():
-    # The graph travels to the worker with its collections (queue runners included).
-    # A dequeue waits in a worker thread while a runner's enqueue runs in another: two threads.
-    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=4) as cluster:
+    # The graph travels to the worker with its collections (queue runners included). One
+    # thread: a dequeue waiting there gives it up to the runner's enqueue (kernels/blocking.py).
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=1) as cluster:
         with tf.device("/job:worker/task:0"):
             x, i = TF.train.slice_input_producer([np.arange(6, dtype=np.float32), np.arange(6)], num_epochs=1)
             xb, ib = TF.train.batch([x * 2.0, i], 4, allow_smaller_final_batch=True)
@@ -431,3 +432,43 @@ def test_a_batch_runs_on_a_cluster_worker_until_the_input_ends():
                     seen.extend(sess.run([ib, add])[0].tolist())
             assert sess.run(total) == 30.0
     assert sorted(seen) == list(range(6))
+
+
+def _epochs_into_a_small_queue(epochs):
+    """A runner counting ``epochs`` (its own variable) into a queue of 2, and a training op
+    on ps-0 taking from it: ``(train, w)``."""
+    data = np.arange(40, dtype=np.float32).reshape(20, 2)
+    x = TF.train.limit_epochs(tf.constant(data), num_epochs=epochs)
+    queue = tf.FIFOQueue(2, [tf.float32], shapes=[[20, 2]])
+    TF.train.add_queue_runner(TF.train.QueueRunner(queue, [queue.enqueue([x])]))
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable(tf.zeros([2]), name="w")
+    loss = tf.reduce_sum(tf.square(queue.dequeue() - w))
+    return tf.train.GradientDescentOptimizer(0.001).minimize(loss), w
+
+
+def _train_until_the_input_ends(target, epochs):
+    with tf.Graph().as_default():
+        train, w = _epochs_into_a_small_queue(epochs)
+        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an embedded session ignores the ps device
+            with tf.Session(target) as sess:
+                sess.run(init)
+                steps = 0
+                with running(sess), pytest.raises(tf.errors.OutOfRangeError):
+                    while True:
+                        sess.run(train)
+                        steps += 1
+                return steps, sess.run(w)
+
+
+def test_a_runner_blocked_on_a_full_queue_of_a_one_thread_worker_lets_training_take_from_it():
+    # The runner's enqueue updates its epoch counter and waits on the full queue while the
+    # training run, updating the model, waits for the worker's one thread: before, both
+    # waited for ever (the thread, and a session-wide lock on updating runs).
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=1) as cluster:
+        steps, w = _train_until_the_input_ends(cluster, 30)
+    want_steps, want_w = _train_until_the_input_ends(None, 30)
+    assert steps == want_steps == 30
+    np.testing.assert_allclose(w, want_w, rtol=1e-6)

@@ -33,6 +33,7 @@ import weakref
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError, OutOfRangeError
+from ..kernels import blocking
 
 # The shared states of this process by key, so that the programs of one session share them.
 _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -203,6 +204,7 @@ class QueueState(SessionShared):
         while not ready():
             if cancelled():
                 raise error(CancelledError, f"{what} operation was cancelled", op_name)
+            blocking.waiting()  # a worker's thread is given up: the run serving it may need one
             self._cond.wait()
         if self._session_closed:
             raise error(CancelledError, f"{what} operation was cancelled", op_name)

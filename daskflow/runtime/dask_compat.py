@@ -15,6 +15,7 @@ import asyncio
 import time
 
 from dask.utils import key_split
+from distributed import threadpoolexecutor
 from distributed.client import _wait
 from distributed.protocol import pickle
 from distributed.utils import log_errors as _log_errors
@@ -35,6 +36,7 @@ __all__ = [
     "heartbeat_callback",
     "is_running",
     "keep_worker_plugin",
+    "leave_thread_pool",
     "local_value",
     "log_errors",
     "open_port",
@@ -113,6 +115,14 @@ def release_thread_slot(worker, key):
         return
     stimulus = f"daskflow-wait-{time.time()}"
     worker.handle_stimulus(SecedeEvent(key=key, compute_duration=0.0, stimulus_id=stimulus))
+
+
+def leave_thread_pool() -> None:
+    """Take the calling thread out of its worker's thread pool, which starts another for the
+    tasks waiting; this one ends when its call returns. Nothing on a thread of no such pool.
+    Relies on ``distributed.threadpoolexecutor``'s ``thread_state`` and ``secede``."""
+    if getattr(threadpoolexecutor.thread_state, "proceed", False):
+        threadpoolexecutor.secede(adjust=True)
 
 
 def tasks_queued(worker) -> bool:

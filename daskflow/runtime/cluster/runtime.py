@@ -45,6 +45,7 @@ from .devices import DeviceNotInClusterError, cluster_workers, filtered, on_task
 from .held import holders, item_tasks, singles, with_tasks
 from .metrics import StepMetrics
 from .step_tasks import BACKUP_PREFIX, Lowered
+from .updating import Updating
 from .variables import Change, VariableTable
 
 logger = logging.getLogger(__name__)
@@ -137,7 +138,7 @@ class ClusterRuntime:
         # Runs may come from several threads (session.py): the staged step is one thread's at a time.
         self._staging = threading.RLock()
         self._running = 0  # blocking runs in flight: a staged step only while one runs
-        self._updates = threading.RLock()  # a run updating variables holds it (_updating)
+        self._updates = Updating()  # the variables runs in flight update (_updating)
         self._draining = threading.RLock()  # a thread finishing dispatched steps holds it (_drain)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
@@ -325,13 +326,11 @@ class ClusterRuntime:
                 raise
 
     def _updating(self, lowered):
-        """Held by a run updating variables from its submission to its commit: runs from
-        several threads update one after the other, each reading the values the one before
-        made, as TF1's in-place updates do (two at once would each commit what they made of
-        the same values, and one update would be lost). Runs that only read go on meanwhile;
-        a between-graph job's updates are the ps's, under its own lock."""
+        """Held by a run updating variables from its submission to its commit (runs from
+        other threads updating one of them wait: :mod:`.updating`); a between-graph job's
+        updates are the ps's, under its own lock."""
         if lowered.updated() and self.shared_job is None:
-            return self._updates
+            return self._updates.holding(lowered.updated())
         return contextlib.nullcontext()
 
     def _steps_one_by_one(self, executable, feed_values, steps):

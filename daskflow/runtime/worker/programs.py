@@ -29,7 +29,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
-from ...kernels import deadline
+from ...kernels import blocking, deadline
 from .. import allocator, dask_compat
 from ..plan.executable import traced_function
 from ..wire import between_graph, bulk, pushes, rendezvous
@@ -254,6 +254,13 @@ class _Instance:
             raise RuntimeError(f"program {program_id} is not installed on worker {worker.address}")
         return cls(worker, state, task_key, program_id, program, replica, mode, timeout, trace, limit_ms)
 
+    def _in_pool(self, fn, *args):
+        """``fn(*args)`` on the worker's thread pool, awaitable; should a kernel block there
+        (a queue waiting for another run), the task leaves Dask's count of busy threads and
+        its thread the pool first: the run that would unblock it may need a thread here."""
+        call = (self.worker, self.task_key, self.loop, fn, *args)
+        return self.loop.run_in_executor(self.executor, _giving_thread_up_to_block, *call)
+
     async def round(self, n, sends, args, shared, first=None):
         """One step's computation (step number ``n``): ``(results, early sends, arguments)``.
 
@@ -266,7 +273,7 @@ class _Instance:
             results, early = await self._shared_round(step, sends, values, shared)
         elif self.mode is None:
             call = (self.worker, self.state, sends, self.replica, self.blocks, self.fn, values, self.clock)
-            results, early = await self.loop.run_in_executor(self.executor, _call_then_send, *call)
+            results, early = await self._in_pool(_call_then_send, *call)
         else:
             results, early = await self._gathering_round(step, sends, values)
         return results, early, values
@@ -279,7 +286,7 @@ class _Instance:
         if type(mode) is arrivals.FirstReplicas:
             merged = await arrivals.first(mailbox, values, mode.needed, timeout, record)
             call = (self.worker, self.state, sends, self.replica, self.blocks, self.fn, merged, self.clock)
-            return await self.loop.run_in_executor(self.executor, _call_then_send, *call)
+            return await self._in_pool(_call_then_send, *call)
         chain, staleness = mode.chain, mode.max_staleness
         return await arrivals.each(mailbox, values, chain, staleness, timeout, self.compute, record), None
 
@@ -293,7 +300,7 @@ class _Instance:
 
             async def apply(merged, write=True):
                 call = (worker, state, shared, step[0], replica, blocks, fn, merged, clock, write)
-                return await self.loop.run_in_executor(self.executor, _apply_round, *call)
+                return await self._in_pool(_apply_round, *call)
 
             release = functools.partial(rendezvous.release_slot, worker, self.task_key)
             merged = await sync_rounds.contribute(
@@ -302,16 +309,16 @@ class _Instance:
             return merged, None
         if self.mode is None:
             call = (worker, state, sends, shared, step, replica, blocks, fn, values, clock)
-            return await self.loop.run_in_executor(self.executor, _call_shared, *call)
+            return await self._in_pool(_call_shared, *call)
         results = None  # EachReplica (independent replicas): each update by itself
         async for replica_values in arrivals.each_alone(state.mailbox, values, timeout):
             call = (worker, state, shared, step, replica, blocks, fn, replica_values, clock)
-            results = await self.loop.run_in_executor(self.executor, _update_shared, *call)
+            results = await self._in_pool(_update_shared, *call)
         return results, None
 
     async def compute(self, values):
         call = (self.replica, self.blocks, self.fn, values, self.clock)
-        return await self.loop.run_in_executor(self.executor, _call, *call)
+        return await self._in_pool(_call, *call)
 
     async def failed(self, e, sends):
         """Tell the consumers in ``sends``; note where the program failed (``e`` goes on)."""
@@ -395,6 +402,19 @@ def take_trace(token, dask_worker=None) -> list:
     if state is None:
         return []
     return [timed.record(dask_worker.address) for timed in state.traces.pop(token, ())]
+
+
+def _giving_thread_up_to_block(worker, key, loop, fn, *args):
+    """``fn(*args)``; before a kernel of it blocks (:mod:`...kernels.blocking`), task ``key``
+    leaves the worker's count of busy threads and this thread the worker's pool, which
+    starts another (this one ends with the call)."""
+
+    def give_up():
+        loop.call_soon_threadsafe(rendezvous.release_slot, worker, key)
+        dask_compat.leave_thread_pool()
+
+    with blocking.letting(give_up):
+        return fn(*args)
 
 
 def _call_then_send(worker, state, sends, *call):

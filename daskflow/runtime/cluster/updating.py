@@ -1,0 +1,51 @@
+"""The variables being updated by runs in flight, so that no two runs update one at once.
+
+A cluster step reads its variables' values as they are when it is submitted and
+commits new ones when it ends. Two runs updating one variable at once would each
+commit what they made of the same value: one update would be lost. TF1 updates
+in place, so its concurrent runs add up. A run updating variables therefore holds
+them (:meth:`Updating.holding`) from its submission to its commit; a run from
+another thread updating one of them waits until then, and reads what it made.
+Runs updating other variables go on: a queue runner counting its epochs while
+the training loop, waiting on that queue, updates the model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+
+
+class Updating:
+    """Which thread holds which variable for its run (a thread may hold one again, nested)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._held: dict[str, tuple[int, int]] = {}  # variable name -> (thread ident, depth)
+
+    @contextlib.contextmanager
+    def holding(self, names: Sequence[str]) -> Iterator[None]:
+        """Hold ``names`` for the body, once no other thread holds one of them."""
+        me = threading.get_ident()
+        with self._changed:
+            while any(self._held.get(name, (me, 0))[0] != me for name in names):
+                self._changed.wait()
+            for name in names:
+                self._held[name] = (me, self._held.get(name, (me, 0))[1] + 1)
+        try:
+            yield
+        finally:
+            with self._changed:
+                for name in names:
+                    owner, depth = self._held[name]
+                    if depth > 1:
+                        self._held[name] = (owner, depth - 1)
+                    else:
+                        del self._held[name]
+                self._changed.notify_all()
+
+    def held(self) -> dict:
+        """Variable name -> the ident of the thread holding it, now."""
+        with self._changed:
+            return {name: owner for name, (owner, _) in self._held.items()}
