@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+
+from .thread_scoped import scoped
 
 _local = threading.local()
 
 
-@contextlib.contextmanager
-def letting(before_blocking: Callable[[], None]) -> Iterator[None]:
+def letting(before_blocking: Callable[[], None]) -> contextlib.AbstractContextManager:
     """Run the body with ``before_blocking`` called (once) should a kernel of it block."""
-    saved = getattr(_local, "before", None)
-    _local.before = before_blocking
-    try:
-        yield
-    finally:
-        _local.before = saved
+    return scoped(_local, "before", before_blocking)
 
 
 def waiting() -> None:

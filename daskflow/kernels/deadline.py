@@ -9,11 +9,11 @@ one attribute read.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 
 from ..errors import DeadlineExceededError
+from .thread_scoped import scoped
 
 _local = threading.local()
 TIMED_OUT = "Timed out waiting for notification"  # TF1's message past a run's deadline
@@ -24,15 +24,9 @@ def within(milliseconds):
     return until(time.monotonic() + milliseconds / 1000 if milliseconds else None)
 
 
-@contextlib.contextmanager
 def until(at):
     """Run the body under a deadline at ``time.monotonic() == at`` (None: none)."""
-    saved = getattr(_local, "at", None)
-    _local.at = at
-    try:
-        yield
-    finally:
-        _local.at = saved
+    return scoped(_local, "at", at)
 
 
 def bounded(fn, milliseconds):
