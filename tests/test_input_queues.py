@@ -472,3 +472,21 @@ def test_a_runner_blocked_on_a_full_queue_of_a_one_thread_worker_lets_training_t
     want_steps, want_w = _train_until_the_input_ends(None, 30)
     assert steps == want_steps == 30
     np.testing.assert_allclose(w, want_w, rtol=1e-6)
+
+
+def test_runners_waiting_their_turn_behind_a_blocked_enqueue_leave_the_thread_too():
+    # batch(num_threads=4): four enqueues, one waiting on the full queue, three for their turn.
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=1) as cluster:
+        (x,) = TF.train.slice_input_producer([np.arange(200, dtype=np.float32)], num_epochs=1, shuffle=False)
+        xb = TF.train.batch([x * 1.0], 4, num_threads=4, capacity=4)
+        with tf.device("/job:ps/task:0"):
+            total = tf.Variable(0.0)
+        add = tf.assign_add(total, tf.reduce_sum(xb))
+        with tf.Session(cluster) as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            runs = 0
+            with running(sess), pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    sess.run(add)
+                    runs += 1
+            assert (runs, sess.run(total)) == (50, float(sum(range(200))))

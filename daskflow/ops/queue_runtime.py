@@ -227,6 +227,7 @@ class _Turn:
             if q._session_closed:
                 q._serving[self.side] += 1  # so those behind may fail in turn
                 raise error(CancelledError, f"{self.side.capitalize()} operation was cancelled", self.op_name)
+            blocking.waiting()  # behind another enqueue (or dequeue) that waits for a run
             q._cond.wait()
 
     def __exit__(self, *exc):
