@@ -82,7 +82,9 @@ def test_a_reader_sees_each_value_once_made_and_never_an_older_one(cluster):
         seen = []
 
         def body(i):
-            if i == 2:  # the reader
+            if i == 2:  # the reader, from the first commit on: it reads while the others write
+                while not seen or seen[-1] == 0.0:
+                    seen.append(float(sess.run(v)[0]))
                 for _ in range(20):
                     seen.append(float(sess.run(v)[0]))
                 return

@@ -490,3 +490,17 @@ def test_runners_waiting_their_turn_behind_a_blocked_enqueue_leave_the_thread_to
                     sess.run(add)
                     runs += 1
             assert (runs, sess.run(total)) == (50, float(sum(range(200))))
+
+
+def test_local_variables_reset_while_a_runner_waits_on_its_full_queue():
+    # The runner's enqueue counts epochs (a local variable) and waits on the full queue; the
+    # main thread resets the local variables meanwhile (as tf.metrics' evaluations do): a run
+    # holding them while it waits would make the reset wait for ever.
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=1) as cluster:
+        train, _ = _epochs_into_a_small_queue(1000)
+        with tf.Session(cluster) as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            with running(sess):
+                sess.run(train)  # the runner has filled the queue and waits behind it
+                sess.run(tf.local_variables_initializer())
+                sess.run(train)

@@ -23,6 +23,7 @@ import secrets
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -139,6 +140,7 @@ class ClusterRuntime:
         self._staging = threading.RLock()
         self._running = 0  # blocking runs in flight: a staged step only while one runs
         self._updates = Updating()  # the variables runs in flight update (_updating)
+        self._held_names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # plan -> names
         self._draining = threading.RLock()  # a thread finishing dispatched steps holds it (_drain)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
@@ -285,7 +287,7 @@ class ClusterRuntime:
         depth = self.async_depth
         if depth and not executable.fetch_sources:  # never staged (_stages)
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
-            with self._updating(lowered):
+            with self._updating(lowered), self._draining:  # one thread's recovery replays the queue
                 self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
                 self._commit(self._pending[-1])
             self._drain(keep=depth)
@@ -326,12 +328,23 @@ class ClusterRuntime:
                 raise
 
     def _updating(self, lowered):
-        """Held by a run updating variables from its submission to its commit (runs from
-        other threads updating one of them wait: :mod:`.updating`); a between-graph job's
+        """Held by a run updating global variables from its submission to its commit (runs
+        from other threads updating one of them wait: :mod:`.updating`); a between-graph job's
         updates are the ps's, under its own lock."""
-        if lowered.updated() and self.shared_job is None:
-            return self._updates.holding(lowered.updated())
+        names = self._held_names.get(lowered)
+        if names is None:
+            names = self._held_names[lowered] = self._global(lowered.updated())
+        if names and self.shared_job is None:
+            return self._updates.holding(names)
         return contextlib.nullcontext()
+
+    def _global(self, names) -> tuple:
+        """Those of ``names`` not local variables. A local one is one thread's (an input
+        producer's epoch count, a metric's total), updated by a run that may wait on a queue
+        for a while: held meanwhile, another thread resetting it would wait for ever."""
+        local = self.graph.get_collection("local_variables") if self.graph is not None else ()
+        local_names = {v.op.name for v in local}
+        return tuple(name for name in names if name not in local_names)
 
     def _steps_one_by_one(self, executable, feed_values, steps):
         """Several steps of a between-graph session, one submission each."""
@@ -1039,7 +1052,8 @@ class ClusterRuntime:
         failed = [f for f in reads.values() if f.status == "error"]
         if failed:
             failed[0].result()  # raises the reading error; no variable has changed
-        self.table.restored(reads, {name: worker.name for name, worker in homes.items()})
+        with self._updates.holding(self._global(reads)):  # not under a run updating them
+            self.table.restored(reads, {name: worker.name for name, worker in homes.items()})
 
     def close(self):
         """Release the variables and take this session's programs off the workers."""

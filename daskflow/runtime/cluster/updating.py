@@ -7,14 +7,20 @@ in place, so its concurrent runs add up. A run updating variables therefore hold
 them (:meth:`Updating.holding`) from its submission to its commit; a run from
 another thread updating one of them waits until then, and reads what it made.
 Runs updating other variables go on: a queue runner counting its epochs while
-the training loop, waiting on that queue, updates the model.
+the training loop, waiting on that queue, updates the model. Local variables
+(an input producer's epoch count, a metric's total) are not held: each is one
+thread's, and its run may wait on a queue for as long as the program runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Iterator, Sequence
+
+logger = logging.getLogger(__name__)
+PATIENCE = 30.0  # seconds a run waits for another thread's variables before a warning says so
 
 
 class Updating:
@@ -26,11 +32,20 @@ class Updating:
 
     @contextlib.contextmanager
     def holding(self, names: Sequence[str]) -> Iterator[None]:
-        """Hold ``names`` for the body, once no other thread holds one of them."""
+        """Hold ``names`` for the body, once no other thread holds one of them (past
+        :data:`PATIENCE` seconds of waiting, a warning names them: a run blocked for ever
+        on another thread's, a queue the waiting run would have served, hangs)."""
         me = threading.get_ident()
         with self._changed:
+            waited = 0.0
             while any(self._held.get(name, (me, 0))[0] != me for name in names):
-                self._changed.wait()
+                if not self._changed.wait(PATIENCE) and waited == 0.0:
+                    waited = PATIENCE
+                    logger.warning(
+                        "daskflow: a run has waited %g s for variables another thread's run updates: %s",
+                        PATIENCE,
+                        sorted(name for name in names if self._held.get(name, (me, 0))[0] != me)[:5],
+                    )
             for name in names:
                 self._held[name] = (me, self._held.get(name, (me, 0))[1] + 1)
         try:

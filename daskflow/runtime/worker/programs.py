@@ -410,8 +410,11 @@ def _giving_thread_up_to_block(worker, key, loop, fn, *args):
     starts another (this one ends with the call)."""
 
     def give_up():
-        loop.call_soon_threadsafe(rendezvous.release_slot, worker, key)
-        dask_compat.leave_thread_pool()
+        try:  # called holding the queue's lock: nothing may raise out of it
+            loop.call_soon_threadsafe(rendezvous.release_slot, worker, key)
+            dask_compat.leave_thread_pool()
+        except Exception:  # noqa: BLE001 - a worker closing: its loop is gone, the wait goes on
+            logger.debug("daskflow could not give a waiting task's thread up", exc_info=True)
 
     with blocking.letting(give_up):
         return fn(*args)
