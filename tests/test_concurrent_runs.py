@@ -6,6 +6,7 @@ whose variables are updated in place.
 """
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -144,3 +145,25 @@ def test_runs_updating_other_variables_hold_them_at_once_and_runs_sharing_one_ta
     with updating.holding(["w"]), updating.holding(["w", "v"]):  # one thread may hold one again
         assert set(updating.held()) == {"w", "v"}
     assert updating.held() == {}
+
+
+def test_a_run_waiting_long_for_another_threads_variables_says_which(monkeypatch, caplog):
+    from daskflow.runtime.cluster import updating as updating_module
+
+    monkeypatch.setattr(updating_module, "PATIENCE", 0.05)
+    updating, held = updating_module.Updating(), threading.Event()
+
+    def body(i):
+        if i == 0:
+            with updating.holding(["model/w"]):
+                held.set()
+                time.sleep(0.3)
+        else:
+            held.wait(5)
+            with updating.holding(["model/w", "model/b"]):
+                pass
+
+    with caplog.at_level("WARNING", logger=updating_module.__name__):
+        assert _in_threads(2, body) == []
+    warnings = [r.getMessage() for r in caplog.records if "waited" in r.getMessage()]
+    assert len(warnings) == 1 and "model/w" in warnings[0] and "model/b" not in warnings[0], warnings

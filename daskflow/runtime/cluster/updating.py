@@ -32,15 +32,15 @@ class Updating:
 
     @contextlib.contextmanager
     def holding(self, names: Sequence[str]) -> Iterator[None]:
-        """Hold ``names`` for the body, once no other thread holds one of them (past
-        :data:`PATIENCE` seconds of waiting, a warning names them: a run blocked for ever
-        on another thread's, a queue the waiting run would have served, hangs)."""
+        """Hold ``names`` for the body, once no other thread holds one of them. Past
+        :data:`PATIENCE` seconds of waiting a warning names them, once: should the holder
+        wait on something only this run would do (a queue), the program hangs, and says where."""
         me = threading.get_ident()
         with self._changed:
-            waited = 0.0
+            warned = False
             while any(self._held.get(name, (me, 0))[0] != me for name in names):
-                if not self._changed.wait(PATIENCE) and waited == 0.0:
-                    waited = PATIENCE
+                if not self._changed.wait(PATIENCE) and not warned:
+                    warned = True
                     logger.warning(
                         "daskflow: a run has waited %g s for variables another thread's run updates: %s",
                         PATIENCE,
