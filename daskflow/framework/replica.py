@@ -16,7 +16,8 @@ And for data already on the cluster (dask-array datasets):
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
+
+from ..kernels.thread_scoped import scoped
 
 _local = threading.local()
 
@@ -26,15 +27,9 @@ def current_replica() -> tuple[int, int]:
     return getattr(_local, "replica", (0, 1))
 
 
-@contextmanager
 def replica_context(index: int, count: int):
     """Run the body as replica ``index`` of ``count``."""
-    before = current_replica()
-    _local.replica = (index, count)
-    try:
-        yield
-    finally:
-        _local.replica = before
+    return scoped(_local, "replica", (index, count))
 
 
 class PerReplica:
@@ -61,12 +56,6 @@ def current_source(source_id):
     return None if resolve is None else resolve(source_id)
 
 
-@contextmanager
 def sources_context(resolve):
     """Run the body with ``resolve(source_id) -> blocks`` answering :func:`current_source`."""
-    before = getattr(_local, "sources", None)
-    _local.sources = resolve
-    try:
-        yield
-    finally:
-        _local.sources = before
+    return scoped(_local, "sources", resolve)

@@ -7,13 +7,19 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+_UNSET = object()
+
 
 @contextlib.contextmanager
 def scoped(local: threading.local, name: str, value: Any) -> Iterator[None]:
-    """Run the body with ``local.<name>`` set to ``value`` on this thread, as before after."""
-    saved = getattr(local, name, None)
+    """Run the body with ``local.<name>`` set to ``value`` on this thread, as before after
+    (unset again where it was: its readers' default applies)."""
+    saved = getattr(local, name, _UNSET)
     setattr(local, name, value)
     try:
         yield
     finally:
-        setattr(local, name, saved)
+        if saved is _UNSET:
+            delattr(local, name)
+        else:
+            setattr(local, name, saved)

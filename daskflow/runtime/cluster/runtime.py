@@ -331,12 +331,12 @@ class ClusterRuntime:
         """Held by a run updating global variables from its submission to its commit (runs
         from other threads updating one of them wait: :mod:`.updating`); a between-graph job's
         updates are the ps's, under its own lock."""
+        if self.shared_job is not None:
+            return contextlib.nullcontext()
         names = self._held_names.get(lowered)
         if names is None:
             names = self._held_names[lowered] = self._global(lowered.updated())
-        if names and self.shared_job is None:
-            return self._updates.holding(names)
-        return contextlib.nullcontext()
+        return self._updates.holding(names) if names else contextlib.nullcontext()
 
     def _global(self, names) -> tuple:
         """Those of ``names`` not local variables. A local one is one thread's (an input

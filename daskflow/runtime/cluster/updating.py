@@ -24,11 +24,11 @@ PATIENCE = 30.0  # seconds a run waits for another thread's variables before a w
 
 
 class Updating:
-    """Which thread holds which variable for its run (a thread may hold one again, nested)."""
+    """Which thread holds which variable for its run (a thread may ask again for one it holds)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._held: dict[str, tuple[int, int]] = {}  # variable name -> (thread ident, depth)
+        self._held: dict[str, int] = {}  # variable name -> ident of the thread holding it
 
     @contextlib.contextmanager
     def holding(self, names: Sequence[str]) -> Iterator[None]:
@@ -38,29 +38,25 @@ class Updating:
         me = threading.get_ident()
         with self._changed:
             warned = False
-            while any(self._held.get(name, (me, 0))[0] != me for name in names):
+            while others := [name for name in names if self._held.get(name, me) != me]:
                 if not self._changed.wait(PATIENCE) and not warned:
                     warned = True
                     logger.warning(
                         "daskflow: a run has waited %g s for variables another thread's run updates: %s",
                         PATIENCE,
-                        sorted(name for name in names if self._held.get(name, (me, 0))[0] != me)[:5],
+                        sorted(others)[:5],
                     )
-            for name in names:
-                self._held[name] = (me, self._held.get(name, (me, 0))[1] + 1)
+            taken = [name for name in names if name not in self._held]  # not those held already
+            self._held.update(dict.fromkeys(taken, me))
         try:
             yield
         finally:
             with self._changed:
-                for name in names:
-                    owner, depth = self._held[name]
-                    if depth > 1:
-                        self._held[name] = (owner, depth - 1)
-                    else:
-                        del self._held[name]
+                for name in taken:
+                    del self._held[name]
                 self._changed.notify_all()
 
     def held(self) -> dict:
         """Variable name -> the ident of the thread holding it, now."""
         with self._changed:
-            return {name: owner for name, (owner, _) in self._held.items()}
+            return dict(self._held)
