@@ -172,6 +172,7 @@ from .ops.example_parsing_ops import (
     parse_single_example,
     parse_single_sequence_example,
 )
+from .ops.file_ops import read_file, write_file
 from .ops.functional_ops import case, cond, while_loop
 from .ops.higher_order_ops import foldl, foldr, map_fn, scan
 from .ops.image_ops import random_crop

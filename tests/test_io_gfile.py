@@ -46,3 +46,22 @@ def test_errors_are_tfs_and_name_the_path(root):
 def test_join_keeps_urls_slashed():
     assert tf.io.gfile.join("s3://bucket", "run", "model") == "s3://bucket/run/model"
     assert "file" in tf.io.gfile.get_registered_schemes()
+
+
+def test_read_file_and_write_file_ops_as_tf1s(root):
+    """TF1 (2.21 ``compat.v1``, run by hand): ``write_file`` makes the file's folders and runs
+    to None, ``read_file`` gives the bytes; a missing file is a ``NotFoundError`` naming it,
+    a filename of rank 1 a ``ValueError`` when the op is made."""
+    path = tf.io.gfile.join(root, "out", "b.txt")
+    with tf.Graph().as_default():
+        written = tf.write_file(path, tf.constant("hi\n"))
+        assert written.type == "WriteFile" and not written.outputs
+        read = tf.io.read_file(path)
+        assert read.shape.as_list() == [] and read.dtype == tf.string
+        with tf.Session() as sess:
+            assert sess.run(written) is None
+            assert sess.run(read) == b"hi\n"
+            with pytest.raises(tf.errors.NotFoundError, match="absent.txt"):
+                sess.run(tf.read_file(tf.io.gfile.join(root, "absent.txt")))
+        with pytest.raises(ValueError, match="rank 0 but is rank 1"):
+            tf.read_file([path])

@@ -1638,6 +1638,8 @@ EXEMPT = {
     "ReaderResetV2": "reader resource: tests/test_readers.py, against TF1",
     "ReaderRestoreStateV2": "reader resource: tests/test_readers.py, against TF1",
     "ReaderSerializeStateV2": "reader resource: tests/test_readers.py, against TF1",
+    "ReadFile": "files: tests/test_io_gfile.py, as TF1's; on a cluster, tests/test_unchanged_on_a_cluster.py",
+    "WriteFile": "files: tests/test_io_gfile.py, as TF1's",
     "DecodeCSV": "bytes in or out: tests/test_decoders.py, against TF1",
     "DecodeImage": "bytes in or out: tests/test_decoders.py, against TF1",
     "DecodeJpeg": "bytes in or out: tests/test_decoders.py, against TF1",

@@ -16,12 +16,14 @@ import glob
 import gzip
 import io
 import itertools
+import os
 import zlib
 
 import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError, NotFoundError
+from ..kernels.files import directory, local_path
 from ..lib.io.tf_record import records  # TFRecords are read in one place (tf.python_io's too)
 from ..ops.random_ops import get_seed
 from .dataset import Dataset
@@ -72,7 +74,7 @@ class _FileDataset(Dataset):
 
     def _read(self, name) -> bytes:
         try:
-            with open(name, "rb") as f:
+            with open(local_path(name), "rb") as f:
                 data = f.read()
         except FileNotFoundError:
             raise NotFoundError(None, None, f"{name}; No such file or directory") from None
@@ -325,7 +327,7 @@ class _ListFiles(Dataset):
         self._structure = Spec((), dtypes.string)
 
     def _iterate(self, state):
-        names = sorted({n for p in _names(state.value(self._components[0])) for n in glob.glob(p)})
+        names = sorted({n for p in _names(state.value(self._components[0])) for n in _glob(p)})
         if self._shuffle:
             seed = self._seed if self._seed is not None else (state.entropy(self),)
             names = [
@@ -336,3 +338,8 @@ class _ListFiles(Dataset):
 
 def list_files(file_pattern, shuffle=None, seed=None):
     return _ListFiles(file_pattern, shuffle, seed)
+
+
+def _glob(pattern):
+    """The files matching ``pattern``, a relative one where the session runs (kernels/files.py)."""
+    return glob.glob(pattern, root_dir=None if os.path.isabs(pattern) else directory())

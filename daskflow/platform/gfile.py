@@ -43,6 +43,7 @@ import re
 import shutil
 
 from .. import errors
+from ..kernels.files import directory, local_path
 
 __all__ = [
     "Copy",
@@ -73,7 +74,8 @@ def _fs(path):
     """Return ``(filesystem, path inside it)`` for a user's path or URL."""
     import fsspec  # deferred: `import daskflow` need not pay for it
 
-    return fsspec.core.url_to_fs(os.fspath(path))
+    # A step's op on a worker reads a relative path where its session runs (kernels/files.py).
+    return fsspec.core.url_to_fs(os.fspath(local_path(path)))
 
 
 def _is_url(path):
@@ -434,7 +436,7 @@ def Glob(filename):  # noqa: N802
         fs, path = _fs(pattern)
         with _tf_errors(pattern):
             if _is_local(fs) and not _is_url(pattern):
-                found.extend(_glob.glob(pattern))
+                found.extend(_glob.glob(pattern, root_dir=None if os.path.isabs(pattern) else directory()))
             else:
                 found.extend(_as_url(pattern, fs, match) for match in fs.glob(path))
     return sorted(found)

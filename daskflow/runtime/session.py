@@ -14,6 +14,7 @@ like the fetches.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 
@@ -347,7 +348,7 @@ class Session:
         FailedPreconditionError
             A variable of ``names`` holds no value (TF1's message names them).
         """
-        return self._runtime.write_checkpoint(names, shard_url)
+        return self._runtime.write_checkpoint(names, lambda i, n: _here(shard_url(i, n)))
 
     def read_checkpoint(self, files):
         """Set variables from checkpoint files, all or none.
@@ -360,7 +361,7 @@ class Session:
         files : dict
             ``{variable name: (url, record, device)}``.
         """
-        self._runtime.read_checkpoint(files)
+        self._runtime.read_checkpoint({name: (_here(url), *rest) for name, (url, *rest) in files.items()})
 
     # -- lifetime ------------------------------------------------------------------------------
     @staticmethod
@@ -482,9 +483,22 @@ def _open_runtime(target, graph, config, security):
 _CONNECT_TIMEOUT_S = 10.0
 
 
+def _here(url: str) -> str:
+    """A relative local path made absolute in this process: a cluster's workers, which
+    write and read the files, may run elsewhere (``dask worker`` started in another folder)."""
+    return url if "://" in url else os.path.abspath(url)
+
+
 def _connect(target, security, config):
-    """A ``distributed.Client`` for ``target`` (and whether we own it), or None."""
+    """A ``distributed.Client`` for ``target`` (and whether we own it), or None. No target:
+    the configured ``daskflow.session-target``, so an unchanged program's ``tf.Session()``
+    runs on a cluster when its environment names one."""
     if target in (None, ""):
+        # local import: the configuration is Dask's, which `import daskflow` must not load
+        from .defaults import setting
+
+        target = setting("daskflow.session-target") or None
+    if target is None:
         return None, False
     from distributed import Client
 

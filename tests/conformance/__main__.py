@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python -m tests.conformance --heldout            # the held-out programs too
     python -m tests.conformance --oracle             # first rerun TF1 (needs /work/tfenv)
     python -m tests.conformance corpus/<repo>/x.py   # some programs only (results merged)
+    python -m tests.conformance --cluster            # on a local cluster (ps-0, worker-0, worker-1)
 
 TF1's runs (``--oracle``: seed 0 of each program, then seeds 1.. ``--seeds``-1 of
 those that ran; ``--spread`` only the latter, topping up to ``--seeds`` runs;
@@ -13,12 +14,19 @@ those that ran; ``--spread`` only the latter, topping up to ``--seeds`` runs;
 daskflow's last run of each program in ``tests/conformance/results.json``. Both are
 merged by program and saved as each program ends, so a partial run updates only its
 programs. ``docs/conformance.md`` is written from both.
+
+``--cluster`` runs the programs unchanged on a ``tf.local_cluster(ps=1, workers=2)`` of
+worker processes: each program's ``tf.Session()`` (and ``MonitoredTrainingSession``,
+``Estimator``) finds it through ``DASK_DASKFLOW__SESSION_TARGET``, as a user's would, and
+the runs go to ``tests/conformance/results_cluster.json``, judged against TF1 as the
+embedded runs are.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import os
 import pathlib
@@ -35,6 +43,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 ORACLE = HERE / "oracle.json"
 RESULTS = HERE / "results.json"
+ON_CLUSTER = HERE / "results_cluster.json"  # daskflow's runs with --cluster
 TF_PYTHON = os.environ.get("DASKFLOW_TF_PYTHON", "/work/tfenv/bin/python")
 SETS = ("corpus", "heldout")
 
@@ -178,6 +187,31 @@ def _top_up(oracle, chosen, args):
         run_all(todo, "tf", list(range(count, args.seeds)), args.tf_python, args.jobs, more_runs)
 
 
+def _run_daskflow(chosen, jobs, path):
+    """daskflow's runs of `chosen`, judged against TF1's and saved into `path` as each ends."""
+    results, oracle = _load(path), _load(ORACLE)
+
+    def judged(program, runs):
+        results[program] = daskflow_entry(runs, oracle.get(program))
+        _save(path, results)
+
+    run_all(chosen, "daskflow", [0], sys.executable, jobs, judged, _time_limits(oracle, chosen))
+
+
+@contextlib.contextmanager
+def _cluster_for_sessions():
+    """A local cluster of worker processes that every ``tf.Session()`` without a target in the
+    runners (their environment is this process's) opens on, for as long as the block runs."""
+    import daskflow as tf
+
+    with tf.local_cluster(ps=1, workers=2, memory_limit="3GiB") as cluster:
+        os.environ["DASK_DASKFLOW__SESSION_TARGET"] = cluster.scheduler_address
+        try:
+            yield cluster
+        finally:
+            del os.environ["DASK_DASKFLOW__SESSION_TARGET"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("programs", nargs="*", help="paths relative to tests/conformance (default: all)")
@@ -190,6 +224,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tf-python", default=TF_PYTHON)
+    parser.add_argument("--cluster", action="store_true", help="daskflow's runs on a local cluster")
     args = parser.parse_args(argv)
     chosen = [p.removeprefix("tests/conformance/") for p in args.programs]
     chosen = chosen or programs(SETS if args.heldout else SETS[:1])
@@ -211,15 +246,10 @@ def main(argv=None):
                     oracle[program]["statuses"] = oracle[program]["statuses"][:1]
         _top_up(oracle, chosen, args)
     if not args.no_daskflow:
-        results, oracle = _load(RESULTS), _load(ORACLE)
-
-        def judged(program, runs):
-            results[program] = daskflow_entry(runs, oracle.get(program))
-            _save(RESULTS, results)
-
-        run_all(chosen, "daskflow", [0], sys.executable, args.jobs, judged, _time_limits(oracle, chosen))
-    oracle, results = _load(ORACLE), _load(RESULTS)
-    report.write(oracle, results)
+        with _cluster_for_sessions() if args.cluster else contextlib.nullcontext():
+            _run_daskflow(chosen, args.jobs, ON_CLUSTER if args.cluster else RESULTS)
+    oracle, results = _load(ORACLE), _load(ON_CLUSTER if args.cluster else RESULTS)
+    report.write(oracle, _load(RESULTS), _load(ON_CLUSTER))
     verdicts = [compare.verdict(oracle.get(p), results.get(p)) for p in chosen]
     counted = [v for v in verdicts if v not in ("tf fails", "not run")]
     print(

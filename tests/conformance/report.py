@@ -93,7 +93,35 @@ def _commit():
         return "?"
 
 
-def write(oracle, results):
+def _cluster_section(oracle, on_cluster):
+    """The same programs run on a local cluster (``--cluster``), and each one failing there."""
+    rows = _rows(oracle, on_cluster, "corpus/") + _rows(oracle, on_cluster, "heldout/")
+    rows = [r for r in rows if r[2]]
+    if not rows:
+        return []
+    lines = [
+        "## On a local cluster",
+        "",
+        "`python -m tests.conformance --cluster [--heldout]`: the same programs, unchanged, with",
+        "`DASK_DASKFLOW__SESSION_TARGET` naming a `tf.local_cluster(ps=1, workers=2)` of worker",
+        "processes, so each `tf.Session()` runs its graph on the workers (ops with no device on",
+        "`worker-0`). Judged as the embedded runs are. A run on the cluster costs milliseconds",
+        "where an embedded one costs microseconds, so a 10 000-step loop takes minutes: programs",
+        "that ran past their time limit while the other runner shared the cluster are run again",
+        "alone (`--cluster --jobs 1 PROGRAM...`), and this table has their second run.",
+        "",
+        *_summary(rows),
+        "",
+    ]
+    failing = [(p, df) for p, _, df, verdict in rows if verdict == "fails"]
+    if failing:
+        lines += ["| program | first failure on the cluster |", "| --- | --- |"]
+        lines += [f"| `{p}` | {_cell(df['where'] + ' — ' + df['error'])} |" for p, df in failing]
+        lines.append("")
+    return lines
+
+
+def write(oracle, results, on_cluster=None):
     corpus = _rows(oracle, results, "corpus/")
     heldout = _rows(oracle, results, "heldout/")
     lines = [
@@ -130,6 +158,7 @@ def write(oracle, results):
             *_summary(heldout),
             "",
         ]
+    lines += _cluster_section(oracle, on_cluster or {})
     lines += _shape_section(corpus)
     lines += [
         "## Programs",

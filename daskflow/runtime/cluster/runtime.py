@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import itertools
 import logging
+import os
 import secrets
 import threading
 import time
@@ -906,7 +907,7 @@ class ClusterRuntime:
         programs = {f"{plan_id}-{p.key}": (p.key, p.fn) for p in executable.programs}
         bindings, blocks = sources.place(self.client, lowered)
         self._sources.extend(blocks)  # held: the dataset's blocks stay on the cluster
-        registry = ProgramRegistry(plan_id, programs, self.token, bindings, self.secret)
+        registry = ProgramRegistry(plan_id, programs, self.token, bindings, self.secret, os.getcwd())
         _register(self.client, registry)
         self._registries.append(registry.name)
         self.metrics.planned(lowered, workers, self.config.allow_soft_placement)

@@ -29,7 +29,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from ...client.step_stats import Described, OpTimes, PartitionTimes
 from ...framework.replica import replica_context, sources_context
-from ...kernels import blocking, deadline
+from ...kernels import blocking, deadline, files
 from .. import allocator, dask_compat
 from ..plan.executable import traced_function
 from ..wire import between_graph, bulk, pushes, rendezvous
@@ -49,12 +49,15 @@ class ProgramRegistry(WorkerPlugin):
     fed values.
     """
 
-    def __init__(self, plan_id: str, programs: dict, session: str = "", sources=None, secret=None):
+    def __init__(
+        self, plan_id: str, programs: dict, session: str = "", sources=None, secret=None, directory=None
+    ):
         self.name = f"{PREFIX}{session}-{plan_id}"  # the session's: undone with it (cluster/scope.py)
         self.plan_id = plan_id
         self.programs = programs
         self.session = session
         self.sources = sources or {}  # dataset source id -> blocks per replica (cluster/sources.py)
+        self.directory = directory  # the session's working directory: its relative paths' base
         self.credentials = None if secret is None else bulk.Credentials(session, secret)
         if self.credentials is not None:
             bulk.CLIENT_SESSIONS.admit(plan_id, self.credentials)
@@ -64,7 +67,7 @@ class ProgramRegistry(WorkerPlugin):
         # share the per-session state of stateful ops (an iterator's position).
         programs = dask_compat.pickle_roundtrip(self.programs)
         state = state_of(worker)
-        state.install_programs(self.plan_id, programs, self.sources, self.session)
+        state.install_programs(self.plan_id, programs, self.sources, self.session, self.directory)
         if not state.receiving:  # the worker's receiving ends and the dashboard's question, once
             arrivals.serve_outcomes(worker)
             rendezvous.install(worker, state)
@@ -233,11 +236,13 @@ class _Instance:
     def __init__(self, worker, state, task_key, program_id, program, replica, mode, timeout, trace, limit_ms):
         self.worker, self.state, self.task_key = worker, state, task_key
         self.plan_id = program_id.partition("-")[0]
-        self.key, fn, bindings = program
+        self.key, fn, bindings, directory = program
         if trace is not None:  # a traced step: note this instance's times here
             fn = _Timed(fn, self.key, replica, state.trace(trace), state.traced_programs.get(program_id))
         if limit_ms:  # on the computing thread, where the loops look for it
             fn = deadline.bounded(fn, limit_ms)
+        if directory is not None:  # its ops open relative paths where the session runs
+            fn = _InDirectory(fn, directory)
         self.fn, self.replica, self.mode, self.timeout = fn, replica, mode, timeout
         self.clock = _Clock()
         self.loop = asyncio.get_running_loop()
@@ -355,6 +360,18 @@ class _Clock:
         """(waiting, computing, sending) in seconds, for a task that ends ``now``."""
         sending = now - self.ended if self.computing else 0.0
         return (max(0.0, now - self.started - self.computing - sending), self.computing, sending)
+
+
+class _InDirectory:
+    """A program whose ops open relative paths in its session's working ``directory``
+    (:mod:`...kernels.files`); it passes for the program where a failing line is looked up."""
+
+    def __init__(self, fn, directory):
+        self.fn, self.directory, self.__code__ = fn, directory, fn.__code__
+
+    def __call__(self, *values):
+        with files.working_directory(self.directory):
+            return self.fn(*values)
 
 
 class _Timed:

@@ -110,11 +110,11 @@ class WorkerState:
         self.traces: dict = {}
         self.traced_programs: dict = {}  # program id -> its traced variant (programs.TracedPrograms)
 
-    def install_programs(self, plan_id: str, programs: dict, sources=None, session: str = ""):
+    def install_programs(self, plan_id: str, programs: dict, sources=None, session: str = "", directory=None):
         """Install ``programs`` (program id -> (key, fn)) of ``plan_id``, a plan of
-        ``session``, reading ``sources``."""
+        ``session``, reading ``sources``, opening relative paths in ``directory``."""
         for pid, (key, fn) in programs.items():
-            self.programs[pid] = (key, fn, sources or {})
+            self.programs[pid] = (key, fn, sources or {}, directory)
         self.plans.setdefault(plan_id, set()).update(programs)
         self.sessions[plan_id] = session
 
