@@ -12,6 +12,7 @@ Dask name used elsewhere (its docstring states the rule).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 from dask.utils import key_split
@@ -62,6 +63,7 @@ __all__ = [
     "forget_released",
     "release_thread_slot",
     "replace_group_layout",
+    "rewrite_task_failure_logs",
     "run_on_workers",
     "scheduler_plugins",
     "scheduler_client_stream",
@@ -680,3 +682,34 @@ def dashboard_look():
     from distributed.dashboard.components.scheduler import BOKEH_THEME, env
 
     return env.get_template("simple.html"), BOKEH_THEME
+
+
+# -- the worker's log ------------------------------------------------------------------------
+
+
+def rewrite_task_failure_logs(rewrite) -> None:
+    """Pass each task failure a worker of this process logs to ``rewrite(key, exception
+    text)``, which returns a one-line message to log at WARNING instead, or None to keep
+    Dask's record (an ERROR with the traceback). Installed once per process.
+
+    Relies on distributed's worker logging a failed task on the ``distributed.worker``
+    logger as ``"Compute Failed..."`` with the key first and the exception's repr fourth
+    among its arguments (``Worker.execute``)."""
+    logger = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, _TaskFailureRewrite) for f in logger.filters):
+        logger.addFilter(_TaskFailureRewrite(rewrite))
+
+
+class _TaskFailureRewrite(logging.Filter):
+    def __init__(self, rewrite):
+        super().__init__()
+        self.rewrite = rewrite
+
+    def filter(self, record):
+        args = record.args if isinstance(record.args, tuple) else ()
+        if isinstance(record.msg, str) and record.msg.startswith("Compute Failed") and len(args) >= 4:
+            message = self.rewrite(args[0], args[3])
+            if message is not None:
+                record.msg, record.args = message, ()
+                record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True

@@ -33,7 +33,7 @@ from ...kernels import blocking, deadline, files
 from .. import allocator, dask_compat
 from ..plan.executable import traced_function
 from ..wire import between_graph, bulk, pushes, rendezvous
-from . import arrivals, sources, sync_rounds
+from . import arrivals, failure_log, sources, sync_rounds
 from .state import find_state, state_of
 
 logger = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ class ProgramRegistry(WorkerPlugin):
         if not state.receiving:  # the worker's receiving ends and the dashboard's question, once
             arrivals.serve_outcomes(worker)
             rendezvous.install(worker, state)
+            failure_log.install()
         allocator.keep_step_buffers()
         # Its values are taken here (bulk port and Dask's comms alike) while a plan of it is.
         if self.credentials is not None and not state.trusted.admit(self.plan_id, self.credentials):
