@@ -504,3 +504,32 @@ def test_local_variables_reset_while_a_runner_waits_on_its_full_queue():
                 sess.run(train)  # the runner has filled the queue and waits behind it
                 sess.run(tf.local_variables_initializer())
                 sess.run(train)
+
+
+def test_queue_runners_beside_a_training_loop_with_async_dispatch_keep_going():
+    # The runner's runs fetch only ops, as the loop's do: with both dispatched, the runner's
+    # run waited for the loop's oldest step, which waited on the runner's next enqueue. The
+    # session's own thread dispatches; the runner's runs block beside it. The loop runs in a
+    # thread of its own, which opens the session, so that a hang fails here.
+    got = []
+
+    def train(cluster, train_op, w):
+        with tf.Session(cluster, config=tf.ConfigProto(async_dispatch=2)) as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            with running(sess):
+                for _ in range(30):
+                    sess.run(train_op)
+                sess.sync()
+            got.append(sess.run(w))
+
+    with tf.local_cluster(ps=1, workers=1, processes=False, threads_per_worker=1) as cluster:
+        train_op, w = _epochs_into_a_small_queue(1000)
+        loop = threading.Thread(target=train, args=(cluster, train_op, w), daemon=True)
+        loop.start()
+        loop.join(timeout=60)
+        assert got, "30 dispatched steps beside a queue runner did not end in 60 s"
+    # Each step takes the same batch (the queue repeats it): 30 plain steps, in numpy.
+    data, want = np.arange(40, dtype=np.float32).reshape(20, 2), np.zeros(2, np.float32)
+    for _ in range(30):
+        want -= 0.001 * (-2.0 * (data - want)).sum(axis=0)
+    np.testing.assert_allclose(got[0], want, rtol=1e-5)

@@ -143,6 +143,10 @@ class ClusterRuntime:
         self._updates = Updating()  # the variables runs in flight update (_updating)
         self._held_names: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # plan -> names
         self._draining = threading.RLock()  # a thread finishing dispatched steps holds it (_drain)
+        # async_dispatch is the runs' of the thread that opened the session (its training loop):
+        # other threads' runs block, and do not finish its steps in flight first, as one of those
+        # may wait for them (a training step dequeuing what a queue runner's run enqueues).
+        self._dispatcher = threading.get_ident()
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -286,14 +290,16 @@ class ClusterRuntime:
         if lowered.independent and lowered.replicated:
             return self._replica_step(lowered, executable, feed_values, at)
         depth = self.async_depth
-        if depth and not executable.fetch_sources:  # never staged (_stages)
+        dispatcher = threading.get_ident() == self._dispatcher
+        if depth and dispatcher and not executable.fetch_sources:  # never staged (_stages)
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
             with self._updating(lowered), self._draining:  # one thread's recovery replays the queue
                 self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
                 self._commit(self._pending[-1])
             self._drain(keep=depth)
             return []
-        self.sync()
+        if dispatcher:
+            self.sync()  # else its steps in flight are the session's thread's to finish
         start = time.perf_counter()
         with self._staging:
             self._running += 1
