@@ -60,7 +60,7 @@ def demo(args) -> float:
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
 
     start = time.perf_counter()
-    with tf.Session() as sess:
+    with tf.Session(None) as sess:  # embedded, whatever cluster the environment names
         sess.run(tf.global_variables_initializer())
         bar = tqdm(range(args.steps), desc="training", unit="step", disable=args.quiet)
         for i in bar:

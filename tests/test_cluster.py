@@ -336,6 +336,18 @@ def test_a_failure_is_named_where_it_happened_not_where_it_starved_others(cluste
         assert sess.run(update, {n: [1, 2, 3, 4]}) == 11.0
 
 
+def test_a_failing_op_is_named_under_a_runs_deadline_too(cluster):
+    # The deadline wraps the partition's program: its failing line was looked up in the wrapper.
+    with tf.device("/job:worker/task:0"):
+        n = tf.placeholder(tf.int32, [None])
+        total = tf.reduce_sum(tf.reshape(n, [2, 2], name="the_reshape"))
+    with tf.Session(cluster) as sess:
+        for options in (None, tf.RunOptions(timeout_in_ms=60000)):
+            with pytest.raises(tf.errors.InvalidArgumentError) as failed:
+                sess.run(total, {n: [1, 2, 3]}, options=options)
+            assert failed.value.op is not None and failed.value.op.name == "the_reshape"
+
+
 def test_a_partition_waits_no_longer_than_the_operation_timeout(cluster):
     with tf.device("/job:ps/task:0"):
         v = tf.Variable(1.0, name="weights")

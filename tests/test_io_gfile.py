@@ -65,3 +65,12 @@ def test_read_file_and_write_file_ops_as_tf1s(root):
                 sess.run(tf.read_file(tf.io.gfile.join(root, "absent.txt")))
         with pytest.raises(ValueError, match="rank 0 but is rank 1"):
             tf.read_file([path])
+
+
+def test_write_file_at_a_urls_root_makes_no_local_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sess.run(tf.write_file("memory://write-file-root.txt", tf.constant("x")))
+        assert sess.run(tf.read_file("memory://write-file-root.txt")) == b"x"
+    assert list(tmp_path.iterdir()) == []  # no "memory:" folder here
+    tf.io.gfile.remove("memory://write-file-root.txt")

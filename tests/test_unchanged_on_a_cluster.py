@@ -28,15 +28,17 @@ from tests.conformance import __main__ as driver
 from tests.conformance import compare
 
 cluster = module_cluster(ps=1, workers=1, threads_per_worker=2)
+threads = module_cluster("threads", ps=0, workers=1, processes=False)  # workers see this config
 
 
 @pytest.fixture
 def elsewhere(tmp_path, monkeypatch):
     """This process in a fresh folder of its own, the workers' folder noted to check after."""
-    workers_folder = set(os.listdir(os.getcwd()))
+    workers_cwd = os.getcwd()
+    workers_folder = set(os.listdir(workers_cwd))
     monkeypatch.chdir(tmp_path)
     yield tmp_path
-    assert set(os.listdir(monkeypatch._cwd)) == workers_folder  # nothing landed there
+    assert set(os.listdir(workers_cwd)) == workers_folder  # nothing landed there
 
 
 def test_a_session_without_a_target_runs_on_the_configured_cluster(cluster):
@@ -60,6 +62,20 @@ def test_a_session_without_a_target_runs_on_the_configured_cluster(cluster):
 class _SessionSeen(tf.train.SessionRunHook):
     def after_create_session(self, session, coord):
         self.client = session.runtime.client
+
+
+def test_daskflows_own_sessions_stay_in_their_process_whatever_is_configured(threads):
+    # A dataset function runs in a session of its own, on the worker: with the target
+    # configured where the worker could read it, it would open a client of its own there.
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:0"):
+            ds = tf.data.Dataset.range(4).map(lambda x: x * 2).filter(lambda x: x > 2)
+            got = ds.batch(4).make_one_shot_iterator().get_next()
+        with dask.config.set({"daskflow.session-target": threads.scheduler_address}):
+            assert tf.Session(None).runtime.client is None
+            with tf.Session() as sess:
+                assert sess.runtime.client is not None
+                assert list(sess.run(got)) == [4, 6]
 
 
 def test_an_unreachable_configured_cluster_is_named_by_the_session(cluster):

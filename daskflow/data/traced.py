@@ -45,7 +45,7 @@ class Traced:
         """A function from one flat element to the mapped flat element (numpy)."""
         from ..runtime.session import Session  # local import: the runtime loads dask, only on iteration
 
-        session = Session(graph=self.graph)
+        session = Session(None, graph=self.graph)  # in this process, whatever is configured
         fetches = list(self.outputs)
         return lambda element: tuple(session.run(fetches, dict(zip(self.inputs, element))))
 
@@ -89,7 +89,7 @@ class TracedDataset:
             return lambda element: {}
         from ..runtime.session import Session  # local import: the runtime loads dask, only on iteration
 
-        session = Session(graph=self.graph)
+        session = Session(None, graph=self.graph)  # in this process, whatever is configured
         return lambda element: dict(
             zip(self.keys, session.run(self.outputs, dict(zip(self.inputs, element))))
         )

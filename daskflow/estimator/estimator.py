@@ -449,7 +449,7 @@ class Estimator:
             }
             export_dir = _timestamped_dir(os.fspath(export_dir_base))
             temporary = os.path.join(os.path.dirname(export_dir), f"temp-{os.path.basename(export_dir)}")
-            with Session() as sess:  # written under a temporary name, moved when whole (as TF1)
+            with Session(None) as sess:  # in this process (as TF1); written under a temporary name
                 Saver().restore(sess, checkpoint_path)
                 builder = SavedModelBuilder(temporary)
                 builder.add_meta_graph_and_variables(sess, ["serve"], signatures, main_op=_local_init_op())

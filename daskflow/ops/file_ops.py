@@ -61,7 +61,7 @@ def _write_file_infer(inputs):
 
 def _write_file_kernel(xp, filename, contents):
     name = _text(filename)
-    folder = posixpath.dirname(name) if "://" in name else os.path.dirname(name)
+    folder = _folder(name)
     if folder:
         gfile.MakeDirs(folder)
     with gfile.GFile(name, "wb") as f:
@@ -69,6 +69,16 @@ def _write_file_kernel(xp, filename, contents):
 
 
 WriteFile = Primitive("WriteFile", _write_file_infer, _write_file_kernel, stateful=True, host_only=True)
+
+
+def _folder(name: str) -> str:
+    """The folder of file ``name``, a URL's (``memory://a/b.txt``: ``memory://a``) or a
+    local path's; "" for none (``memory://b.txt``, ``b.txt``)."""
+    if "://" not in name:
+        return os.path.dirname(name)
+    scheme, rest = name.split("://", 1)
+    inner = posixpath.dirname(rest)
+    return f"{scheme}://{inner}" if inner else ""
 
 
 def _text(value) -> str:

@@ -139,7 +139,8 @@ class TestCase(absltest.TestCase):
     def _new_session(self, graph, config):
         from ..runtime.session import Session  # local import: the runtime loads dask, only for a session
 
-        return Session(graph=graph if graph is not None else get_default_graph(), config=config)
+        graph = graph if graph is not None else get_default_graph()
+        return Session(None, graph=graph, config=config)  # in this process, as TF1's test sessions
 
     @contextlib.contextmanager
     def session(self, graph=None, config=None, use_gpu=True, force_gpu=False):

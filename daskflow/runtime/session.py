@@ -39,7 +39,11 @@ class Session:
     Parameters
     ----------
     target : str, distributed.Client or cluster, optional
-        Empty or None runs embedded, in this process. A scheduler address
+        Empty (TF1's default) runs embedded, in this process, unless Dask's
+        configuration names a target (``daskflow.session-target``, e.g. the
+        environment's ``DASK_DASKFLOW__SESSION_TARGET``); None always runs
+        embedded (daskflow's own sessions, such as a dataset function's,
+        which may run on a worker). A scheduler address
         (``"tcp://host:8786"``), a ``Client`` or a cluster object runs on
         that Dask cluster, each op on the worker its device names.
         ``server.target`` (``"grpc://host:port"``, a task of a cluster a
@@ -461,6 +465,11 @@ def _open_runtime(target, graph, config, security):
     with none, else a ``ClusterRuntime`` on its cluster (a ``tf.train.Server``'s target:
     its job's, sharing its variables)."""
     job = None
+    if target == "":  # TF1's default: the configured target (None: in this process, whatever is)
+        # local import: the configuration is Dask's, which `import daskflow` must not load
+        from .defaults import setting
+
+        target = setting("daskflow.session-target") or None
     if isinstance(target, str) and target.startswith("grpc://"):  # a tf.train.Server's cluster
         job = resolve(target)
         target, security = job.scheduler_address, security or job.security
@@ -490,15 +499,8 @@ def _here(url: str) -> str:
 
 
 def _connect(target, security, config):
-    """A ``distributed.Client`` for ``target`` (and whether we own it), or None. No target:
-    the configured ``daskflow.session-target``, so an unchanged program's ``tf.Session()``
-    runs on a cluster when its environment names one."""
+    """A ``distributed.Client`` for ``target`` (and whether we own it), or None."""
     if target in (None, ""):
-        # local import: the configuration is Dask's, which `import daskflow` must not load
-        from .defaults import setting
-
-        target = setting("daskflow.session-target") or None
-    if target is None:
         return None, False
     from distributed import Client
 

@@ -575,6 +575,11 @@ class ClusterRuntime:
         """Wait for every dispatched step; raise the first failure."""
         self._drain(keep=0)
 
+    def sync_dispatched(self):
+        """:meth:`sync`, on the thread whose runs are dispatched (another thread's ran blocking)."""
+        if threading.get_ident() == self._dispatcher:
+            self.sync()
+
     def _drain(self, keep):
         """Finish dispatched steps, oldest first, until ``keep`` are in flight.
 
@@ -807,7 +812,7 @@ class ClusterRuntime:
         schedule = self.backup_schedule
         if schedule.flushing:
             schedule.promote(self.table)
-        if schedule.flush_owed and len(self._pending) <= 1:  # no later step has changed a value since
+        if schedule.flush_owed and all(p is pending for p in self._pending):  # none changed a value since
             targets = recovery.backup_workers(self._known[0])
             # Not those the step updated: not committed yet, and copied by the step.
             schedule.flush(self.client, self.table, targets, self.addresses(), n, exclude=set(updated))

@@ -26,7 +26,7 @@ def traced_step(runtime, executable, feed_values, stats, steps=1):
     executable.trace = token = uuid.uuid4().hex  # the step's tasks carry it (cluster/step_tasks.py)
     try:
         results = runtime.step(executable, feed_values, steps)
-        runtime.sync()  # a step dispatched asynchronously: its tasks have noted their times
+        runtime.sync_dispatched()  # a step dispatched asynchronously: its tasks have noted their times
     finally:
         executable.trace = None
     records = [r for found in runtime.client.run(take_trace, token).values() for r in found]

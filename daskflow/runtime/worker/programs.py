@@ -240,6 +240,7 @@ class _Instance:
         self.key, fn, bindings, directory = program
         if trace is not None:  # a traced step: note this instance's times here
             fn = _Timed(fn, self.key, replica, state.trace(trace), state.traced_programs.get(program_id))
+        self.code = fn.__code__  # where a failing line is looked up: the wrappers below have none
         if limit_ms:  # on the computing thread, where the loops look for it
             fn = deadline.bounded(fn, limit_ms)
         if directory is not None:  # its ops open relative paths where the session runs
@@ -332,7 +333,7 @@ class _Instance:
         if not isinstance(e, rendezvous.UpstreamFailedError):
             # Pickling code renames its file, so record which line of which
             # partition failed; the session maps it back to the op.
-            e.daskflow_line = (self.key, _line_in(self.fn, e.__traceback__))
+            e.daskflow_line = (self.key, _line_in(self.code, e.__traceback__))
 
     async def deliver(self, results, sends, early=None, urgent=False):
         # A delivery that fails fails this task, not silently its consumer.
@@ -365,10 +366,10 @@ class _Clock:
 
 class _InDirectory:
     """A program whose ops open relative paths in its session's working ``directory``
-    (:mod:`...kernels.files`); it passes for the program where a failing line is looked up."""
+    (:mod:`...kernels.files`)."""
 
     def __init__(self, fn, directory):
-        self.fn, self.directory, self.__code__ = fn, directory, fn.__code__
+        self.fn, self.directory = fn, directory
 
     def __call__(self, *values):
         with files.working_directory(self.directory):
@@ -511,10 +512,10 @@ def _call(replica, blocks, fn, values, clock):
         clock.computed(start, time.perf_counter())
 
 
-def _line_in(fn, tb):
+def _line_in(code, tb):
     line = None
     while tb is not None:
-        if tb.tb_frame.f_code is fn.__code__:
+        if tb.tb_frame.f_code is code:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
