@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 _UNSET = object()
 
 
-@contextlib.contextmanager
-def scoped(local: threading.local, name: str, value: Any) -> Iterator[None]:
+class scoped:  # noqa: N801 - used as a function: ``with scoped(local, "name", value):``
     """Run the body with ``local.<name>`` set to ``value`` on this thread, as before after
-    (unset again where it was: its readers' default applies)."""
-    saved = getattr(local, name, _UNSET)
-    setattr(local, name, value)
-    try:
-        yield
-    finally:
-        if saved is _UNSET:
-            delattr(local, name)
+    (unset again where it was: its readers' default applies). A class, not a generator:
+    a worker enters several of these around every partition call."""
+
+    __slots__ = ("local", "name", "value", "saved")
+
+    def __init__(self, local: threading.local, name: str, value: Any):
+        self.local, self.name, self.value = local, name, value
+
+    def __enter__(self) -> None:
+        self.saved = getattr(self.local, self.name, _UNSET)
+        setattr(self.local, self.name, self.value)
+
+    def __exit__(self, *exc) -> None:
+        if self.saved is _UNSET:
+            delattr(self.local, self.name)
         else:
-            setattr(local, name, saved)
+            setattr(self.local, self.name, self.saved)

@@ -12,23 +12,19 @@ exception (a fault of daskflow's own) keeps Dask's record.
 
 from __future__ import annotations
 
-from ...errors import OpError
+from ...errors import OpError, exception_type_from_error_code
 from .. import dask_compat
 
 # The task kinds of a step (cluster/step_tasks.py names them) whose failures a session raises.
 STEP_TASKS = (" step", " update", " values", " fetch")
 
 
-def _error_names() -> frozenset:
-    found, todo = set(), [OpError]
-    while todo:
-        cls = todo.pop()
-        found.add(cls.__name__)
-        todo.extend(cls.__subclasses__())
-    return frozenset(found | {"UpstreamFailedError"})  # a task the failed one starved
-
-
-TF_ERRORS = _error_names()
+# TF1's errors (status codes 1-16, CANCELLED to UNAUTHENTICATED), and the failure of a task
+# that a failed one starved.
+TF_ERRORS = frozenset(
+    [OpError.__name__, "UpstreamFailedError"]
+    + [exception_type_from_error_code(code).__name__ for code in range(1, 17)]
+)
 
 
 def one_line(key, exception_text: str) -> str | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -67,7 +68,9 @@ class ProgramRegistry(WorkerPlugin):
         # share the per-session state of stateful ops (an iterator's position).
         programs = dask_compat.pickle_roundtrip(self.programs)
         state = state_of(worker)
-        state.install_programs(self.plan_id, programs, self.sources, self.session, self.directory)
+        # The worker's own folder already: no directory to set around each call.
+        directory = None if self.directory == os.getcwd() else self.directory
+        state.install_programs(self.plan_id, programs, self.sources, self.session, directory)
         if not state.receiving:  # the worker's receiving ends and the dashboard's question, once
             arrivals.serve_outcomes(worker)
             rendezvous.install(worker, state)
