@@ -167,3 +167,32 @@ def test_a_run_waiting_long_for_another_threads_variables_says_which(monkeypatch
         assert _in_threads(2, body) == []
     warnings = [r.getMessage() for r in caplog.records if "waited" in r.getMessage()]
     assert len(warnings) == 1 and "model/w" in warnings[0] and "model/b" not in warnings[0], warnings
+
+
+def test_a_run_reading_what_a_failed_dispatched_step_made_runs_on_the_values_before_it(cluster):
+    """``async_dispatch``: the session's thread dispatches a step that fails after a while;
+    meanwhile another thread assigns the variable that step updates. As in TF1, where the
+    failed step changed nothing, the assignment stands, and the failure is raised in the
+    thread that dispatched it, at its next synchronisation."""
+
+    def fail_late(x):
+        time.sleep(0.5)
+        raise ValueError("late failure")
+
+    with tf.device("/job:ps/task:0"):
+        v = tf.get_variable("dispatched", initializer=tf.zeros([3]))
+    with tf.device("/job:worker/task:0"):
+        late = tf.py_func(fail_late, [tf.ones([3])], tf.float32)
+        late.set_shape([3])
+    with tf.device("/job:ps/task:0"):
+        step = tf.assign_add(v, late).op
+        put = tf.assign(v, tf.fill([3], 7.0)).op
+    with tf.Session(cluster, config=tf.ConfigProto(async_dispatch=2)) as sess:
+        sess.run(v.initializer)
+        assert sess.run(step) is None  # dispatched: returns at once
+        seen = []
+        assert _in_threads(1, lambda i: seen.append((sess.run(put), sess.run(v)))) == []
+        np.testing.assert_array_equal(seen[0][1], np.full(3, 7.0))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="late failure"):
+            sess.run(v)
+        np.testing.assert_array_equal(sess.run(v), np.full(3, 7.0))

@@ -12,7 +12,7 @@ from distributed import Client
 import daskflow as tf
 from tests.clusters import module_cluster
 
-cluster = module_cluster(ps=0, workers=1, processes=False)
+cluster = module_cluster(ps=1, workers=1, processes=False)
 
 
 def _records(caplog):
@@ -34,6 +34,27 @@ def test_an_input_ending_in_a_step_is_one_warning_line_in_the_workers_log(cluste
     lines = [r.getMessage() for r in records if "OutOfRangeError" in r.getMessage()]
     assert lines and all(r.levelno == logging.WARNING for r in records if "OutOfRangeError" in r.getMessage())
     assert all("\n" not in line and "ended with OutOfRangeError" in line for line in lines), lines
+
+
+def test_a_failing_update_and_its_variables_copies_are_warning_lines(cluster, caplog):
+    caplog.set_level(logging.INFO, logger="distributed.worker")
+    with tf.Graph().as_default():
+        n = tf.placeholder(tf.int32, [None])
+        with tf.device("/job:ps/task:0"):
+            v = tf.get_variable("v", initializer=tf.zeros([3]))
+        with tf.device("/job:worker/task:0"):
+            delta = tf.reshape(tf.ones([3]), n)
+        with tf.device("/job:ps/task:0"):
+            bump = tf.assign_add(v, delta).op
+        with tf.Session(cluster) as sess:
+            sess.run(v.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+                sess.run(bump, {n: [1, 2]})  # its first update: the step copies v to a second worker
+            np.testing.assert_array_equal(sess.run(v), np.zeros(3))
+    records = _records(caplog)
+    assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
+    copies = [r.getMessage() for r in records if "variable backup--v" in r.getMessage()]
+    assert copies and all("ended with" in line and "\n" not in line for line in copies), copies
 
 
 def test_another_failing_task_keeps_dasks_error_with_its_traceback(cluster, caplog):

@@ -147,6 +147,7 @@ class ClusterRuntime:
         # other threads' runs block, and do not finish its steps in flight first, as one of those
         # may wait for them (a training step dequeuing what a queue runner's run enqueues).
         self._dispatcher = threading.get_ident()
+        self._set_aside = None  # a dispatched step's error, rolled back by another thread's run
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -325,6 +326,10 @@ class ClusterRuntime:
             except recovery.WorkerLost as lost:
                 self._drop_staged()
                 self._recover(lost)  # then run the step again
+            except _StarvedError as starved:
+                self._drop_staged()
+                if not self._set_aside_failed_dispatch():
+                    raise starved.error from starved.__cause__
             except OpError as e:
                 self._drop_staged()
                 if steps == 1 or pending is None:  # pending: a run that was never submitted
@@ -592,6 +597,8 @@ class ClusterRuntime:
             self._drain_to(keep)
 
     def _drain_to(self, keep):
+        if self._set_aside is not None:
+            keep = 0  # the dispatched steps' error is due at this synchronisation
         try:
             while len(self._pending) > keep:
                 try:
@@ -609,6 +616,9 @@ class ClusterRuntime:
         except Exception:
             self._roll_back(list(self._pending))
             raise
+        if self._set_aside is not None and threading.get_ident() == self._dispatcher:
+            error, self._set_aside = self._set_aside, None
+            raise error
 
     def _roll_back(self, steps):
         """Variables as they were before the oldest of ``steps``; the steps are dropped."""
@@ -726,7 +736,7 @@ class ClusterRuntime:
                 raise recovery.WorkerLost({pending.used[a] for a in gone})
         try:
             if any(f.status == "error" for f in pending.awaited):
-                _raise_first_failure(pending.futures.values())
+                self._raise_failure(pending)
             fetched = self._gather(pending)
             self._losses = 0  # a step finished: the workers lost before it were recovered from
             self.metrics.finished(pending)
@@ -739,10 +749,51 @@ class ClusterRuntime:
             if replaced:  # uninitialized on a ps that came back empty before this session saw it go
                 raise recovery.WorkerLost(replaced) from None
             raise
-        except (OpError, recovery.WorkerLost):
+        except (OpError, recovery.WorkerLost, _StarvedError):
             raise
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
             raise pending.lowered.executable.op_error("?", e) from e
+
+    def _raise_failure(self, pending):
+        """Raise the step's first failure; ``_StarvedError`` where it has none of its own but read
+        what a step dispatched by another thread failed to make (``async_dispatch``)."""
+        try:
+            _raise_first_failure(pending.futures.values())
+        except UpstreamFailedError as e:
+            if threading.get_ident() == self._dispatcher or not self._pending:
+                raise
+            raise _StarvedError(pending.lowered.executable.op_error("?", e)) from e
+
+    def _set_aside_failed_dispatch(self) -> bool:
+        """Roll back the first failed dispatched step and those after it, keeping its error
+        for the dispatching thread's next synchronisation: another thread's run read what it
+        failed to make and runs again, as in TF1, where the failed step changed nothing.
+        False where there is none, or the dispatching thread holds the queue (waiting on a
+        step that may wait for this thread: the run fails instead)."""
+        if not self._draining.acquire(timeout=REFRESH):
+            return False
+        try:
+            steps = list(self._pending)
+            failed = [i for i, step in enumerate(steps) if any(f.status == "error" for f in step.awaited)]
+            if not failed:
+                return False
+            first = steps[failed[0]]
+            try:
+                _raise_first_failure(first.futures.values())
+            except Exception as e:  # noqa: BLE001 - kept for the dispatching thread
+                error = e if isinstance(e, OpError) else first.lowered.executable.op_error("?", e)
+                if error is not e:
+                    error.__cause__ = e
+            if first.steps > 1:
+                error = steps_per_run.naming_step(error, steps_per_run.failed_step(error), first.steps, 0)
+            self.table.roll_back([step.change for step in steps[failed[0] :]])
+            for _ in steps[failed[0] :]:
+                self._pending.pop()
+            if self._set_aside is None:
+                self._set_aside = error
+            return True
+        finally:
+            self._draining.release()
 
     def _departed(self, used, seconds):
         """Addresses of ``used`` that leave the cluster within ``seconds`` (a connection to one
@@ -1153,6 +1204,15 @@ def _copies(feed_values):
     """The fed arrays copied, as TF1's ``run`` copies feeds: a step that returns before it
     has read them (``async_dispatch``) must not see the caller's later writes."""
     return [v.copy() if hasattr(v, "dtype") and hasattr(v, "copy") else v for v in feed_values]
+
+
+class _StarvedError(Exception):
+    """A run of another thread read what a dispatched step failed to make: ``error`` is
+    what it raises unless that step can be rolled back (``_set_aside_failed_dispatch``)."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
 
 
 @dataclass
