@@ -196,3 +196,32 @@ def test_a_run_reading_what_a_failed_dispatched_step_made_runs_on_the_values_bef
         with pytest.raises(tf.errors.InvalidArgumentError, match="late failure"):
             sess.run(v)
         np.testing.assert_array_equal(sess.run(v), np.full(3, 7.0))
+
+
+def test_a_plan_dropped_from_another_thread_waits_for_none_of_the_dispatched_steps(cluster):
+    """Another thread drops the plan of a dispatched step that waits on a queue it is about
+    to fill (cost placement plans a signature again from the thread whose traced run
+    measured it): the plan leaves the workers once that step has finished, and the thread
+    goes on meanwhile. (It finished the session's steps first, so it waited for ever.)"""
+    with tf.device("/job:ps/task:0"):
+        v = tf.get_variable("queued", initializer=tf.zeros([3]))
+        queue = tf.FIFOQueue(4, tf.float32, shapes=[3])
+        take = tf.assign_add(v, queue.dequeue()).op
+        put = queue.enqueue(tf.ones([3]))
+    with tf.Session(cluster, config=tf.ConfigProto(async_dispatch=2)) as sess:
+        sess.run(v.initializer)
+        sess.run(take)  # dispatched: waits on the queue
+        runtime, executable = sess._runtime, sess.executable(take)
+        plan = runtime.lowered[executable]
+
+        def other(i):
+            runtime.forget(executable)
+            sess.run(put)
+
+        thread = threading.Thread(target=other, args=(0,), daemon=True)
+        thread.start()
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "the plan's drop waited for the step that waits on this thread"
+        np.testing.assert_array_equal(sess.run(v), np.ones(3))
+        assert plan not in runtime.lowered.values()
+        assert not any(plan.plan_id in name for name in runtime._registries)

@@ -330,6 +330,43 @@ def test_steps_dispatched_asynchronously_are_submitted_again_after_a_loss():
     assert value >= 0.93
 
 
+def test_a_loss_met_by_the_sessions_thread_and_another_at_once_loses_no_run():
+    """The session's thread dispatches updates of one variable (``async_dispatch``) while
+    another thread runs updates of a second, both on the ps that is killed: each thread
+    meets the loss and recovers (one recovery at a time), and every run counts once."""
+    with cli_cluster(["ps-0", "worker-0"], nanny=True) as (address, _):
+        with tf.device("/job:ps/task:0"):
+            a = tf.get_variable("a", initializer=tf.zeros([3]))
+            b = tf.get_variable("b", initializer=tf.zeros([3]))
+        with tf.device("/job:worker/task:0"):
+            one = tf.ones([3]) * 1.0
+        with tf.device("/job:ps/task:0"):
+            bump_a, bump_b = tf.assign_add(a, one).op, tf.assign_add(b, one).op
+        config = tf.ConfigProto(async_dispatch=2, backup_variables_every=1)
+        with tf.Session(address, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            errors = []
+
+            def other():
+                try:
+                    for _ in range(40):
+                        sess.run(bump_b)
+                except Exception as e:  # noqa: BLE001 - asserted below
+                    errors.append(e)
+
+            thread = threading.Thread(target=other)
+            thread.start()
+            for i in range(40):
+                if i == 10:
+                    _kill(address, "ps-0")
+                sess.run(bump_a)
+            thread.join()
+            assert errors == []
+            np.testing.assert_array_equal(sess.run(a), np.full(3, 40.0))
+            np.testing.assert_array_equal(sess.run(b), np.full(3, 40.0))
+            assert sess.recoveries and all(r["lost"] == ["ps-0"] for r in sess.recoveries)
+
+
 @pytest.mark.slow
 def test_without_copies_training_goes_on_from_the_latest_checkpoint(tmp_path):
     names = ["ps-0", "worker-0", "worker-1", "worker-2"]

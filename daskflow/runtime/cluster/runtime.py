@@ -148,6 +148,8 @@ class ClusterRuntime:
         # may wait for them (a training step dequeuing what a queue runner's run enqueues).
         self._dispatcher = threading.get_ident()
         self._set_aside = None  # a dispatched step's error, rolled back by another thread's run
+        self._retired_plans: list = []  # replaced plans that dispatched steps still use
+        self._recovering = threading.Lock()  # one recovery at a time (_recover)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -325,7 +327,7 @@ class ClusterRuntime:
                 return pending, self._finish(pending)
             except recovery.WorkerLost as lost:
                 self._drop_staged()
-                self._recover(lost)  # then run the step again
+                self._recover_beside_dispatched(lost)  # then run the step again
             except _StarvedError as starved:
                 self._drop_staged()
                 if not self._set_aside_failed_dispatch():
@@ -542,10 +544,32 @@ class ClusterRuntime:
         gone = lowered.replica_names - set(here)
         if gone and any(recovery.is_newcomer(name, lowered) for name in here):
             workers = recovery.with_replacements(self.workers(), lowered.replica_names, len(gone))
-            self.sync()  # steps in flight finish on the plan they were made with
-            self._drop_plan(lowered)
+            self._retire_plan(lowered)
             lowered = self._plans[executable] = self._lower(executable, workers)
         return lowered
+
+    def _retire_plan(self, lowered):
+        """Take ``lowered`` (no longer in ``_plans``) off the workers once no step in flight
+        uses it: on the session's thread, after finishing its steps; on another, which must
+        not wait for them (one may wait for this thread's next run), now if none uses it,
+        else when the drain finishes the last that does (``_drop_retired``)."""
+        if threading.get_ident() == self._dispatcher:
+            self.sync()  # steps in flight finish on the plan they were made with
+            self._drop_plan(lowered)
+            return
+        self._retired_plans.append(lowered)
+        if self._draining.acquire(blocking=False):  # else the drain that holds it drops it
+            try:
+                self._drop_retired()
+            finally:
+                self._draining.release()
+
+    def _drop_retired(self):
+        """Drop the retired plans no step in flight uses (under ``_draining``)."""
+        used = {id(step.lowered) for step in self._pending}
+        for lowered in [p for p in self._retired_plans if id(p) not in used]:
+            self._retired_plans.remove(lowered)
+            self._drop_plan(lowered)
 
     def _drop_plan(self, lowered):
         """Take a plan no step will use again off the workers, its credentials with it."""
@@ -561,8 +585,7 @@ class ClusterRuntime:
         """Drop ``executable``'s plan from the workers (the session planned it again)."""
         lowered = self._plans.pop(executable, None)
         if lowered is not None:
-            self.sync()  # steps in flight finish on the plan they were made with
-            self._drop_plan(lowered)
+            self._retire_plan(lowered)
 
     def trace_ops(self, executable):
         """Send the traced variants of ``executable``'s programs to the workers, once per
@@ -608,14 +631,17 @@ class ClusterRuntime:
                     continue
                 self._pending.popleft()
         except OpError as e:
-            failed = self._pending[0]
+            failed = self._pending[0] if self._pending else None  # none: a replay's recovery failed
             self._roll_back(list(self._pending))
-            if failed.steps == 1:
+            if failed is None or failed.steps == 1:
                 raise
             raise steps_per_run.naming_step(e, steps_per_run.failed_step(e), failed.steps, 0) from e
         except Exception:
             self._roll_back(list(self._pending))
             raise
+        finally:
+            if self._retired_plans:
+                self._drop_retired()
         if self._set_aside is not None and threading.get_ident() == self._dispatcher:
             error, self._set_aside = self._set_aside, None
             raise error
@@ -868,12 +894,36 @@ class ClusterRuntime:
             # Not those the step updated: not committed yet, and copied by the step.
             schedule.flush(self.client, self.table, targets, self.addresses(), n, exclude=set(updated))
 
+    def _recover_beside_dispatched(self, lost):
+        """Recover from a loss a blocking run met. Steps dispatched by the session's thread
+        hold values being restored: they are rolled back and submitted again with the
+        recovery, as its own drain does (``_replay``). Where that thread holds the queue
+        for ``REFRESH`` seconds while not recovering (waiting on a step that may wait for
+        this thread's run), the recovery goes on without them, and they meet the loss
+        themselves."""
+        while not self._draining.acquire(timeout=REFRESH):
+            if not self._recovering.locked():
+                self._recover(lost)
+                return
+        try:
+            self._replay(lost) if self._pending else self._recover(lost)
+        finally:
+            self._draining.release()
+
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables.
 
         Past Dask's ``distributed.scheduler.allowed-failures`` losses with no step finished
         between them, end the run instead: a step that loses its workers each time it runs
-        (one filling a worker's memory) would be recovered from for ever."""
+        (one filling a worker's memory) would be recovered from for ever.
+
+        One thread at a time (the session's replaying its dispatched steps, another's
+        blocking run): the second finds the variables restored by the first. Not under
+        ``_draining``, which a thread may hold while its step waits for the other's run."""
+        with self._recovering:
+            self._recover_now(lost)
+
+    def _recover_now(self, lost):
         self._losses += 1
         if self._losses > dask.config.get("distributed.scheduler.allowed-failures", 3):
             losses, self._losses = self._losses, 0
