@@ -43,6 +43,10 @@ nothing in the step reads (nor fetches; a ``shape_only`` input reads only the sh
 returns for them, without computing them, an array of their shape and dtype (a softmax
 cross-entropy's loss in a training step) or None where nothing can read even that (a
 loop's history, kept only where its gradient runs in the same step).
+A ``shared_resource`` op makes a resource that runs of other signatures share (a
+queue, filled by a feeding thread's or a ``QueueRunner``'s runs; an initializable
+iterator, set by its initializer's): a step reading it runs its ops where it is, not
+once per replica (:mod:`daskflow.runtime.plan.partition`).
 A ``starts_early`` op starts work that goes on beside the step (a collective among
 ranks): the plan runs it as soon as its inputs exist, before other ready ops.
 An ``accepts_uninitialized`` kernel gets None for a variable input that
@@ -116,6 +120,7 @@ class Primitive:
     shape_only: tuple = ()
     lazy_outputs: bool = False
     starts_early: bool = False
+    shared_resource: bool = False
 
     def __post_init__(self):
         if self.name in PRIMITIVES:

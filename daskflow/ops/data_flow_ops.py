@@ -67,7 +67,13 @@ def _handle_kernel(xp, state, **_):
 
 def _queue_primitive(name, state_class):
     return Primitive(
-        name, _handle_infer, _handle_kernel, stateful=True, make_state=state_class, host_only=True
+        name,
+        _handle_infer,
+        _handle_kernel,
+        stateful=True,
+        make_state=state_class,
+        host_only=True,
+        shared_resource=True,
     )
 
 

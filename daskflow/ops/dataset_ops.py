@@ -109,8 +109,15 @@ def _resource_kernel(xp, state, *values, **attrs):
     return np.array(state.token, dtype=object)
 
 
+# An initializable iterator is set by another run (its initializer's): shared by runs.
 IteratorV2 = Primitive(
-    "IteratorV2", _resource_infer, _resource_kernel, stateful=True, make_state=MakerState, host_only=True
+    "IteratorV2",
+    _resource_infer,
+    _resource_kernel,
+    stateful=True,
+    make_state=MakerState,
+    host_only=True,
+    shared_resource=True,
 )
 OneShotIterator = Primitive(
     "OneShotIterator", _resource_infer, _resource_kernel, stateful=True, make_state=MakerState, host_only=True

@@ -60,6 +60,9 @@ class Plan:
     attrs: dict = field(default_factory=dict)  # op -> the attributes its fused primitive takes
     placed: dict = field(default_factory=dict)  # variable op -> the device cost placement chose
     reasons: dict = field(default_factory=dict)  # op -> why cost placement put it where it is
+    # The queues and iterators other runs fill or set that kept /job:worker on one task
+    # (_one_task_with_shared_input): not replicated for them.
+    one_task_for: list = field(default_factory=list)
 
     def inputs_of(self, op: Operation) -> Sequence[Tensor]:
         """The tensors ``op`` reads in this plan: its own, unless a rewrite changed them."""
@@ -118,6 +121,9 @@ def make_plan(
     if inputs:
         order = _schedule(_prune(fetch_tensors, fetch_ops, fed, inputs_of), fed, inputs_of)
     device_of = {op: _runs_on(op, soft_placement) for op in order}
+    one_task_for = _shared_inputs(order, device_of)
+    if one_task_for:
+        device_of = {op: replica_device(d, 0) if is_replica_device(d) else d for op, d in device_of.items()}
     placed: dict[Operation, str] = {}  # the variables cost placement placed
     reasons: dict[Operation, str] = {}
     if placer is not None and not any(is_replica_device(d) for d in device_of.values()):
@@ -128,6 +134,7 @@ def make_plan(
     plan.inputs, plan.primitives = inputs, {op: p for op, p in primitives.items() if op in partition_of}
     plan.attrs = {op: a for op, a in attrs.items() if op in partition_of}
     plan.placed, plan.reasons = placed, reasons
+    plan.one_task_for = one_task_for
     return plan
 
 
@@ -232,6 +239,20 @@ def _predecessors(
 ) -> set[Operation]:
     ps = {t.op for t in inputs_of(op) if t not in fed} | set(op.control_inputs)
     return {p for p in ps if p in needed}
+
+
+def _shared_inputs(order: Sequence[Operation], device_of: dict[Operation, str]) -> list[str]:
+    """The queues and initializable iterators a step with ops on ``/job:worker`` (no task)
+    reads; where there are any, those ops run on ``/job:worker/task:0``, as TF1 places a
+    device that names no task, not as one replica per worker task.
+
+    Such a resource is one that other runs fill or set (a feeding thread's enqueues, a
+    ``QueueRunner``'s, an iterator's initializer, planned without replicas): one replica
+    per worker task would each read one of their own, which nothing fills (the run waited
+    for ever) or initializes (``FailedPreconditionError``)."""
+    if not any(is_replica_device(d) for d in device_of.values()):
+        return []
+    return [op.name for op in order if op.primitive.shared_resource]
 
 
 def _runs_on(op: Operation, soft_placement: bool) -> str:
