@@ -177,6 +177,14 @@ CASES = [
         eps=1e-2,
         tol=dict(rtol=1e-4, atol=1e-4),
     ),
+    # Nearest-neighbour resizing copies pixels: linear in them, exact for any step.
+    GradCase("resize_nearest_up", lambda x: tf.image.resize_nearest_neighbor(x, [5, 7]), [R(2, 3, 4, 2)]),
+    GradCase("resize_nearest_down", lambda x: tf.image.resize_nearest_neighbor(x, [3, 2]), [R(2, 5, 6, 1)]),
+    GradCase(
+        "resize_nearest_aligned",
+        lambda x: tf.image.resize_nearest_neighbor(x, [5, 3], align_corners=True),
+        [R(1, 3, 4, 2)],
+    ),
     GradCase(
         "cond",
         lambda x, y: tf.cond(tf.reduce_sum(y) > -1e9, lambda: tf.sin(x) * y, lambda: x),

@@ -1676,6 +1676,7 @@ EXEMPT = {
     "LogUniformCandidateSampler": "random: tests/test_nn_train_extras.py (distribution, uniqueness, replay)",
     "ResizeBilinear": "tests/test_image.py, against TF1",
     "ResizeBilinearGrad": "gradient of ResizeBilinear: tests/test_image.py, against TF1",
+    "ResizeNearestNeighborGrad": "gradient of ResizeNearestNeighbor: tests/test_image.py, against TF1",
     "ResizeNearestNeighbor": "tests/test_image.py, against TF1",
     # Summary ops give serialized protos, not arrays: tests/test_summary.py compares them with TF1's.
     "ScalarSummary": "summary proto: tests/test_summary.py",

@@ -174,6 +174,21 @@ def test_graph_def_names_inputs_devices_and_types_as_tf():
     assert [[d.size for d in s.dim] for s in shapes] == [[-1, 2], [-1, 2]]
 
 
+def test_a_sessions_graph_def_goes_to_a_writer_as_tf1s_does(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    tf.identity(x * 2.0, name="doubled")
+    with tf.Session() as sess, tf.summary.FileWriter(str(tmp_path), sess.graph_def) as writer:
+        writer.flush()
+        plain = {n.name: n for n in sess.graph_def.node}
+    assert {"x", "doubled"} <= set(plain) and "_output_shapes" not in plain["doubled"].attr
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(infer_shapes=True))
+    with tf.Session(config=config) as sess:
+        shaped = {n.name: n for n in sess.graph_def.node}
+    assert [d.size for d in shaped["doubled"].attr["_output_shapes"].list.shape[0].dim] == [-1, 2]
+    nodes = {n.name for n in EventAccumulator(str(tmp_path)).Reload().Graph().node}
+    assert {"x", "doubled"} <= nodes
+
+
 def test_writer_keeps_plugin_metadata_on_the_first_value_of_a_tag_only(tmp_path):
     note = tf.summary.text("notes", tf.constant("hi"))
     with tf.Session() as sess, tf.summary.FileWriter(str(tmp_path)) as writer:

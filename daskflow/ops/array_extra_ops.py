@@ -17,7 +17,7 @@ from ..framework.graph import Tensor
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import as_dims, fmt, merge
 from . import array_ops, math_ops
-from .infer import constant_value, same
+from .infer import constant_value, same, shaped_like_second
 
 
 def _int_tensor(v, what, fn):
@@ -102,7 +102,7 @@ def _repeat_grad_kernel(xp, g, x, repeats, *, axis):
 
 RepeatGrad = Primitive(
     "RepeatGrad",
-    lambda inputs, *, axis: (inputs[1]._dims, inputs[0].dtype),
+    shaped_like_second,
     _repeat_grad_kernel,
     lambda op, g: [apply(Repeat, g, op.inputs[2], axis=op.attrs["axis"]), None, None],
     shape_only=(1,),
@@ -187,7 +187,7 @@ def _batch_scatter_kernel(xp, g, params, indices):
 
 BatchScatterAdd = Primitive(
     "BatchScatterAdd",
-    lambda inputs: (inputs[1]._dims, inputs[0].dtype),
+    shaped_like_second,
     _batch_scatter_kernel,
     lambda op, g: [apply(BatchGather, g, op.inputs[2]), None, None],
     shape_only=(1,),

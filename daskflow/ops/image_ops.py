@@ -19,7 +19,7 @@ from ..framework.graph import name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import dimension_value
 from . import array_ops, math_ops, random_ops
-from .infer import static_shape_value
+from .infer import shaped_like_second, static_shape_value
 
 
 def _image(image, what):
@@ -237,11 +237,43 @@ def _nearest_kernel(xp, x, *, size, align_corners, keep_dtype=True):
 
 
 def _nearest_index(out, size, align):
-    pos = _source(out, size, align)
-    return np.minimum(np.round(pos) if align else np.floor(pos), size - 1).astype(np.int64)
+    """The input pixel each output pixel copies along one axis, as TF1's kernel finds it: in
+    float32, rounding half away from zero with aligned corners (numpy's round goes to even:
+    a pixel half-way between two took the other one)."""
+    if align and out > 1:
+        pos = np.arange(out, dtype=np.float32) * np.float32(np.float32(size - 1) / np.float32(out - 1))
+    else:
+        pos = np.arange(out, dtype=np.float32) * np.float32(np.float32(size) / np.float32(out))
+    below = np.floor(pos)
+    index = below + (pos - below >= 0.5) if align else below
+    return np.minimum(index, size - 1).astype(np.int64)
 
 
-ResizeNearestNeighbor = Primitive("ResizeNearestNeighbor", _resize_infer, _nearest_kernel)
+def _nearest_grad_kernel(xp, g, like, *, size, align_corners, keep_dtype=True):
+    """Each output pixel's gradient added into the input pixel it copied (TF1's
+    ``ResizeNearestNeighborGrad``)."""
+    (oh, ow), (h, w) = size, like.shape[1:3]
+    rows = xp.asarray(_nearest_index(oh, h, align_corners))
+    cols = xp.asarray(_nearest_index(ow, w, align_corners))
+    by_column = xp.zeros((g.shape[0], oh, w, g.shape[3]), g.dtype)
+    xp.add.at(by_column, (slice(None), slice(None), cols), g)
+    out = xp.zeros(like.shape, g.dtype)
+    xp.add.at(out, (slice(None), rows), by_column)
+    return out
+
+
+ResizeNearestNeighborGrad = Primitive(
+    "ResizeNearestNeighborGrad",
+    shaped_like_second,
+    _nearest_grad_kernel,
+    shape_only=(1,),
+)
+ResizeNearestNeighbor = Primitive(
+    "ResizeNearestNeighbor",
+    _resize_infer,
+    _nearest_kernel,
+    lambda op, g: [apply(ResizeNearestNeighborGrad, g, op.inputs[0], **op.attrs)],
+)
 
 
 class ResizeMethod:

@@ -13,6 +13,11 @@ def same(inputs, **_):
     return inputs[0]._dims, inputs[0].dtype
 
 
+def shaped_like_second(inputs, **_):
+    """The first input's dtype in the second's shape (a gradient kernel given its op's input)."""
+    return inputs[1]._dims, inputs[0].dtype
+
+
 def same_float(inputs, **_):
     x = inputs[0]
     if not x.dtype.is_floating:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..framework.apply import apply
 from ..framework.primitive import Primitive
+from .infer import shaped_like_second
 
 
 def _geometry(size, k, stride, rate, padding):
@@ -72,7 +73,7 @@ def _patches_grad_kernel(xp, g, x, *, ksizes, strides, rates, padding):
 
 ExtractImagePatchesGrad = Primitive(
     "ExtractImagePatchesGrad",
-    lambda inputs, **_: (inputs[1]._dims, inputs[0].dtype),
+    shaped_like_second,
     _patches_grad_kernel,
     lambda op, g: [apply(ExtractImagePatches, g, **op.attrs), None],
     shape_only=(1,),

@@ -41,6 +41,7 @@ from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt, merge
 from . import array_ops
 from .control_flow_ops import no_op
+from .infer import shaped_like_second
 
 
 class _Unwritten(np.ndarray):
@@ -154,7 +155,7 @@ def _write_grad_kernel(xp, g, old, index, donate=False):
 
 TensorArrayWriteGrad = Primitive(
     "TensorArrayWriteGrad",
-    lambda inputs: (inputs[1]._dims, inputs[0].dtype),
+    shaped_like_second,
     _write_grad_kernel,
     shape_only=(1,),
     **_WRITES,

@@ -444,6 +444,12 @@ class Session:
     def sess_str(self):
         return ""
 
+    @property
+    def graph_def(self):
+        """The session's graph as a ``GraphDef`` (TF1's ``Session.graph_def``): each node's
+        output shapes as well where ``ConfigProto(graph_options=GraphOptions(infer_shapes=True))``."""
+        return self.graph.as_graph_def(add_shapes=bool(self.config.graph_options.infer_shapes))
+
 
 class InteractiveSession(Session):
     """A session that installs itself as the default on construction (for notebooks)."""

@@ -33,7 +33,7 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 def contrib_module():
     """The ``tf.contrib`` names the programs use, from TF1's core API."""
     rnn = types.ModuleType("daskflow.contrib.rnn")
-    for name in ("BasicLSTMCell", "LSTMCell", "BasicRNNCell", "GRUCell", "MultiRNNCell"):
+    for name in ("BasicLSTMCell", "LSTMCell", "BasicRNNCell", "GRUCell", "MultiRNNCell", "LSTMStateTuple"):
         setattr(rnn, name, getattr(tf.nn.rnn_cell, name))
     rnn.static_rnn = tf.nn.static_rnn
     rnn.static_bidirectional_rnn = tf.nn.static_bidirectional_rnn
