@@ -187,14 +187,16 @@ def test_a_run_reading_what_a_failed_dispatched_step_made_runs_on_the_values_bef
     with tf.device("/job:ps/task:0"):
         step = tf.assign_add(v, late).op
         put = tf.assign(v, tf.fill([3], 7.0)).op
+        bump = tf.assign_add(v, tf.ones([3])).op
     with tf.Session(cluster, config=tf.ConfigProto(async_dispatch=2)) as sess:
         sess.run(v.initializer)
         assert sess.run(step) is None  # dispatched: returns at once
         seen = []
         assert _in_threads(1, lambda i: seen.append((sess.run(put), sess.run(v)))) == []
         np.testing.assert_array_equal(seen[0][1], np.full(3, 7.0))
+        # The session's thread's next run raises it, before its own step goes: that one never ran.
         with pytest.raises(tf.errors.InvalidArgumentError, match="late failure"):
-            sess.run(v)
+            sess.run(bump)
         np.testing.assert_array_equal(sess.run(v), np.full(3, 7.0))
 
 

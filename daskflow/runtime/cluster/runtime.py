@@ -149,7 +149,7 @@ class ClusterRuntime:
         self._dispatcher = threading.get_ident()
         self._set_aside = None  # a dispatched step's error, rolled back by another thread's run
         self._retired_plans: list = []  # replaced plans that dispatched steps still use
-        self._recovering = threading.Lock()  # one recovery at a time (_recover)
+        self._recovering = threading.RLock()  # one recovery at a time (_recover, _replay)
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -295,6 +295,8 @@ class ClusterRuntime:
         depth = self.async_depth
         dispatcher = threading.get_ident() == self._dispatcher
         if depth and dispatcher and not executable.fetch_sources:  # never staged (_stages)
+            if self._set_aside is not None:  # due before this run's step goes: it would stand
+                self.sync()
             feed_values = _copies(feed_values)  # the caller may refill them before they are read
             with self._updating(lowered), self._draining:  # one thread's recovery replays the queue
                 self._pending.append(self._submit_recovering(lowered, feed_values, steps, at))
@@ -319,18 +321,20 @@ class ClusterRuntime:
     def _run(self, lowered, feed_values, steps, at, start):
         """A run's step submitted (or started, staged), recovered from, finished: ``(pending,
         fetched values)``."""
-        pending = None
+        pending, starved_runs = None, 0
         while True:
             try:
                 pending = self._submitted(lowered, feed_values, steps, at)
                 pending.start = start  # a recovered step's wall time includes the pause
-                return pending, self._finish(pending)
+                return pending, self._finish(pending, may_starve=True)
             except recovery.WorkerLost as lost:
                 self._drop_staged()
                 self._recover_beside_dispatched(lost)  # then run the step again
             except _StarvedError as starved:
                 self._drop_staged()
-                if not self._set_aside_failed_dispatch():
+                starved_runs += 1
+                # Rolled back here, or already by the session's thread: once more, on the values before.
+                if not self._set_aside_failed_dispatch() and starved_runs > 1:
                     raise starved.error from starved.__cause__
             except OpError as e:
                 self._drop_staged()
@@ -554,8 +558,10 @@ class ClusterRuntime:
         not wait for them (one may wait for this thread's next run), now if none uses it,
         else when the drain finishes the last that does (``_drop_retired``)."""
         if threading.get_ident() == self._dispatcher:
-            self.sync()  # steps in flight finish on the plan they were made with
-            self._drop_plan(lowered)
+            try:
+                self.sync()  # steps in flight finish on the plan they were made with
+            finally:
+                self._drop_plan(lowered)
             return
         self._retired_plans.append(lowered)
         if self._draining.acquire(blocking=False):  # else the drain that holds it drops it
@@ -743,8 +749,9 @@ class ClusterRuntime:
             copies=due,
         )
 
-    def _finish(self, pending):
-        """Wait for a step; return its fetched values, or raise naming the failing op."""
+    def _finish(self, pending, may_starve=False):
+        """Wait for a step; return its fetched values, or raise naming the failing op
+        (``_StarvedError`` where ``may_starve``: :meth:`_raise_failure`)."""
         # Past its deadline, the workers' own checks end the step first, naming what stopped.
         at = None if pending.at is None else pending.at + DEADLINE_GRACE
         try:
@@ -762,7 +769,7 @@ class ClusterRuntime:
                 raise recovery.WorkerLost({pending.used[a] for a in gone})
         try:
             if any(f.status == "error" for f in pending.awaited):
-                self._raise_failure(pending)
+                self._raise_failure(pending, may_starve)
             fetched = self._gather(pending)
             self._losses = 0  # a step finished: the workers lost before it were recovered from
             self.metrics.finished(pending)
@@ -780,13 +787,14 @@ class ClusterRuntime:
         except Exception as e:  # noqa: BLE001 - re-raised naming the op
             raise pending.lowered.executable.op_error("?", e) from e
 
-    def _raise_failure(self, pending):
-        """Raise the step's first failure; ``_StarvedError`` where it has none of its own but read
-        what a step dispatched by another thread failed to make (``async_dispatch``)."""
+    def _raise_failure(self, pending, may_starve):
+        """Raise the step's first failure; ``_StarvedError`` (where ``may_starve``: a blocking
+        run of another thread than the session's, with ``async_dispatch``) where it has none of
+        its own but read what a dispatched step failed to make."""
         try:
             _raise_first_failure(pending.futures.values())
         except UpstreamFailedError as e:
-            if threading.get_ident() == self._dispatcher or not self._pending:
+            if not (may_starve and self.async_depth) or threading.get_ident() == self._dispatcher:
                 raise
             raise _StarvedError(pending.lowered.executable.op_error("?", e)) from e
 
@@ -803,13 +811,15 @@ class ClusterRuntime:
             failed = [i for i, step in enumerate(steps) if any(f.status == "error" for f in step.awaited)]
             if not failed:
                 return False
-            first = steps[failed[0]]
+            first, error = steps[failed[0]], None
             try:
                 _raise_first_failure(first.futures.values())
             except Exception as e:  # noqa: BLE001 - kept for the dispatching thread
                 error = e if isinstance(e, OpError) else first.lowered.executable.op_error("?", e)
                 if error is not e:
                     error.__cause__ = e
+            if error is None:  # only a value it read failed: that step's own drain will say
+                return False
             if first.steps > 1:
                 error = steps_per_run.naming_step(error, steps_per_run.failed_step(error), first.steps, 0)
             self.table.roll_back([step.change for step in steps[failed[0] :]])
@@ -817,6 +827,7 @@ class ClusterRuntime:
                 self._pending.pop()
             if self._set_aside is None:
                 self._set_aside = error
+            self._drop_retired()
             return True
         finally:
             self._draining.release()
@@ -906,7 +917,16 @@ class ClusterRuntime:
                 self._recover(lost)
                 return
         try:
-            self._replay(lost) if self._pending else self._recover(lost)
+            if not self._pending:
+                self._recover(lost)
+                return
+            try:
+                self._replay(lost)
+            except Exception as e:  # its dispatched steps are rolled back: the session's thread must hear
+                if self._set_aside is None:
+                    self._set_aside = e
+                raise
+            self._drop_retired()
         finally:
             self._draining.release()
 
@@ -986,8 +1006,9 @@ class ClusterRuntime:
     def _replay(self, lost):
         """Recover, then submit again every dispatched step from the first unfinished one."""
         steps = list(self._pending)
-        self._roll_back(steps)
-        self._recover(lost)
+        with self._recovering:  # no other thread's fallback recovery between the two
+            self._roll_back(steps)
+            self._recover(lost)
         for old in steps:
             self._pending.append(self._submit(old.lowered, old.feed_values, steps=old.steps, at=old.at))
             self._commit(self._pending[-1])

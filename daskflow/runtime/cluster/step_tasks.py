@@ -53,6 +53,16 @@ from .held import Held
 from .recovery import BACKUP_PREFIX, WorkerLost
 
 logger = logging.getLogger(__name__)
+_SAID: set = set()  # (session, resources) whose single placement was logged (Lowered)
+
+
+def _first_time(session, names) -> bool:
+    """Whether ``names`` are news for ``session``'s log (each said once per session)."""
+    key = (session, tuple(names))
+    if key in _SAID:
+        return False
+    _SAID.add(key)
+    return True
 
 
 @dataclass(frozen=True)
@@ -188,7 +198,8 @@ class Lowered:
         self.session = session  # names this session's pushed values in the workers' caches
         self.timeout = timeout  # seconds an instance waits for another's results
         plan = executable.plan
-        if plan.one_task_for:
+        tasks_of_worker = [w for w in workers if w.job == "worker"]
+        if plan.one_task_for and len(tasks_of_worker) > 1 and _first_time(session, plan.one_task_for):
             logger.warning(
                 "daskflow: the step reads %s, which other runs fill or initialize: its ops on "
                 "/job:worker run on /job:worker/task:0, not as one replica per worker task (a "
