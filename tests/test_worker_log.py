@@ -38,6 +38,7 @@ def test_an_input_ending_in_a_step_is_one_warning_line_in_the_workers_log(cluste
 
 def test_a_failing_update_and_its_variables_copies_are_warning_lines(cluster, caplog):
     caplog.set_level(logging.INFO, logger="distributed.worker")
+    caplog.set_level(logging.DEBUG, logger="daskflow.worker.failures")
     with tf.Graph().as_default():
         n = tf.placeholder(tf.int32, [None])
         with tf.device("/job:ps/task:0"):
@@ -55,6 +56,8 @@ def test_a_failing_update_and_its_variables_copies_are_warning_lines(cluster, ca
     assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
     copies = [r.getMessage() for r in records if "variable backup--v" in r.getMessage()]
     assert copies and all("ended with" in line and "\n" not in line for line in copies), copies
+    kept = [r.getMessage() for r in caplog.records if r.name == "daskflow.worker.failures"]
+    assert any("Traceback" in text and "cannot reshape" in text for text in kept), kept
 
 
 def test_another_failing_task_keeps_dasks_error_with_its_traceback(cluster, caplog):

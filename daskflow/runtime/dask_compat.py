@@ -690,7 +690,8 @@ def dashboard_look():
 def rewrite_task_failure_logs(rewrite) -> None:
     """Pass each task failure a worker of this process logs to ``rewrite(key, exception
     text)``, which returns a one-line message to log at WARNING instead, or None to keep
-    Dask's record (an ERROR with the traceback). Installed once per process.
+    Dask's record (an ERROR with the traceback). A rewritten record's traceback goes to
+    the ``daskflow.worker.failures`` logger at DEBUG. Installed once per process.
 
     Relies on distributed's worker logging a failed task on the ``distributed.worker``
     logger as ``"Compute Failed..."`` with the key first and the exception's repr fourth
@@ -698,6 +699,9 @@ def rewrite_task_failure_logs(rewrite) -> None:
     logger = logging.getLogger("distributed.worker")
     if not any(isinstance(f, _TaskFailureRewrite) for f in logger.filters):
         logger.addFilter(_TaskFailureRewrite(rewrite))
+
+
+_FAILURES = logging.getLogger("daskflow.worker.failures")
 
 
 class _TaskFailureRewrite(logging.Filter):
@@ -710,6 +714,7 @@ class _TaskFailureRewrite(logging.Filter):
         if isinstance(record.msg, str) and record.msg.startswith("Compute Failed") and len(args) >= 4:
             message = self.rewrite(args[0], args[3])
             if message is not None:
+                _FAILURES.debug("%s", record.getMessage())  # Dask's record, traceback included
                 record.msg, record.args = message, ()
                 record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True

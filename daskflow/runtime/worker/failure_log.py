@@ -8,7 +8,8 @@ failure as one warning line. Dask logs every failed task as an ERROR with its tr
 so a loop ending on ``OutOfRangeError``, as TF1 programs end on purpose, filled the
 workers' logs (and a local cluster's terminal) with tracebacks. A step's failures, the
 tasks that could not run because of them and its variables' copies are logged as one
-line; any other task (not a step's) keeps Dask's record.
+line (Dask's record, traceback included, goes to ``daskflow.worker.failures`` at DEBUG);
+any other task (not a step's) keeps Dask's record.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def one_line(key, exception_text: str) -> str | None:
     name, _, rest = str(exception_text).partition("(")
     first = rest.strip("'\")").split("\\n", 1)[0]
     said = f"{name}: {first}" if first else name
-    return f"daskflow: {key[0]} {key[1:]} ended with {said} (raised in its session)"
+    return f"daskflow: {key[0]} {key[1:]} ended with {said} (handed to its session; traceback at DEBUG)"
 
 
 def install() -> None:
