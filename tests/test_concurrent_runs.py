@@ -213,7 +213,7 @@ def test_a_plan_dropped_from_another_thread_waits_for_none_of_the_dispatched_ste
     with tf.Session(cluster, config=tf.ConfigProto(async_dispatch=2)) as sess:
         sess.run(v.initializer)
         sess.run(take)  # dispatched: waits on the queue
-        runtime, executable = sess._runtime, sess.executable(take)
+        runtime, executable = sess.runtime, sess.executable(take)
         plan = runtime.lowered[executable]
 
         def other(i):
@@ -226,4 +226,5 @@ def test_a_plan_dropped_from_another_thread_waits_for_none_of_the_dispatched_ste
         assert not thread.is_alive(), "the plan's drop waited for the step that waits on this thread"
         np.testing.assert_array_equal(sess.run(v), np.ones(3))
         assert plan not in runtime.lowered.values()
-        assert not any(plan.plan_id in name for name in runtime._registries)
+        on_workers = runtime.client.run(lambda dask_worker: list(dask_worker.plugins))
+        assert not any(plan.plan_id in name for names in on_workers.values() for name in names), on_workers

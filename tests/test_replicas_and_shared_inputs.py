@@ -128,5 +128,5 @@ def test_a_one_shot_dataset_is_still_read_by_every_replica(cluster, caplog):
     with tf.Session(cluster) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(train, options=LIMIT)
-        assert sess._runtime.lowered[sess.executable(train)].num_replicas == 2
+        assert sess.runtime.lowered[sess.executable(train)].num_replicas == 2
     assert not [r for r in caplog.records if "other runs fill or initialize" in r.getMessage()]
