@@ -150,6 +150,7 @@ class ClusterRuntime:
         self._set_aside = None  # a dispatched step's error, rolled back by another thread's run
         self._retired_plans: list = []  # replaced plans that dispatched steps still use
         self._recovering = threading.RLock()  # one recovery at a time (_recover, _replay)
+        self._said_one_task: set = set()  # queues/iterators whose plans' single task was logged
         self._counted = 0  # steps run, as the backup schedule counts them (not step numbers)
         self.metrics = StepMetrics(client, first_step, self.token, graph)
         self.backup_schedule = recovery.BackupSchedule(config)  # which steps copy the variables
@@ -556,7 +557,7 @@ class ClusterRuntime:
         """Take ``lowered`` (no longer in ``_plans``) off the workers once no step in flight
         uses it: on the session's thread, after finishing its steps; on another, which must
         not wait for them (one may wait for this thread's next run), now if none uses it,
-        else when the drain finishes the last that does (``_drop_retired``)."""
+        else when the queue is next released (``_release_queue``)."""
         if threading.get_ident() == self._dispatcher:
             try:
                 self.sync()  # steps in flight finish on the plan they were made with
@@ -564,18 +565,24 @@ class ClusterRuntime:
                 self._drop_plan(lowered)
             return
         self._retired_plans.append(lowered)
-        if self._draining.acquire(blocking=False):  # else the drain that holds it drops it
-            try:
-                self._drop_retired()
-            finally:
-                self._draining.release()
+        if self._draining.acquire(blocking=False):  # else whoever holds the queue drops it
+            self._release_queue()
 
-    def _drop_retired(self):
-        """Drop the retired plans no step in flight uses (under ``_draining``)."""
-        used = {id(step.lowered) for step in self._pending}
-        for lowered in [p for p in self._retired_plans if id(p) not in used]:
-            self._retired_plans.remove(lowered)
-            self._drop_plan(lowered)
+    def _release_queue(self):
+        """Release ``_draining``, first dropping the retired plans no step in flight uses now."""
+        try:
+            if self._retired_plans:
+                used = {id(step.lowered) for step in self._pending}
+                for lowered in [p for p in self._retired_plans if id(p) not in used]:
+                    self._retired_plans.remove(lowered)
+                    self._drop_plan(lowered)
+        finally:
+            self._draining.release()
+
+    def _keep_for_dispatcher(self, error):
+        """``error`` to raise at the session's thread's next synchronisation (the first kept)."""
+        if self._set_aside is None:
+            self._set_aside = error
 
     def _drop_plan(self, lowered):
         """Take a plan no step will use again off the workers, its credentials with it."""
@@ -622,8 +629,11 @@ class ClusterRuntime:
         unfinished steps are submitted again. One thread at a time: two would finish the
         same step and drop the next one unfinished (its tasks released: its values never made).
         """
-        with self._draining:
+        self._draining.acquire()
+        try:
             self._drain_to(keep)
+        finally:
+            self._release_queue()
 
     def _drain_to(self, keep):
         if self._set_aside is not None:
@@ -645,9 +655,6 @@ class ClusterRuntime:
         except Exception:
             self._roll_back(list(self._pending))
             raise
-        finally:
-            if self._retired_plans:
-                self._drop_retired()
         if self._set_aside is not None and threading.get_ident() == self._dispatcher:
             error, self._set_aside = self._set_aside, None
             raise error
@@ -811,26 +818,23 @@ class ClusterRuntime:
             failed = [i for i, step in enumerate(steps) if any(f.status == "error" for f in step.awaited)]
             if not failed:
                 return False
-            first, error = steps[failed[0]], None
+            first = steps[failed[0]]
             try:
-                _raise_first_failure(first.futures.values())
-            except Exception as e:  # noqa: BLE001 - kept for the dispatching thread
-                error = e if isinstance(e, OpError) else first.lowered.executable.op_error("?", e)
-                if error is not e:
-                    error.__cause__ = e
-            if error is None:  # only a value it read failed: that step's own drain will say
+                self._finish(first)
+                return False  # it finished after all
+            except OpError as e:  # as its own drain would raise it
+                error = e
+            except Exception:  # noqa: BLE001 - a worker lost: the session's thread recovers
                 return False
             if first.steps > 1:
                 error = steps_per_run.naming_step(error, steps_per_run.failed_step(error), first.steps, 0)
             self.table.roll_back([step.change for step in steps[failed[0] :]])
             for _ in steps[failed[0] :]:
                 self._pending.pop()
-            if self._set_aside is None:
-                self._set_aside = error
-            self._drop_retired()
+            self._keep_for_dispatcher(error)
             return True
         finally:
-            self._draining.release()
+            self._release_queue()
 
     def _departed(self, used, seconds):
         """Addresses of ``used`` that leave the cluster within ``seconds`` (a connection to one
@@ -923,12 +927,10 @@ class ClusterRuntime:
             try:
                 self._replay(lost)
             except Exception as e:  # its dispatched steps are rolled back: the session's thread must hear
-                if self._set_aside is None:
-                    self._set_aside = e
+                self._keep_for_dispatcher(e)
                 raise
-            self._drop_retired()
         finally:
-            self._draining.release()
+            self._release_queue()
 
     def _recover(self, lost):
         """After a worker loss: wait for it or a stand-in, restore lost variables.
@@ -1033,6 +1035,7 @@ class ClusterRuntime:
             workers,
             executable.plan,
         )
+        self._say_one_task(executable.plan.one_task_for, workers)
         if self.shared_job is not None:
             between_graph.define(self.client, self.shared_job, lowered)
             homes = {home.name for home in lowered.shared_homes.values()}
@@ -1049,6 +1052,20 @@ class ClusterRuntime:
             for name, where in self.placement(executable).items():
                 print(f"{name}: {where.device or '(default)'} -> {where.worker}")
         return lowered
+
+    def _say_one_task(self, shared, workers):
+        """Log, once per session, that a plan reading the queues or iterators ``shared`` runs
+        on one worker task (``Plan.one_task_for``), where the cluster has several."""
+        if not shared or tuple(shared) in self._said_one_task:
+            return
+        if sum(w.job == "worker" for w in workers) > 1:
+            self._said_one_task.add(tuple(shared))
+            logger.warning(
+                "daskflow: the step reads %s, which other runs fill or initialize: its ops on "
+                "/job:worker run on /job:worker/task:0, not as one replica per worker task (a "
+                "one-shot tf.data iterator is read by every replica, each its own shard)",
+                shared,
+            )
 
     def placement(self, executable):
         """``{op name: Placement}``: its device, the worker that runs it (those of its

@@ -26,7 +26,6 @@ does, with no ``-``, and the rest of the key keeps it unique in the session:
 from __future__ import annotations
 
 import dataclasses
-import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,18 +50,6 @@ from . import lineage
 from .devices import on_task, place
 from .held import Held
 from .recovery import BACKUP_PREFIX, WorkerLost
-
-logger = logging.getLogger(__name__)
-_SAID: set = set()  # (session, resources) whose single placement was logged (Lowered)
-
-
-def _first_time(session, names) -> bool:
-    """Whether ``names`` are news for ``session``'s log (each said once per session)."""
-    key = (session, tuple(names))
-    if key in _SAID:
-        return False
-    _SAID.add(key)
-    return True
 
 
 @dataclass(frozen=True)
@@ -198,14 +185,6 @@ class Lowered:
         self.session = session  # names this session's pushed values in the workers' caches
         self.timeout = timeout  # seconds an instance waits for another's results
         plan = executable.plan
-        tasks_of_worker = [w for w in workers if w.job == "worker"]
-        if plan.one_task_for and len(tasks_of_worker) > 1 and _first_time(session, plan.one_task_for):
-            logger.warning(
-                "daskflow: the step reads %s, which other runs fill or initialize: its ops on "
-                "/job:worker run on /job:worker/task:0, not as one replica per worker task (a "
-                "one-shot tf.data iterator is read by every replica, each its own shard)",
-                plan.one_task_for,
-            )
         self.replicated = replicated_partitions(plan.partitions)
         devices = [p.device for p in plan.partitions if p.key in self.replicated]
         tasks = [w.task for w in replica_workers(workers, devices)] if self.replicated else []
