@@ -210,10 +210,12 @@ def test_one_submission_per_run_and_a_flat_task_count(cluster):
             sess.run(v.initializer)
             for _ in range(2):  # a loop: its second run also stages the next step
                 sess.run(bump.op)
-            before = counter.graphs
+            # The initializer's run, the loop's first, its second and the step it staged: a
+            # submission reaches the scheduler after its run returns, so count them all first.
+            _submissions_reach(counter, 4)
             for _ in range(10):
                 sess.run(bump.op)  # starts the staged step and stages the next
-            _submissions_reach(counter, before + 10)
+            _submissions_reach(counter, 4 + 10)
             for _ in range(38):
                 sess.run(bump.op)
             early = _scheduler_tasks(sess.runtime.client)
@@ -242,11 +244,11 @@ def test_a_run_fetching_a_variable_is_still_one_submission(cluster):
             sess.run(bump)
             for _ in range(2):  # a loop: its second run also stages the next step
                 sess.run([bump, v])
-            before = counter.graphs
+            _submissions_reach(counter, 5)  # the initializers', two loops' (one staged the next)
             for k in range(10):
                 _, got = sess.run([bump, v])  # a staged step's fetched value too
                 np.testing.assert_array_equal(got, np.full(4, 2.0 * (k + 3)))  # as the step starts
-            _submissions_reach(counter, before + 10)
+            _submissions_reach(counter, 5 + 10)
             assert sess.runtime.staged_step is not None
 
 
