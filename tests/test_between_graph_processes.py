@@ -96,6 +96,8 @@ def tasks():
     started = []
     yield started
     for task in started:
+        # Shown where the test fails: a task that never joined says why in its own lines.
+        print(f"--- {task.name}: exit code {task.process.poll()}\n{task._last_lines()}")
         task.stop()
 
 
