@@ -68,6 +68,7 @@ from .dtypes import (
 from .framework import protos as _protos
 from .framework.constant import constant, convert_to_tensor
 from .framework.device_spec import DeviceSpec
+from .framework.gradient_registry import NoGradient, RegisterGradient
 from .framework.graph import (
     Graph,
     NodeDef,
@@ -166,6 +167,7 @@ from .ops.check_ops import print_ as print  # noqa: A004 - TF's tf.print
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
 from .ops.counting_ops import bincount, confusion_matrix, histogram_fixed_width, histogram_fixed_width_bins
+from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 from .ops.example_parsing_ops import (
     parse_example,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import enum
 
+from .framework import gradient_registry
 from .framework.constant import convert_to_tensor
 from .framework.graph import colocate_with, name_scope
 from .framework.indexed_slices import IndexedSlices
@@ -143,9 +144,12 @@ def _backprop(ys, xs, grad_ys, stops, colocate=False):
     for op in sorted(ops, key=lambda o: o._id, reverse=True):
         with _colocated(op, colocate):
             out_grads = [_dense(_total(grads.get(t))) for t in op.outputs]
-            if all(g is None for g in out_grads) or op.primitive.grad is None:
+            if all(g is None for g in out_grads):
                 continue
-            in_grads = _input_grads(op, out_grads)
+            rule, prim = _rule(op)
+            if rule is None:
+                continue
+            in_grads = _input_grads(op, out_grads, rule, prim)
         for x, g in zip(op.inputs, in_grads):
             if g is not None and id(x) not in stops and x.dtype.is_floating:
                 grads.setdefault(x, []).append(g)
@@ -158,12 +162,37 @@ def _colocated(op, colocate):
     return colocate_with(op) if colocate else contextlib.nullcontext()
 
 
-def _input_grads(op, out_grads):
-    # Unused outputs of a multi-output op get None, not zeros: rules skip the
-    # terms they would contribute (zeros would cost a full kernel per step).
+def _rule(op):
+    """``op`` 's gradient function and the primitive declaring it (None: a registered one),
+    or ``(None, None)`` where none flows back; TF1's ``LookupError`` where none is registered."""
+    try:
+        return gradient_registry.rule_of(op)
+    except LookupError:
+        raise LookupError(
+            f"No gradient defined for operation '{op.name}' (op type: {op.type}). Every operation a "
+            "gradient flows through needs one (tf.RegisterGradient); to treat this one's output as a "
+            "constant, pass it through tf.stop_gradient."
+        ) from None
+
+
+def _input_grads(op, out_grads, rule, prim):
+    # Unused outputs of a multi-output op get None, not zeros: daskflow's rules skip the
+    # terms they would contribute (zeros would cost a full kernel per step). A registered
+    # function gets zeros for its floating outputs, as TF1 passes them.
     with name_scope(op.name.rpartition("/")[2] + "_grad"):
-        in_grads = list(op.primitive.grad(op, *out_grads))
-        if op.primitive.broadcasting:
+        if prim is None:
+            out_grads = [
+                array_ops.zeros_like(t) if g is None and t.dtype.is_floating else g
+                for g, t in zip(out_grads, op.outputs)
+            ]
+        in_grads = rule(op, *out_grads)
+        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        if len(in_grads) != len(op.inputs):
+            raise ValueError(
+                f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) do not match "
+                f"num inputs {len(op.inputs)}"
+            )
+        if prim is not None and prim.broadcasting:
             in_grads = [
                 g if g is None or _not_broadcast(g, x, op.inputs) else array_ops.reduce_to(g, x)
                 for g, x in zip(in_grads, op.inputs)

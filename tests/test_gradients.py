@@ -795,7 +795,7 @@ def test_second_order_gradient_matches_finite_differences(case):
 
 
 def test_every_gradient_rule_is_checked():
-    with_rule = {name for name, prim in PRIMITIVES.items() if prim.grad is not None}
+    with_rule = {name for name, prim in PRIMITIVES.items() if callable(prim.grad)}
     checked = set()
     for case in CASES + SECOND_ORDER:
         _, xs, _, ys = _forward(case)

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes
 from . import tensor_conversion_registry
 from .graph import Tensor, get_default_graph
-from .primitive import Primitive
+from .primitive import NOT_DIFFERENTIABLE, Primitive
 from .tensor_util import _as_array, _default_dtype
 
 
@@ -19,7 +19,7 @@ def _const_kernel(xp, *, value, dtype):
     return xp.asarray(value)
 
 
-Const = Primitive("Const", _const_infer, _const_kernel)
+Const = Primitive("Const", _const_infer, _const_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):

@@ -25,6 +25,7 @@ from .versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
 if TYPE_CHECKING:
     from ..dtypes import DType
 
+GRADIENT_OP_TYPE = "_gradient_op_type"  # TF1's attribute naming the gradient an override gave
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
 
@@ -137,6 +138,7 @@ class Operation:
         self.device = ""
         self.colocation: Operation = self
         self._id = len(graph._ops)
+        self._gradient_op_type: str | None = None  # Graph.gradient_override_map's name for it
 
     @property
     def type(self) -> str:
@@ -145,12 +147,19 @@ class Operation:
     @property
     def node_def(self):
         inputs = [t.name for t in self.inputs] + ["^" + c.name for c in self.control_inputs]
-        return NodeDef(self.name, self.type, self.device, self.attrs, inputs)
+        attrs = self.attrs
+        if self._gradient_op_type is not None:
+            attrs = {**attrs, GRADIENT_OP_TYPE: self._gradient_op_type.encode()}
+        return NodeDef(self.name, self.type, self.device, attrs, inputs)
 
     def values(self):
         return self.outputs
 
     def get_attr(self, name):
+        if name == GRADIENT_OP_TYPE and self._gradient_op_type is not None:
+            return self._gradient_op_type.encode()  # bytes, as TF1's string attributes
+        if name not in self.attrs:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.")
         return self.attrs[name]
 
     def _add_control_input(self, op):
@@ -224,6 +233,7 @@ class Graph:
         self.seed = None
         self.version = 0
         self._mutations = 0
+        self._gradient_override_map: dict[str, str] = {}
 
     # -- building -----------------------------------------------------------
     def create_op(
@@ -278,6 +288,7 @@ class Graph:
         except (ValueError, TypeError) as e:
             raise type(e)(f"{name} ({prim.name}): {e}") from None
         op = Operation(self, prim, name, inputs, attrs, specs)
+        op._gradient_op_type = self._gradient_override_map.get(prim.name)
         self._apply_scopes(op, compute_device)
         self._ops.append(op)
         self._by_name[name] = op
@@ -375,6 +386,32 @@ class Graph:
             yield
         finally:
             self._control_deps.pop()
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Within the block, ops of the types in ``op_type_map`` take their gradient from the
+        function registered (:class:`RegisterGradient`) under the name it maps them to.
+
+        Parameters
+        ----------
+        op_type_map : dict
+            Op type -> registered name, both strings (``{"Identity": "ReverseGrad"}``).
+
+        Raises
+        ------
+        TypeError
+            ``op_type_map`` is not a dict of strings to strings.
+        """
+        if not isinstance(op_type_map, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()
+        ):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):

@@ -77,6 +77,8 @@ def node_defs(op, names=None, add_shapes=True, snapshots=None) -> list:
         rule(node)
     own = _node_def(op.name, node.type, node.inputs, node.attrs, [t.dtype for t in op.outputs], op.device)
     own.input.extend(f"^{c.name}" for c in op.control_inputs)
+    if op._gradient_op_type is not None:  # TF1 keeps a gradient_override_map's name in the node
+        own.attr["_gradient_op_type"].s = op._gradient_op_type.encode()
     if add_shapes and op.outputs:
         shapes = [protos.shape_proto(t._dims) for t in op.outputs]
         own.attr["_output_shapes"].CopyFrom(protos.AttrValue(list=protos.AttrValue.ListValue(shape=shapes)))

@@ -228,7 +228,10 @@ def _import_node(node, outputs, mapped, build):
             made[0] = identity(made[0], name=node.name)
     if made is None or hasattr(made, "outputs") and not made.outputs:  # an op of no outputs (NoOp)
         return [_NoOutput(made)]
-    return list(made) if isinstance(made, (list, tuple)) else [made]
+    made = list(made) if isinstance(made, (list, tuple)) else [made]
+    if "_gradient_op_type" in node.attr:  # a gradient_override_map's name, as TF1 keeps it
+        made[0].op._gradient_op_type = node.attr["_gradient_op_type"].s.decode()
+    return made
 
 
 class _NoOutput:

@@ -76,6 +76,16 @@ from dataclasses import dataclass
 PRIMITIVES: dict[str, Primitive] = {}
 
 
+class _NotDifferentiable:
+    """The ``grad`` of an op TF1 declares ``NotDifferentiable``: no gradient flows through it."""
+
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
+
+
 @dataclass(eq=False)
 class Primitive:
     """The declaration of one op kind.
@@ -90,15 +100,19 @@ class Primitive:
     kernel : callable or None
         ``kernel(xp, *arrays, **attrs)`` (``kernel(xp, state, ...)`` with
         ``make_state``) returning an array, or a tuple for several outputs.
-    grad : callable or None
+    grad : callable, NOT_DIFFERENTIABLE or None
         ``grad(op, *output_grads)`` returns one symbolic gradient (or None)
-        per input. None marks the op as not differentiable.
+        per input. ``NOT_DIFFERENTIABLE``: TF1's ``NotDifferentiable``, no
+        gradient flows back through the op. None: no gradient is registered
+        for the op type, as for TF1's queues, readers or ``Unique``;
+        ``tf.gradients`` through it raises ``LookupError``, as TF1's does
+        (:mod:`daskflow.framework.gradient_registry`).
     """
 
     name: str
     infer: Callable
     kernel: Callable | None
-    grad: Callable | None = None
+    grad: Callable | _NotDifferentiable | None = None
     broadcasting: bool = False
     stateful: bool = False
     make_state: Callable | None = None

@@ -14,7 +14,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import as_dims, fmt, merge
 from . import array_ops, math_ops
 from .infer import constant_value, same, shaped_like_second
@@ -327,7 +327,9 @@ def _invert_kernel(xp, x):
     return out
 
 
-InvertPermutation = Primitive("InvertPermutation", _invert_infer, _invert_kernel, fresh_output=True)
+InvertPermutation = Primitive(
+    "InvertPermutation", _invert_infer, _invert_kernel, fresh_output=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def invert_permutation(x, name=None):

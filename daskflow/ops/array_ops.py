@@ -17,7 +17,7 @@ from ..framework.apply import apply
 from ..framework.arguments import refuse, refuse_unless_none
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_conversion_registry import register_tensor_conversion_function
 from ..framework.tensor_shape import as_dims, dimension_value, fmt
 from . import math_ops
@@ -96,12 +96,14 @@ Size = Primitive(
     lambda inputs, *, out_type: ((), out_type),
     lambda xp, x, *, out_type: xp.asarray(x.size, dtype=out_type.np),
     shape_only=(0,),
+    grad=NOT_DIFFERENTIABLE,
 )
 Rank = Primitive(
     "Rank",
     lambda inputs: ((), dtypes.int32),
     lambda xp, x: xp.asarray(x.ndim, dtype=np.int32),
     shape_only=(0,),
+    grad=NOT_DIFFERENTIABLE,
 )
 
 
@@ -789,7 +791,7 @@ def _one_hot_kernel(xp, i, on, off, *, depth, dtype):
     return xp.where(hit, on, off).astype(dtype.np)
 
 
-OneHot = Primitive("OneHot", _one_hot_infer, _one_hot_kernel)
+OneHot = Primitive("OneHot", _one_hot_infer, _one_hot_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -921,7 +923,7 @@ def _range_kernel(xp, start, limit, delta, *, dtype):
     return xp.arange(start.item(), limit.item(), delta.item(), dtype=dtype.np)
 
 
-Range = Primitive("Range", _range_infer, _range_kernel)
+Range = Primitive("Range", _range_infer, _range_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def range_(start, limit=None, delta=1, dtype=None, name="range"):

@@ -21,7 +21,7 @@ from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from . import math_ops
 from .array_ops import rank as rank_of
 from .array_ops import static_scalar
@@ -104,7 +104,9 @@ def _assert_kernel(xp, cond, *data, summarize):
 
 
 # Assert and the print ops format their data as text on the host, as TF1 runs them on the CPU.
-Assert_ = Primitive("Assert", _assert_infer, _assert_kernel, stateful=True, host_only=True)
+Assert_ = Primitive(
+    "Assert", _assert_infer, _assert_kernel, stateful=True, host_only=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF1's public name

@@ -19,13 +19,13 @@ from ..framework.apply import apply
 from ..framework.arguments import refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import fmt
 from .infer import same, static_shape_value
 from .rewrite_rules import inverse_permutations
 
 Identity = Primitive("Identity", same, lambda xp, x: x, lambda op, g: [g], forwards_input=True)
-StopGradient = Primitive("StopGradient", same, lambda xp, x: x, lambda op, g: [None], forwards_input=True)
+StopGradient = Primitive("StopGradient", same, lambda xp, x: x, NOT_DIFFERENTIABLE, forwards_input=True)
 
 
 def identity(input, name=None):  # noqa: A002
@@ -44,7 +44,11 @@ def _int_out(inputs, *, out_type):
 
 
 Shape = Primitive(
-    "Shape", _int_out, lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np), shape_only=(0,)
+    "Shape",
+    _int_out,
+    lambda xp, x, *, out_type: xp.asarray(x.shape, dtype=out_type.np),
+    shape_only=(0,),
+    grad=NOT_DIFFERENTIABLE,
 )
 
 
@@ -313,7 +317,9 @@ def _like(value, x, dtype, name, optimize):
 
 
 # Reads only its input's shape and dtype; no gradient, as in TF1.
-ZerosLike = Primitive("ZerosLike", same, lambda xp, x: xp.zeros_like(x), shape_only=(0,))
+ZerosLike = Primitive(
+    "ZerosLike", same, lambda xp, x: xp.zeros_like(x), shape_only=(0,), grad=NOT_DIFFERENTIABLE
+)
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):

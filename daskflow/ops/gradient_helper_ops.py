@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 
 
 def _vectors(count):
@@ -29,7 +29,7 @@ def _broadcast_gradient_args_kernel(xp, s0, s1):
 
 
 BroadcastGradientArgs = Primitive(
-    "BroadcastGradientArgs", _vectors(2), _broadcast_gradient_args_kernel, host_only=True
+    "BroadcastGradientArgs", _vectors(2), _broadcast_gradient_args_kernel, NOT_DIFFERENTIABLE, host_only=True
 )
 
 
@@ -52,4 +52,6 @@ def _concat_offset_kernel(xp, axis, *shapes):
     return tuple(offsets)
 
 
-ConcatOffset = Primitive("ConcatOffset", _concat_offset_infer, _concat_offset_kernel, host_only=True)
+ConcatOffset = Primitive(
+    "ConcatOffset", _concat_offset_infer, _concat_offset_kernel, NOT_DIFFERENTIABLE, host_only=True
+)

@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import name_scope
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import dimension_value
 from . import array_ops, math_ops, random_ops
 from .infer import shaped_like_second, static_shape_value
@@ -155,7 +155,12 @@ def _random_crop_infer(inputs, *, seed):
 
 
 RandomCrop = Primitive(
-    "RandomCrop", _random_crop_infer, _random_crop_kernel, stateful=True, make_state=random_ops._Streams
+    "RandomCrop",
+    _random_crop_infer,
+    _random_crop_kernel,
+    stateful=True,
+    make_state=random_ops._Streams,
+    grad=NOT_DIFFERENTIABLE,
 )
 
 
@@ -220,6 +225,7 @@ ResizeBilinearGrad = Primitive(
     "ResizeBilinearGrad",
     lambda inputs, *, size, align_corners: (inputs[1]._dims, inputs[1].dtype),
     _resize_bilinear_grad_kernel,
+    grad=NOT_DIFFERENTIABLE,
 )
 ResizeBilinear = Primitive(
     "ResizeBilinear",

@@ -15,7 +15,7 @@ from ..framework.apply import apply
 from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import broadcast, compatible, fmt, merge
 from ..kernels import elementwise, loops
 from ..kernels.compiled import plain
@@ -143,7 +143,7 @@ RealDiv = Primitive(
     simplify=rules.neutral_operand(0, 1),
     **_chain("divide"),
 )
-FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y)
+FloorDiv = _bin("FloorDiv", lambda xp, x, y: x // y, NOT_DIFFERENTIABLE)
 
 
 def _truncate_div_kernel(xp, x, y):
@@ -154,7 +154,7 @@ def _truncate_div_kernel(xp, x, y):
     return q + ((q < 0) & (q * y != x)).astype(q.dtype)
 
 
-TruncateDiv = _bin("TruncateDiv", _truncate_div_kernel)  # TF1's gradient: None for both
+TruncateDiv = _bin("TruncateDiv", _truncate_div_kernel, NOT_DIFFERENTIABLE)  # TF1's gradient: None for both
 TruncateMod = _bin("TruncateMod", lambda xp, x, y: xp.fmod(x, y))
 # x % y = x - floor(x / y) * y, and floor is flat: TF's gradient, not "none".
 FloorMod = _bin("FloorMod", lambda xp, x, y: x % y, lambda op, g: [g, -g * floordiv(*op.inputs)])
@@ -391,7 +391,7 @@ def softplus(features, name=None):
 
 
 def _cmp(name, kernel, infer=numeric_comparison):
-    prim = Primitive(name, infer, kernel)
+    prim = Primitive(name, infer, kernel, grad=NOT_DIFFERENTIABLE)
 
     def op_fn(x, y, name=None):
         return _binary_op(prim, x, y, name)
@@ -407,7 +407,7 @@ Greater, greater = _cmp("Greater", lambda xp, x, y: x > y)
 GreaterEqual, greater_equal = _cmp("GreaterEqual", lambda xp, x, y: x >= y)
 LogicalAnd, logical_and = _cmp("LogicalAnd", lambda xp, x, y: x & y)
 LogicalOr, logical_or = _cmp("LogicalOr", lambda xp, x, y: x | y)
-LogicalNot, logical_not = _unary("LogicalNot", lambda xp, x: ~x, infer=same)
+LogicalNot, logical_not = _unary("LogicalNot", lambda xp, x: ~x, NOT_DIFFERENTIABLE, infer=same)
 
 
 # -- cast and select ----------------------------------------------------------
@@ -731,7 +731,7 @@ def _argm(name, method):
     def kernel(xp, x, *, axis, output_type):
         return getattr(xp, method)(x, axis=axis).astype(output_type.np)
 
-    return Primitive(name, _argm_infer, kernel)
+    return Primitive(name, _argm_infer, kernel, grad=NOT_DIFFERENTIABLE)  # TF1's rule: None for both
 
 
 ArgMax = _argm("ArgMax", "argmax")

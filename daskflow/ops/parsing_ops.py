@@ -32,7 +32,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 
 _CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
 _INT = re.compile(rb"^\s*[+-]?\d+\s*$")
@@ -272,7 +272,7 @@ def _raw_kernel(xp, x, *, out_type, little_endian):
     return out.reshape(*x.shape, size // width)
 
 
-DecodeRaw = Primitive("DecodeRaw", _raw_infer, _raw_kernel, host_only=True)
+DecodeRaw = Primitive("DecodeRaw", _raw_infer, _raw_kernel, host_only=True, grad=NOT_DIFFERENTIABLE)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002

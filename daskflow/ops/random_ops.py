@@ -19,7 +19,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.replica import current_replica
 from .array_ops import _as_shape_tensor
 from .infer import static_shape_value
@@ -98,14 +98,14 @@ class _Streams:
         return rng
 
 
-def _rand(name, kernel):
-    return Primitive(name, _random_infer, kernel, stateful=True, make_state=_Streams)
+def _rand(name, kernel, grad=NOT_DIFFERENTIABLE):
+    return Primitive(name, _random_infer, kernel, grad, stateful=True, make_state=_Streams)
 
 
 RandomStandardNormal = _rand("RandomStandardNormal", _normal)
 TruncatedNormal = _rand("TruncatedNormal", _truncated)
 RandomUniform = _rand("RandomUniform", _uniform)
-RandomUniformInt = _rand("RandomUniformInt", _uniform_int)
+RandomUniformInt = _rand("RandomUniformInt", _uniform_int, None)  # TF1 registers none
 
 
 def _draw(prim, shape, dtype, seed, name, *extra):
@@ -156,6 +156,7 @@ RandomShuffle = Primitive(
     _shuffle_kernel,
     stateful=True,
     make_state=_Streams,
+    grad=NOT_DIFFERENTIABLE,
 )
 
 
@@ -185,7 +186,12 @@ def _multinomial_kernel(xp, streams, logits, *, num_samples, output_dtype, seed)
 
 
 Multinomial = Primitive(
-    "Multinomial", _multinomial_infer, _multinomial_kernel, stateful=True, make_state=_Streams
+    "Multinomial",
+    _multinomial_infer,
+    _multinomial_kernel,
+    stateful=True,
+    make_state=_Streams,
+    grad=NOT_DIFFERENTIABLE,
 )
 
 

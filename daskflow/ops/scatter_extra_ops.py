@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from . import array_ops, math_ops
 from .segment_ops import (
     _checked_index,
@@ -184,16 +184,16 @@ def _scatter_nd_var_infer(inputs):
     return ref._dims, ref.dtype
 
 
-def _var_prim(name, ufunc, nd):
+def _var_prim(name, ufunc, nd, grad=NOT_DIFFERENTIABLE):
     infer = _scatter_nd_var_infer if nd else _scatter_var_infer
-    return Primitive(name, infer, _var_kernel(ufunc, nd), stateful=True, updates_variable=True)
+    return Primitive(name, infer, _var_kernel(ufunc, nd), grad, stateful=True, updates_variable=True)
 
 
 ScatterSub = _var_prim("ScatterSub", "subtract", False)
 ScatterMul = _var_prim("ScatterMul", "multiply", False)
 ScatterDiv = _var_prim("ScatterDiv", "divide", False)
-ScatterMin = _var_prim("ScatterMin", "minimum", False)
-ScatterMax = _var_prim("ScatterMax", "maximum", False)
+ScatterMin = _var_prim("ScatterMin", "minimum", False, None)  # TF1 registers none
+ScatterMax = _var_prim("ScatterMax", "maximum", False, None)
 ScatterNdUpdate = _var_prim("ScatterNdUpdate", None, True)
 ScatterNdAdd = _var_prim("ScatterNdAdd", "add", True)
 ScatterNdSub = _var_prim("ScatterNdSub", "subtract", True)

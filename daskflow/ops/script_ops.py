@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 
 
 def _py_func_infer(inputs, *, func, Tout, name_hint):  # noqa: N803 - TF1's attr name
@@ -39,8 +39,12 @@ def _py_func_kernel(xp, *arrays, func, Tout, name_hint):  # noqa: N803
 
 
 # The function takes and returns numpy values: it runs on the host, as in TF1.
-PyFunc = Primitive("PyFunc", _py_func_infer, _py_func_kernel, stateful=True, host_only=True)
-PyFuncStateless = Primitive("PyFuncStateless", _py_func_infer, _py_func_kernel, host_only=True)
+PyFunc = Primitive(
+    "PyFunc", _py_func_infer, _py_func_kernel, stateful=True, host_only=True, grad=NOT_DIFFERENTIABLE
+)
+PyFuncStateless = Primitive(
+    "PyFuncStateless", _py_func_infer, _py_func_kernel, host_only=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1's names

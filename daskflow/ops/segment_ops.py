@@ -15,7 +15,7 @@ from ..framework.apply import apply
 from ..framework.arguments import refuse
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import fmt
 from . import array_ops, math_ops
 from .infer import static_dim, static_shape_value
@@ -334,7 +334,12 @@ ScatterUpdate = Primitive(
     "ScatterUpdate", _scatter_var_infer, _scatter_var_kernel(False), stateful=True, updates_variable=True
 )
 ScatterAdd = Primitive(
-    "ScatterAdd", _scatter_var_infer, _scatter_var_kernel(True), stateful=True, updates_variable=True
+    "ScatterAdd",
+    _scatter_var_infer,
+    _scatter_var_kernel(True),
+    stateful=True,
+    updates_variable=True,
+    grad=NOT_DIFFERENTIABLE,
 )
 
 

@@ -20,7 +20,7 @@ from ..framework.apply import apply
 from ..framework.arguments import argument_lookup, refuse
 from ..framework.constant import constant, convert_to_tensor
 from ..framework.graph import name_scope
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, segment_ops
@@ -489,6 +489,7 @@ SparseAddGrad = Primitive(
     ],
     _add_grad_kernel,
     host_only=True,
+    grad=NOT_DIFFERENTIABLE,
 )
 
 
@@ -552,7 +553,9 @@ def _concat_infer(inputs, *, axis, n):
     return [((None, rank), dtypes.int64), ((None,), values[0].dtype), ((rank,), dtypes.int64)]
 
 
-SparseConcat = Primitive("SparseConcat", _concat_infer, _concat_kernel, host_only=True)
+SparseConcat = Primitive(
+    "SparseConcat", _concat_infer, _concat_kernel, host_only=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def sparse_concat(

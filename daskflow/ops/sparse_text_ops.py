@@ -14,7 +14,7 @@ from ..errors import InvalidArgumentError
 from ..framework.apply import apply
 from ..framework.arguments import argument_lookup, refuse
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.sparse_tensor import SparseTensor
 from .sparse_ops import _shape_dims, _sparse
 
@@ -55,7 +55,7 @@ def _split_infer(inputs, **_):
     return [((None, 2), dtypes.int64), ((None,), dtypes.string), ((2,), dtypes.int64)]
 
 
-StringSplit = Primitive("StringSplit", _split_infer, _split_kernel, host_only=True)
+StringSplit = Primitive("StringSplit", _split_infer, _split_kernel, host_only=True, grad=NOT_DIFFERENTIABLE)
 
 
 def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None):
@@ -169,7 +169,9 @@ def _constant_shape(shape):
     return None if dims is None or None in dims else dims
 
 
-EditDistance = Primitive("EditDistance", _edit_distance_infer, _edit_distance_kernel, host_only=True)
+EditDistance = Primitive(
+    "EditDistance", _edit_distance_infer, _edit_distance_kernel, host_only=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import compatible, fmt
 from ..kernels.buffers import owned
 
@@ -101,7 +101,14 @@ def _update_kernel(sign):
 
 def _stateful(name, kernel, **flags):
     return Primitive(
-        name, _assign_infer, kernel, stateful=True, updates_variable=True, can_donate=True, **flags
+        name,
+        _assign_infer,
+        kernel,
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+        updates_variable=True,
+        can_donate=True,
+        **flags,
     )
 
 

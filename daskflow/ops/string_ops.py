@@ -12,7 +12,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.arguments import argument_lookup
 from ..framework.constant import convert_to_tensor
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from .infer import broadcast_dims
 
 
@@ -43,7 +43,7 @@ def _as_string_infer(inputs, **_):
 
 
 # Strings live on the host: a GPU array holds numbers only.
-AsString = Primitive("AsString", _as_string_infer, _as_string_kernel, host_only=True)
+AsString = Primitive("AsString", _as_string_infer, _as_string_kernel, host_only=True, grad=NOT_DIFFERENTIABLE)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
@@ -78,7 +78,7 @@ def _join_kernel(xp, *parts, separator):
     return out
 
 
-StringJoin = Primitive("StringJoin", _join_infer, _join_kernel, host_only=True)
+StringJoin = Primitive("StringJoin", _join_infer, _join_kernel, host_only=True, grad=NOT_DIFFERENTIABLE)
 
 
 def string_join(inputs, separator="", name=None):
@@ -103,7 +103,9 @@ def _to_number_kernel(xp, x, *, out_type):
     return np.asarray(values, dtype=out_type.np).reshape(np.shape(x))
 
 
-StringToNumber = Primitive("StringToNumber", _to_number_infer, _to_number_kernel, host_only=True)
+StringToNumber = Primitive(
+    "StringToNumber", _to_number_infer, _to_number_kernel, host_only=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):  # noqa: A002

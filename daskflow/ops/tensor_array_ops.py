@@ -37,7 +37,7 @@ from .. import dtypes
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import Tensor, name_scope
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt, merge
 from . import array_ops
 from .control_flow_ops import no_op
@@ -76,7 +76,7 @@ def _create_kernel(xp, size, *, dtype, element_dims, n):
     return _unwritten(size, dtype)
 
 
-TensorArrayV3 = Primitive("TensorArrayV3", _create_infer, _create_kernel)
+TensorArrayV3 = Primitive("TensorArrayV3", _create_infer, _create_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def _set_infer(inputs, *, n, dynamic):

@@ -7,6 +7,7 @@ signatures.
 
 from __future__ import annotations
 
+from ..framework.gradient_registry import get_gradient_function
 from ..layers.base import constant_value as known
 from ..ops.functional_ops import cond
 
@@ -42,4 +43,5 @@ def smart_cond(pred, true_fn=None, false_fn=None, name=None):
 INTERNAL = {
     "layers.utils": {"smart_cond": smart_cond, "constant_value": constant_value},
     "framework.smart_cond": {"smart_cond": smart_cond, "smart_constant_value": constant_value},
+    "framework.ops": {"get_gradient_function": get_gradient_function},
 }

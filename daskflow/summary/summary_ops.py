@@ -26,7 +26,7 @@ from ..framework import protos
 from ..framework.apply import apply
 from ..framework.constant import convert_to_tensor
 from ..framework.graph import get_default_graph
-from ..framework.primitive import Primitive
+from ..framework.primitive import NOT_DIFFERENTIABLE, Primitive
 from ..framework.tensor_shape import fmt
 from ..variables import GraphKeys
 from . import encode
@@ -112,7 +112,7 @@ def _scalar_kernel(xp, values, *, tag):
     return _serialized(protos.Summary.Value(tag=tag, simple_value=float(values)))
 
 
-ScalarSummary = Primitive("ScalarSummary", _scalar_infer, _scalar_kernel)
+ScalarSummary = Primitive("ScalarSummary", _scalar_infer, _scalar_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def scalar(name, tensor, collections=None, family=None):
@@ -160,7 +160,7 @@ def _histogram_kernel(xp, values, *, tag):
     return _serialized(protos.Summary.Value(tag=tag, histo=protos.HistogramProto(**encode.histogram(values))))
 
 
-HistogramSummary = Primitive("HistogramSummary", _scalar_infer, _histogram_kernel)
+HistogramSummary = Primitive("HistogramSummary", _scalar_infer, _histogram_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def histogram(name, values, collections=None, family=None):
@@ -212,7 +212,7 @@ def _image_kernel(xp, tensor, *, tag, max_images):
     return _serialized(*values)
 
 
-ImageSummary = Primitive("ImageSummary", _image_infer, _image_kernel)
+ImageSummary = Primitive("ImageSummary", _image_infer, _image_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def image(name, tensor, max_outputs=3, collections=None, family=None):
@@ -280,7 +280,7 @@ def _audio_kernel(xp, tensor, sample_rate, *, tag, max_outputs):
     return _serialized(*values)
 
 
-AudioSummaryV2 = Primitive("AudioSummaryV2", _audio_infer, _audio_kernel)
+AudioSummaryV2 = Primitive("AudioSummaryV2", _audio_infer, _audio_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
@@ -313,7 +313,9 @@ def _tensor_summary_kernel(xp, tensor, *, tag, metadata, plugin_name, display_na
     )
 
 
-TensorSummaryV2 = Primitive("TensorSummaryV2", _summary_infer, _tensor_summary_kernel)
+TensorSummaryV2 = Primitive(
+    "TensorSummaryV2", _summary_infer, _tensor_summary_kernel, grad=NOT_DIFFERENTIABLE
+)
 
 
 def tensor_summary(
@@ -400,7 +402,7 @@ def _merge_kernel(xp, *inputs):
     return out
 
 
-MergeSummary = Primitive("MergeSummary", _merge_infer, _merge_kernel)
+MergeSummary = Primitive("MergeSummary", _merge_infer, _merge_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def merge(inputs, collections=None, name=None):
