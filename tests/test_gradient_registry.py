@@ -25,7 +25,6 @@ DIFFERENCES = {
     "LSTMBlockCell": "TF1's tf.contrib.rnn registered its gradient; TF 2's registry lacks it",
     "GRUBlockCell": "TF1's tf.contrib.rnn registered its gradient; TF 2's registry lacks it",
     "TileGrad": "daskflow's tf.tile gradient is this op: its own gradient gives tile second order",
-    "MaxPoolGrad": "max pooling's second-order gradient is not built (named in the README)",
 }
 
 

@@ -619,8 +619,16 @@ CASES = [
     ],
 ]
 
+
 # Second order: the gradient of a first-order gradient graph.
+def _max_pool_routed(x, u):
+    """Max pooling's input gradient for upstream ``u``: its own gradient is TF's
+    ``MaxPoolGradGrad`` (a gradient penalty through max pooling differentiates it)."""
+    return tf.gradients(tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"), x, grad_ys=u)[0]
+
+
 SECOND_ORDER = [
+    GradCase("max_pool_grad", grad_of(_max_pool_routed), [Distinct(2, 5, 6, 2), R(2, 3, 3, 2)]),
     GradCase("top_k", grad_of(lambda x: sort_ops.top_k(x, 2)[0] ** 2), [Distinct(3, 5)]),
     GradCase("diag", grad_of(lambda x: linalg_ops.diag(x) ** 2), [R(2, 3)]),
     GradCase("matrix_diag_part", grad_of(lambda x: linalg_ops.matrix_diag_part(x) ** 2), [R(2, 4, 3)]),

@@ -368,6 +368,25 @@ def max_pool_grad(xp, x, y, g, ksize, strides, padding):
     return _col2im(xp, parts, x.shape, ksize, strides, padding, x.dtype)
 
 
+def max_pool_grad_grad(xp, x, y, gg, ksize, strides, padding):
+    """Return the gradient of ``max_pool_grad`` with respect to its upstream gradient.
+
+    ``gg`` is shaped as ``x``; each window takes its value at the window's first maximum
+    (row-major on ties, as ``max_pool_grad`` routes): TF's ``MaxPoolGradGrad``. ``y`` is
+    ``max_pool(x)``, the maxima compared against.
+    """
+    win = _windows(xp, x, ksize, strides, padding, -xp.inf)
+    picked = _windows(xp, gg, ksize, strides, padding, 0)
+    valid = _valid_mask(xp, x.shape[1:3], ksize, strides, padding)
+    out = xp.zeros(y.shape, dtype=gg.dtype)
+    unrouted = xp.ones(y.shape, dtype=bool)
+    for i, j in _offsets(ksize):
+        hit = unrouted & (win[..., i, j] == y) & valid[:, :, i, j, None]
+        unrouted &= ~hit
+        out += xp.where(hit, picked[..., i, j], 0)
+    return out
+
+
 def _max_pool_grad_tiles(xp, tiles, shape, peak, g):
     """``max_pool_grad`` for disjoint windows with maxima ``peak`` (the forward output).
 

@@ -115,6 +115,17 @@ def _max_pool_grad(op, g):
     return [apply(MaxPoolGrad, op.inputs[0], op.outputs[0], g, **op.attrs)]
 
 
+def _max_pool_grad_grad(op, g):
+    # x and y only choose which position wins: zeros for them, as TF1 gives.
+    x, y, _ = op.inputs
+    return [array_ops.zeros_like(x), array_ops.zeros_like(y), apply(MaxPoolGradGrad, x, y, g, **op.attrs)]
+
+
+def _max_pool_grad_grad_grad(op, g):
+    x, y, _ = op.inputs
+    return [array_ops.zeros_like(x), array_ops.zeros_like(y), apply(MaxPoolGrad, x, y, g, **op.attrs)]
+
+
 def _avg_pool_grad(op, g):
     return [apply(AvgPoolGrad, array_ops.shape_of(op.inputs[0]), g, **op.attrs)]
 
@@ -129,6 +140,15 @@ MaxPoolGrad = Primitive(
     "MaxPoolGrad",
     lambda inputs, **_: (inputs[0]._dims, inputs[0].dtype),
     lambda xp, x, y, g, *, ksize, strides, padding: conv.max_pool_grad(xp, x, y, g, ksize, strides, padding),
+    _max_pool_grad_grad,
+)
+MaxPoolGradGrad = Primitive(
+    "MaxPoolGradGrad",
+    lambda inputs, **_: (inputs[1]._dims, inputs[2].dtype),
+    lambda xp, x, y, g, *, ksize, strides, padding: conv.max_pool_grad_grad(
+        xp, x, y, g, ksize, strides, padding
+    ),
+    _max_pool_grad_grad_grad,
 )
 AvgPool = Primitive(
     "AvgPool",

@@ -118,7 +118,7 @@ def _conv(node):
     _window(node, "strides")
 
 
-@rule("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad")
+@rule("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad")
 def _pool(node):
     _window(node, "ksize", "strides")
 

@@ -440,6 +440,7 @@ def _gradients(tf):
         "Conv2DBackpropInput": primitive(conv_ops.Conv2DBackpropInput, conv),
         "Conv2DBackpropFilter": primitive(conv_ops.Conv2DBackpropFilter, conv),
         "MaxPoolGrad": primitive(conv_ops.MaxPoolGrad, pool),
+        "MaxPoolGradGrad": primitive(conv_ops.MaxPoolGradGrad, pool),
         "AvgPoolGrad": primitive(conv_ops.AvgPoolGrad, pool),
         "ShapeN": lambda i, a, name: [
             tf.shape(t, out_type=a.get("out_type", dtypes.int32), name=name if k == 0 else f"{name}_{k}")
