@@ -616,6 +616,7 @@ SliceGrad = Primitive(
     "SliceGrad",
     lambda inputs: (static_shape_value(inputs[1]), inputs[0].dtype),
     _slice_op_grad_kernel,
+    lambda op, g: [apply(Slice, g, *op.inputs[2:]), None, None, None],  # the same window of g
     fresh_output=True,
 )
 Slice = Primitive(

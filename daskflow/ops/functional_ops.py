@@ -500,7 +500,15 @@ def _is_float(v):
 While = Primitive(
     "While", _while_infer, _while_kernel, _while_grad, stateful=True, make_state=_Loop, lazy_outputs=True
 )
-WhileGrad = Primitive("WhileGrad", _while_infer, _while_grad_kernel, None, stateful=True, make_state=_Loop)
+
+
+def _no_second_order(op, *grads):
+    raise TypeError("Second-order gradient for while loops not supported.")  # TF1's words
+
+
+WhileGrad = Primitive(
+    "WhileGrad", _while_infer, _while_grad_kernel, _no_second_order, stateful=True, make_state=_Loop
+)
 
 
 def while_loop(
