@@ -158,6 +158,8 @@ def write(oracle, results, on_cluster=None):
             "were added later (2026-12-07) and first measured at 80d08e1: of their 46 programs that run",
             "under TF, 45 ran and 43 were within TF's spread. Two fixes came from them",
             "(`ResizeNearestNeighbor`'s gradient, `Session.graph_def`); the table has the runs since.",
+            "`sjchoi86_tensorflow_101` (3 programs; most of its notebooks are TF 0.x) was added on",
+            "2026-12-08 and first measured at 6f1b5e4: all 3 ran and were within TF's spread.",
             "",
             *_summary(heldout),
             "",
