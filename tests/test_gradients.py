@@ -224,6 +224,9 @@ CASES = [
     GradCase("relu", tf.nn.relu, [Away(2, 3)]),
     GradCase("softplus", tf.nn.softplus, [R(2, 3) * 3]),
     GradCase("elu", tf.nn.elu, [Away(2, 3)]),
+    GradCase("selu", tf.nn.selu, [Away(2, 3)]),
+    GradCase("relu6", lambda x: tf.nn.relu6(x * 4.0), [Away(2, 3)]),
+    GradCase("leaky_relu", lambda x: tf.nn.leaky_relu(x, alpha=0.3), [Away(2, 3)]),
     GradCase("log1p", tf.log1p, [P(2, 3)]),
     GradCase(
         "piecewise_constant",

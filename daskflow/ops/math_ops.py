@@ -7,6 +7,8 @@ functions of primitives and need no gradient of their own.
 
 from __future__ import annotations
 
+import math
+
 import numpy
 
 from .. import dtypes
@@ -364,6 +366,87 @@ def relu(features, name=None):
     return _relu(features, name=name)
 
 
+# -- TF1's other activation ops: one op each, as TF1 builds them (their type is what an
+# exported GraphDef and Graph.gradient_override_map see); each gradient reads what TF1's
+# reads, and chooses the same side at the kinks.
+
+SELU_SCALE = 1.0507009873554804934193349852946
+SELU_SCALE_ALPHA = 1.7580993408473768599402175208123  # TF1's scale * alpha, as one constant
+
+
+def _exp_minus_one(xp, x):
+    # TF1's exp(x) - 1 where x < 0; exp of the other side is never taken, so never overflows.
+    return xp.exp(xp.minimum(x, 0)) - 1
+
+
+Relu6, _relu6 = _unary(
+    "Relu6",
+    lambda xp, x: xp.minimum(xp.maximum(x, 0), 6),
+    lambda op, g: [where(logical_and(op.outputs[0] > 0, op.outputs[0] < 6), g, core_array_ops.zeros_like(g))],
+    infer=same,
+)
+Elu, _elu = _unary(
+    "Elu",
+    lambda xp, x: xp.where(x < 0, _exp_minus_one(xp, x), x),
+    lambda op, g: [where(op.outputs[0] < 0, g * (op.outputs[0] + 1), g)],
+)
+Selu, _selu = _unary(
+    "Selu",
+    lambda xp, x: xp.where(x < 0, SELU_SCALE_ALPHA * _exp_minus_one(xp, x), SELU_SCALE * x),
+    lambda op, g: [where(op.outputs[0] < 0, g * (op.outputs[0] + SELU_SCALE_ALPHA), g * SELU_SCALE)],
+)
+
+
+def _softplus_kernel(xp, x):
+    # TF1's: x itself above -log(eps) - 2, exp(x) below log(eps) + 2 (both exact to the
+    # float's precision there), log(exp(x) + 1) between, where nothing overflows.
+    bound = math.log(float(xp.finfo(x.dtype).eps)) + 2.0
+    inner = xp.clip(x, bound, -bound)
+    return xp.where(x > -bound, x, xp.where(x < bound, xp.exp(x), xp.log(xp.exp(inner) + 1)))
+
+
+# The gradient is sigmoid(x): 0.5 at 0, as TF1's.
+Softplus, _softplus = _unary("Softplus", _softplus_kernel, lambda op, g: [g * sigmoid(op.inputs[0])])
+LeakyRelu = Primitive(
+    "LeakyRelu",
+    lambda inputs, *, alpha: (inputs[0]._dims, inputs[0].dtype),
+    lambda xp, x, *, alpha: xp.where(x > 0, x, x * xp.asarray(alpha, dtype=x.dtype)),
+    lambda op, g: [where(op.inputs[0] > 0, g, g * op.attrs["alpha"])],
+    fresh_output=True,
+)
+
+
+def relu6(features, name=None):
+    """``min(max(features, 0), 6)``."""
+    return _relu6(features, name=name)
+
+
+def elu(features, name=None):
+    """``features`` where positive, else ``exp(features) - 1``."""
+    return _elu(features, name=name)
+
+
+def selu(features, name=None):
+    """``scale * (x if x > 0 else alpha * (exp(x) - 1))`` with TF's self-normalising constants."""
+    return _selu(features, name=name)
+
+
+def softplus(features, name=None):
+    """``log(1 + exp(features))``, computed stably."""
+    return _softplus(features, name=name)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``features`` where positive, else ``alpha * features`` (integers become float32, as in TF1)."""
+    features = convert_to_tensor(features)
+    if features.dtype.is_integer:
+        features = cast(features, dtypes.float32)
+    if isinstance(alpha, Tensor):  # TF1 takes only a number: the same values as two ops
+        return maximum(features * alpha, features, name=name)
+    alpha = float(numpy.float32(numpy.asarray(alpha).item()))  # TF1's attribute is a float32
+    return apply(LeakyRelu, features, alpha=alpha, name=name or "LeakyRelu")
+
+
 def rsqrt(x, name=None):
     """``1 / sqrt(x)``."""
     return reciprocal(sqrt(x), name=name)
@@ -376,15 +459,6 @@ def reciprocal(x, name=None):
 
 def log1p(x, name=None):
     return log(add(1.0, x), name=name)
-
-
-def softplus(features, name=None):
-    """``log(1 + exp(features))``, computed stably as ``max(x, 0) + log(1 + exp(-|x|))``."""
-    x = convert_to_tensor(features)
-    # Both kinks at 0 take the x >= 0 branch, so the gradient there is sigmoid(0) = 0.5, as in TF;
-    # relu(x) + log1p(exp(-abs(x))) gets relu'(0) = sign(0) = 0 there (where zero-initialised logits sit).
-    pos = x >= 0
-    return add(where(pos, x, core_array_ops.zeros_like(x)), log1p(exp(where(pos, -x, x))), name=name)
 
 
 # -- comparisons and logic (not differentiable) --------------------------------

@@ -59,17 +59,8 @@ def _pick(new, old, what_new, what_old):
 
 # -- activations -----------------------------------------------------------------------------------
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
 
-
-def selu(features, name=None):
-    """``scale * (x if x > 0 else alpha * (exp(x) - 1))`` with TF's self-normalising constants."""
-    with name_scope(name, "Selu"):
-        x = _float(features, "selu")
-        negative = math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0
-        # x >= 0, as TF1 picks the slope at 0 (scale, from its output not being negative).
-        return math_ops.where(x >= 0, x, negative * _SELU_ALPHA) * _SELU_SCALE
+selu = math_ops.selu
 
 
 def softsign(features, name=None):

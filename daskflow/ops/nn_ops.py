@@ -234,18 +234,7 @@ def xw_plus_b(x, weights, biases, name=None):
     return bias_add(math_ops.matmul(x, weights), biases, name=name)
 
 
-def relu6(features, name=None):
-    return math_ops.minimum(relu(features), 6.0, name=name)
-
-
-def leaky_relu(features, alpha=0.2, name=None):
-    features = convert_to_tensor(features)
-    return math_ops.maximum(features * alpha, features, name=name)
-
-
-def elu(features, name=None):
-    x = convert_to_tensor(features)
-    return math_ops.where(x > 0, x, math_ops.exp(math_ops.minimum(x, 0.0)) - 1, name=name)
+relu6, leaky_relu, elu = math_ops.relu6, math_ops.leaky_relu, math_ops.elu
 
 
 def l2_loss(t, name=None):
