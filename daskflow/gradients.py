@@ -87,16 +87,28 @@ def gradients(
     >>> (dx,) = tf.gradients(x * x, [x])
     """
     unconnected = _unconnected(unconnected_gradients)
+    return _gradients(ys, xs, grad_ys, name, colocate_gradients_with_ops, stop_gradients, unconnected)
+
+
+def gradients_of_body(ys, xs, grad_ys):
+    """:func:`gradients` for a branch's or loop body's own gradient program, which asks for
+    every float output's gradient with respect to every float input: an op with no gradient
+    there may lie off the path the outer gradient takes, so it passes none back instead of
+    raising (TF1 differentiates only the path taken)."""
+    return _gradients(ys, xs, grad_ys, "gradients", False, None, UnconnectedGradients.NONE, strict=False)
+
+
+def _gradients(ys, xs, grad_ys, name, colocate, stop_gradients, unconnected, strict=True):
     ys, xs = _as_list(ys), _as_list(xs)
     ys = [convert_to_tensor(y) for y in ys]
     xs = [convert_to_tensor(x) for x in xs]
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     stops = {id(convert_to_tensor(t)) for t in _as_list(stop_gradients or [])}
     with name_scope(name):
-        grads = _backprop(ys, xs, grad_ys, stops, colocate_gradients_with_ops)
+        grads = _backprop(ys, xs, grad_ys, stops, colocate, strict)
         out = []
         for x in xs:
-            with _colocated(x.op, colocate_gradients_with_ops):
+            with _colocated(x.op, colocate):
                 out.append(_total(grads.get(x)))
     if unconnected is UnconnectedGradients.ZERO:  # TF1 makes them outside its name scope
         out = [array_ops.zeros_like(x) if g is None else g for g, x in zip(out, xs)]
@@ -115,7 +127,9 @@ def _as_list(v):
 
 
 def _between(ys, xs, stops):
-    """Ops on a path from some x to some y (data edges only: control edges carry no gradient)."""
+    """Ops on a path from some x to some y (data edges only: control edges carry no gradient),
+    going forward from the xs through floating-point tensors only, as TF1's walk does: an op
+    that only integers or booleans reach is not differentiated."""
     reach_y, stack = set(), [y.op for y in ys]
     while stack:
         op = stack.pop()
@@ -126,16 +140,16 @@ def _between(ys, xs, stops):
     for op in reach_y:
         for t in op.inputs:
             consumers.setdefault(t, []).append(op)
-    from_x, stack = set(), [op for x in xs for op in consumers.get(x, ())]
+    from_x, stack = set(), [op for x in xs if x.dtype.is_floating for op in consumers.get(x, ())]
     while stack:
         op = stack.pop()
         if op not in from_x:
             from_x.add(op)
-            stack.extend(c for t in op.outputs for c in consumers.get(t, ()))
+            stack.extend(c for t in op.outputs if t.dtype.is_floating for c in consumers.get(t, ()))
     return from_x
 
 
-def _backprop(ys, xs, grad_ys, stops, colocate=False):
+def _backprop(ys, xs, grad_ys, stops, colocate=False, strict=True):
     ops = _between(ys, xs, stops)
     grads: dict = {}
     for y, gy in zip(ys, grad_ys):
@@ -146,7 +160,7 @@ def _backprop(ys, xs, grad_ys, stops, colocate=False):
             out_grads = [_dense(_total(grads.get(t))) for t in op.outputs]
             if all(g is None for g in out_grads):
                 continue
-            rule, prim = _rule(op)
+            rule, prim = _rule(op, strict)
             if rule is None:
                 continue
             in_grads = _input_grads(op, out_grads, rule, prim)
@@ -162,12 +176,15 @@ def _colocated(op, colocate):
     return colocate_with(op) if colocate else contextlib.nullcontext()
 
 
-def _rule(op):
+def _rule(op, strict=True):
     """``op`` 's gradient function and the primitive declaring it (None: a registered one),
-    or ``(None, None)`` where none flows back; TF1's ``LookupError`` where none is registered."""
+    or ``(None, None)`` where none flows back; TF1's ``LookupError`` where none is registered
+    (``strict``; else none flows back there either)."""
     try:
         return gradient_registry.rule_of(op)
     except LookupError:
+        if not strict:
+            return None, None
         raise LookupError(
             f"No gradient defined for operation '{op.name}' (op type: {op.type}). Every operation a "
             "gradient flows through needs one (tf.RegisterGradient); to treat this one's output as a "

@@ -288,7 +288,7 @@ class Graph:
         except (ValueError, TypeError) as e:
             raise type(e)(f"{name} ({prim.name}): {e}") from None
         op = Operation(self, prim, name, inputs, attrs, specs)
-        op._gradient_op_type = self._gradient_override_map.get(prim.name)
+        op._gradient_op_type = self._gradient_override(prim.name)
         self._apply_scopes(op, compute_device)
         self._ops.append(op)
         self._by_name[name] = op
@@ -406,12 +406,27 @@ class Graph:
             isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()
         ):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
-        saved = dict(self._gradient_override_map)
+        saved = {k: self._gradient_override_map.get(k) for k in op_type_map}
         self._gradient_override_map.update(op_type_map)
         try:
             yield
-        finally:
-            self._gradient_override_map = saved
+        finally:  # only this block's own keys, as TF1 restores them
+            for k, v in saved.items():
+                if v is None:
+                    self._gradient_override_map.pop(k, None)
+                else:
+                    self._gradient_override_map[k] = v
+
+    def _gradient_override(self, op_type):
+        """The name an enclosing ``gradient_override_map`` gives ops of ``op_type``: this
+        graph's, else that of the graph a branch or loop body is built in."""
+        graph = self
+        while graph is not None:
+            name = graph._gradient_override_map.get(op_type)
+            if name is not None:
+                return name
+            graph = getattr(graph, "outer", None)
+        return None
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):

@@ -15,7 +15,7 @@ import itertools
 
 from ..framework import nest
 from ..framework.constant import convert_to_tensor
-from ..framework.gradient_registry import RegisterGradient
+from ..framework.gradient_registry import RegisterGradient, rule_of
 from ..framework.graph import get_default_graph
 from .array_extra_ops import identity_n
 
@@ -61,22 +61,32 @@ def custom_gradient(f=None):
     """
     if f is None:
         return custom_gradient
+    return _CustomGradient(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
+
+class _CustomGradient:
+    """``f`` decorated; bound to an instance when ``f`` is a method, as TF1's decorator is."""
+
+    def __init__(self, f):
+        self._f = f
+        functools.update_wrapper(self, f)
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else _CustomGradient(functools.partial(self._f, instance))
+
+    def __call__(self, *args, **kwargs):
         if kwargs:
             raise ValueError(
                 "The custom_gradient decorator currently supports keywords arguments only when eager "
                 "execution is enabled."
             )
-        return _graph_mode(f, args)
-
-    return decorated
+        return _graph_mode(self._f, args)
 
 
 def _graph_mode(f, args):
     args = nest.map_structure(convert_to_tensor, args)
     result, grad_fn = f(*args)
+    result = nest.map_structure(convert_to_tensor, result)
     flat_args, flat_result = nest.flatten(args), nest.flatten(result)
     variables = _variables_between(flat_args, flat_result)
     takes_variables = _takes_variables(grad_fn)
@@ -110,8 +120,9 @@ def _takes_variables(grad_fn) -> bool:
 
 
 def _variables_between(inputs, outputs) -> list:
-    """The variables (sorted by name) whose ops the outputs read, walking back over
-    floating-point edges and stopping at the inputs, as TF1 finds those ``f`` uses."""
+    """The variables (sorted by name) whose ops the outputs read, walking back through ops a
+    gradient passes (any input of an op with a gradient, none of one without) and stopping at
+    the inputs, as TF1 finds those ``f`` uses."""
     stop = {id(t) for t in inputs}
     seen, stack, found = set(), [t.op for t in outputs if id(t) not in stop], []
     while stack:
@@ -121,7 +132,8 @@ def _variables_between(inputs, outputs) -> list:
         seen.add(op)
         if op.primitive.is_variable:
             found.append(op)
-        stack.extend(t.op for t in op.inputs if id(t) not in stop and t.dtype.is_floating)
+        elif _differentiable(op):
+            stack.extend(t.op for t in op.inputs if id(t) not in stop)
     if not found:
         return []
     graph = found[0].graph
@@ -129,3 +141,10 @@ def _variables_between(inputs, outputs) -> list:
     for v in graph.get_collection("variables") + graph.get_collection("local_variables"):
         by_op.setdefault(v.op, v)
     return sorted((by_op[op] for op in found if op in by_op), key=lambda v: v.name)
+
+
+def _differentiable(op) -> bool:
+    try:
+        return rule_of(op)[0] is not None
+    except LookupError:
+        return False

@@ -27,7 +27,7 @@ from ..framework.function import FuncGraph, SubProgram, needed_ops
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.primitive import Primitive
 from ..framework.tensor_shape import TensorShape, as_dims, compatible, fmt
-from ..gradients import gradients
+from ..gradients import gradients_of_body
 from ..kernels import deadline
 from . import array_ops, state_ops
 from .array_ops import placeholder, zeros_like
@@ -132,7 +132,7 @@ def _gradient_program(graph, inputs, outputs, float_out, captured):
         ys = [outputs[i] for i in float_out]
         gys = [_placeholder_like(y) for y in ys]
         wrt = [t for t in ins if t.dtype.is_floating]
-        grads = gradients(ys, wrt, grad_ys=gys) if ys and wrt else [None] * len(wrt)
+        grads = gradients_of_body(ys, wrt, gys) if ys and wrt else [None] * len(wrt)
         grads = [g if g is not None else _zeros_like(x) for g, x in zip(grads, wrt)]
     return graph, ins + gys, grads
 

@@ -150,7 +150,9 @@ InitializedValue = Primitive(
     "InitializedValue",
     _initialized_value_infer,
     lambda xp, value, initial: initial if value is None else xp.array(value, copy=True),
-    None,  # not differentiated here (TF1's cond would pass g to the branch taken)
+    # TF1's cond passes g to the branch taken: the variable's value once it has one, which is
+    # when a gradient step can run at all (the initial value's branch gets none here).
+    lambda op, g: [g, None],
     stateful=True,
     accepts_uninitialized=True,
 )
