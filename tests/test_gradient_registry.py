@@ -157,3 +157,10 @@ def test_the_override_map_is_scoped_and_tf1s_internal_lookup_answers():
         assert ops.get_gradient_function(x.op) is None  # no inputs
         with pytest.raises(LookupError, match="ScopedName"):
             ops.get_gradient_function(inside.op)
+
+
+def test_an_override_for_an_op_type_daskflow_never_makes_warns():
+    with tf.Graph().as_default() as g:
+        with pytest.warns(UserWarning, match="no op of type 'BiasAdd'"):
+            with g.gradient_override_map({"BiasAdd": "Identity", "Relu": "Identity"}):
+                pass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import warnings
 from typing import TYPE_CHECKING
 
 from ..dtypes import as_dtype
@@ -406,6 +407,13 @@ class Graph:
             isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()
         ):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        unknown = sorted(k for k in op_type_map if k not in PRIMITIVES)
+        if unknown:  # a TF op type daskflow builds from others (BiasAdd is an Add): nothing to map
+            warnings.warn(
+                f"gradient_override_map: daskflow makes no op of type {', '.join(map(repr, unknown))}; "
+                "the override applies to none of its ops",
+                stacklevel=3,
+            )
         saved = {k: self._gradient_override_map.get(k) for k in op_type_map}
         self._gradient_override_map.update(op_type_map)
         try:
