@@ -209,12 +209,28 @@ def _input_grads(op, out_grads, rule, prim):
                 f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) do not match "
                 f"num inputs {len(op.inputs)}"
             )
+        if prim is None:
+            _check_shapes(op, in_grads)
         if prim is not None and prim.broadcasting:
             in_grads = [
                 g if g is None or _not_broadcast(g, x, op.inputs) else array_ops.reduce_to(g, x)
                 for g, x in zip(in_grads, op.inputs)
             ]
     return in_grads
+
+
+def _check_shapes(op, in_grads):
+    """A registered function's gradients have their inputs' static shapes, as TF1 checks."""
+    for i, (g, x) in enumerate(zip(in_grads, op.inputs)):
+        if g is None or isinstance(g, IndexedSlices):
+            continue
+        g = convert_to_tensor(g)
+        if not g.shape.is_compatible_with(x.shape):
+            raise ValueError(
+                "Incompatible shapes between op input and calculated input gradient. Forward operation: "
+                f"{op.name}. Input index: {i}. Original input shape: {x.shape}. Calculated input "
+                f"gradient shape: {g.shape}"
+            )
 
 
 def _not_broadcast(g, x, inputs):

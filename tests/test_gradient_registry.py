@@ -60,6 +60,7 @@ CULPRITS = {
     "no_gradient_registered": ["the_unique", "Unique"],
     "override_name_unregistered": ["never_registered", "Identity"],
     "wrong_number_of_gradients": ["two_for_one", "Num gradients 2"],
+    "wrong_gradient_shape": ["Incompatible shapes", "misshapen", "(3,)", "(5,)"],
     "custom_wrong_number": ["IdentityN", "Num gradients 3"],
     "custom_keyword_arguments": ["keywords arguments"],
     "custom_variables_not_taken": ["'variables'", "read_inside"],
