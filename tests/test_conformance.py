@@ -31,7 +31,15 @@ SUBSET = [
     "corpus/morvanzhou_tensorflow_tutorial/simple_classification_302.py",
     "corpus/nfmcclure_tensorflow_cookbook/ch02_back_propagation.py",
     "corpus/nfmcclure_tensorflow_cookbook/ch03_lin_reg_inverse.py",
+    # gradient reversal through tf.RegisterGradient and gradient_override_map, in a helper module
+    "corpus/pumpikano_tf_dann/blobs_dann.py",
 ]
+
+
+def test_a_folders_helper_modules_are_not_programs():
+    found = set(driver.programs(["corpus"]))
+    assert "corpus/pumpikano_tf_dann/blobs_dann.py" in found
+    assert not {"corpus/pumpikano_tf_dann/flip_gradient.py", "corpus/pumpikano_tf_dann/utils.py"} & found
 
 
 def test_within_tfs_spread_widens_the_range_by_its_width():

@@ -49,13 +49,32 @@ SETS = ("corpus", "heldout")
 
 
 def programs(sets):
-    """Every stored program of the named sets, as paths relative to this folder."""
+    """Every stored program of the named sets, as paths relative to this folder: each ``.py``
+    but a folder's ``data.py`` and the modules its programs import (a repository's helper,
+    stored beside them: the runner puts a program's folder on its path)."""
     found = []
     for name in sets:
-        for path in sorted((HERE / name).glob("*/*.py")):
-            if path.name != "data.py":
-                found.append(path.relative_to(HERE).as_posix())
+        for folder in sorted(p for p in (HERE / name).iterdir() if p.is_dir()):
+            files = sorted(folder.glob("*.py"))
+            helpers = _imported_here(files)
+            for path in files:
+                if path.name != "data.py" and path.stem not in helpers:
+                    found.append(path.relative_to(HERE).as_posix())
     return found
+
+
+def _imported_here(files):
+    """The stems of ``files`` that some of them import."""
+    import ast
+
+    stems, imported = {f.stem for f in files}, set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(errors="replace"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module)
+    return stems & imported
 
 
 def run_batch(chosen, engine, seeds, python, done, shapes_dir, limits=None, jobs=1):
