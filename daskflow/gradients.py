@@ -181,10 +181,8 @@ def _rule(op, strict=True):
     or ``(None, None)`` where none flows back; TF1's ``LookupError`` where none is registered
     (``strict``; else none flows back there either)."""
     try:
-        return gradient_registry.rule_of(op)
+        return gradient_registry.rule_of(op, strict)
     except LookupError:
-        if not strict:
-            return None, None
         raise LookupError(
             f"No gradient defined for operation '{op.name}' (op type: {op.type}). Every operation a "
             "gradient flows through needs one (tf.RegisterGradient); to treat this one's output as a "

@@ -115,10 +115,11 @@ def get_gradient_function(op):
     return rule_of(op)[0]
 
 
-def rule_of(op):
+def rule_of(op, strict=True):
     """``(f, primitive)``: :func:`get_gradient_function` 's answer, and the primitive whose
     declared rule ``f`` is (None for a registered function, which gets TF1's conventions:
-    zeros for unused outputs, its result checked against the op's inputs)."""
+    zeros for unused outputs, its result checked against the op's inputs). An op type with
+    no entry raises ``LookupError`` where ``strict``, else answers ``(None, None)``."""
     if not op.inputs:
         return None, None
     name = gradient_type(op)
@@ -126,5 +127,7 @@ def rule_of(op):
         return _REGISTERED[name], None
     prim = PRIMITIVES.get(name)
     if prim is None or prim.grad is None:
+        if not strict:
+            return None, None
         raise LookupError(f"gradient registry has no entry for: {name}")
     return (None, None) if prim.grad is NOT_DIFFERENTIABLE else (prim.grad, prim)

@@ -132,7 +132,7 @@ def _variables_between(inputs, outputs) -> list:
         seen.add(op)
         if op.primitive.is_variable:
             found.append(op)
-        elif _differentiable(op):
+        elif rule_of(op, strict=False)[0] is not None:  # a gradient passes it
             stack.extend(t.op for t in op.inputs if id(t) not in stop)
     if not found:
         return []
@@ -141,10 +141,3 @@ def _variables_between(inputs, outputs) -> list:
     for v in graph.get_collection("variables") + graph.get_collection("local_variables"):
         by_op.setdefault(v.op, v)
     return sorted((by_op[op] for op in found if op in by_op), key=lambda v: v.name)
-
-
-def _differentiable(op) -> bool:
-    try:
-        return rule_of(op)[0] is not None
-    except LookupError:
-        return False

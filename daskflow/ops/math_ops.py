@@ -401,8 +401,8 @@ def _softplus_kernel(xp, x):
     # TF1's: x itself above -log(eps) - 2, exp(x) below log(eps) + 2 (both exact to the
     # float's precision there), log1p(exp(x)) between, where nothing overflows.
     bound = math.log(float(xp.finfo(x.dtype).eps)) + 2.0
-    inner = xp.clip(x, bound, -bound)
-    return xp.where(x > -bound, x, xp.where(x < bound, xp.exp(x), xp.log1p(xp.exp(inner))))
+    e = xp.exp(xp.minimum(x, -bound))  # exp(x) wherever it is read; never overflows
+    return xp.where(x > -bound, x, xp.where(x < bound, e, xp.log1p(e)))
 
 
 # The gradient is sigmoid(x): 0.5 at 0, as TF1's.
