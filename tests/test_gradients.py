@@ -633,6 +633,8 @@ def _max_pool_routed(x, u):
 SECOND_ORDER = [
     GradCase("max_pool_grad", grad_of(_max_pool_routed), [Distinct(2, 5, 6, 2), R(2, 3, 3, 2)]),
     GradCase("slice", grad_of(lambda x: tf.slice(x, [0, 1], [2, -1]) ** 2), [R(3, 4)]),
+    GradCase("relu6", grad_of(lambda x: tf.nn.relu6(x * 4.0) ** 2), [Away(2, 3)]),
+    GradCase("leaky_relu", grad_of(lambda x: tf.nn.leaky_relu(x, alpha=0.3) ** 2), [Away(2, 3)]),
     GradCase("top_k", grad_of(lambda x: sort_ops.top_k(x, 2)[0] ** 2), [Distinct(3, 5)]),
     GradCase("diag", grad_of(lambda x: linalg_ops.diag(x) ** 2), [R(2, 3)]),
     GradCase("matrix_diag_part", grad_of(lambda x: linalg_ops.matrix_diag_part(x) ** 2), [R(2, 4, 3)]),

@@ -1714,6 +1714,8 @@ EXEMPT = {
     # against finite differences (first and second order).
     "ReduceTo": "gradient of broadcasting binary ops",
     "ReluGrad": "gradient of Relu",
+    "Relu6Grad": "gradient of Relu6",
+    "LeakyReluGrad": "gradient of LeakyRelu",
     "StridedSliceGrad": "gradient of StridedSlice",
     "SliceGrad": "gradient of Slice",
     "InitializedValue": "reads the session's store: tests/test_corpus_ops.py",

@@ -379,10 +379,40 @@ def _exp_minus_one(xp, x):
     return xp.exp(xp.minimum(x, 0)) - 1
 
 
+# TF1's select(x > 0, x, alpha * x); for 0 <= alpha <= 1 the same values, -0.0 and NaN
+# included, without a select (numpy's where is several times slower on a mixed-sign input).
+def _leaky_relu_kernel(xp, x, alpha):
+    if 0.0 <= alpha <= 1.0:
+        return xp.maximum(x, x * alpha)
+    return xp.where(x > 0, x, x * alpha)
+
+
+def _leaky_relu_grad_kernel(xp, g, x, alpha):
+    if 0.0 <= alpha <= 1.0:  # the slope: max(1, alpha) = 1 where x > 0, max(0, alpha) = alpha else
+        return g * xp.maximum((x > 0).astype(g.dtype), alpha)
+    return xp.where(x > 0, g, g * alpha)
+
+
+# The gradients are one kernel each, as TF1's Relu6Grad and LeakyReluGrad: linear in g, so
+# each is its own gradient; the features get none (zero almost everywhere), as ReluGrad's.
+Relu6Grad = Primitive(
+    "Relu6Grad",
+    lambda inputs: (inputs[0]._dims, inputs[0].dtype),
+    lambda xp, g, y: g * ((y > 0) & (y < 6)),
+    lambda op, gg: [apply(Relu6Grad, gg, op.inputs[1]), None],
+    fresh_output=True,
+)
+LeakyReluGrad = Primitive(
+    "LeakyReluGrad",
+    lambda inputs, *, alpha: (inputs[0]._dims, inputs[0].dtype),
+    lambda xp, g, x, *, alpha: _leaky_relu_grad_kernel(xp, g, x, alpha),
+    lambda op, gg: [apply(LeakyReluGrad, gg, op.inputs[1], **op.attrs), None],
+    fresh_output=True,
+)
 Relu6, _relu6 = _unary(
     "Relu6",
     lambda xp, x: xp.minimum(xp.maximum(x, 0), 6),
-    lambda op, g: [where(logical_and(op.outputs[0] > 0, op.outputs[0] < 6), g, core_array_ops.zeros_like(g))],
+    lambda op, g: [apply(Relu6Grad, g, op.outputs[0])],
     infer=same,
 )
 Elu, _elu = _unary(
@@ -410,8 +440,8 @@ Softplus, _softplus = _unary("Softplus", _softplus_kernel, lambda op, g: [g * si
 LeakyRelu = Primitive(
     "LeakyRelu",
     lambda inputs, *, alpha: (inputs[0]._dims, inputs[0].dtype),
-    lambda xp, x, *, alpha: xp.where(x > 0, x, x * xp.asarray(alpha, dtype=x.dtype)),
-    lambda op, g: [where(op.inputs[0] > 0, g, g * op.attrs["alpha"])],
+    lambda xp, x, *, alpha: _leaky_relu_kernel(xp, x, alpha),
+    lambda op, g: [apply(LeakyReluGrad, g, op.inputs[0], **op.attrs)],
     fresh_output=True,
 )
 
